@@ -1,0 +1,415 @@
+/* exec.c — binding a plan to a communicator and replaying it.
+ *
+ * relay_exec_create (collective) validates this rank's section, allocates the
+ * pack buffers, agrees with every other rank on the plan (fingerprint and
+ * communicator size, one MPI_Allreduce), duplicates the communicator and
+ * creates one persistent request per message.  A replay then runs
+ *   start: start all receives; pack each message and start its send;
+ *   wait:  copy the local pieces straight from B to A; MPI_Waitany and
+ *          unpack+transform each message as it lands; wait for the sends.
+ * Large pieces are cut into column chunks so that OpenMP threads share them. */
+#include <limits.h>
+#include <string.h>
+
+#include "error.h"
+#include "kernels.h"
+#include "plan_internal.h"
+#include "relay/exec.h"
+
+enum {
+    CHUNK_ELEMS = 1 << 15,      /* a task moves at most about this many elements */
+    PARALLEL_ELEMS = 1 << 16,   /* fewer elements than this are not worth a thread team */
+    WIRE_UNIT = 1 << 16,        /* messages over INT_MAX bytes travel in units of this many bytes */
+    ALIGN = 64
+};
+
+/* A share of one piece: A columns [c0, c1) of piece `piece`, which starts
+ * at element `pos` of its message (0 for local pieces). */
+typedef struct {
+    int64_t piece, c0, c1, pos;
+} task;
+
+typedef struct {
+    task *tasks;
+    int64_t ntasks;
+    int64_t *first;          /* per message: its tasks are [first[k], first[k+1]) */
+    int64_t *byte_off;       /* per message: offset in the pack buffer */
+    char *buf;
+} message_set;
+
+typedef struct {
+    relay_op op;
+    relay_order dst_order, src_order;
+} pair_info;
+
+struct relay_exec {
+    MPI_Comm comm;
+    int rank, nranks;
+    relay_type type;
+    size_t esz;
+    int count;
+    pair_info *pairs;
+    rl_section *sec;
+    message_set sends, recvs;
+    task *local_tasks;
+    int64_t nlocal_tasks;
+    MPI_Request *reqs;       /* nrecv receives, then nsend sends */
+    int first_send;          /* sends start at the first peer above this rank and
+                                wrap around, so no rank is everybody's first target */
+    /* The replay in flight. */
+    int active;
+    void **dst;
+    const void **src;
+    rl_scalars scalars;
+};
+
+/* ---- tasks: pieces cut into column chunks ----------------------------- */
+
+static int64_t chunk_cols(int64_t rows, int64_t cols)
+{
+    int64_t per = CHUNK_ELEMS / (rows > 0 ? rows : 1);
+    if (per < 1) per = 1;
+    return per < cols ? per : cols;
+}
+
+static int64_t count_tasks(int64_t rows, int64_t cols)
+{
+    int64_t per = chunk_cols(rows, cols);
+    return (cols + per - 1) / per;
+}
+
+static int64_t append_tasks(task *t, int64_t piece, int64_t rows, int64_t cols, int64_t pos)
+{
+    int64_t per = chunk_cols(rows, cols), n = 0;
+    for (int64_t c0 = 0; c0 < cols; c0 += per) t[n++] = (task){piece, c0, c0 + per < cols ? c0 + per : cols, pos};
+    return n;
+}
+
+static relay_status build_local_tasks(relay_exec *e)
+{
+    const rl_section *s = e->sec;
+    int64_t n = 0;
+    for (int64_t i = 0; i < s->nlocal; i++) n += count_tasks(s->local[i].rows, s->local[i].cols);
+    e->local_tasks = rl_malloc_array((size_t)n, sizeof *e->local_tasks);
+    if (!e->local_tasks) return RL_NOMEM();
+    e->nlocal_tasks = 0;
+    for (int64_t i = 0; i < s->nlocal; i++)
+        e->nlocal_tasks += append_tasks(e->local_tasks + e->nlocal_tasks, i, s->local[i].rows, s->local[i].cols, 0);
+    return RELAY_OK;
+}
+
+/* Bytes a message occupies in the pack buffer (rounded for alignment and,
+ * past INT_MAX, to whole wire units). */
+static int64_t padded_bytes(int64_t bytes)
+{
+    int64_t unit = bytes > INT_MAX ? WIRE_UNIT : ALIGN;
+    return (bytes + unit - 1) / unit * unit;
+}
+
+static relay_status build_message_set(message_set *ms, const rl_message *msg, int nmsg, const rl_piece *pieces, size_t esz)
+{
+    int64_t ntasks = 0, bytes = 0;
+    for (int k = 0; k < nmsg; k++) {
+        for (int64_t i = msg[k].first; i < msg[k].first + msg[k].count; i++) ntasks += count_tasks(pieces[i].rows, pieces[i].cols);
+        int64_t b;
+        if (rl_mul_overflows(msg[k].elems, (int64_t)esz, &b) || rl_add_overflows(bytes, padded_bytes(b), &bytes))
+            return rl_fail(RELAY_ERR_ARG, "message of %lld elements is too large", (long long)msg[k].elems);
+    }
+    ms->tasks = rl_malloc_array((size_t)ntasks, sizeof *ms->tasks);
+    ms->first = rl_malloc_array((size_t)nmsg + 1, sizeof *ms->first);
+    ms->byte_off = rl_malloc_array((size_t)nmsg + 1, sizeof *ms->byte_off);
+    ms->buf = bytes ? aligned_alloc(ALIGN, (size_t)bytes) : NULL;
+    if (!ms->tasks || !ms->first || !ms->byte_off || (bytes && !ms->buf))
+        return rl_fail(RELAY_ERR_NOMEM, "cannot allocate %lld bytes of message buffers", (long long)bytes);
+    ms->ntasks = 0;
+    ms->byte_off[0] = 0;
+    for (int k = 0; k < nmsg; k++) {
+        int64_t pos = 0;
+        ms->first[k] = ms->ntasks;
+        for (int64_t i = msg[k].first; i < msg[k].first + msg[k].count; i++) {
+            ms->ntasks += append_tasks(ms->tasks + ms->ntasks, i, pieces[i].rows, pieces[i].cols, pos);
+            pos += pieces[i].rows * pieces[i].cols;
+        }
+        ms->byte_off[k + 1] = ms->byte_off[k] + padded_bytes(msg[k].elems * (int64_t)esz);
+    }
+    ms->first[nmsg] = ms->ntasks;
+    return RELAY_OK;
+}
+
+static void free_message_set(message_set *ms)
+{
+    free(ms->tasks);
+    free(ms->first);
+    free(ms->byte_off);
+    free(ms->buf);
+}
+
+/* ---- one task's memory move ------------------------------------------ */
+
+static char *at(void *base, int64_t elems, size_t esz) { return (char *)base + (size_t)elems * esz; }
+
+/* A side's view starting at A-column c0 of a piece stored at off/ld. */
+static rl_side side_at(void *base, int64_t off, int64_t ld, relay_order order, int transposed, int64_t c0, size_t esz)
+{
+    int64_t r = transposed ? c0 : 0, c = transposed ? 0 : c0;
+    rl_side s = {at(base, off + rl_elem_offset(order, ld, r, c), esz), ld, order, transposed};
+    return s;
+}
+
+/* The packed form of a piece: B's own element order, stored tightly. */
+static int64_t packed_ld(const pair_info *pi, int64_t rows, int64_t cols)
+{
+    int t = rl_op_transposes(pi->op);
+    int64_t brows = t ? cols : rows, bcols = t ? rows : cols;
+    return pi->src_order == RELAY_COL_MAJOR ? brows : bcols;
+}
+
+static void pack_task(const relay_exec *e, const task *t, char *msgbuf)
+{
+    const rl_piece *p = &e->sec->send_pieces[t->piece];
+    const pair_info *pi = &e->pairs[p->pair];
+    int tr = rl_op_transposes(pi->op);
+    rl_side from = side_at((void *)e->src[p->pair], p->off, p->ld, pi->src_order, tr, t->c0, e->esz);
+    rl_side to = side_at(msgbuf, t->pos, packed_ld(pi, p->rows, p->cols), pi->src_order, tr, t->c0, e->esz);
+    rl_copy(e->type, to, from, p->rows, t->c1 - t->c0);
+}
+
+static void unpack_task(const relay_exec *e, const task *t, char *msgbuf)
+{
+    const rl_piece *p = &e->sec->recv_pieces[t->piece];
+    const pair_info *pi = &e->pairs[p->pair];
+    int tr = rl_op_transposes(pi->op);
+    rl_side from = side_at(msgbuf, t->pos, packed_ld(pi, p->rows, p->cols), pi->src_order, tr, t->c0, e->esz);
+    rl_side to = side_at(e->dst[p->pair], p->off, p->ld, pi->dst_order, 0, t->c0, e->esz);
+    rl_move(&e->scalars, pi->op == RELAY_OP_C, to, from, p->rows, t->c1 - t->c0);
+}
+
+static void local_task(const relay_exec *e, const task *t)
+{
+    const rl_local_piece *p = &e->sec->local[t->piece];
+    const pair_info *pi = &e->pairs[p->pair];
+    rl_side from = side_at((void *)e->src[p->pair], p->src_off, p->src_ld, pi->src_order, rl_op_transposes(pi->op), t->c0, e->esz);
+    rl_side to = side_at(e->dst[p->pair], p->dst_off, p->dst_ld, pi->dst_order, 0, t->c0, e->esz);
+    rl_move(&e->scalars, pi->op == RELAY_OP_C, to, from, p->rows, t->c1 - t->c0);
+}
+
+/* Packs (or unpacks) message k of a set, its tasks shared among threads. */
+static void move_message(const relay_exec *e, const message_set *ms, int64_t elems, int k, int packing)
+{
+    char *buf = ms->buf + ms->byte_off[k];
+#pragma omp parallel for schedule(dynamic, 1) if (elems >= PARALLEL_ELEMS)
+    for (int64_t t = ms->first[k]; t < ms->first[k + 1]; t++) {
+        if (packing) pack_task(e, &ms->tasks[t], buf);
+        else unpack_task(e, &ms->tasks[t], buf);
+    }
+}
+
+static void move_locals(const relay_exec *e)
+{
+    int64_t elems = 0;
+    for (int64_t i = 0; i < e->sec->nlocal; i++) elems += e->sec->local[i].rows * e->sec->local[i].cols;
+#pragma omp parallel for schedule(dynamic, 1) if (elems >= PARALLEL_ELEMS)
+    for (int64_t t = 0; t < e->nlocal_tasks; t++) local_task(e, &e->local_tasks[t]);
+}
+
+/* ---- binding ---------------------------------------------------------- */
+
+/* MPI count and datatype of a message of `elems` elements. */
+static void wire_shape(int64_t elems, size_t esz, MPI_Datatype unit, int *count, MPI_Datatype *type)
+{
+    int64_t bytes = elems * (int64_t)esz;
+    if (bytes <= INT_MAX) {
+        *count = (int)bytes;
+        *type = MPI_BYTE;
+    } else {
+        *count = (int)(padded_bytes(bytes) / WIRE_UNIT);
+        *type = unit;
+    }
+}
+
+static relay_status mpi_fail(int rc, const char *what)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    return rl_fail(RELAY_ERR_MPI, "%s failed: %s", what, msg);
+}
+
+static relay_status create_requests(relay_exec *e)
+{
+    const rl_section *s = e->sec;
+    MPI_Datatype unit;
+    int rc = MPI_Type_contiguous(WIRE_UNIT, MPI_BYTE, &unit);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&unit);
+    if (rc != MPI_SUCCESS) return mpi_fail(rc, "MPI_Type_contiguous");
+    e->reqs = rl_malloc_array((size_t)s->nrecv + (size_t)s->nsend, sizeof *e->reqs);
+    if (!e->reqs) {
+        MPI_Type_free(&unit);
+        return RL_NOMEM();
+    }
+    for (int k = 0; k < s->nrecv + s->nsend; k++) e->reqs[k] = MPI_REQUEST_NULL;
+    for (int k = 0; k < s->nrecv && rc == MPI_SUCCESS; k++) {
+        int count;
+        MPI_Datatype type;
+        wire_shape(s->recv[k].elems, e->esz, unit, &count, &type);
+        rc = MPI_Recv_init(e->recvs.buf + e->recvs.byte_off[k], count, type, (int)s->recv[k].peer, 0, e->comm, &e->reqs[k]);
+    }
+    for (int k = 0; k < s->nsend && rc == MPI_SUCCESS; k++) {
+        int count;
+        MPI_Datatype type;
+        wire_shape(s->send[k].elems, e->esz, unit, &count, &type);
+        rc = MPI_Send_init(e->sends.buf + e->sends.byte_off[k], count, type, (int)s->send[k].peer, 0, e->comm,
+                           &e->reqs[s->nrecv + k]);
+    }
+    MPI_Type_free(&unit); /* requests keep their own reference */
+    return rc == MPI_SUCCESS ? RELAY_OK : mpi_fail(rc, "creating persistent requests");
+}
+
+/* Everything this rank prepares before it knows whether all ranks agree. */
+static relay_status prepare_local(relay_exec *e, const relay_plan *p)
+{
+    const rl_section *s = p->sections[e->rank];
+    relay_status st = rl_section_validate(s, p);
+    if (!st) st = rl_section_clone(&e->sec, s, p->count);
+    if (st) return st;
+    e->count = p->count;
+    e->type = p->type;
+    e->esz = relay_type_size(p->type);
+    e->pairs = rl_malloc_array((size_t)p->count, sizeof *e->pairs);
+    e->dst = rl_calloc((size_t)p->count, sizeof *e->dst);
+    e->src = rl_calloc((size_t)p->count, sizeof *e->src);
+    if (!e->pairs || !e->dst || !e->src) return RL_NOMEM();
+    for (int k = 0; k < p->count; k++)
+        e->pairs[k] = (pair_info){p->pairs[k].op, p->pairs[k].dst->order, p->pairs[k].src->order};
+    st = build_message_set(&e->sends, e->sec->send, e->sec->nsend, e->sec->send_pieces, e->esz);
+    if (!st) st = build_message_set(&e->recvs, e->sec->recv, e->sec->nrecv, e->sec->recv_pieces, e->esz);
+    if (!st) st = build_local_tasks(e);
+    while (e->first_send < e->sec->nsend && e->sec->send[e->first_send].peer < e->rank) e->first_send++;
+    return st;
+}
+
+/* Problems a rank can have with a plan, agreed on by MPI_MAX across ranks. */
+enum { AGREE_FP, AGREE_NOT_FP, AGREE_SIZE, AGREE_SECTION, AGREE_LOCAL, AGREE_N };
+
+static relay_status agree(MPI_Comm comm, const relay_plan *p, int size, int has_section, relay_status local)
+{
+    uint64_t v[AGREE_N] = {p->fingerprint, ~p->fingerprint, size != p->nranks, !has_section, local != RELAY_OK};
+    int rc = MPI_Allreduce(MPI_IN_PLACE, v, AGREE_N, MPI_UINT64_T, MPI_MAX, comm);
+    if (rc != MPI_SUCCESS) return mpi_fail(rc, "MPI_Allreduce in relay_exec_create");
+    if (local) return local; /* keep this rank's own message */
+    if (v[AGREE_SIZE])
+        return rl_fail(RELAY_ERR_MISMATCH, "the communicator has %d ranks but a rank's plan was made for a different count (this rank's: %d)",
+                       size, p->nranks);
+    if (v[AGREE_FP] != ~v[AGREE_NOT_FP])
+        return rl_fail(RELAY_ERR_MISMATCH, "ranks hold different plans (fingerprints differ)");
+    if (v[AGREE_SECTION]) return rl_fail(RELAY_ERR_MISMATCH, "a rank's plan lacks that rank's own section");
+    if (v[AGREE_LOCAL]) return rl_fail(RELAY_ERR_MISMATCH, "another rank could not prepare its part of the plan");
+    return RELAY_OK;
+}
+
+relay_status relay_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm comm)
+{
+    if (!out || !p) return rl_fail(RELAY_ERR_ARG, "relay_exec_create: NULL argument");
+    if (comm == MPI_COMM_NULL) return rl_fail(RELAY_ERR_ARG, "relay_exec_create: the communicator is MPI_COMM_NULL");
+    if (p->kind != RELAY_PLAN_TRANSFORM) return rl_fail(RELAY_ERR_UNSUPPORTED, "relay_exec_create: plan kind %d cannot be replayed by this version", (int)p->kind);
+    relay_exec *e = calloc(1, sizeof *e);
+    if (!e) return RL_NOMEM();
+    e->comm = MPI_COMM_NULL;
+    MPI_Comm_size(comm, &e->nranks);
+    MPI_Comm_rank(comm, &e->rank);
+    int has_section = e->nranks == p->nranks && p->sections[e->rank] != NULL;
+    relay_status st = has_section ? prepare_local(e, p) : RELAY_OK;
+    st = agree(comm, p, e->nranks, has_section, st);
+    if (!st) {
+        int rc = MPI_Comm_dup(comm, &e->comm);
+        if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(e->comm, MPI_ERRORS_RETURN);
+        st = rc == MPI_SUCCESS ? create_requests(e) : mpi_fail(rc, "MPI_Comm_dup");
+    }
+    if (st) {
+        relay_exec_free(e);
+        return st;
+    }
+    *out = e;
+    return RELAY_OK;
+}
+
+/* ---- replay ----------------------------------------------------------- */
+
+static relay_status check_buffers(const relay_exec *e, void *const *dst, const void *const *src)
+{
+    if (!dst || !src) return rl_fail(RELAY_ERR_ARG, "relay_exec_start: the dst or src array is NULL");
+    for (int k = 0; k < e->count; k++) {
+        if (e->sec->dst_elems[k] > 0 && !dst[k])
+            return rl_fail(RELAY_ERR_ARG, "relay_exec_start: dst[%d] is NULL but rank %d holds %lld elements of it",
+                           k, e->rank, (long long)e->sec->dst_elems[k]);
+        if (e->sec->src_elems[k] > 0 && !src[k])
+            return rl_fail(RELAY_ERR_ARG, "relay_exec_start: src[%d] is NULL but rank %d holds %lld elements of it",
+                           k, e->rank, (long long)e->sec->src_elems[k]);
+    }
+    return RELAY_OK;
+}
+
+relay_status relay_exec_start(relay_exec *e, void *const *dst, const void *const *src, const void *alpha, const void *beta)
+{
+    if (!e) return rl_fail(RELAY_ERR_ARG, "relay_exec_start: executor is NULL");
+    if (e->active) return rl_fail(RELAY_ERR_ARG, "relay_exec_start: a replay is already in flight; call relay_exec_wait first");
+    relay_status st = check_buffers(e, dst, src);
+    if (st) return st;
+    const rl_section *s = e->sec;
+    for (int k = 0; k < e->count; k++) {
+        e->dst[k] = dst[k];
+        e->src[k] = src[k];
+    }
+    rl_scalars_set(&e->scalars, e->type, alpha, beta);
+    int rc = s->nrecv ? MPI_Startall(s->nrecv, e->reqs) : MPI_SUCCESS;
+    for (int n = 0; n < s->nsend && rc == MPI_SUCCESS; n++) {
+        int k = (e->first_send + n) % s->nsend;
+        move_message(e, &e->sends, s->send[k].elems, k, 1);
+        rc = MPI_Start(&e->reqs[s->nrecv + k]);
+    }
+    if (rc != MPI_SUCCESS) return mpi_fail(rc, "starting the replay");
+    e->active = 1;
+    return RELAY_OK;
+}
+
+relay_status relay_exec_wait(relay_exec *e)
+{
+    if (!e) return rl_fail(RELAY_ERR_ARG, "relay_exec_wait: executor is NULL");
+    if (!e->active) return rl_fail(RELAY_ERR_ARG, "relay_exec_wait: no replay is in flight");
+    const rl_section *s = e->sec;
+    int rc = MPI_SUCCESS;
+    move_locals(e);
+    for (int n = 0; n < s->nrecv && rc == MPI_SUCCESS; n++) {
+        int k;
+        rc = MPI_Waitany(s->nrecv, e->reqs, &k, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS && k != MPI_UNDEFINED) move_message(e, &e->recvs, s->recv[k].elems, k, 0);
+    }
+    if (rc == MPI_SUCCESS && s->nsend) rc = MPI_Waitall(s->nsend, e->reqs + s->nrecv, MPI_STATUSES_IGNORE);
+    e->active = 0;
+    return rc == MPI_SUCCESS ? RELAY_OK : mpi_fail(rc, "completing the replay");
+}
+
+relay_status relay_exec_run(relay_exec *e, void *const *dst, const void *const *src, const void *alpha, const void *beta)
+{
+    relay_status st = relay_exec_start(e, dst, src, alpha, beta);
+    return st ? st : relay_exec_wait(e);
+}
+
+void relay_exec_free(relay_exec *e)
+{
+    if (!e) return;
+    if (e->active) relay_exec_wait(e);
+    int nreq = e->sec ? e->sec->nrecv + e->sec->nsend : 0;
+    for (int k = 0; e->reqs && k < nreq; k++)
+        if (e->reqs[k] != MPI_REQUEST_NULL) MPI_Request_free(&e->reqs[k]);
+    if (e->comm != MPI_COMM_NULL) MPI_Comm_free(&e->comm);
+    free(e->reqs);
+    free_message_set(&e->sends);
+    free_message_set(&e->recvs);
+    free(e->local_tasks);
+    free(e->pairs);
+    free(e->dst);
+    free(e->src);
+    rl_section_free(e->sec);
+    free(e);
+}

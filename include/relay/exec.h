@@ -1,0 +1,50 @@
+/* relay/exec.h — replaying a plan over fresh buffers.
+ *
+ * An executor binds a plan to a communicator once (collective): it duplicates
+ * the communicator, allocates the pack buffers and creates persistent MPI
+ * requests.  Each run then packs, starts, copies rank-local pieces directly
+ * from B to A, and unpacks and transforms every message as it lands.
+ *
+ * dst and src are arrays of relay_plan_count(plan) buffer pointers, one per
+ * transform pair, sized as relay_plan_buffer_elems says.  alpha and beta
+ * point to one value of the plan's element type; alpha NULL means 1, beta
+ * NULL means 0, and with beta zero A is never read (as in BLAS).  A buffer
+ * may be NULL where this rank's size for it is 0.  dst and src must not
+ * overlap.  Between relay_exec_start and relay_exec_wait the buffers belong
+ * to relay. */
+#ifndef RELAY_EXEC_H
+#define RELAY_EXEC_H
+
+#include <mpi.h>
+#include "relay/plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct relay_exec relay_exec;
+
+/* Collective over comm.  Fails with RELAY_ERR_MISMATCH on every rank when
+ * the communicator size differs from the plan's rank count, or ranks hold
+ * plans with different fingerprints, or a rank lacks its own section.
+ * The plan may be freed afterwards: the executor keeps what it needs. */
+relay_status relay_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm comm);
+
+/* One replay: relay_exec_start followed by relay_exec_wait. */
+relay_status relay_exec_run(relay_exec *e, void *const *dst, const void *const *src,
+        const void *alpha, const void *beta);
+
+/* Split-phase replay: start posts receives, packs and starts sends; wait does
+ * the local pieces, unpacks each message as it lands and completes. */
+relay_status relay_exec_start(relay_exec *e, void *const *dst, const void *const *src,
+        const void *alpha, const void *beta);
+relay_status relay_exec_wait(relay_exec *e);
+
+/* Frees the executor and its communicator.  Not collective, but every rank
+ * must have completed its last replay. */
+void relay_exec_free(relay_exec *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

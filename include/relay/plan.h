@@ -1,0 +1,91 @@
+/* relay/plan.h — planning a transform once, and the plan object.
+ *
+ * A plan for A := alpha*op(B) + beta*A holds everything about the data
+ * movement that does not depend on the data: the grid overlay of the two
+ * layouts, the pieces each rank packs, sends, receives, unpacks or copies
+ * locally, the process relabeling and statistics.  Planning needs no MPI:
+ * a plan for any rank count can be built on one process.  Plans are
+ * immutable; one plan may serve any number of executors. */
+#ifndef RELAY_PLAN_H
+#define RELAY_PLAN_H
+
+#include "relay/layout.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { RELAY_RELABEL_NONE, RELAY_RELABEL_GREEDY, RELAY_RELABEL_OPTIMAL } relay_relabel;
+typedef enum { RELAY_SCHED_AUTO, RELAY_SCHED_P2P, RELAY_SCHED_ROUNDS, RELAY_SCHED_ALLTOALLV } relay_schedule;
+typedef enum { RELAY_PLAN_TRANSFORM, RELAY_PLAN_BMMC, RELAY_PLAN_HSUMMA } relay_plan_kind;
+
+typedef struct {
+    relay_relabel relabel;       /* default RELAY_RELABEL_NONE */
+    relay_schedule schedule;     /* default RELAY_SCHED_AUTO */
+    const int *node_of_rank;     /* optional, nranks entries: enables the node-aware cost */
+    double inter_node_weight;    /* cost of one inter-node byte relative to an intra-node byte */
+} relay_plan_options;
+
+/* Fills o with the defaults above (inter_node_weight 1). */
+void relay_plan_options_init(relay_plan_options *o);
+
+typedef struct relay_plan relay_plan;
+
+/* Plans A := alpha*op(B) + beta*A on nranks ranks.  dst is A's layout
+ * (m x n), src is B's (m x n for RELAY_OP_N, n x m otherwise).  Each
+ * layout may have fewer ranks than nranks; the others own nothing of it.
+ * opts may be NULL for the defaults. */
+relay_status relay_plan_transform(relay_plan **out, int nranks, const relay_layout *dst,
+        const relay_layout *src, relay_op op, relay_type type, const relay_plan_options *opts);
+
+/* Plans count transforms (A_k, B_k, op_k) of one element type that move in
+ * one communication round: each rank sends at most one message per peer,
+ * carrying the pieces of every pair. */
+relay_status relay_plan_transform_batch(relay_plan **out, int nranks, int count,
+        const relay_layout *const *dst, const relay_layout *const *src, const relay_op *ops,
+        relay_type type, const relay_plan_options *opts);
+
+/* Plan files (MessagePack; see docs/plan-format.md).  load/decode with
+ * rank >= 0 keep only that rank's section; rank -1 keeps every section. */
+relay_status relay_plan_save(const relay_plan *p, const char *path);
+relay_status relay_plan_load(relay_plan **out, const char *path, int rank);
+relay_status relay_plan_encode(const relay_plan *p, void **buf, size_t *len); /* free() the buffer */
+relay_status relay_plan_decode(relay_plan **out, const void *buf, size_t len, int rank);
+
+int relay_plan_nranks(const relay_plan *p);
+relay_plan_kind relay_plan_get_kind(const relay_plan *p);
+relay_type relay_plan_type(const relay_plan *p);
+int relay_plan_count(const relay_plan *p);        /* transform pairs (1 unless batched) */
+uint64_t relay_plan_fingerprint(const relay_plan *p);
+
+/* sigma[j] = the rank that receives the blocks the destination layout
+ * assigns to rank j (identity without relabeling).  nranks entries. */
+relay_status relay_plan_relabeling(const relay_plan *p, int *sigma);
+
+/* The destination layout of pair `index` with sigma applied to its owners. */
+const relay_layout *relay_plan_dst_layout(const relay_plan *p, int index);
+/* The source layout of pair `index`. */
+const relay_layout *relay_plan_src_layout(const relay_plan *p, int index);
+
+/* Elements that rank's buffer for pair `index` must hold: the destination
+ * (relabeled) buffer when is_dst, the source buffer otherwise; -1 on bad
+ * arguments. */
+int64_t relay_plan_buffer_elems(const relay_plan *p, int is_dst, int index, int rank);
+
+/* Communication statistics of the plan (bytes include rank-local copies in
+ * bytes_total only). */
+typedef struct {
+    int64_t bytes_total;           /* all bytes moved, local copies included */
+    int64_t bytes_remote;          /* bytes that cross ranks, with the plan's sigma */
+    int64_t bytes_remote_identity; /* bytes that would cross ranks with sigma = identity */
+    int64_t messages;              /* remote messages in one replay */
+    int64_t pieces;                /* overlay pieces (remote and local) */
+} relay_plan_stats;
+relay_status relay_plan_get_stats(const relay_plan *p, relay_plan_stats *stats);
+
+void relay_plan_free(relay_plan *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

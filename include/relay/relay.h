@@ -1,0 +1,19 @@
+/* relay/relay.h — the umbrella header: everything a user of relay needs.
+ *
+ *   relay_layout_*   describe how matrices are cut and stored   (layout.h)
+ *   relay_plan_*     plan a data movement once, save and load it (plan.h)
+ *   relay_exec_*     replay a plan over fresh buffers under MPI  (exec.h)
+ *   relay_status     the one error convention                    (status.h) */
+#ifndef RELAY_RELAY_H
+#define RELAY_RELAY_H
+
+#define RELAY_VERSION_MAJOR 0
+#define RELAY_VERSION_MINOR 1
+#define RELAY_VERSION_PATCH 0
+
+#include "relay/status.h"
+#include "relay/layout.h"
+#include "relay/plan.h"
+#include "relay/exec.h"
+
+#endif

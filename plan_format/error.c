@@ -1,0 +1,69 @@
+/* error.c — relay's single error convention: a status code plus a
+ * thread-local message naming what was wrong. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "error.h"
+
+static _Thread_local char last_error[1024];
+
+const char *relay_last_error(void) { return last_error; }
+
+relay_status rl_fail(relay_status s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+const char *relay_status_str(relay_status s)
+{
+    switch (s) {
+    case RELAY_OK: return "RELAY_OK";
+    case RELAY_ERR_ARG: return "RELAY_ERR_ARG";
+    case RELAY_ERR_NOMEM: return "RELAY_ERR_NOMEM";
+    case RELAY_ERR_IO: return "RELAY_ERR_IO";
+    case RELAY_ERR_FORMAT: return "RELAY_ERR_FORMAT";
+    case RELAY_ERR_VERSION: return "RELAY_ERR_VERSION";
+    case RELAY_ERR_MISMATCH: return "RELAY_ERR_MISMATCH";
+    case RELAY_ERR_MPI: return "RELAY_ERR_MPI";
+    case RELAY_ERR_UNSUPPORTED: return "RELAY_ERR_UNSUPPORTED";
+    }
+    return "RELAY_ERR_UNKNOWN";
+}
+
+size_t relay_type_size(relay_type t)
+{
+    switch (t) {
+    case RELAY_FLOAT: return 4;
+    case RELAY_DOUBLE: return 8;
+    case RELAY_CFLOAT: return 8;
+    case RELAY_CDOUBLE: return 16;
+    }
+    return 0;
+}
+
+void *rl_calloc(size_t count, size_t size)
+{
+    if (count == 0) count = 1;
+    return calloc(count, size);
+}
+
+void *rl_malloc_array(size_t count, size_t size)
+{
+    if (count == 0) count = 1;
+    if (size && count > SIZE_MAX / size) return NULL;
+    return malloc(count * size);
+}
+
+int rl_mul_overflows(int64_t a, int64_t b, int64_t *out)
+{
+    return __builtin_mul_overflow(a, b, out);
+}
+
+int rl_add_overflows(int64_t a, int64_t b, int64_t *out)
+{
+    return __builtin_add_overflow(a, b, out);
+}

@@ -1,0 +1,80 @@
+/* hash.c — checksums of plan sections and the whole-plan fingerprint.
+ *
+ * XXH3-64 (libxxhash) over the little-endian bytes of the plan's 64-bit
+ * records.  The fingerprint hashes the header (kind, ranks, type, schedule,
+ * pairs with their layouts, sigma) and every section's checksum, so that a
+ * rank holding only its own section still knows the fingerprint of the
+ * whole plan: relay_exec_create compares it across ranks. */
+#include <xxhash.h>
+
+#include "plan_internal.h"
+
+static void put_i64(XXH3_state_t *h, int64_t v) { XXH3_64bits_update(h, &v, sizeof v); }
+
+static void put_array(XXH3_state_t *h, const void *a, size_t count, size_t size)
+{
+    put_i64(h, (int64_t)count);
+    if (count) XXH3_64bits_update(h, a, count * size);
+}
+
+uint64_t rl_section_hash(const rl_section *s, int count)
+{
+    XXH3_state_t *h = XXH3_createState();
+    if (!h) return 0;
+    XXH3_64bits_reset(h);
+    put_i64(h, s->rank);
+    put_array(h, s->send, (size_t)s->nsend, sizeof *s->send);
+    put_array(h, s->recv, (size_t)s->nrecv, sizeof *s->recv);
+    put_array(h, s->send_pieces, (size_t)s->nsend_pieces, sizeof *s->send_pieces);
+    put_array(h, s->recv_pieces, (size_t)s->nrecv_pieces, sizeof *s->recv_pieces);
+    put_array(h, s->local, (size_t)s->nlocal, sizeof *s->local);
+    put_array(h, s->src_elems, (size_t)count, sizeof(int64_t));
+    put_array(h, s->dst_elems, (size_t)count, sizeof(int64_t));
+    uint64_t v = XXH3_64bits_digest(h);
+    XXH3_freeState(h);
+    return v;
+}
+
+static void put_layout(XXH3_state_t *h, const relay_layout *l)
+{
+    put_i64(h, l->kind);
+    put_i64(h, l->base_nranks);
+    put_i64(h, l->m);
+    put_i64(h, l->n);
+    put_i64(h, l->order);
+    put_array(h, l->row_splits, (size_t)l->nbr + 1, sizeof(int64_t));
+    put_array(h, l->col_splits, (size_t)l->nbc + 1, sizeof(int64_t));
+    if (l->kind == RL_LAYOUT_BLOCK_CYCLIC) {
+        const rl_block_cyclic *bc = &l->bc;
+        int64_t fields[] = {bc->mb, bc->nb, bc->nprow, bc->npcol, bc->grid_order, bc->rsrc, bc->csrc, bc->lld};
+        put_array(h, fields, sizeof fields / sizeof *fields, sizeof *fields);
+    } else {
+        size_t nblocks = (size_t)l->nbr * (size_t)l->nbc;
+        put_array(h, l->owners, nblocks, sizeof(int));
+        put_array(h, l->offsets, nblocks, sizeof(int64_t));
+        put_array(h, l->lds, nblocks, sizeof(int64_t));
+    }
+}
+
+uint64_t rl_plan_hash(const relay_plan *p)
+{
+    XXH3_state_t *h = XXH3_createState();
+    if (!h) return 0;
+    XXH3_64bits_reset(h);
+    put_i64(h, p->kind);
+    put_i64(h, p->nranks);
+    put_i64(h, p->type);
+    put_i64(h, p->schedule);
+    put_i64(h, p->relabel);
+    put_i64(h, p->count);
+    for (int k = 0; k < p->count; k++) {
+        put_i64(h, p->pairs[k].op);
+        put_layout(h, p->pairs[k].dst);
+        put_layout(h, p->pairs[k].src);
+    }
+    put_array(h, p->sigma, (size_t)p->nranks, sizeof *p->sigma);
+    for (int r = 0; r < p->nranks; r++) put_i64(h, (int64_t)p->sections[r]->checksum);
+    uint64_t v = XXH3_64bits_digest(h);
+    XXH3_freeState(h);
+    return v;
+}

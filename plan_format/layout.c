@@ -1,0 +1,548 @@
+/* layout.c — building, validating and querying layouts.
+ *
+ * Two kinds share one interface (layout_internal.h): block-cyclic layouts
+ * answer owner/offset/ld questions with ScaLAPACK's formulas (numroc,
+ * indxg2p, indxg2l), grid layouts from explicit arrays.  Every constructor
+ * validates all of its input before it allocates the result, so a failing
+ * call leaves *out untouched. */
+#include <string.h>
+
+#include "error.h"
+#include "layout_internal.h"
+
+/* ---- small helpers --------------------------------------------------- */
+
+int64_t rl_block_extent(int64_t rows, int64_t cols, int64_t ld, relay_order o)
+{
+    if (rows <= 0 || cols <= 0) return 0;
+    return o == RELAY_COL_MAJOR ? (cols - 1) * ld + rows : (rows - 1) * ld + cols;
+}
+
+/* ScaLAPACK's NUMROC: how many of n rows (in blocks of nb) process iproc of
+ * nprocs holds when block 0 lives on isrc. */
+static int64_t numroc(int64_t n, int64_t nb, int iproc, int isrc, int nprocs)
+{
+    int mydist = (nprocs + iproc - isrc) % nprocs;
+    int64_t nblocks = n / nb;
+    int64_t num = (nblocks / nprocs) * nb;
+    int64_t extra = nblocks % nprocs;
+    if (mydist < extra) num += nb;
+    else if (mydist == extra) num += n % nb;
+    return num;
+}
+
+static int valid_order(relay_order o) { return o == RELAY_COL_MAJOR || o == RELAY_ROW_MAJOR; }
+
+static int base_rank(const relay_layout *l, int rank)
+{
+    if (rank < 0 || rank >= l->nranks) return -1;
+    return l->rank_unmap ? l->rank_unmap[rank] : rank;
+}
+
+static int mapped_rank(const relay_layout *l, int base)
+{
+    return l->rank_map ? l->rank_map[base] : base;
+}
+
+static relay_layout *layout_new(rl_layout_kind kind, int nranks, int64_t m, int64_t n,
+                                int nbr, int nbc, relay_order order)
+{
+    relay_layout *l = calloc(1, sizeof *l);
+    if (!l) return NULL;
+    l->kind = kind;
+    l->nranks = l->base_nranks = nranks;
+    l->m = m;
+    l->n = n;
+    l->nbr = nbr;
+    l->nbc = nbc;
+    l->order = order;
+    l->row_splits = rl_malloc_array((size_t)nbr + 1, sizeof(int64_t));
+    l->col_splits = rl_malloc_array((size_t)nbc + 1, sizeof(int64_t));
+    l->local_elems = rl_calloc((size_t)nranks, sizeof(int64_t));
+    if (!l->row_splits || !l->col_splits || !l->local_elems) {
+        relay_layout_free(l);
+        return NULL;
+    }
+    return l;
+}
+
+void relay_layout_free(relay_layout *l)
+{
+    if (!l) return;
+    free(l->row_splits);
+    free(l->col_splits);
+    free(l->bc_ld);
+    free(l->owners);
+    free(l->offsets);
+    free(l->lds);
+    free(l->rank_first);
+    free(l->rank_blocks);
+    free(l->local_elems);
+    free(l->rank_map);
+    free(l->rank_unmap);
+    free(l);
+}
+
+/* ---- block-cyclic ---------------------------------------------------- */
+
+static int bc_rank_of(const rl_block_cyclic *bc, int pr, int pc)
+{
+    return bc->grid_order == RELAY_ROW_MAJOR ? pr * bc->npcol + pc : pc * bc->nprow + pr;
+}
+
+static void bc_coords_of(const rl_block_cyclic *bc, int rank, int *pr, int *pc)
+{
+    if (bc->grid_order == RELAY_ROW_MAJOR) {
+        *pr = rank / bc->npcol;
+        *pc = rank % bc->npcol;
+    } else {
+        *pr = rank % bc->nprow;
+        *pc = rank / bc->nprow;
+    }
+}
+
+static relay_status bc_check(int64_t m, int64_t n, int64_t mb, int64_t nb, int nprow, int npcol,
+                             relay_order grid_order, int rsrc, int csrc, int64_t lld,
+                             relay_order elem_order)
+{
+    if (m < 0 || n < 0) return rl_fail(RELAY_ERR_ARG, "block-cyclic layout: matrix size %lld x %lld is negative", (long long)m, (long long)n);
+    if (mb <= 0 || nb <= 0) return rl_fail(RELAY_ERR_ARG, "block-cyclic layout: block size %lld x %lld must be positive", (long long)mb, (long long)nb);
+    if (nprow <= 0 || npcol <= 0) return rl_fail(RELAY_ERR_ARG, "block-cyclic layout: process grid %d x %d must be positive", nprow, npcol);
+    if ((int64_t)nprow * npcol > INT32_MAX) return rl_fail(RELAY_ERR_ARG, "block-cyclic layout: process grid %d x %d has too many ranks", nprow, npcol);
+    if (!valid_order(grid_order)) return rl_fail(RELAY_ERR_ARG, "block-cyclic layout: invalid grid order %d", (int)grid_order);
+    if (!valid_order(elem_order)) return rl_fail(RELAY_ERR_ARG, "block-cyclic layout: invalid element order %d", (int)elem_order);
+    if (rsrc < 0 || rsrc >= nprow || csrc < 0 || csrc >= npcol)
+        return rl_fail(RELAY_ERR_ARG, "block-cyclic layout: source process (%d, %d) outside the %d x %d grid", rsrc, csrc, nprow, npcol);
+    if ((m + mb - 1) / mb > INT32_MAX || (n + nb - 1) / nb > INT32_MAX)
+        return rl_fail(RELAY_ERR_ARG, "block-cyclic layout: more than 2^31 block rows or columns");
+    if (lld < 0) return rl_fail(RELAY_ERR_ARG, "block-cyclic layout: lld = %lld is negative", (long long)lld);
+    if (lld > 0) {
+        /* The largest local count is on the source process (it gets the extra block). */
+        int64_t need = elem_order == RELAY_COL_MAJOR ? numroc(m, mb, rsrc, rsrc, nprow)
+                                                     : numroc(n, nb, csrc, csrc, npcol);
+        if (lld < need)
+            return rl_fail(RELAY_ERR_ARG, "block-cyclic layout: lld = %lld is smaller than the largest local %s count %lld",
+                           (long long)lld, elem_order == RELAY_COL_MAJOR ? "row" : "column", (long long)need);
+    }
+    return RELAY_OK;
+}
+
+static void fill_regular_splits(int64_t *splits, int nblocks, int64_t size, int64_t bsize)
+{
+    for (int i = 0; i <= nblocks; i++) {
+        int64_t s = (int64_t)i * bsize;
+        splits[i] = s < size ? s : size;
+    }
+}
+
+/* Each rank's leading dimension and buffer size from its local row and column counts. */
+static relay_status bc_fill_rank_sizes(relay_layout *l)
+{
+    const rl_block_cyclic *bc = &l->bc;
+    l->bc_ld = rl_calloc((size_t)l->nranks, sizeof(int64_t));
+    if (!l->bc_ld) return RL_NOMEM();
+    for (int r = 0; r < l->nranks; r++) {
+        int pr, pc;
+        bc_coords_of(bc, r, &pr, &pc);
+        int64_t locr = numroc(l->m, bc->mb, pr, bc->rsrc, bc->nprow);
+        int64_t locc = numroc(l->n, bc->nb, pc, bc->csrc, bc->npcol);
+        int64_t inner = l->order == RELAY_COL_MAJOR ? locr : locc;
+        int64_t ld = bc->lld ? bc->lld : (inner > 1 ? inner : 1);
+        int64_t ext;
+        l->bc_ld[r] = ld;
+        if (locr > 0 && locc > 0) {
+            int64_t outer_minus_1 = (l->order == RELAY_COL_MAJOR ? locc : locr) - 1;
+            if (rl_mul_overflows(outer_minus_1, ld, &ext) || rl_add_overflows(ext, inner, &ext))
+                return rl_fail(RELAY_ERR_ARG, "block-cyclic layout: rank %d's buffer exceeds 2^63 elements", r);
+            l->local_elems[r] = ext;
+        }
+    }
+    return RELAY_OK;
+}
+
+relay_status relay_layout_block_cyclic(relay_layout **out, int64_t m, int64_t n, int64_t mb, int64_t nb,
+        int nprow, int npcol, relay_order grid_order, int rsrc, int csrc, int64_t lld,
+        relay_order elem_order)
+{
+    if (!out) return rl_fail(RELAY_ERR_ARG, "relay_layout_block_cyclic: out is NULL");
+    relay_status st = bc_check(m, n, mb, nb, nprow, npcol, grid_order, rsrc, csrc, lld, elem_order);
+    if (st) return st;
+    int nbr = (int)((m + mb - 1) / mb), nbc = (int)((n + nb - 1) / nb);
+    relay_layout *l = layout_new(RL_LAYOUT_BLOCK_CYCLIC, nprow * npcol, m, n, nbr, nbc, elem_order);
+    if (!l) return RL_NOMEM();
+    l->bc = (rl_block_cyclic){mb, nb, nprow, npcol, grid_order, rsrc, csrc, lld};
+    fill_regular_splits(l->row_splits, nbr, m, mb);
+    fill_regular_splits(l->col_splits, nbc, n, nb);
+    st = bc_fill_rank_sizes(l);
+    if (st) {
+        relay_layout_free(l);
+        return st;
+    }
+    *out = l;
+    return RELAY_OK;
+}
+
+/* ---- grid layouts ---------------------------------------------------- */
+
+static relay_status check_splits(const int64_t *splits, int nblocks, int64_t extent, const char *what)
+{
+    if (nblocks < 0) return rl_fail(RELAY_ERR_ARG, "grid layout: %s block count %d is negative", what, nblocks);
+    if (!splits) return rl_fail(RELAY_ERR_ARG, "grid layout: %s splits are NULL", what);
+    if (splits[0] != 0) return rl_fail(RELAY_ERR_ARG, "grid layout: %s splits must start at 0, not %lld", what, (long long)splits[0]);
+    for (int i = 0; i < nblocks; i++)
+        if (splits[i + 1] <= splits[i])
+            return rl_fail(RELAY_ERR_ARG, "grid layout: %s splits are not strictly increasing at index %d (%lld then %lld)",
+                           what, i + 1, (long long)splits[i], (long long)splits[i + 1]);
+    if (splits[nblocks] != extent)
+        return rl_fail(RELAY_ERR_ARG, "grid layout: %s splits end at %lld, not at the matrix size %lld",
+                       what, (long long)splits[nblocks], (long long)extent);
+    return RELAY_OK;
+}
+
+static relay_status check_grid_args(int nranks, int64_t m, int64_t n, int nbr, const int64_t *row_splits,
+                                    int nbc, const int64_t *col_splits, const int *owners,
+                                    const int64_t *offsets, const int64_t *lds, relay_order order)
+{
+    if (nranks <= 0) return rl_fail(RELAY_ERR_ARG, "grid layout: nranks = %d must be positive", nranks);
+    if (m < 0 || n < 0) return rl_fail(RELAY_ERR_ARG, "grid layout: matrix size %lld x %lld is negative", (long long)m, (long long)n);
+    if (!valid_order(order)) return rl_fail(RELAY_ERR_ARG, "grid layout: invalid element order %d", (int)order);
+    relay_status st = check_splits(row_splits, nbr, m, "row");
+    if (st) return st;
+    if ((st = check_splits(col_splits, nbc, n, "column"))) return st;
+    if ((int64_t)nbr * nbc > 0 && !owners) return rl_fail(RELAY_ERR_ARG, "grid layout: owners is NULL");
+    if (!offsets != !lds) return rl_fail(RELAY_ERR_ARG, "grid layout: give both offsets and lds, or neither");
+    int64_t nblocks = (int64_t)nbr * nbc;
+    for (int64_t b = 0; b < nblocks; b++)
+        if (owners[b] < 0 || owners[b] >= nranks)
+            return rl_fail(RELAY_ERR_ARG, "grid layout: owner %d of block (%lld, %lld) is not a rank in [0, %d)",
+                           owners[b], (long long)(b / nbc), (long long)(b % nbc), nranks);
+    return RELAY_OK;
+}
+
+/* CSR index of the blocks of each rank, increasing block id within a rank. */
+static relay_status index_rank_blocks(relay_layout *l)
+{
+    int64_t nblocks = (int64_t)l->nbr * l->nbc;
+    l->rank_first = rl_calloc((size_t)l->nranks + 1, sizeof(int64_t));
+    l->rank_blocks = rl_malloc_array((size_t)nblocks, sizeof(int64_t));
+    if (!l->rank_first || !l->rank_blocks) return RL_NOMEM();
+    for (int64_t b = 0; b < nblocks; b++) l->rank_first[l->owners[b] + 1]++;
+    for (int r = 0; r < l->nranks; r++) l->rank_first[r + 1] += l->rank_first[r];
+    int64_t *cursor = rl_malloc_array((size_t)l->nranks, sizeof(int64_t));
+    if (!cursor) return RL_NOMEM();
+    memcpy(cursor, l->rank_first, (size_t)l->nranks * sizeof(int64_t));
+    for (int64_t b = 0; b < nblocks; b++) l->rank_blocks[cursor[l->owners[b]]++] = b;
+    free(cursor);
+    return RELAY_OK;
+}
+
+static int64_t block_rows(const relay_layout *l, int64_t b) { return l->row_splits[b / l->nbc + 1] - l->row_splits[b / l->nbc]; }
+static int64_t block_cols(const relay_layout *l, int64_t b) { return l->col_splits[b % l->nbc + 1] - l->col_splits[b % l->nbc]; }
+
+/* Default storage: each rank's blocks one after another, tightly. */
+static void pack_blocks(relay_layout *l)
+{
+    for (int r = 0; r < l->nranks; r++) {
+        int64_t cursor = 0;
+        for (int64_t k = l->rank_first[r]; k < l->rank_first[r + 1]; k++) {
+            int64_t b = l->rank_blocks[k], rows = block_rows(l, b), cols = block_cols(l, b);
+            l->offsets[b] = cursor;
+            l->lds[b] = l->order == RELAY_COL_MAJOR ? rows : cols;
+            cursor += rows * cols;
+        }
+        l->local_elems[r] = cursor;
+    }
+}
+
+/* A run of memory a block occupies: [start, end). */
+typedef struct { int64_t start, end; } span;
+
+static int span_cmp(const void *a, const void *b)
+{
+    const span *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Non-zero when some two spans intersect. */
+static int spans_overlap(span *s, size_t count)
+{
+    qsort(s, count, sizeof *s, span_cmp);
+    for (size_t i = 1; i < count; i++)
+        if (s[i].start < s[i - 1].end) return 1;
+    return 0;
+}
+
+/* Exact test of whether the blocks of rank r share an element.  Blocks
+ * whose hulls [offset, offset+extent) are disjoint cannot; otherwise (say
+ * interleaved ScaLAPACK-like storage) compare their rows/columns one by one. */
+static relay_status check_rank_overlap(const relay_layout *l, int r)
+{
+    int64_t first = l->rank_first[r], count = l->rank_first[r + 1] - first;
+    span *hull = rl_malloc_array((size_t)count, sizeof *hull);
+    if (!hull) return RL_NOMEM();
+    int64_t runs = 0;
+    for (int64_t k = 0; k < count; k++) {
+        int64_t b = l->rank_blocks[first + k];
+        hull[k].start = l->offsets[b];
+        hull[k].end = l->offsets[b] + rl_block_extent(block_rows(l, b), block_cols(l, b), l->lds[b], l->order);
+        runs += l->order == RELAY_COL_MAJOR ? block_cols(l, b) : block_rows(l, b);
+    }
+    int overlap = spans_overlap(hull, (size_t)count);
+    free(hull);
+    if (!overlap) return RELAY_OK;
+    span *run = rl_malloc_array((size_t)runs, sizeof *run);
+    if (!run) return RL_NOMEM();
+    int64_t n = 0;
+    for (int64_t k = 0; k < count; k++) {
+        int64_t b = l->rank_blocks[first + k];
+        int64_t inner = l->order == RELAY_COL_MAJOR ? block_rows(l, b) : block_cols(l, b);
+        int64_t outer = l->order == RELAY_COL_MAJOR ? block_cols(l, b) : block_rows(l, b);
+        for (int64_t o = 0; o < outer; o++) {
+            run[n].start = l->offsets[b] + o * l->lds[b];
+            run[n].end = run[n].start + inner;
+            n++;
+        }
+    }
+    overlap = spans_overlap(run, (size_t)n);
+    free(run);
+    return overlap ? rl_fail(RELAY_ERR_ARG, "grid layout: two blocks of rank %d overlap in its buffer", r) : RELAY_OK;
+}
+
+/* User-given offsets and lds: each block must be addressable and the blocks
+ * of a rank disjoint. */
+static relay_status check_explicit_storage(relay_layout *l, const int64_t *offsets, const int64_t *lds)
+{
+    int64_t nblocks = (int64_t)l->nbr * l->nbc;
+    for (int64_t b = 0; b < nblocks; b++) {
+        int64_t rows = block_rows(l, b), cols = block_cols(l, b), ext, end;
+        int64_t inner = l->order == RELAY_COL_MAJOR ? rows : cols;
+        if (offsets[b] < 0)
+            return rl_fail(RELAY_ERR_ARG, "grid layout: offset %lld of block (%lld, %lld) is negative",
+                           (long long)offsets[b], (long long)(b / l->nbc), (long long)(b % l->nbc));
+        if (lds[b] < inner)
+            return rl_fail(RELAY_ERR_ARG, "grid layout: ld %lld of block (%lld, %lld) is smaller than its %s count %lld",
+                           (long long)lds[b], (long long)(b / l->nbc), (long long)(b % l->nbc),
+                           l->order == RELAY_COL_MAJOR ? "row" : "column", (long long)inner);
+        int64_t outer_minus_1 = (l->order == RELAY_COL_MAJOR ? cols : rows) - 1;
+        if (rl_mul_overflows(outer_minus_1, lds[b], &ext) || rl_add_overflows(ext, inner, &ext) ||
+            rl_add_overflows(offsets[b], ext, &end))
+            return rl_fail(RELAY_ERR_ARG, "grid layout: block (%lld, %lld) reaches beyond 2^63 elements",
+                           (long long)(b / l->nbc), (long long)(b % l->nbc));
+        l->offsets[b] = offsets[b];
+        l->lds[b] = lds[b];
+        if (end > l->local_elems[l->owners[b]]) l->local_elems[l->owners[b]] = end;
+    }
+    for (int r = 0; r < l->nranks; r++) {
+        relay_status st = check_rank_overlap(l, r);
+        if (st) return st;
+    }
+    return RELAY_OK;
+}
+
+relay_status relay_layout_grid(relay_layout **out, int nranks, int64_t m, int64_t n,
+        int nbr, const int64_t *row_splits, int nbc, const int64_t *col_splits,
+        const int *owners, const int64_t *offsets, const int64_t *lds, relay_order elem_order)
+{
+    if (!out) return rl_fail(RELAY_ERR_ARG, "relay_layout_grid: out is NULL");
+    relay_status st = check_grid_args(nranks, m, n, nbr, row_splits, nbc, col_splits, owners, offsets, lds, elem_order);
+    if (st) return st;
+    relay_layout *l = layout_new(RL_LAYOUT_GRID, nranks, m, n, nbr, nbc, elem_order);
+    if (!l) return RL_NOMEM();
+    size_t nblocks = (size_t)nbr * (size_t)nbc;
+    memcpy(l->row_splits, row_splits, ((size_t)nbr + 1) * sizeof(int64_t));
+    memcpy(l->col_splits, col_splits, ((size_t)nbc + 1) * sizeof(int64_t));
+    l->owners = rl_malloc_array(nblocks, sizeof(int));
+    l->offsets = rl_malloc_array(nblocks, sizeof(int64_t));
+    l->lds = rl_malloc_array(nblocks, sizeof(int64_t));
+    if (!l->owners || !l->offsets || !l->lds) st = RL_NOMEM();
+    if (!st) {
+        if (nblocks) memcpy(l->owners, owners, nblocks * sizeof(int));
+        st = index_rank_blocks(l);
+    }
+    if (!st) {
+        l->explicit_offsets = offsets != NULL;
+        if (offsets) st = check_explicit_storage(l, offsets, lds);
+        else pack_blocks(l);
+    }
+    if (st) {
+        relay_layout_free(l);
+        return st;
+    }
+    *out = l;
+    return RELAY_OK;
+}
+
+/* ---- queries ----------------------------------------------------------- */
+
+int relay_layout_nranks(const relay_layout *l) { return l ? l->nranks : 0; }
+int64_t relay_layout_rows(const relay_layout *l) { return l ? l->m : 0; }
+int64_t relay_layout_cols(const relay_layout *l) { return l ? l->n : 0; }
+
+int64_t relay_layout_local_elems(const relay_layout *l, int rank)
+{
+    if (!l) return 0;
+    int b = base_rank(l, rank);
+    return b < 0 ? 0 : l->local_elems[b];
+}
+
+static int bc_base_owner(const relay_layout *l, int bi, int bj)
+{
+    const rl_block_cyclic *bc = &l->bc;
+    return bc_rank_of(bc, (bc->rsrc + bi) % bc->nprow, (bc->csrc + bj) % bc->npcol);
+}
+
+int rl_layout_owner(const relay_layout *l, int bi, int bj)
+{
+    int base = l->kind == RL_LAYOUT_GRID ? l->owners[(int64_t)bi * l->nbc + bj] : bc_base_owner(l, bi, bj);
+    return mapped_rank(l, base);
+}
+
+int64_t rl_layout_ld(const relay_layout *l, int bi, int bj)
+{
+    if (l->kind == RL_LAYOUT_GRID) return l->lds[(int64_t)bi * l->nbc + bj];
+    return l->bc_ld[bc_base_owner(l, bi, bj)];
+}
+
+int64_t rl_layout_offset(const relay_layout *l, int bi, int bj)
+{
+    if (l->kind == RL_LAYOUT_GRID) return l->offsets[(int64_t)bi * l->nbc + bj];
+    const rl_block_cyclic *bc = &l->bc;
+    int64_t local_row = (int64_t)(bi / bc->nprow) * bc->mb; /* indxg2l of the block's first row */
+    int64_t local_col = (int64_t)(bj / bc->npcol) * bc->nb;
+    int64_t ld = l->bc_ld[bc_base_owner(l, bi, bj)];
+    return l->order == RELAY_COL_MAJOR ? local_row + local_col * ld : local_row * ld + local_col;
+}
+
+static int find_split(const int64_t *splits, int nblocks, int64_t x)
+{
+    int lo = 0, hi = nblocks - 1; /* largest i with splits[i] <= x */
+    while (lo < hi) {
+        int mid = lo + (hi - lo + 1) / 2;
+        if (splits[mid] <= x) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+int rl_layout_block_row(const relay_layout *l, int64_t i)
+{
+    return l->kind == RL_LAYOUT_BLOCK_CYCLIC ? (int)(i / l->bc.mb) : find_split(l->row_splits, l->nbr, i);
+}
+
+int rl_layout_block_col(const relay_layout *l, int64_t j)
+{
+    return l->kind == RL_LAYOUT_BLOCK_CYCLIC ? (int)(j / l->bc.nb) : find_split(l->col_splits, l->nbc, j);
+}
+
+relay_status relay_layout_locate(const relay_layout *l, int64_t i, int64_t j, int *rank, int64_t *index)
+{
+    if (!l || !rank || !index) return rl_fail(RELAY_ERR_ARG, "relay_layout_locate: NULL argument");
+    if (i < 0 || i >= l->m || j < 0 || j >= l->n)
+        return rl_fail(RELAY_ERR_ARG, "relay_layout_locate: (%lld, %lld) is outside the %lld x %lld matrix",
+                       (long long)i, (long long)j, (long long)l->m, (long long)l->n);
+    int bi = rl_layout_block_row(l, i), bj = rl_layout_block_col(l, j);
+    int64_t r = i - l->row_splits[bi], c = j - l->col_splits[bj], ld = rl_layout_ld(l, bi, bj);
+    *rank = rl_layout_owner(l, bi, bj);
+    *index = rl_layout_offset(l, bi, bj) + (l->order == RELAY_COL_MAJOR ? r + c * ld : r * ld + c);
+    return RELAY_OK;
+}
+
+int64_t rl_layout_block_count(const relay_layout *l, int rank)
+{
+    int b = base_rank(l, rank);
+    if (b < 0) return 0;
+    if (l->kind == RL_LAYOUT_GRID) return l->rank_first[b + 1] - l->rank_first[b];
+    int pr, pc;
+    bc_coords_of(&l->bc, b, &pr, &pc);
+    int64_t br = (l->nbr + l->bc.nprow - 1 - (pr - l->bc.rsrc + l->bc.nprow) % l->bc.nprow) / l->bc.nprow;
+    int64_t bcn = (l->nbc + l->bc.npcol - 1 - (pc - l->bc.csrc + l->bc.npcol) % l->bc.npcol) / l->bc.npcol;
+    return br * bcn;
+}
+
+void rl_layout_for_each_block(const relay_layout *l, int rank, rl_block_visitor visit, void *ctx)
+{
+    int b = base_rank(l, rank);
+    if (b < 0) return;
+    if (l->kind == RL_LAYOUT_GRID) {
+        for (int64_t k = l->rank_first[b]; k < l->rank_first[b + 1]; k++)
+            visit((int)(l->rank_blocks[k] / l->nbc), (int)(l->rank_blocks[k] % l->nbc), ctx);
+        return;
+    }
+    const rl_block_cyclic *bc = &l->bc;
+    int pr, pc;
+    bc_coords_of(bc, b, &pr, &pc);
+    for (int bi = (pr - bc->rsrc + bc->nprow) % bc->nprow; bi < l->nbr; bi += bc->nprow)
+        for (int bj = (pc - bc->csrc + bc->npcol) % bc->npcol; bj < l->nbc; bj += bc->npcol)
+            visit(bi, bj, ctx);
+}
+
+/* ---- copies ------------------------------------------------------------ */
+
+static relay_status dup_array(void **dst, const void *src, size_t count, size_t size)
+{
+    *dst = NULL;
+    if (!src) return RELAY_OK;
+    *dst = rl_malloc_array(count, size);
+    if (!*dst) return RL_NOMEM();
+    memcpy(*dst, src, count * size);
+    return RELAY_OK;
+}
+
+/* Forgets every array of a shallow copy, so that it owns nothing yet. */
+static void clear_arrays(relay_layout *c)
+{
+    c->row_splits = c->col_splits = c->bc_ld = c->offsets = c->lds = NULL;
+    c->rank_first = c->rank_blocks = c->local_elems = NULL;
+    c->owners = NULL;
+    c->rank_map = c->rank_unmap = NULL;
+}
+
+static relay_status layout_clone(relay_layout **out, const relay_layout *l)
+{
+    relay_layout *c = calloc(1, sizeof *c);
+    if (!c) return RL_NOMEM();
+    *c = *l;
+    clear_arrays(c);
+    size_t nblocks = (size_t)l->nbr * (size_t)l->nbc;
+    relay_status st = RELAY_OK;
+    st = st ? st : dup_array((void **)&c->row_splits, l->row_splits, (size_t)l->nbr + 1, sizeof(int64_t));
+    st = st ? st : dup_array((void **)&c->col_splits, l->col_splits, (size_t)l->nbc + 1, sizeof(int64_t));
+    st = st ? st : dup_array((void **)&c->bc_ld, l->bc_ld, (size_t)l->base_nranks, sizeof(int64_t));
+    st = st ? st : dup_array((void **)&c->owners, l->owners, nblocks, sizeof(int));
+    st = st ? st : dup_array((void **)&c->offsets, l->offsets, nblocks, sizeof(int64_t));
+    st = st ? st : dup_array((void **)&c->lds, l->lds, nblocks, sizeof(int64_t));
+    st = st ? st : dup_array((void **)&c->rank_first, l->rank_first, (size_t)l->base_nranks + 1, sizeof(int64_t));
+    st = st ? st : dup_array((void **)&c->rank_blocks, l->rank_blocks, nblocks, sizeof(int64_t));
+    st = st ? st : dup_array((void **)&c->local_elems, l->local_elems, (size_t)l->base_nranks, sizeof(int64_t));
+    st = st ? st : dup_array((void **)&c->rank_map, l->rank_map, (size_t)l->base_nranks, sizeof(int32_t));
+    st = st ? st : dup_array((void **)&c->rank_unmap, l->rank_unmap, (size_t)l->nranks, sizeof(int32_t));
+    if (st) {
+        relay_layout_free(c);
+        return st;
+    }
+    *out = c;
+    return RELAY_OK;
+}
+
+relay_status rl_layout_relabel(relay_layout **out, const relay_layout *l, const int32_t *sigma, int nranks)
+{
+    if (nranks < l->nranks) return rl_fail(RELAY_ERR_ARG, "layout has %d ranks, more than the plan's %d", l->nranks, nranks);
+    if (l->rank_map) return rl_fail(RELAY_ERR_ARG, "a relabeled layout cannot be relabeled again");
+    relay_layout *c;
+    relay_status st = layout_clone(&c, l);
+    if (st) return st;
+    c->nranks = nranks;
+    c->rank_map = rl_malloc_array((size_t)l->base_nranks, sizeof(int32_t));
+    c->rank_unmap = rl_malloc_array((size_t)nranks, sizeof(int32_t));
+    if (!c->rank_map || !c->rank_unmap) {
+        relay_layout_free(c);
+        return RL_NOMEM();
+    }
+    for (int r = 0; r < nranks; r++) c->rank_unmap[r] = -1;
+    for (int b = 0; b < l->base_nranks; b++) {
+        c->rank_map[b] = sigma ? sigma[b] : b;
+        c->rank_unmap[c->rank_map[b]] = b;
+    }
+    *out = c;
+    return RELAY_OK;
+}

@@ -1,0 +1,77 @@
+/* layout_internal.h — the layout object and the queries the planner and
+ * decoder make of it.
+ *
+ * A layout is either a block-cyclic description (owners, offsets and leading
+ * dimensions follow from ScaLAPACK's formulas, so a 10^7-block layout costs
+ * O(nbr + nbc) memory) or an explicit grid (arrays of owners, offsets and
+ * leading dimensions).  Both answer the same questions through the
+ * functions below. */
+#ifndef RELAY_LAYOUT_INTERNAL_H
+#define RELAY_LAYOUT_INTERNAL_H
+
+#include "relay/layout.h"
+
+typedef enum { RL_LAYOUT_GRID, RL_LAYOUT_BLOCK_CYCLIC } rl_layout_kind;
+
+typedef struct {
+    int64_t mb, nb;
+    int nprow, npcol;
+    relay_order grid_order;
+    int rsrc, csrc;
+    int64_t lld;             /* as given (0: smallest legal per rank) */
+} rl_block_cyclic;
+
+struct relay_layout {
+    rl_layout_kind kind;
+    int nranks;
+    int64_t m, n;
+    int nbr, nbc;
+    int64_t *row_splits;     /* nbr+1 */
+    int64_t *col_splits;     /* nbc+1 */
+    relay_order order;       /* element order inside blocks */
+    rl_block_cyclic bc;      /* RL_LAYOUT_BLOCK_CYCLIC only */
+    int64_t *bc_ld;          /* block-cyclic: ld of each rank */
+    /* RL_LAYOUT_GRID only: */
+    int *owners;             /* nbr*nbc */
+    int64_t *offsets;        /* nbr*nbc */
+    int64_t *lds;            /* nbr*nbc */
+    int explicit_offsets;    /* offsets/lds given by the user (else packed) */
+    int64_t *rank_first;     /* nranks+1: CSR index of the blocks of each rank */
+    int64_t *rank_blocks;    /* block ids i*nbc+j, increasing within a rank */
+    int64_t *local_elems;    /* base ranks */
+    /* Relabeling: a layout's blocks can be handed to other ranks without
+     * copying its description.  base_nranks is the rank count of the
+     * description; rank_map[b] is the rank that holds base rank b's blocks and
+     * rank_unmap[r] the base rank whose blocks rank r holds (-1: none).  Both
+     * NULL: identity (nranks == base_nranks). */
+    int base_nranks;
+    int32_t *rank_map;       /* base_nranks */
+    int32_t *rank_unmap;     /* nranks */
+};
+
+/* Block (bi, bj)'s owner, offset and leading dimension. */
+int rl_layout_owner(const relay_layout *l, int bi, int bj);
+int64_t rl_layout_offset(const relay_layout *l, int bi, int bj);
+int64_t rl_layout_ld(const relay_layout *l, int bi, int bj);
+
+/* The block row containing global row i (and column j): binary search, or
+ * arithmetic for block-cyclic layouts. */
+int rl_layout_block_row(const relay_layout *l, int64_t i);
+int rl_layout_block_col(const relay_layout *l, int64_t j);
+
+/* Calls visit(bi, bj, ctx) for every block rank owns, in increasing block
+ * index (row-major over blocks).  Cost proportional to those blocks. */
+typedef void (*rl_block_visitor)(int bi, int bj, void *ctx);
+void rl_layout_for_each_block(const relay_layout *l, int rank, rl_block_visitor visit, void *ctx);
+int64_t rl_layout_block_count(const relay_layout *l, int rank);
+
+/* A deep copy of l over nranks >= l's rank count, whose blocks of rank r go
+ * to rank sigma[r] (sigma NULL: unchanged).  O(nbr + nbc + nranks) for
+ * block-cyclic layouts: the block description is shared by formula. */
+relay_status rl_layout_relabel(relay_layout **out, const relay_layout *l, const int32_t *sigma, int nranks);
+
+/* Extent in elements of a rows x cols block stored at ld in order o:
+ * one past its last element, relative to its offset. */
+int64_t rl_block_extent(int64_t rows, int64_t cols, int64_t ld, relay_order o);
+
+#endif

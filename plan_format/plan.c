@@ -1,0 +1,163 @@
+/* plan.c — the plan object: allocation, release, copies and the read-only
+ * accessors of the public API. */
+#include <string.h>
+
+#include "error.h"
+#include "plan_internal.h"
+
+int rl_op_transposes(relay_op op) { return op == RELAY_OP_T || op == RELAY_OP_C; }
+
+void relay_plan_options_init(relay_plan_options *o)
+{
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    o->relabel = RELAY_RELABEL_NONE;
+    o->schedule = RELAY_SCHED_AUTO;
+    o->node_of_rank = NULL;
+    o->inter_node_weight = 1.0;
+}
+
+relay_plan *rl_plan_alloc(int nranks, int count)
+{
+    relay_plan *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->nranks = nranks;
+    p->count = count;
+    p->pairs = rl_calloc((size_t)count, sizeof *p->pairs);
+    p->sigma = rl_malloc_array((size_t)nranks, sizeof *p->sigma);
+    p->sections = rl_calloc((size_t)nranks, sizeof *p->sections);
+    if (!p->pairs || !p->sigma || !p->sections) {
+        relay_plan_free(p);
+        return NULL;
+    }
+    for (int r = 0; r < nranks; r++) p->sigma[r] = r;
+    return p;
+}
+
+void relay_plan_free(relay_plan *p)
+{
+    if (!p) return;
+    for (int k = 0; p->pairs && k < p->count; k++) {
+        relay_layout_free(p->pairs[k].dst);
+        relay_layout_free(p->pairs[k].dst_relabeled);
+        relay_layout_free(p->pairs[k].src);
+    }
+    for (int r = 0; p->sections && r < p->nranks; r++) rl_section_free(p->sections[r]);
+    free(p->pairs);
+    free(p->sigma);
+    free(p->sections);
+    free(p);
+}
+
+rl_section *rl_section_alloc(int rank, int count)
+{
+    rl_section *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->rank = rank;
+    s->src_elems = rl_calloc((size_t)count, sizeof(int64_t));
+    s->dst_elems = rl_calloc((size_t)count, sizeof(int64_t));
+    if (!s->src_elems || !s->dst_elems) {
+        rl_section_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void rl_section_free(rl_section *s)
+{
+    if (!s) return;
+    free(s->send);
+    free(s->recv);
+    free(s->send_pieces);
+    free(s->recv_pieces);
+    free(s->local);
+    free(s->src_elems);
+    free(s->dst_elems);
+    free(s);
+}
+
+static void *dup_or_null(const void *src, size_t count, size_t size, int *failed)
+{
+    void *d = rl_malloc_array(count, size);
+    if (!d) {
+        *failed = 1;
+        return NULL;
+    }
+    if (count) memcpy(d, src, count * size);
+    return d;
+}
+
+relay_status rl_section_clone(rl_section **out, const rl_section *s, int count)
+{
+    rl_section *c = calloc(1, sizeof *c);
+    if (!c) return RL_NOMEM();
+    int failed = 0;
+    *c = *s;
+    c->send = dup_or_null(s->send, (size_t)s->nsend, sizeof *s->send, &failed);
+    c->recv = dup_or_null(s->recv, (size_t)s->nrecv, sizeof *s->recv, &failed);
+    c->send_pieces = dup_or_null(s->send_pieces, (size_t)s->nsend_pieces, sizeof *s->send_pieces, &failed);
+    c->recv_pieces = dup_or_null(s->recv_pieces, (size_t)s->nrecv_pieces, sizeof *s->recv_pieces, &failed);
+    c->local = dup_or_null(s->local, (size_t)s->nlocal, sizeof *s->local, &failed);
+    c->src_elems = dup_or_null(s->src_elems, (size_t)count, sizeof(int64_t), &failed);
+    c->dst_elems = dup_or_null(s->dst_elems, (size_t)count, sizeof(int64_t), &failed);
+    if (failed) {
+        rl_section_free(c);
+        return RL_NOMEM();
+    }
+    *out = c;
+    return RELAY_OK;
+}
+
+/* ---- accessors ------------------------------------------------------- */
+
+int relay_plan_nranks(const relay_plan *p) { return p ? p->nranks : 0; }
+relay_plan_kind relay_plan_get_kind(const relay_plan *p) { return p ? p->kind : RELAY_PLAN_TRANSFORM; }
+relay_type relay_plan_type(const relay_plan *p) { return p ? p->type : RELAY_DOUBLE; }
+int relay_plan_count(const relay_plan *p) { return p ? p->count : 0; }
+uint64_t relay_plan_fingerprint(const relay_plan *p) { return p ? p->fingerprint : 0; }
+
+relay_status relay_plan_relabeling(const relay_plan *p, int *sigma)
+{
+    if (!p || !sigma) return rl_fail(RELAY_ERR_ARG, "relay_plan_relabeling: NULL argument");
+    for (int r = 0; r < p->nranks; r++) sigma[r] = p->sigma[r];
+    return RELAY_OK;
+}
+
+static const rl_pair *pair_at(const relay_plan *p, int index)
+{
+    if (!p || index < 0 || index >= p->count) {
+        rl_fail(RELAY_ERR_ARG, "pair index %d is not in [0, %d)", index, p ? p->count : 0);
+        return NULL;
+    }
+    return &p->pairs[index];
+}
+
+const relay_layout *relay_plan_dst_layout(const relay_plan *p, int index)
+{
+    const rl_pair *pr = pair_at(p, index);
+    return pr ? pr->dst_relabeled : NULL;
+}
+
+const relay_layout *relay_plan_src_layout(const relay_plan *p, int index)
+{
+    const rl_pair *pr = pair_at(p, index);
+    return pr ? pr->src : NULL;
+}
+
+int64_t relay_plan_buffer_elems(const relay_plan *p, int is_dst, int index, int rank)
+{
+    const rl_pair *pr = pair_at(p, index);
+    if (!pr) return -1;
+    if (rank < 0 || rank >= p->nranks) {
+        rl_fail(RELAY_ERR_ARG, "rank %d is not in [0, %d)", rank, p->nranks);
+        return -1;
+    }
+    return relay_layout_local_elems(is_dst ? pr->dst_relabeled : pr->src, rank);
+}
+
+relay_status relay_plan_get_stats(const relay_plan *p, relay_plan_stats *stats)
+{
+    if (!p || !stats) return rl_fail(RELAY_ERR_ARG, "relay_plan_get_stats: NULL argument");
+    *stats = p->stats;
+    return RELAY_OK;
+}

@@ -1,0 +1,109 @@
+/* plan_internal.h — the in-memory plan: what every module of relay shares.
+ *
+ * A plan is a header (kind, rank count, element type, the transform pairs
+ * with their layouts and ops, sigma, statistics, fingerprint) and one
+ * section per rank.  A section is all one rank needs to replay: the
+ * messages it sends and receives, the pieces each message carries, and the
+ * pieces it copies locally.  A piece is a rectangle of A (rows x cols in
+ * A's coordinates) together with where it sits in a rank's buffer.
+ *
+ * Pieces of one message are in canonical order (pair, first A column,
+ * first A row), so that sender and receiver agree on their positions in the
+ * packed message without exchanging anything. */
+#ifndef RELAY_PLAN_INTERNAL_H
+#define RELAY_PLAN_INTERNAL_H
+
+#include "relay/plan.h"
+#include "layout_internal.h"
+
+/* All plan records are made of 64-bit fields only, so they have no padding
+ * and their bytes can be hashed as they are. */
+
+/* Half of a piece as one side sees it: the rectangle and its place in that
+ * side's buffer (B's for a sender, A's for a receiver). */
+typedef struct {
+    int64_t pair;      /* transform pair index k */
+    int64_t rows;      /* extent in A's rows */
+    int64_t cols;      /* extent in A's columns */
+    int64_t off;       /* element offset of the rectangle's first element */
+    int64_t ld;        /* leading dimension at that place */
+} rl_piece;
+
+/* A piece copied inside one rank, straight from B to A. */
+typedef struct {
+    int64_t pair;
+    int64_t rows, cols;      /* in A's coordinates */
+    int64_t src_off, src_ld; /* in B_pair's buffer */
+    int64_t dst_off, dst_ld; /* in A_pair's buffer */
+} rl_local_piece;
+
+/* One message to or from a peer: pieces [first, first+count) of the
+ * section's send or receive piece array; elems is their total size. */
+typedef struct {
+    int64_t peer;
+    int64_t first;
+    int64_t count;
+    int64_t elems;
+} rl_message;
+
+typedef struct {
+    int32_t rank;
+    int32_t nsend, nrecv;
+    rl_message *send;        /* in increasing peer order */
+    rl_message *recv;        /* in increasing peer order */
+    int64_t nsend_pieces, nrecv_pieces, nlocal;
+    rl_piece *send_pieces;
+    rl_piece *recv_pieces;
+    rl_local_piece *local;
+    int64_t *src_elems;      /* per pair: elements this rank's B buffer holds */
+    int64_t *dst_elems;      /* per pair: elements this rank's A buffer holds */
+    uint64_t checksum;       /* hash of everything above */
+} rl_section;
+
+typedef struct {
+    relay_op op;
+    relay_layout *dst;       /* A's layout as planned (logical ranks) */
+    relay_layout *dst_relabeled; /* A's layout with sigma applied to owners */
+    relay_layout *src;       /* B's layout */
+} rl_pair;
+
+struct relay_plan {
+    relay_plan_kind kind;
+    int32_t nranks;
+    relay_type type;
+    relay_schedule schedule;
+    relay_relabel relabel;
+    int32_t count;
+    rl_pair *pairs;          /* count entries */
+    int32_t *sigma;          /* nranks entries */
+    relay_plan_stats stats;
+    uint64_t fingerprint;    /* hash of the header and every section checksum */
+    rl_section **sections;   /* nranks entries; NULL where not loaded */
+};
+
+/* Allocation and release of the plan's parts. */
+relay_plan *rl_plan_alloc(int nranks, int count);
+void rl_section_free(rl_section *s);
+rl_section *rl_section_alloc(int rank, int count);
+relay_status rl_section_clone(rl_section **out, const rl_section *s, int count);
+
+/* The B-side (source) order and shape of pair k: a piece of rows x cols in
+ * A's coordinates is cols x rows in B's when op transposes. */
+int rl_op_transposes(relay_op op);
+
+/* Element offset of (r, c) inside a block stored at ld in order o. */
+static inline int64_t rl_elem_offset(relay_order o, int64_t ld, int64_t r, int64_t c)
+{
+    return o == RELAY_COL_MAJOR ? r + c * ld : r * ld + c;
+}
+
+/* Hashes: a section's checksum, and the plan's fingerprint from its header
+ * and all section checksums (every section must be present). */
+uint64_t rl_section_hash(const rl_section *s, int count);
+uint64_t rl_plan_hash(const relay_plan *p);
+
+/* Checks that a section is self-consistent and within its declared buffer
+ * sizes and the plan's rank count: the executor's trust boundary. */
+relay_status rl_section_validate(const rl_section *s, const relay_plan *p);
+
+#endif

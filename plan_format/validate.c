@@ -1,0 +1,110 @@
+/* validate.c — the executor's trust boundary: a section is checked
+ * completely before any byte of a user buffer is touched.  Every piece must
+ * lie inside the buffer sizes the section declares, every message must
+ * describe exactly its pieces, and every peer must be a rank of the plan. */
+#include "error.h"
+#include "plan_internal.h"
+
+/* Orders and shapes of the two sides of pair k, as the pieces see them. */
+typedef struct {
+    relay_order order;
+    int transposed;   /* the side stores A's rows as its columns */
+} side;
+
+static side side_of(const relay_plan *p, int64_t pair, int is_dst)
+{
+    const rl_pair *pr = &p->pairs[pair];
+    side s = {is_dst ? pr->dst->order : pr->src->order, !is_dst && rl_op_transposes(pr->op)};
+    return s;
+}
+
+/* Checks that a rows x cols piece (A coordinates) at off/ld fits in a buffer
+ * of `elems` elements of the given side. */
+static relay_status check_place(side sd, int64_t rows, int64_t cols, int64_t off, int64_t ld,
+                                int64_t elems, const char *what, int64_t index)
+{
+    int64_t r = sd.transposed ? cols : rows, c = sd.transposed ? rows : cols;
+    int64_t inner = sd.order == RELAY_COL_MAJOR ? r : c, outer = sd.order == RELAY_COL_MAJOR ? c : r;
+    int64_t ext, end;
+    if (rows <= 0 || cols <= 0)
+        return rl_fail(RELAY_ERR_FORMAT, "%s piece %lld has an empty or negative extent %lld x %lld",
+                       what, (long long)index, (long long)rows, (long long)cols);
+    if (off < 0 || ld < inner)
+        return rl_fail(RELAY_ERR_FORMAT, "%s piece %lld has offset %lld or leading dimension %lld out of range",
+                       what, (long long)index, (long long)off, (long long)ld);
+    if (rl_mul_overflows(outer - 1, ld, &ext) || rl_add_overflows(ext, inner, &ext) ||
+        rl_add_overflows(off, ext, &end) || end > elems)
+        return rl_fail(RELAY_ERR_FORMAT, "%s piece %lld reaches beyond its buffer of %lld elements",
+                       what, (long long)index, (long long)elems);
+    return RELAY_OK;
+}
+
+static relay_status check_pair(const relay_plan *p, int64_t pair, const char *what, int64_t index)
+{
+    if (pair < 0 || pair >= p->count)
+        return rl_fail(RELAY_ERR_FORMAT, "%s piece %lld names pair %lld of a plan with %d",
+                       what, (long long)index, (long long)pair, p->count);
+    return RELAY_OK;
+}
+
+/* Messages must partition their piece array in order, name distinct peers
+ * other than the section's rank, and carry exactly their pieces' elements. */
+static relay_status check_messages(const relay_plan *p, const rl_section *s, const rl_message *msg, int nmsg,
+                                   const rl_piece *pieces, int64_t npieces, int is_dst, const char *what)
+{
+    int64_t next = 0;
+    char *seen = rl_calloc((size_t)p->nranks, 1);
+    if (!seen) return RL_NOMEM();
+    relay_status st = RELAY_OK;
+    for (int k = 0; k < nmsg && !st; k++) {
+        const rl_message *m = &msg[k];
+        int64_t elems = 0;
+        if (m->peer < 0 || m->peer >= p->nranks || m->peer == s->rank || seen[m->peer])
+            st = rl_fail(RELAY_ERR_FORMAT, "%s message %d of rank %d names peer %lld: not a distinct other rank of %d",
+                         what, k, s->rank, (long long)m->peer, p->nranks);
+        else if (m->first != next || m->count <= 0 || m->count > npieces - next)
+            st = rl_fail(RELAY_ERR_FORMAT, "%s message %d of rank %d has a bad piece range", what, k, s->rank);
+        for (int64_t i = m->first; !st && i < m->first + m->count; i++) {
+            const rl_piece *pc = &pieces[i];
+            st = check_pair(p, pc->pair, what, i);
+            if (!st) st = check_place(side_of(p, pc->pair, is_dst), pc->rows, pc->cols, pc->off, pc->ld,
+                                      is_dst ? s->dst_elems[pc->pair] : s->src_elems[pc->pair], what, i);
+            if (!st && rl_add_overflows(elems, pc->rows * pc->cols, &elems))
+                st = rl_fail(RELAY_ERR_FORMAT, "%s message %d of rank %d overflows", what, k, s->rank);
+        }
+        if (!st && elems != m->elems)
+            st = rl_fail(RELAY_ERR_FORMAT, "%s message %d of rank %d declares %lld elements but its pieces hold %lld",
+                         what, k, s->rank, (long long)m->elems, (long long)elems);
+        if (!st) {
+            seen[m->peer] = 1;
+            next += m->count;
+        }
+    }
+    free(seen);
+    if (!st && next != npieces)
+        st = rl_fail(RELAY_ERR_FORMAT, "%s pieces of rank %d are not all in a message", what, s->rank);
+    return st;
+}
+
+relay_status rl_section_validate(const rl_section *s, const relay_plan *p)
+{
+    if (s->rank < 0 || s->rank >= p->nranks)
+        return rl_fail(RELAY_ERR_FORMAT, "section rank %d is not in [0, %d)", s->rank, p->nranks);
+    if (s->nsend < 0 || s->nsend >= p->nranks || s->nrecv < 0 || s->nrecv >= p->nranks)
+        return rl_fail(RELAY_ERR_FORMAT, "rank %d sends %d or receives %d messages among %d ranks",
+                       s->rank, s->nsend, s->nrecv, p->nranks);
+    for (int k = 0; k < p->count; k++)
+        if (s->src_elems[k] < 0 || s->dst_elems[k] < 0)
+            return rl_fail(RELAY_ERR_FORMAT, "rank %d declares a negative buffer size", s->rank);
+    relay_status st = check_messages(p, s, s->send, s->nsend, s->send_pieces, s->nsend_pieces, 0, "send");
+    if (!st) st = check_messages(p, s, s->recv, s->nrecv, s->recv_pieces, s->nrecv_pieces, 1, "receive");
+    for (int64_t i = 0; !st && i < s->nlocal; i++) {
+        const rl_local_piece *lp = &s->local[i];
+        st = check_pair(p, lp->pair, "local", i);
+        if (!st) st = check_place(side_of(p, lp->pair, 0), lp->rows, lp->cols, lp->src_off, lp->src_ld,
+                                  s->src_elems[lp->pair], "local", i);
+        if (!st) st = check_place(side_of(p, lp->pair, 1), lp->rows, lp->cols, lp->dst_off, lp->dst_ld,
+                                  s->dst_elems[lp->pair], "local", i);
+    }
+    return st;
+}
