@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# install-deps.sh — installs everything relay needs to build, test and
+# benchmark, from Debian's packages.  Run as root (or with sudo available).
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config git
+  libopenmpi-dev openmpi-bin          # MPI (MPICH works too: libmpich-dev mpich)
+  libmsgpack-dev                      # plan files (msgpack-c)
+  libxxhash-dev                       # checksums and fingerprints
+  libcmocka-dev                       # unit tests
+  libopenblas-dev                     # CBLAS for SUMMA/HSUMMA local products
+  clang libclang-rt-14-dev            # libFuzzer and sanitizer runtimes
+  python3                             # small helper scripts in tests and bench
+)
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+echo "install-deps: all dependencies present"

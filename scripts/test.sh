@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# test.sh — installs dependencies, builds relay twice (optimised, and with
+# AddressSanitizer + UndefinedBehaviorSanitizer) and runs every test of both
+# under ctest: cmocka unit tests and MPI tests at 1, 2, 3, 4 and 8 ranks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/env.sh
+scripts/install-deps.sh
+
+run_suite() { # build-dir, extra cmake args...
+  local dir=$1; shift
+  echo "== configure and build $dir $*"
+  cmake -S . -B "$dir" "$@" >/dev/null
+  cmake --build "$dir" -j "$JOBS" >/dev/null
+  echo "== test $dir"
+  (cd "$dir" && ctest --output-on-failure -j "$JOBS" --timeout 900)
+}
+
+run_suite build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+run_suite build-asan -DCMAKE_BUILD_TYPE=Debug -DRELAY_SANITIZE=ON -DRELAY_BUILD_BENCH=OFF
+echo "test.sh: all suites passed"

@@ -1,0 +1,199 @@
+/* mpi_exec.c — the executor's behaviour under MPI, beyond correct data:
+ * collective failure without hangs (plans that differ, wrong communicator
+ * size), split-phase misuse, isolation from the application's messages,
+ * independence from the plan's lifetime, and no communicator leak across
+ * many create/free cycles.  Run at 1, 2, 3, 4 and 8 ranks. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "relay/relay.h"
+
+static int rank, nranks, passed, failed;
+
+/* Records a check; every rank must agree for it to pass. */
+static void check(int ok, const char *what)
+{
+    int all;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    if (all) passed++;
+    else {
+        failed++;
+        if (rank == 0) printf("FAILED: %s\n", what);
+        if (!ok) printf("  rank %d: last error: %s\n", rank, relay_last_error());
+    }
+}
+
+/* A 2-D block-cyclic layout over every rank: 1 x P grid, mb x nb blocks. */
+static relay_layout *row_of_blocks(int64_t m, int64_t n, int64_t mb, int64_t nb)
+{
+    relay_layout *l = NULL;
+    relay_layout_block_cyclic(&l, m, n, mb, nb, 1, nranks, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR);
+    return l;
+}
+
+typedef struct {
+    relay_layout *a, *b;
+    relay_plan *plan;
+    double *abuf, *bbuf;
+} fixture;
+
+static double value(int64_t i, int64_t j) { return (double)(i * 1000 + j); }
+
+static void fixture_init(fixture *f, int64_t m, int64_t n)
+{
+    f->a = row_of_blocks(m, n, 3, 5);
+    f->b = row_of_blocks(m, n, 4, 2);
+    relay_plan_transform(&f->plan, nranks, f->a, f->b, RELAY_OP_N, RELAY_DOUBLE, NULL);
+    f->abuf = calloc((size_t)relay_layout_local_elems(f->a, rank) + 1, sizeof(double));
+    f->bbuf = calloc((size_t)relay_layout_local_elems(f->b, rank) + 1, sizeof(double));
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            int r;
+            int64_t k;
+            relay_layout_locate(f->b, i, j, &r, &k);
+            if (r == rank) f->bbuf[k] = value(i, j);
+        }
+}
+
+static int fixture_result_ok(const fixture *f)
+{
+    for (int64_t i = 0; i < relay_layout_rows(f->a); i++)
+        for (int64_t j = 0; j < relay_layout_cols(f->a); j++) {
+            int r;
+            int64_t k;
+            relay_layout_locate(f->a, i, j, &r, &k);
+            if (r == rank && f->abuf[k] != value(i, j)) return 0;
+        }
+    return 1;
+}
+
+static void fixture_free(fixture *f)
+{
+    relay_plan_free(f->plan);
+    relay_layout_free(f->a);
+    relay_layout_free(f->b);
+    free(f->abuf);
+    free(f->bbuf);
+}
+
+static void test_different_plans_fail_everywhere(void)
+{
+    if (nranks < 2) return;
+    relay_layout *a = row_of_blocks(40, 30, rank % 2 ? 3 : 4, 5), *b = row_of_blocks(40, 30, 4, 2);
+    relay_plan *p;
+    relay_exec *e = NULL;
+    relay_plan_transform(&p, nranks, a, b, RELAY_OP_N, RELAY_DOUBLE, NULL);
+    relay_status st = relay_exec_create(&e, p, MPI_COMM_WORLD);
+    check(st == RELAY_ERR_MISMATCH && e == NULL, "ranks holding different plans all get RELAY_ERR_MISMATCH");
+    check(strstr(relay_last_error(), "fingerprint") != NULL, "the mismatch message names the fingerprints");
+    relay_plan_free(p);
+    relay_layout_free(a);
+    relay_layout_free(b);
+}
+
+static void test_wrong_size_fails_everywhere(void)
+{
+    relay_layout *a = row_of_blocks(20, 20, 3, 3);
+    relay_plan *p;
+    relay_exec *e = NULL;
+    relay_plan_transform(&p, nranks + 1, a, a, RELAY_OP_N, RELAY_DOUBLE, NULL);
+    relay_status st = relay_exec_create(&e, p, MPI_COMM_WORLD);
+    check(st == RELAY_ERR_MISMATCH && e == NULL, "a plan for P+1 ranks fails with RELAY_ERR_MISMATCH on every rank");
+    relay_plan_free(p);
+    relay_layout_free(a);
+}
+
+static void test_split_phase_and_misuse(void)
+{
+    fixture f;
+    relay_exec *e;
+    fixture_init(&f, 50, 37);
+    check(relay_exec_create(&e, f.plan, MPI_COMM_WORLD) == RELAY_OK, "create");
+    void *dst[1] = {f.abuf};
+    const void *src[1] = {f.bbuf};
+    check(relay_exec_wait(e) == RELAY_ERR_ARG, "wait without start is an argument error");
+    check(relay_exec_start(e, dst, src, NULL, NULL) == RELAY_OK, "start");
+    check(relay_exec_start(e, dst, src, NULL, NULL) == RELAY_ERR_ARG, "a second start while in flight is refused");
+    check(relay_exec_wait(e) == RELAY_OK, "wait");
+    check(fixture_result_ok(&f), "split-phase replay delivers every element");
+    int local_elems = relay_layout_local_elems(f.a, rank) > 0;
+    void *null_dst[1] = {NULL};
+    relay_status st = relay_exec_run(e, null_dst, src, NULL, NULL);
+    check(!local_elems || st == RELAY_ERR_ARG, "a NULL buffer where the rank holds data is refused");
+    check(relay_exec_run(e, NULL, src, NULL, NULL) == RELAY_ERR_ARG, "a NULL buffer array is refused");
+    relay_exec_free(e);
+    fixture_free(&f);
+}
+
+/* relay talks on its own communicator: a wildcard receive the application
+ * posted on the user's communicator must not catch relay's messages. */
+static void test_application_messages_are_isolated(void)
+{
+    fixture f;
+    relay_exec *e;
+    fixture_init(&f, 64, 64);
+    relay_exec_create(&e, f.plan, MPI_COMM_WORLD);
+    double app = -1;
+    MPI_Request req;
+    MPI_Irecv(&app, 1, MPI_DOUBLE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &req);
+    check(relay_exec_run(e, (void *const[]){f.abuf}, (const void *const[]){f.bbuf}, NULL, NULL) == RELAY_OK, "run");
+    int done = 0;
+    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    check(!done, "no relay message matched the application's wildcard receive");
+    double mine = 42;
+    MPI_Send(&mine, 1, MPI_DOUBLE, rank, 0, MPI_COMM_WORLD);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    check(app == 42 && fixture_result_ok(&f), "application message and relay data both arrive intact");
+    relay_exec_free(e);
+    fixture_free(&f);
+}
+
+/* The executor keeps what it needs: the plan may go first. */
+static void test_plan_freed_before_replay(void)
+{
+    fixture f;
+    relay_exec *e;
+    fixture_init(&f, 33, 45);
+    relay_exec_create(&e, f.plan, MPI_COMM_WORLD);
+    relay_plan_free(f.plan);
+    f.plan = NULL;
+    for (int r = 0; r < 3; r++) {
+        memset(f.abuf, 0, (size_t)relay_layout_local_elems(f.a, rank) * sizeof(double));
+        relay_exec_run(e, (void *const[]){f.abuf}, (const void *const[]){f.bbuf}, NULL, NULL);
+    }
+    check(fixture_result_ok(&f), "replays after the plan was freed are correct");
+    relay_exec_free(e);
+    fixture_free(&f);
+}
+
+/* Each executor duplicates the communicator and frees it again. */
+static void test_no_communicator_leak(void)
+{
+    fixture f;
+    fixture_init(&f, 16, 16);
+    int ok = 1;
+    for (int k = 0; k < 3000 && ok; k++) {
+        relay_exec *e;
+        ok = relay_exec_create(&e, f.plan, MPI_COMM_WORLD) == RELAY_OK;
+        if (ok) relay_exec_free(e);
+    }
+    check(ok, "3000 executors created and freed");
+    fixture_free(&f);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    test_different_plans_fail_everywhere();
+    test_wrong_size_fails_everywhere();
+    test_split_phase_and_misuse();
+    test_application_messages_are_isolated();
+    test_plan_freed_before_replay();
+    test_no_communicator_leak();
+    if (rank == 0) printf("mpi_exec: %d passed, %d failed\n", passed, failed);
+    MPI_Finalize();
+    return failed ? 1 : 0;
+}

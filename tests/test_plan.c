@@ -1,0 +1,333 @@
+/* test_plan.c — the planner checked without MPI.
+ *
+ * Every plan is replayed serially from its sections alone: each send piece is
+ * matched with the receive piece at the same place of the peer's message,
+ * elements are copied one by one, and then every element of A must hold the
+ * B element op() maps to it, written exactly once, with volumes that add up
+ * to m*n.  Layout positions come from relay_layout_locate (checked against
+ * ScaLAPACK's formulas in test_layout). Also: argument errors, statistics,
+ * fingerprints and the section validator. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "plan_internal.h"
+
+/* ---- a small deterministic generator of layouts ------------------------ */
+
+static uint64_t rng_state;
+static uint64_t next_u64(void)
+{
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static int64_t uniform(int64_t lo, int64_t hi) { return lo + (int64_t)(next_u64() % (uint64_t)(hi - lo + 1)); }
+
+static int random_splits(int64_t extent, int64_t *splits)
+{
+    int nb = 0;
+    splits[0] = 0;
+    while (splits[nb] < extent) {
+        int64_t step = uniform(1, extent < 7 ? extent : extent / 2 + 1);
+        splits[nb + 1] = splits[nb] + step < extent ? splits[nb] + step : extent;
+        nb++;
+    }
+    return nb;
+}
+
+static relay_layout *random_layout(int nranks, int64_t m, int64_t n)
+{
+    relay_layout *l = NULL;
+    relay_order order = uniform(0, 1) ? RELAY_ROW_MAJOR : RELAY_COL_MAJOR;
+    if (uniform(0, 2) == 0) {
+        int pr = (int)uniform(1, nranks), pc = (int)uniform(1, nranks / pr);
+        assert_int_equal(relay_layout_block_cyclic(&l, m, n, uniform(1, m), uniform(1, n), pr, pc,
+                                                   uniform(0, 1) ? RELAY_ROW_MAJOR : RELAY_COL_MAJOR,
+                                                   (int)uniform(0, pr - 1), (int)uniform(0, pc - 1), 0, order),
+                         RELAY_OK);
+        return l;
+    }
+    int64_t *rs = malloc((size_t)(m + 1) * sizeof *rs), *cs = malloc((size_t)(n + 1) * sizeof *cs);
+    int nbr = random_splits(m, rs), nbc = random_splits(n, cs);
+    int *owners = malloc((size_t)nbr * (size_t)nbc * sizeof *owners);
+    for (int b = 0; b < nbr * nbc; b++) owners[b] = (int)uniform(0, nranks - 1);
+    assert_int_equal(relay_layout_grid(&l, nranks, m, n, nbr, rs, nbc, cs, owners, NULL, NULL, order), RELAY_OK);
+    free(rs);
+    free(cs);
+    free(owners);
+    return l;
+}
+
+/* ---- serial replay from sections ---------------------------------------- */
+
+typedef struct {
+    double **a, **b;     /* per rank */
+    int **writes;        /* per rank: how often each A element was written */
+} world;
+
+static int64_t side_index(const relay_layout *l, int transposed, int64_t off, int64_t ld, int64_t i, int64_t j)
+{
+    return off + rl_elem_offset(l->order, ld, transposed ? j : i, transposed ? i : j);
+}
+
+static void copy_piece(const relay_plan *p, world *w, int from, int to, int64_t pair, int64_t rows, int64_t cols,
+                       int64_t src_off, int64_t src_ld, int64_t dst_off, int64_t dst_ld)
+{
+    const rl_pair *pr = &p->pairs[pair];
+    for (int64_t j = 0; j < cols; j++)
+        for (int64_t i = 0; i < rows; i++) {
+            int64_t s = side_index(pr->src, rl_op_transposes(pr->op), src_off, src_ld, i, j);
+            int64_t d = side_index(pr->dst, 0, dst_off, dst_ld, i, j);
+            w->a[to][d] = w->b[from][s];
+            w->writes[to][d]++;
+        }
+}
+
+static const rl_message *find_recv(const rl_section *s, int peer)
+{
+    for (int k = 0; k < s->nrecv; k++)
+        if (s->recv[k].peer == peer) return &s->recv[k];
+    return NULL;
+}
+
+static void replay_serially(const relay_plan *p, world *w)
+{
+    for (int r = 0; r < p->nranks; r++) {
+        const rl_section *s = p->sections[r];
+        for (int64_t i = 0; i < s->nlocal; i++) {
+            const rl_local_piece *lp = &s->local[i];
+            copy_piece(p, w, r, r, lp->pair, lp->rows, lp->cols, lp->src_off, lp->src_ld, lp->dst_off, lp->dst_ld);
+        }
+        for (int k = 0; k < s->nsend; k++) {
+            const rl_message *m = &s->send[k];
+            const rl_section *peer = p->sections[m->peer];
+            const rl_message *rm = find_recv(peer, r);
+            assert_non_null(rm);
+            assert_int_equal(rm->count, m->count);
+            assert_int_equal(rm->elems, m->elems);
+            for (int64_t q = 0; q < m->count; q++) {
+                const rl_piece *sp = &s->send_pieces[m->first + q], *rp = &peer->recv_pieces[rm->first + q];
+                assert_int_equal(sp->pair, rp->pair);
+                assert_int_equal(sp->rows, rp->rows);
+                assert_int_equal(sp->cols, rp->cols);
+                copy_piece(p, w, r, (int)m->peer, sp->pair, sp->rows, sp->cols, sp->off, sp->ld, rp->off, rp->ld);
+            }
+        }
+    }
+}
+
+static double b_id(int64_t i, int64_t j) { return (double)(i * 100003 + j + 1); }
+
+/* Plans dst := op(src) for one pair, replays serially and checks every element. */
+static void check_pair_plan(int nranks, relay_layout *la, relay_layout *lb, relay_op op)
+{
+    relay_plan *p = NULL;
+    assert_int_equal(relay_plan_transform(&p, nranks, la, lb, op, RELAY_DOUBLE, NULL), RELAY_OK);
+    world w = {calloc((size_t)nranks, sizeof(double *)), calloc((size_t)nranks, sizeof(double *)),
+               calloc((size_t)nranks, sizeof(int *))};
+    for (int r = 0; r < nranks; r++) {
+        w.a[r] = calloc((size_t)relay_plan_buffer_elems(p, 1, 0, r) + 1, sizeof(double));
+        w.b[r] = calloc((size_t)relay_plan_buffer_elems(p, 0, 0, r) + 1, sizeof(double));
+        w.writes[r] = calloc((size_t)relay_plan_buffer_elems(p, 1, 0, r) + 1, sizeof(int));
+        assert_int_equal(rl_section_validate(p->sections[r], p), RELAY_OK);
+    }
+    for (int64_t i = 0; i < lb->m; i++)
+        for (int64_t j = 0; j < lb->n; j++) {
+            int r;
+            int64_t idx;
+            assert_int_equal(relay_layout_locate(lb, i, j, &r, &idx), RELAY_OK);
+            w.b[r][idx] = b_id(i, j);
+        }
+    replay_serially(p, &w);
+    int t = op != RELAY_OP_N;
+    for (int64_t i = 0; i < la->m; i++)
+        for (int64_t j = 0; j < la->n; j++) {
+            int r;
+            int64_t idx;
+            assert_int_equal(relay_layout_locate(la, i, j, &r, &idx), RELAY_OK);
+            assert_int_equal(w.writes[r][idx], 1);
+            assert_true(w.a[r][idx] == (t ? b_id(j, i) : b_id(i, j)));
+        }
+    relay_plan_stats st;
+    assert_int_equal(relay_plan_get_stats(p, &st), RELAY_OK);
+    assert_int_equal(st.bytes_total, la->m * la->n * 8);
+    assert_true(st.bytes_remote <= st.bytes_total);
+    for (int r = 0; r < nranks; r++) {
+        free(w.a[r]);
+        free(w.b[r]);
+        free(w.writes[r]);
+    }
+    free(w.a);
+    free(w.b);
+    free(w.writes);
+    relay_plan_free(p);
+}
+
+static void test_random_pairs_replay_exactly(void **state)
+{
+    (void)state;
+    for (int c = 0; c < 300; c++) {
+        rng_state = 1000 + (uint64_t)c;
+        int nranks = (int)uniform(1, 9);
+        int64_t m = uniform(1, 40), n = uniform(1, 40);
+        relay_op op = (relay_op)uniform(0, 2);
+        int t = op != RELAY_OP_N;
+        relay_layout *la = random_layout(nranks, m, n), *lb = random_layout(nranks, t ? n : m, t ? m : n);
+        check_pair_plan(nranks, la, lb, op);
+        relay_layout_free(la);
+        relay_layout_free(lb);
+    }
+}
+
+static void test_block_cyclic_32_to_128(void **state)
+{
+    (void)state;
+    relay_layout *la, *lb;
+    assert_int_equal(relay_layout_block_cyclic(&lb, 300, 257, 32, 32, 2, 2, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR), RELAY_OK);
+    assert_int_equal(relay_layout_block_cyclic(&la, 300, 257, 128, 128, 1, 4, RELAY_COL_MAJOR, 0, 1, 0, RELAY_ROW_MAJOR), RELAY_OK);
+    check_pair_plan(4, la, lb, RELAY_OP_N);
+    relay_layout_free(la);
+    relay_layout_free(lb);
+}
+
+/* Identical layouts move nothing between ranks. */
+static void test_identical_layouts_stay_local(void **state)
+{
+    (void)state;
+    relay_layout *l;
+    relay_plan *p;
+    relay_plan_stats st;
+    assert_int_equal(relay_layout_block_cyclic(&l, 100, 90, 7, 5, 2, 3, RELAY_ROW_MAJOR, 1, 2, 0, RELAY_COL_MAJOR), RELAY_OK);
+    assert_int_equal(relay_plan_transform(&p, 6, l, l, RELAY_OP_N, RELAY_CDOUBLE, NULL), RELAY_OK);
+    assert_int_equal(relay_plan_get_stats(p, &st), RELAY_OK);
+    assert_int_equal(st.bytes_remote, 0);
+    assert_int_equal(st.messages, 0);
+    assert_int_equal(st.bytes_total, 100 * 90 * 16);
+    relay_plan_free(p);
+    relay_layout_free(l);
+}
+
+/* A batch sends at most one message per peer, carrying every pair. */
+static void test_batch_one_message_per_peer(void **state)
+{
+    (void)state;
+    relay_layout *a, *b;
+    relay_plan *single, *batch;
+    relay_plan_stats s1, s3;
+    assert_int_equal(relay_layout_block_cyclic(&b, 64, 64, 8, 8, 2, 2, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR), RELAY_OK);
+    assert_int_equal(relay_layout_block_cyclic(&a, 64, 64, 16, 16, 4, 1, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR), RELAY_OK);
+    const relay_layout *as[3] = {a, a, a}, *bs[3] = {b, b, b};
+    relay_op ops[3] = {RELAY_OP_N, RELAY_OP_T, RELAY_OP_C};
+    assert_int_equal(relay_plan_transform(&single, 4, a, b, RELAY_OP_N, RELAY_FLOAT, NULL), RELAY_OK);
+    assert_int_equal(relay_plan_transform_batch(&batch, 4, 3, as, bs, ops, RELAY_FLOAT, NULL), RELAY_OK);
+    relay_plan_get_stats(single, &s1);
+    relay_plan_get_stats(batch, &s3);
+    assert_true(s3.messages <= 4 * 3);
+    assert_int_equal(s3.bytes_total, 3 * s1.bytes_total);
+    for (int r = 0; r < 4; r++)
+        for (int k = 0; k + 1 < batch->sections[r]->nsend; k++)
+            assert_true(batch->sections[r]->send[k].peer < batch->sections[r]->send[k + 1].peer);
+    relay_plan_free(single);
+    relay_plan_free(batch);
+    relay_layout_free(a);
+    relay_layout_free(b);
+}
+
+static void test_fingerprint_is_deterministic(void **state)
+{
+    (void)state;
+    relay_layout *a, *b;
+    relay_plan *p1, *p2, *p3;
+    assert_int_equal(relay_layout_block_cyclic(&b, 50, 40, 4, 4, 2, 2, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR), RELAY_OK);
+    assert_int_equal(relay_layout_block_cyclic(&a, 40, 50, 8, 8, 1, 4, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR), RELAY_OK);
+    assert_int_equal(relay_plan_transform(&p1, 4, a, b, RELAY_OP_T, RELAY_DOUBLE, NULL), RELAY_OK);
+    assert_int_equal(relay_plan_transform(&p2, 4, a, b, RELAY_OP_T, RELAY_DOUBLE, NULL), RELAY_OK);
+    assert_int_equal(relay_plan_transform(&p3, 4, a, b, RELAY_OP_C, RELAY_DOUBLE, NULL), RELAY_OK);
+    assert_true(relay_plan_fingerprint(p1) == relay_plan_fingerprint(p2));
+    assert_true(relay_plan_fingerprint(p1) != relay_plan_fingerprint(p3));
+    relay_plan_free(p1);
+    relay_plan_free(p2);
+    relay_plan_free(p3);
+    relay_layout_free(a);
+    relay_layout_free(b);
+}
+
+/* Bad arguments: an error with a message, and *out untouched. */
+static void test_bad_arguments(void **state)
+{
+    (void)state;
+    relay_layout *a, *b, *small;
+    relay_plan *sentinel = (relay_plan *)&sentinel, *p = sentinel;
+    relay_plan_options o;
+    assert_int_equal(relay_layout_block_cyclic(&a, 10, 20, 4, 4, 2, 2, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR), RELAY_OK);
+    assert_int_equal(relay_layout_block_cyclic(&b, 10, 20, 4, 4, 1, 2, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR), RELAY_OK);
+    assert_int_equal(relay_layout_block_cyclic(&small, 10, 10, 4, 4, 1, 1, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR), RELAY_OK);
+    assert_int_equal(relay_plan_transform(NULL, 4, a, b, RELAY_OP_N, RELAY_DOUBLE, NULL), RELAY_ERR_ARG);
+    assert_int_equal(relay_plan_transform(&p, 0, a, b, RELAY_OP_N, RELAY_DOUBLE, NULL), RELAY_ERR_ARG);
+    assert_int_equal(relay_plan_transform(&p, 3, a, b, RELAY_OP_N, RELAY_DOUBLE, NULL), RELAY_ERR_ARG); /* a has 4 ranks */
+    assert_int_equal(relay_plan_transform(&p, 4, a, b, RELAY_OP_T, RELAY_DOUBLE, NULL), RELAY_ERR_ARG); /* shapes */
+    assert_int_equal(relay_plan_transform(&p, 4, a, small, RELAY_OP_N, RELAY_DOUBLE, NULL), RELAY_ERR_ARG);
+    assert_int_equal(relay_plan_transform(&p, 4, a, NULL, RELAY_OP_N, RELAY_DOUBLE, NULL), RELAY_ERR_ARG);
+    assert_int_equal(relay_plan_transform(&p, 4, a, b, (relay_op)7, RELAY_DOUBLE, NULL), RELAY_ERR_ARG);
+    assert_int_equal(relay_plan_transform(&p, 4, a, b, RELAY_OP_N, (relay_type)9, NULL), RELAY_ERR_ARG);
+    relay_plan_options_init(&o);
+    o.schedule = (relay_schedule)42;
+    assert_int_equal(relay_plan_transform(&p, 4, a, b, RELAY_OP_N, RELAY_DOUBLE, &o), RELAY_ERR_ARG);
+    assert_true(strlen(relay_last_error()) > 0);
+    assert_ptr_equal(p, sentinel);
+    assert_int_equal(relay_plan_transform_batch(&p, 4, 0, NULL, NULL, NULL, RELAY_DOUBLE, NULL), RELAY_ERR_ARG);
+    assert_ptr_equal(p, sentinel);
+    relay_layout_free(a);
+    relay_layout_free(b);
+    relay_layout_free(small);
+}
+
+/* The validator is the executor's trust boundary: corruptions are caught. */
+static void test_validator_rejects_corruption(void **state)
+{
+    (void)state;
+    relay_layout *a, *b;
+    relay_plan *p;
+    assert_int_equal(relay_layout_block_cyclic(&b, 30, 30, 4, 4, 2, 1, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR), RELAY_OK);
+    assert_int_equal(relay_layout_block_cyclic(&a, 30, 30, 8, 8, 1, 2, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR), RELAY_OK);
+    assert_int_equal(relay_plan_transform(&p, 2, a, b, RELAY_OP_N, RELAY_DOUBLE, NULL), RELAY_OK);
+    rl_section *s = p->sections[0];
+    assert_true(s->nsend == 1 && s->nrecv == 1 && s->nlocal > 0);
+    int64_t saved = s->send_pieces[0].off;
+    s->send_pieces[0].off = s->src_elems[0];
+    assert_int_equal(rl_section_validate(s, p), RELAY_ERR_FORMAT);
+    s->send_pieces[0].off = saved;
+    s->recv[0].peer = 0;
+    assert_int_equal(rl_section_validate(s, p), RELAY_ERR_FORMAT);
+    s->recv[0].peer = 1;
+    saved = s->local[0].dst_ld;
+    s->local[0].dst_ld = 0;
+    assert_int_equal(rl_section_validate(s, p), RELAY_ERR_FORMAT);
+    s->local[0].dst_ld = saved;
+    s->send[0].elems++;
+    assert_int_equal(rl_section_validate(s, p), RELAY_ERR_FORMAT);
+    s->send[0].elems--;
+    assert_int_equal(rl_section_validate(s, p), RELAY_OK);
+    relay_plan_free(p);
+    relay_layout_free(a);
+    relay_layout_free(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_random_pairs_replay_exactly),
+        cmocka_unit_test(test_block_cyclic_32_to_128),
+        cmocka_unit_test(test_identical_layouts_stay_local),
+        cmocka_unit_test(test_batch_one_message_per_peer),
+        cmocka_unit_test(test_fingerprint_is_deterministic),
+        cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_validator_rejects_corruption),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
