@@ -51,6 +51,11 @@ static int candidate_cmp(const void *a, const void *b)
     return (x->r0 > y->r0) - (x->r0 < y->r0);
 }
 
+static void sort_candidates(candidate_list *list)
+{
+    if (list->count > 1) qsort(list->items, (size_t)list->count, sizeof *list->items, candidate_cmp);
+}
+
 /* ---- the overlay of one block with the other layout's grid ------------ */
 
 /* A rectangle of A's coordinate space: rows [r0, r1) x columns [c0, c1). */
@@ -194,8 +199,8 @@ static relay_status collect(const relay_plan *p, int rank, int send_side, candid
         else rl_layout_for_each_block(pr->dst_relabeled, rank, cut_dst_block, &ctx);
     }
     if (main->failed || (locals && locals->failed)) return RL_NOMEM();
-    qsort(main->items, (size_t)main->count, sizeof *main->items, candidate_cmp);
-    if (locals) qsort(locals->items, (size_t)locals->count, sizeof *locals->items, candidate_cmp);
+    sort_candidates(main);
+    if (locals) sort_candidates(locals);
     return RELAY_OK;
 }
 
