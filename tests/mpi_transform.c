@@ -1,0 +1,739 @@
+/* mpi_transform.c — replays relay transform plans under MPI and checks every
+ * local element of A on every rank against the serial reference.
+ *
+ * Every rank builds the same plans (hand-picked cases, then random cases whose
+ * seed depends only on the case number), binds them to MPI_COMM_WORLD and
+ * replays each over freshly allocated buffers filled with new values, with
+ * relay_exec_run and with relay_exec_start + relay_exec_wait.  Checked: each
+ * element of A (gaps between blocks must stay untouched, NaN in A must not
+ * leak when beta is 0), B left unchanged, relay_plan_buffer_elems against the
+ * reference buffer sizes, and the relabeling being a permutation.  Cases run
+ * with every relabeling mode and schedule; one with a non-default option that
+ * the planner refuses with RELAY_ERR_UNSUPPORTED is counted on a line of its
+ * own, neither passed nor failed.
+ * Rank 0 prints the first failures and a last line
+ * "mpi_transform: N passed, M failed"; the exit status is non-zero on failure. */
+#include <limits.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reference.h"
+#include "relay/relay.h"
+
+enum { MAX_PAIRS = 3, REPLAYS = 4, RANDOM_CASES = 800, MAX_REPORTS = 8, MAX_HAND_PICKED = 64 };
+
+/* Stored in the gaps of A's buffer between blocks; must survive every replay. */
+static const double GAP_VALUE = 77777.0;
+
+/* ---- describing a case ----------------------------------------------------------- */
+
+typedef struct {
+    char name[96];
+    int count;                      /* transform pairs */
+    int batched;                    /* planned with relay_plan_transform_batch */
+    ref_layout dst[MAX_PAIRS], src[MAX_PAIRS];
+    relay_op ops[MAX_PAIRS];
+    relay_type type;
+    double complex alpha, beta;
+    int alpha_null, beta_null;      /* pass NULL: alpha means 1, beta means 0 */
+    relay_relabel relabel;
+    relay_schedule schedule;
+} transform_case;
+
+static void case_init(transform_case *tc, const char *name, relay_type type,
+                      double complex alpha, double complex beta)
+{
+    memset(tc, 0, sizeof *tc);
+    snprintf(tc->name, sizeof tc->name, "%s", name);
+    tc->type = type;
+    tc->alpha = alpha;
+    tc->beta = beta;
+    tc->relabel = RELAY_RELABEL_NONE;
+    tc->schedule = RELAY_SCHED_AUTO;
+}
+
+static void case_add_pair(transform_case *tc, ref_layout dst, ref_layout src, relay_op op)
+{
+    tc->dst[tc->count] = dst;
+    tc->src[tc->count] = src;
+    tc->ops[tc->count] = op;
+    tc->count++;
+    tc->batched = tc->count > 1;
+}
+
+static void case_free(transform_case *tc)
+{
+    for (int k = 0; k < tc->count; k++) {
+        ref_layout_free(&tc->dst[k]);
+        ref_layout_free(&tc->src[k]);
+    }
+}
+
+/* The scalars of one replay: the case's, swapped from replay 2 on, so that an
+ * executor holding on to the first replay's scalars is caught. */
+static void replay_scalars(const transform_case *tc, int replay, double complex *alpha,
+                           double complex *beta)
+{
+    int swap = replay >= 2;
+    *alpha = swap ? tc->beta : tc->alpha;
+    *beta = swap ? tc->alpha : tc->beta;
+}
+
+static ref_layout bc_layout(int64_t m, int64_t n, int64_t mb, int64_t nb, int nprow, int npcol,
+                            relay_order grid_order, int rsrc, int csrc, int64_t lld,
+                            relay_order elem_order)
+{
+    ref_bc_params p = {m, n, mb, nb, nprow, npcol, grid_order, rsrc, csrc, lld, elem_order};
+    ref_layout l;
+    ref_layout_block_cyclic(&l, &p);
+    return l;
+}
+
+/* The default block-cyclic storage: grid order R, source (0, 0), smallest lld. */
+static ref_layout bc_simple(int64_t m, int64_t n, int64_t mb, int64_t nb, int nprow, int npcol,
+                            relay_order elem_order)
+{
+    return bc_layout(m, n, mb, nb, nprow, npcol, RELAY_ROW_MAJOR, 0, 0, 0, elem_order);
+}
+
+static ref_layout random_grid(uint64_t seed, int64_t m, int64_t n, int nranks, int explicit_offsets)
+{
+    ref_rng rng;
+    ref_rng_seed(&rng, seed);
+    ref_layout l;
+    ref_random_grid(&l, &rng, m, n, nranks, explicit_offsets);
+    return l;
+}
+
+/* A 1 x n matrix cut every 7 columns, blocks dealt round-robin over nranks. */
+static ref_layout row_vector_grid(int64_t n, int nranks)
+{
+    int nbc = (int)((n + 6) / 7);
+    int64_t *cols = malloc(sizeof *cols * (size_t)(nbc + 1));
+    int *owners = malloc(sizeof *owners * (size_t)nbc);
+    for (int b = 0; b <= nbc; b++)
+        cols[b] = b * 7 < n ? b * 7 : n;
+    for (int b = 0; b < nbc; b++)
+        owners[b] = b % nranks;
+    const int64_t rows[] = {0, 1};
+    ref_layout l;
+    ref_layout_grid(&l, nranks, 1, n, 1, rows, nbc, cols, owners, NULL, NULL, RELAY_ROW_MAJOR);
+    free(cols);
+    free(owners);
+    return l;
+}
+
+/* ---- the cases ------------------------------------------------------------------- */
+
+/* nprow x npcol = nranks with nprow the largest divisor not above sqrt(nranks). */
+static void grid_shape(int nranks, int *nprow, int *npcol)
+{
+    *nprow = 1;
+    for (int d = 1; d * d <= nranks; d++)
+        if (nranks % d == 0)
+            *nprow = d;
+    *npcol = nranks / *nprow;
+}
+
+static const relay_type all_types[] = {RELAY_FLOAT, RELAY_DOUBLE, RELAY_CFLOAT, RELAY_CDOUBLE};
+static const relay_op all_ops[] = {RELAY_OP_N, RELAY_OP_T, RELAY_OP_C};
+static const relay_schedule all_schedules[] = {RELAY_SCHED_AUTO, RELAY_SCHED_P2P,
+                                               RELAY_SCHED_ROUNDS, RELAY_SCHED_ALLTOALLV};
+static const char *const schedule_names[] = {"auto", "p2p", "rounds", "alltoallv"};
+
+/* Every element type with every op on a 23 x 31 matrix from a random grid. */
+static int add_type_op_cases(transform_case *cases, int P, int pr, int pc)
+{
+    int n = 0;
+    for (int t = 0; t < 4; t++) {
+        for (int o = 0; o < 3; o++) {
+            transform_case *tc = &cases[n++];
+            char name[64];
+            snprintf(name, sizeof name, "all types and ops: %s op %s",
+                     ref_type_name(all_types[t]), ref_op_name(all_ops[o]));
+            case_init(tc, name, all_types[t], ref_type_is_complex(all_types[t]) ? CMPLX(-1, 2) : -1,
+                      2);
+            int transposed = all_ops[o] != RELAY_OP_N;
+            case_add_pair(tc, bc_layout(23, 31, 4, 3, pr, pc, RELAY_COL_MAJOR, pr - 1, 0, 0,
+                                        RELAY_COL_MAJOR),
+                          random_grid(100 + (uint64_t)n, transposed ? 31 : 23, transposed ? 23 : 31,
+                                      P, 1),
+                          all_ops[o]);
+        }
+    }
+    return n;
+}
+
+/* The hand-picked cases for nranks = P; returns how many were written. */
+static int hand_picked_cases(transform_case *cases, int P)
+{
+    const relay_order COL = RELAY_COL_MAJOR, ROW = RELAY_ROW_MAJOR;
+    int pr, pc, n = 0;
+    grid_shape(P, &pr, &pc);
+    int fewer = P > 1 ? P - 1 : 1, half = P > 1 ? P / 2 : 1;
+    transform_case *tc;
+
+    tc = &cases[n++];
+    case_init(tc, "bc 32 -> 128, 300 x 257, alpha NULL, beta NULL", RELAY_DOUBLE, 0, 0);
+    tc->alpha_null = tc->beta_null = 1;
+    case_add_pair(tc, bc_layout(300, 257, 128, 128, pc, pr, COL, 0, 0, 0, COL),
+                  bc_simple(300, 257, 32, 32, pr, pc, COL), RELAY_OP_N);
+
+    tc = &cases[n++];
+    case_init(tc, "bc 32 -> 128 transpose", RELAY_FLOAT, 2, -1);
+    case_add_pair(tc, bc_simple(300, 257, 128, 128, pr, pc, COL),
+                  bc_simple(257, 300, 32, 32, pr, pc, COL), RELAY_OP_T);
+
+    tc = &cases[n++];
+    case_init(tc, "bc 32 -> 128 conjugate transpose", RELAY_CDOUBLE, CMPLX(1, 2), 0.5);
+    case_add_pair(tc, bc_simple(300, 257, 128, 128, pr, pc, COL),
+                  bc_simple(257, 300, 32, 32, pc, pr, COL), RELAY_OP_C);
+
+    tc = &cases[n++];
+    case_init(tc, "conjugate transpose, non-divisible", RELAY_CFLOAT, -1, CMPLX(1, -1));
+    case_add_pair(tc, bc_layout(61, 37, 7, 5, pr, pc, COL, pr - 1, pc - 1, 0, ROW),
+                  bc_simple(37, 61, 6, 4, pc, pr, COL), RELAY_OP_C);
+
+    tc = &cases[n++];
+    case_init(tc, "row-major -> col-major, beta 0 over NaN", RELAY_DOUBLE, 1, 0);
+    case_add_pair(tc, bc_simple(300, 257, 32, 32, pr, pc, COL),
+                  bc_simple(300, 257, 32, 32, pr, pc, ROW), RELAY_OP_N);
+
+    tc = &cases[n++];
+    case_init(tc, "non-divisible, sources, grid order C, explicit lld", RELAY_CDOUBLE, 0.5, 2);
+    case_add_pair(tc, bc_layout(61, 37, 7, 5, pr, pc, COL, pr - 1, pc - 1, 70, COL),
+                  bc_layout(61, 37, 4, 9, pc, pr, ROW, pc - 1, 0, 0, ROW), RELAY_OP_N);
+
+    tc = &cases[n++];
+    case_init(tc, "1 x n, beta NULL over NaN", RELAY_FLOAT, -1, 0);
+    tc->beta_null = 1;
+    case_add_pair(tc, bc_layout(1, 200, 1, 16, 1, P, ROW, 0, P - 1, 0, ROW),
+                  row_vector_grid(200, P), RELAY_OP_N);
+
+    tc = &cases[n++];
+    case_init(tc, "m x 1 from 1 x n (transpose)", RELAY_DOUBLE, 2, 0.5);
+    case_add_pair(tc, bc_layout(200, 1, 16, 1, P, 1, COL, 0, 0, 0, COL), row_vector_grid(200, P),
+                  RELAY_OP_T);
+
+    tc = &cases[n++];
+    case_init(tc, "gather onto rank 0", RELAY_DOUBLE, 1, 1);
+    case_add_pair(tc, bc_simple(50, 40, 8, 8, 1, 1, COL), bc_simple(50, 40, 5, 5, pr, pc, ROW),
+                  RELAY_OP_N);
+
+    tc = &cases[n++];
+    case_init(tc, "scatter from rank 0, conjugate transpose", RELAY_CFLOAT, CMPLX(0, 1), 0);
+    case_add_pair(tc, bc_simple(50, 40, 5, 5, pr, pc, COL), bc_simple(40, 50, 64, 64, 1, 1, COL),
+                  RELAY_OP_C);
+
+    tc = &cases[n++];
+    case_init(tc, "layouts with fewer ranks than the communicator", RELAY_DOUBLE, -1, 2);
+    case_add_pair(tc, bc_simple(45, 33, 6, 6, 1, half, COL), bc_simple(45, 33, 5, 4, fewer, 1, ROW),
+                  RELAY_OP_N);
+
+    tc = &cases[n++];
+    case_init(tc, "random grids on fewer ranks, transpose", RELAY_FLOAT, 0.5, -1);
+    case_add_pair(tc, random_grid(7, 40, 30, fewer, 0), random_grid(8, 30, 40, half, 1), RELAY_OP_T);
+
+    tc = &cases[n++];
+    case_init(tc, "alpha 0, beta 1: A unchanged, then swapped", RELAY_DOUBLE, 0, 1);
+    case_add_pair(tc, bc_simple(30, 20, 4, 4, pr, pc, COL), bc_simple(20, 30, 3, 7, pc, pr, ROW),
+                  RELAY_OP_T);
+
+    tc = &cases[n++];
+    case_init(tc, "alpha 0, beta 0 over NaN: A zero, then swapped", RELAY_CDOUBLE, 0, 0);
+    case_add_pair(tc, bc_simple(30, 20, 4, 4, pr, pc, COL), random_grid(9, 30, 20, P, 1),
+                  RELAY_OP_N);
+
+    tc = &cases[n++];
+    case_init(tc, "mb > m", RELAY_FLOAT, 2, 1);
+    case_add_pair(tc, bc_layout(5, 4, 8, 8, pr, pc, ROW, pr - 1, pc - 1, 0, COL),
+                  bc_simple(5, 4, 1, 1, pc, pr, ROW), RELAY_OP_N);
+
+    tc = &cases[n++];
+    case_init(tc, "relabel greedy, bc 32 -> 128", RELAY_DOUBLE, 1, -1);
+    tc->relabel = RELAY_RELABEL_GREEDY;
+    case_add_pair(tc, bc_simple(300, 257, 128, 128, pc, pr, COL),
+                  bc_simple(300, 257, 32, 32, pr, pc, COL), RELAY_OP_N);
+
+    tc = &cases[n++];
+    case_init(tc, "relabel optimal, random grids", RELAY_CFLOAT, CMPLX(1, 2), CMPLX(0, -1));
+    tc->relabel = RELAY_RELABEL_OPTIMAL;
+    case_add_pair(tc, random_grid(10, 37, 41, P, 1), random_grid(11, 41, 37, P, 0), RELAY_OP_C);
+
+    for (int sched = 1; sched < 4; sched++) {
+        char name[64];
+        snprintf(name, sizeof name, "schedule %s, bc 32 -> 128 transpose", schedule_names[sched]);
+        tc = &cases[n++];
+        case_init(tc, name, RELAY_CDOUBLE, CMPLX(0, 1), 2);
+        tc->schedule = all_schedules[sched];
+        case_add_pair(tc, bc_simple(300, 257, 128, 128, pc, pr, COL),
+                      bc_layout(257, 300, 32, 32, pr, pc, COL, pr - 1, pc - 1, 0, ROW), RELAY_OP_T);
+    }
+
+    tc = &cases[n++];
+    case_init(tc, "batch of 3: N, T, C", RELAY_CFLOAT, CMPLX(1, 2), -1);
+    case_add_pair(tc, bc_simple(300, 257, 128, 128, pr, pc, COL),
+                  bc_simple(300, 257, 32, 32, pc, pr, ROW), RELAY_OP_N);
+    case_add_pair(tc, random_grid(12, 40, 50, P, 0), bc_simple(50, 40, 6, 5, pr, pc, COL),
+                  RELAY_OP_T);
+    case_add_pair(tc, bc_layout(1, 200, 1, 16, 1, P, ROW, 0, 0, 0, ROW),
+                  random_grid(13, 200, 1, fewer, 1), RELAY_OP_C);
+
+    tc = &cases[n++];
+    case_init(tc, "batch of 3, alpha NULL, beta NULL", RELAY_DOUBLE, 0, 0);
+    tc->alpha_null = tc->beta_null = 1;
+    case_add_pair(tc, random_grid(14, 17, 23, P, 1), random_grid(15, 23, 17, P, 1), RELAY_OP_T);
+    case_add_pair(tc, bc_simple(64, 64, 8, 8, pr, pc, ROW), bc_simple(64, 64, 16, 16, pc, pr, COL),
+                  RELAY_OP_C);
+    case_add_pair(tc, bc_simple(9, 1, 2, 1, pr, pc, COL), random_grid(16, 9, 1, half, 0),
+                  RELAY_OP_N);
+
+    return n + add_type_op_cases(cases + n, P, pr, pc);
+}
+
+/* Mostly 1..60, sometimes up to 200. */
+static int64_t random_extent(ref_rng *rng)
+{
+    return ref_rng_percent(rng, 5) ? ref_rng_range(rng, 100, 200) : ref_rng_range(rng, 1, 60);
+}
+
+static double complex random_scalar(ref_rng *rng, relay_type type)
+{
+    static const double complex values[] = {0, 1, -1, 2, 0.5, -0.5, CMPLX(1, 2), CMPLX(0, 1),
+                                            CMPLX(-0.5, 1)};
+    int choices = ref_type_is_complex(type) ? 9 : 6;
+    return values[ref_rng_range(rng, 0, choices - 1)];
+}
+
+/* Random case `index`, drawn from a generator seeded by the index only, so
+ * that every rank builds the same case. */
+static void random_case(transform_case *tc, int index, int P)
+{
+    ref_rng rng;
+    ref_rng_seed(&rng, 0x7e57000 + (uint64_t)index);
+    relay_type type = all_types[ref_rng_range(&rng, 0, 3)];
+    char name[32];
+    snprintf(name, sizeof name, "random %d", index);
+    case_init(tc, name, type, random_scalar(&rng, type), random_scalar(&rng, type));
+    tc->alpha_null = ref_rng_percent(&rng, 10);
+    tc->beta_null = ref_rng_percent(&rng, 15);
+    if (ref_rng_percent(&rng, 15))
+        tc->relabel = ref_rng_percent(&rng, 50) ? RELAY_RELABEL_GREEDY : RELAY_RELABEL_OPTIMAL;
+    if (ref_rng_percent(&rng, 30))
+        tc->schedule = all_schedules[ref_rng_range(&rng, 1, 3)];
+    int count = ref_rng_percent(&rng, 20) ? (int)ref_rng_range(&rng, 2, MAX_PAIRS) : 1;
+    for (int k = 0; k < count; k++) {
+        relay_op op = all_ops[ref_rng_range(&rng, 0, 2)];
+        int64_t m = random_extent(&rng), n = random_extent(&rng);
+        ref_layout dst, src;
+        ref_random_layout(&dst, &rng, m, n, P);
+        ref_random_layout(&src, &rng, op == RELAY_OP_N ? m : n, op == RELAY_OP_N ? n : m, P);
+        case_add_pair(tc, dst, src, op);
+    }
+    tc->batched = count > 1 || ref_rng_percent(&rng, 10);
+}
+
+/* ---- what one rank found in one case --------------------------------------------- */
+
+typedef struct {
+    long long failures;
+    int unsupported;        /* an option refused with RELAY_ERR_UNSUPPORTED */
+    char first[1024];       /* the first failure this rank saw */
+} case_result;
+
+static void note_failure(case_result *res, const char *fmt, ...)
+{
+    if (res->failures++ == 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(res->first, sizeof res->first, fmt, ap);
+        va_end(ap);
+    }
+}
+
+/* 1 on every rank if ok is true on every rank. */
+static int all_ranks_ok(int ok)
+{
+    int all;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all;
+}
+
+/* ---- planning -------------------------------------------------------------------- */
+
+typedef struct {
+    relay_layout *dst[MAX_PAIRS], *src[MAX_PAIRS];
+    relay_plan *plan;
+    ref_layout dst_ref[MAX_PAIRS];  /* the destinations with the plan's sigma applied */
+    int have_dst_ref;
+} planned_case;
+
+static void planned_free(planned_case *pc, int count)
+{
+    for (int k = 0; k < count; k++) {
+        if (pc->dst[k])
+            relay_layout_free(pc->dst[k]);
+        if (pc->src[k])
+            relay_layout_free(pc->src[k]);
+        if (k < pc->have_dst_ref)
+            ref_layout_free(&pc->dst_ref[k]);
+    }
+    if (pc->plan)
+        relay_plan_free(pc->plan);
+}
+
+static int build_layouts(const transform_case *tc, planned_case *pc, case_result *res)
+{
+    for (int k = 0; k < tc->count; k++) {
+        const ref_layout *both[2] = {&tc->dst[k], &tc->src[k]};
+        relay_layout **out[2] = {&pc->dst[k], &pc->src[k]};
+        for (int side = 0; side < 2; side++) {
+            relay_status s = ref_build_relay_layout(both[side], out[side]);
+            if (s != RELAY_OK) {
+                note_failure(res, "layout %s rejected: %s: %s", both[side]->desc,
+                             relay_status_str(s), relay_last_error());
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+static int make_plan(const transform_case *tc, int P, planned_case *pc, case_result *res)
+{
+    relay_plan_options opts;
+    relay_plan_options_init(&opts);
+    opts.relabel = tc->relabel;
+    opts.schedule = tc->schedule;
+    relay_status s = tc->batched
+        ? relay_plan_transform_batch(&pc->plan, P, tc->count, (const relay_layout *const *)pc->dst,
+                                     (const relay_layout *const *)pc->src, tc->ops, tc->type, &opts)
+        : relay_plan_transform(&pc->plan, P, pc->dst[0], pc->src[0], tc->ops[0], tc->type, &opts);
+    if (s == RELAY_ERR_UNSUPPORTED
+        && (tc->relabel != RELAY_RELABEL_NONE || tc->schedule != RELAY_SCHED_AUTO)) {
+        res->unsupported = 1;
+        pc->plan = NULL;
+        return 0;
+    }
+    if (s != RELAY_OK) {
+        note_failure(res, "planning failed: %s: %s", relay_status_str(s), relay_last_error());
+        pc->plan = NULL;
+        return 0;
+    }
+    if (relay_plan_count(pc->plan) != tc->count || relay_plan_nranks(pc->plan) != P) {
+        note_failure(res, "plan has %d pairs on %d ranks, expected %d on %d",
+                     relay_plan_count(pc->plan), relay_plan_nranks(pc->plan), tc->count, P);
+        return 0;
+    }
+    return 1;
+}
+
+/* Reads sigma, checks it is a permutation (the identity without relabeling)
+ * and builds the reference destinations it implies. */
+static int relabel_destinations(const transform_case *tc, int P, planned_case *pc, case_result *res)
+{
+    int *sigma = malloc(sizeof *sigma * (size_t)P), *seen = calloc((size_t)P, sizeof *seen);
+    relay_status s = relay_plan_relabeling(pc->plan, sigma);
+    int ok = s == RELAY_OK;
+    if (!ok)
+        note_failure(res, "relay_plan_relabeling: %s: %s", relay_status_str(s), relay_last_error());
+    for (int r = 0; ok && r < P; r++) {
+        ok = sigma[r] >= 0 && sigma[r] < P && !seen[sigma[r]]++
+             && (tc->relabel != RELAY_RELABEL_NONE || sigma[r] == r);
+        if (!ok)
+            note_failure(res, "relabeling: sigma[%d] = %d is not a permutation%s", r, sigma[r],
+                         tc->relabel == RELAY_RELABEL_NONE ? " (expected the identity)" : "");
+    }
+    for (int k = 0; ok && k < tc->count; k++)
+        ref_layout_relabeled(&pc->dst_ref[pc->have_dst_ref++], &tc->dst[k], sigma, P);
+    free(sigma);
+    free(seen);
+    return ok;
+}
+
+/* relay_plan_buffer_elems against the reference sizes, every pair, side and rank. */
+static int buffer_sizes_agree(const transform_case *tc, int P, const planned_case *pc,
+                              case_result *res)
+{
+    for (int k = 0; k < tc->count; k++) {
+        for (int is_dst = 0; is_dst <= 1; is_dst++) {
+            const ref_layout *r = is_dst ? &pc->dst_ref[k] : &tc->src[k];
+            for (int rank = 0; rank < P; rank++) {
+                int64_t want = ref_local_elems(r, rank);
+                int64_t got = relay_plan_buffer_elems(pc->plan, is_dst, k, rank);
+                if (got != want) {
+                    note_failure(res, "relay_plan_buffer_elems(%s, pair %d, rank %d) = %lld, "
+                                 "expected %lld for %s", is_dst ? "dst" : "src", k, rank,
+                                 (long long)got, (long long)want, r->desc);
+                    return 0;
+                }
+            }
+        }
+    }
+    return 1;
+}
+
+static int plan_case(const transform_case *tc, int P, planned_case *pc, case_result *res)
+{
+    return build_layouts(tc, pc, res) && make_plan(tc, P, pc, res)
+           && relabel_destinations(tc, P, pc, res) && buffer_sizes_agree(tc, P, pc, res);
+}
+
+/* ---- one replay ------------------------------------------------------------------ */
+
+/* A rank's buffer of one matrix and which global element each local index holds. */
+typedef struct {
+    void *allocation;
+    void *data;             /* shifted into the allocation by the replay number */
+    int64_t size;
+    int64_t *map;           /* i*n + j, or -1 for a gap */
+    int64_t n;              /* the matrix's column count, to decode map */
+} local_buffer;
+
+/* Each replay's buffer starts `shift` elements into its allocation, so that its
+ * address differs from the previous replay's even if malloc reuses the memory. */
+static void buffer_init(local_buffer *b, const ref_layout *l, int rank, relay_type type, int shift)
+{
+    size_t elem = ref_type_size(type);
+    b->size = ref_local_elems(l, rank);
+    b->map = ref_local_map(l, rank);
+    b->n = l->n;
+    b->allocation = malloc(elem * (size_t)(b->size + shift + 1));
+    b->data = (char *)b->allocation + elem * (size_t)shift;
+}
+
+static void buffer_free(local_buffer *b)
+{
+    free(b->allocation);
+    free(b->map);
+}
+
+/* alpha or beta as the plan's element type. */
+typedef union {
+    float f;
+    double d;
+    float complex cf;
+    double complex cd;
+} scalar;
+
+/* Seeds of B's and A's values of pair k in one replay: distinct everywhere. */
+static uint64_t value_seed(int number, int replay, int k, int is_a)
+{
+    return (((uint64_t)number * REPLAYS + (uint64_t)replay) * MAX_PAIRS + (uint64_t)k) * 2
+           + (uint64_t)is_a + 1;
+}
+
+/* What the reference computes: alpha NULL means 1, beta NULL means 0. */
+static ref_transform pair_transform(const transform_case *tc, int number, int replay, int k)
+{
+    double complex alpha, beta;
+    replay_scalars(tc, replay, &alpha, &beta);
+    alpha = tc->alpha_null ? 1 : alpha;
+    beta = tc->beta_null ? 0 : beta;
+    ref_transform t = {.op = tc->ops[k], .type = tc->type, .alpha = alpha,
+                       .beta = beta, .read_a = beta != 0,
+                       .seed_b = value_seed(number, replay, k, 0),
+                       .seed_a = value_seed(number, replay, k, 1)};
+    return t;
+}
+
+/* Fills B with its values and A with its old values (NaN if A must not be
+ * read); gaps get GAP_VALUE in both. */
+static void fill_buffers(const ref_transform *t, local_buffer *a, local_buffer *b)
+{
+    int cx = ref_type_is_complex(t->type);
+    for (int64_t k = 0; k < b->size; k++) {
+        int64_t g = b->map[k];
+        ref_store(t->type, b->data, k, g < 0 ? GAP_VALUE : ref_value(t->seed_b, g / b->n, g % b->n, cx));
+    }
+    for (int64_t k = 0; k < a->size; k++) {
+        int64_t g = a->map[k];
+        double complex old = g < 0 ? GAP_VALUE
+                           : t->read_a ? ref_value(t->seed_a, g / a->n, g % a->n, cx)
+                           : CMPLX(NAN, NAN);
+        ref_store(t->type, a->data, k, old);
+    }
+}
+
+static int same_value(double complex x, double complex y)
+{
+    return creal(x) == creal(y) && cimag(x) == cimag(y);
+}
+
+static void check_a(const transform_case *tc, int k, int replay, int rank,
+                    const ref_transform *t, const local_buffer *a, case_result *res)
+{
+    for (int64_t idx = 0; idx < a->size; idx++) {
+        int64_t g = a->map[idx];
+        double complex want = g < 0 ? GAP_VALUE : ref_expected(t, g / a->n, g % a->n);
+        double complex got = ref_load(t->type, a->data, idx);
+        if (same_value(want, got))
+            continue;
+        char where[96];
+        if (g < 0)
+            snprintf(where, sizeof where, "the gap at local %lld", (long long)idx);
+        else
+            snprintf(where, sizeof where, "A(%lld, %lld) at local %lld", (long long)(g / a->n),
+                     (long long)(g % a->n), (long long)idx);
+        note_failure(res, "pair %d replay %d rank %d: %s: expected %g%+gi, got %g%+gi "
+                     "(alpha %s%g%+gi, beta %s%g%+gi)", k, replay, rank, where, creal(want),
+                     cimag(want), creal(got), cimag(got), tc->alpha_null ? "NULL = " : "",
+                     creal(t->alpha), cimag(t->alpha), tc->beta_null ? "NULL = " : "",
+                     creal(t->beta), cimag(t->beta));
+    }
+}
+
+static void check_b_unchanged(const ref_transform *t, int k, int replay, int rank,
+                              const local_buffer *b, case_result *res)
+{
+    int cx = ref_type_is_complex(t->type);
+    for (int64_t idx = 0; idx < b->size; idx++) {
+        int64_t g = b->map[idx];
+        double complex want = g < 0 ? GAP_VALUE : ref_value(t->seed_b, g / b->n, g % b->n, cx);
+        if (!same_value(want, ref_load(t->type, b->data, idx)))
+            note_failure(res, "pair %d replay %d rank %d: B changed at local %lld", k, replay,
+                         rank, (long long)idx);
+    }
+}
+
+/* Replays on fresh buffers with fresh values; odd replays use start + wait,
+ * even replays pass NULL for empty buffers. */
+static void replay_once(relay_exec *exec, const transform_case *tc, const planned_case *pc,
+                        int number, int replay, int rank, case_result *res)
+{
+    local_buffer a[MAX_PAIRS], b[MAX_PAIRS];
+    ref_transform t[MAX_PAIRS];
+    void *dst[MAX_PAIRS];
+    const void *src[MAX_PAIRS];
+    int split_phase = replay % 2;
+    for (int k = 0; k < tc->count; k++) {
+        t[k] = pair_transform(tc, number, replay, k);
+        buffer_init(&a[k], &pc->dst_ref[k], rank, tc->type, replay);
+        buffer_init(&b[k], &tc->src[k], rank, tc->type, replay);
+        fill_buffers(&t[k], &a[k], &b[k]);
+        dst[k] = a[k].size || split_phase ? a[k].data : NULL;
+        src[k] = b[k].size || split_phase ? b[k].data : NULL;
+    }
+    double complex alpha_value, beta_value;
+    replay_scalars(tc, replay, &alpha_value, &beta_value);
+    scalar alpha, beta;
+    ref_store(tc->type, &alpha, 0, alpha_value);
+    ref_store(tc->type, &beta, 0, beta_value);
+    const void *alpha_arg = tc->alpha_null ? NULL : &alpha;
+    const void *beta_arg = tc->beta_null ? NULL : &beta;
+    relay_status s = split_phase ? relay_exec_start(exec, dst, src, alpha_arg, beta_arg)
+                                 : relay_exec_run(exec, dst, src, alpha_arg, beta_arg);
+    if (s == RELAY_OK && split_phase)
+        s = relay_exec_wait(exec);
+    if (s != RELAY_OK)
+        note_failure(res, "replay %d rank %d: %s: %s: %s", replay, rank,
+                     split_phase ? "relay_exec_start/wait" : "relay_exec_run",
+                     relay_status_str(s), relay_last_error());
+    for (int k = 0; k < tc->count; k++) {
+        if (s == RELAY_OK) {
+            check_a(tc, k, replay, rank, &t[k], &a[k], res);
+            check_b_unchanged(&t[k], k, replay, rank, &b[k], res);
+        }
+        buffer_free(&a[k]);
+        buffer_free(&b[k]);
+    }
+}
+
+/* ---- running cases and reporting -------------------------------------------------- */
+
+typedef struct {
+    int rank, size;
+    int passed, failed, unsupported;
+} test_run;
+
+/* Rank 0 prints the first failure of the lowest rank that saw one. */
+static void report_failure(const test_run *run, int number, const transform_case *tc,
+                           const case_result *res)
+{
+    int mine = res->failures ? run->rank : INT_MAX, first;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    char text[sizeof res->first];
+    if (first == run->rank)
+        memcpy(text, res->first, sizeof text);
+    if (first != 0 && first == run->rank)
+        MPI_Send(text, (int)sizeof text, MPI_CHAR, 0, 0, MPI_COMM_WORLD);
+    if (first != 0 && run->rank == 0)
+        MPI_Recv(text, (int)sizeof text, MPI_CHAR, first, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (run->rank == 0) {
+        printf("FAIL case %d (%s, %d pair%s%s, %s, relabel %d, schedule %s) at %d ranks:\n"
+               "  %s\n", number, tc->name, tc->count, tc->count > 1 ? "s" : "",
+               tc->batched ? ", batched" : "", ref_type_name(tc->type), (int)tc->relabel,
+               schedule_names[tc->schedule], run->size, text);
+        for (int k = 0; k < tc->count; k++)
+            printf("  pair %d op %s\n    A: %s\n    B: %s\n", k, ref_op_name(tc->ops[k]),
+                   tc->dst[k].desc, tc->src[k].desc);
+        fflush(stdout);
+    }
+}
+
+static void run_case(test_run *run, int number, const transform_case *tc)
+{
+    case_result res = {0};
+    planned_case pc = {0};
+    if (all_ranks_ok(plan_case(tc, run->size, &pc, &res))) {
+        relay_exec *exec = NULL;
+        relay_status s = relay_exec_create(&exec, pc.plan, MPI_COMM_WORLD);
+        if (s != RELAY_OK)
+            note_failure(&res, "relay_exec_create: %s: %s", relay_status_str(s), relay_last_error());
+        relay_plan_free(pc.plan);   /* the executor keeps what it needs */
+        pc.plan = NULL;
+        if (all_ranks_ok(s == RELAY_OK))
+            for (int replay = 0; replay < REPLAYS; replay++)
+                replay_once(exec, tc, &pc, number, replay, run->rank, &res);
+        if (s == RELAY_OK)
+            relay_exec_free(exec);
+    }
+    planned_free(&pc, tc->count);
+    long long total;
+    MPI_Allreduce(&res.failures, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (total == 0 && all_ranks_ok(res.unsupported)) {
+        run->unsupported++;
+        return;
+    }
+    if (total == 0) {
+        run->passed++;
+        return;
+    }
+    if (run->failed++ < MAX_REPORTS)
+        report_failure(run, number, tc, &res);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    test_run run = {0};
+    MPI_Comm_rank(MPI_COMM_WORLD, &run.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &run.size);
+
+    transform_case *hand = malloc(sizeof *hand * MAX_HAND_PICKED);
+    int hand_count = hand_picked_cases(hand, run.size);
+    for (int c = 0; c < hand_count; c++) {
+        run_case(&run, c, &hand[c]);
+        case_free(&hand[c]);
+    }
+    free(hand);
+    for (int c = 0; c < RANDOM_CASES; c++) {
+        transform_case tc;
+        random_case(&tc, c, run.size);
+        run_case(&run, MAX_HAND_PICKED + c, &tc);
+        case_free(&tc);
+    }
+
+    if (run.rank == 0 && run.unsupported)
+        printf("mpi_transform: %d cases with relabeling or a schedule not run: "
+               "RELAY_ERR_UNSUPPORTED\n",
+               run.unsupported);
+    if (run.rank == 0)
+        printf("mpi_transform: %d passed, %d failed\n", run.passed, run.failed);
+    MPI_Finalize();
+    return run.failed ? 1 : 0;
+}

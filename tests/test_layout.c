@@ -1,0 +1,538 @@
+/* test_layout.c — cmocka unit tests of relay's layouts against the serial reference.
+ *
+ * For hand-picked and random block-cyclic and grid layouts, every element's
+ * owner and local index (relay_layout_locate) and every rank's buffer size
+ * (relay_layout_local_elems) must equal the reference's.  Every bad argument
+ * of the constructors must return RELAY_ERR_ARG, leave *out untouched and set
+ * relay_last_error(); each bad call runs in a fresh thread, whose thread-local
+ * message starts empty, so a stale message cannot pass for a new one. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <threads.h>
+
+#include "reference.h"
+#include "relay/relay.h"
+
+enum { RANDOM_LAYOUTS = 300, MAX_RANKS = 9 };
+
+/* ---- comparing relay's layout with the reference -------------------------------- */
+
+/* Prints the first difference and returns 0, or returns 1 if none. */
+static int layout_matches(const relay_layout *l, const ref_layout *r)
+{
+    if (relay_layout_nranks(l) != r->nranks || relay_layout_rows(l) != r->m
+        || relay_layout_cols(l) != r->n) {
+        print_error("%s: nranks/rows/cols %d/%lld/%lld, expected %d/%lld/%lld\n", r->desc,
+                    relay_layout_nranks(l), (long long)relay_layout_rows(l),
+                    (long long)relay_layout_cols(l), r->nranks, (long long)r->m, (long long)r->n);
+        return 0;
+    }
+    for (int rank = -1; rank <= r->nranks; rank++) {
+        int64_t want = rank < 0 || rank == r->nranks ? 0 : ref_local_elems(r, rank);
+        int64_t got = relay_layout_local_elems(l, rank);
+        if (got != want) {
+            print_error("%s: local_elems(rank %d) = %lld, expected %lld\n", r->desc, rank,
+                        (long long)got, (long long)want);
+            return 0;
+        }
+    }
+    for (int64_t i = 0; i < r->m; i++) {
+        for (int64_t j = 0; j < r->n; j++) {
+            int want_rank, got_rank = -1;
+            int64_t want_index, got_index = -1;
+            ref_locate(r, i, j, &want_rank, &want_index);
+            relay_status s = relay_layout_locate(l, i, j, &got_rank, &got_index);
+            if (s != RELAY_OK || got_rank != want_rank || got_index != want_index) {
+                print_error("%s: locate(%lld, %lld) = %s rank %d index %lld, expected rank %d "
+                            "index %lld\n", r->desc, (long long)i, (long long)j,
+                            relay_status_str(s), got_rank, (long long)got_index, want_rank,
+                            (long long)want_index);
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* Builds relay's layout from the reference's recipe and compares; 1 if equal. */
+static int relay_agrees_with(const ref_layout *r)
+{
+    relay_layout *l = NULL;
+    relay_status s = ref_build_relay_layout(r, &l);
+    if (s != RELAY_OK) {
+        print_error("%s: rejected with %s: %s\n", r->desc, relay_status_str(s), relay_last_error());
+        return 0;
+    }
+    int ok = layout_matches(l, r);
+    relay_layout_free(l);
+    return ok;
+}
+
+/* Checks a reference layout and frees it; counts a disagreement in *failures. */
+static void check_and_free(ref_layout *r, int *failures)
+{
+    *failures += !relay_agrees_with(r);
+    ref_layout_free(r);
+}
+
+/* ---- the reference itself -------------------------------------------------------- */
+
+/* Every element sits exactly where ref_locate says in its owner's local map. */
+static void test_reference_is_self_consistent(void **state)
+{
+    (void)state;
+    ref_rng rng;
+    ref_rng_seed(&rng, 1);
+    for (int c = 0; c < 100; c++) {
+        ref_layout r;
+        ref_random_layout(&r, &rng, ref_rng_range(&rng, 1, 30), ref_rng_range(&rng, 1, 30), 6);
+        int64_t **maps = malloc(sizeof *maps * (size_t)r.nranks);
+        int64_t stored = 0;
+        for (int rank = 0; rank < r.nranks; rank++) {
+            maps[rank] = ref_local_map(&r, rank);
+            for (int64_t k = 0; k < ref_local_elems(&r, rank); k++)
+                stored += maps[rank][k] >= 0;
+        }
+        assert_int_equal(stored, r.m * r.n);
+        for (int64_t i = 0; i < r.m; i++) {
+            for (int64_t j = 0; j < r.n; j++) {
+                int rank;
+                int64_t index;
+                ref_locate(&r, i, j, &rank, &index);
+                assert_in_range(rank, 0, r.nranks - 1);
+                assert_in_range(index, 0, ref_local_elems(&r, rank) - 1);
+                assert_int_equal(maps[rank][index], i * r.n + j);
+            }
+        }
+        for (int rank = 0; rank < r.nranks; rank++)
+            free(maps[rank]);
+        free(maps);
+        ref_layout_free(&r);
+    }
+}
+
+/* numroc, indxg2p and indxg2l on a case worked by hand: 10 rows in blocks of 3
+ * over 3 process rows starting at process 1 — blocks 0..3 on processes 1, 2, 0, 1. */
+static void test_scalapack_formulas_by_hand(void **state)
+{
+    (void)state;
+    assert_int_equal(ref_numroc(10, 3, 0, 1, 3), 3);
+    assert_int_equal(ref_numroc(10, 3, 1, 1, 3), 4);
+    assert_int_equal(ref_numroc(10, 3, 2, 1, 3), 3);
+    assert_int_equal(ref_indxg2p(9, 3, 1, 3), 1);
+    assert_int_equal(ref_indxg2l(9, 3, 3), 3);
+    assert_int_equal(ref_indxg2p(7, 3, 1, 3), 0);
+    assert_int_equal(ref_indxg2l(7, 3, 3), 1);
+    assert_int_equal(ref_grid_rank(RELAY_ROW_MAJOR, 2, 3, 1, 2), 5);
+    assert_int_equal(ref_grid_rank(RELAY_COL_MAJOR, 2, 3, 1, 2), 5);
+    assert_int_equal(ref_grid_rank(RELAY_COL_MAJOR, 2, 3, 1, 0), 1);
+}
+
+/* ---- block-cyclic layouts -------------------------------------------------------- */
+
+#define R RELAY_ROW_MAJOR
+#define C RELAY_COL_MAJOR
+
+static const ref_bc_params hand_picked_block_cyclic[] = {
+    /* m    n    mb   nb  pr pc grid rsrc csrc lld elem */
+    {300, 257, 32, 32, 2, 2, R, 0, 0, 0, C},
+    {300, 257, 128, 128, 2, 3, C, 1, 2, 0, R},
+    {61, 37, 7, 5, 3, 2, R, 2, 1, 0, C},
+    {61, 37, 7, 5, 3, 2, C, 2, 1, 40, C},   /* lld larger than the 21 local rows */
+    {61, 37, 7, 5, 3, 2, R, 0, 1, 30, R},   /* lld larger than the 20 local cols */
+    {24, 24, 4, 4, 2, 3, R, 1, 0, 12, C},   /* lld exactly the largest local row count */
+    {5, 4, 8, 8, 2, 2, R, 1, 1, 0, C},      /* mb > m: only process (1, 1) owns anything */
+    {1, 200, 1, 16, 1, 4, R, 0, 3, 0, R},   /* 1 x n */
+    {200, 1, 16, 1, 4, 1, C, 2, 0, 0, C},   /* m x 1 */
+    {1, 1, 1, 1, 1, 1, R, 0, 0, 0, C},
+    {17, 19, 1, 1, 3, 3, C, 1, 2, 0, R},
+    {100, 100, 10, 10, 1, 1, R, 0, 0, 0, C},
+    {33, 45, 4, 6, 4, 2, C, 3, 1, 0, R},
+    {7, 50, 3, 7, 5, 1, R, 4, 0, 0, C},     /* more process rows than block rows */
+};
+
+#undef R
+#undef C
+
+static void test_block_cyclic_hand_picked(void **state)
+{
+    (void)state;
+    int failures = 0;
+    size_t count = sizeof hand_picked_block_cyclic / sizeof hand_picked_block_cyclic[0];
+    for (size_t c = 0; c < count; c++) {
+        ref_layout r;
+        ref_layout_block_cyclic(&r, &hand_picked_block_cyclic[c]);
+        check_and_free(&r, &failures);
+    }
+    assert_int_equal(failures, 0);
+}
+
+static void test_block_cyclic_random(void **state)
+{
+    (void)state;
+    int failures = 0;
+    ref_rng rng;
+    ref_rng_seed(&rng, 2);
+    for (int c = 0; c < RANDOM_LAYOUTS; c++) {
+        ref_bc_params p;
+        ref_random_bc_params(&rng, ref_rng_range(&rng, 1, 50), ref_rng_range(&rng, 1, 50),
+                             (int)ref_rng_range(&rng, 1, MAX_RANKS), &p);
+        ref_layout r;
+        ref_layout_block_cyclic(&r, &p);
+        check_and_free(&r, &failures);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* ---- grid layouts ---------------------------------------------------------------- */
+
+static void check_random_grids(uint64_t seed, int explicit_offsets)
+{
+    int failures = 0;
+    ref_rng rng;
+    ref_rng_seed(&rng, seed);
+    for (int c = 0; c < RANDOM_LAYOUTS; c++) {
+        ref_layout r;
+        ref_random_grid(&r, &rng, ref_rng_range(&rng, 1, 50), ref_rng_range(&rng, 1, 50),
+                        (int)ref_rng_range(&rng, 1, MAX_RANKS), explicit_offsets);
+        check_and_free(&r, &failures);
+    }
+    assert_int_equal(failures, 0);
+}
+
+static void test_grid_packed_random(void **state)
+{
+    (void)state;
+    check_random_grids(3, 0);
+}
+
+static void test_grid_explicit_random(void **state)
+{
+    (void)state;
+    check_random_grids(4, 1);
+}
+
+/* A grid given ScaLAPACK's own offsets and lds: the blocks of a rank interleave
+ * in memory (their address ranges overlap) but share no element. */
+static void test_grid_with_block_cyclic_storage(void **state)
+{
+    (void)state;
+    int failures = 0;
+    size_t count = sizeof hand_picked_block_cyclic / sizeof hand_picked_block_cyclic[0];
+    for (size_t c = 0; c < count; c++) {
+        ref_layout bc, grid;
+        ref_layout_block_cyclic(&bc, &hand_picked_block_cyclic[c]);
+        ref_layout_grid(&grid, bc.nranks, bc.m, bc.n, bc.nbr, bc.row_splits, bc.nbc,
+                        bc.col_splits, bc.owners, bc.offsets, bc.lds, bc.order);
+        check_and_free(&grid, &failures);
+        ref_layout_free(&bc);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* ---- rejected arguments ---------------------------------------------------------- */
+
+static char sentinel_storage;
+#define SENTINEL_LAYOUT ((relay_layout *)(void *)&sentinel_storage)
+
+/* One call of relay, made in a fresh thread, and what it left behind. */
+typedef struct {
+    relay_status (*invoke)(void *args, relay_layout **out);
+    void *args;
+    int null_out;
+    int message_empty_before;
+    relay_status status;
+    int out_untouched;
+    int message_set;
+} fresh_call;
+
+static int run_fresh_call(void *arg)
+{
+    fresh_call *c = arg;
+    const char *before = relay_last_error();
+    c->message_empty_before = before && before[0] == '\0';
+    relay_layout *out = SENTINEL_LAYOUT;
+    c->status = c->invoke(c->args, c->null_out ? NULL : &out);
+    c->out_untouched = out == SENTINEL_LAYOUT;
+    const char *after = relay_last_error();
+    c->message_set = after && after[0] != '\0';
+    if (c->status == RELAY_OK && out != SENTINEL_LAYOUT)
+        relay_layout_free(out);
+    return 0;
+}
+
+/* Returns 1 if the call was rejected as it must be; prints why not otherwise. */
+static int rejected(relay_status (*invoke)(void *, relay_layout **), void *args, int null_out,
+                    const char *what)
+{
+    fresh_call c = {.invoke = invoke, .args = args, .null_out = null_out};
+    thrd_t thread;
+    if (thrd_create(&thread, run_fresh_call, &c) != thrd_success)
+        fail_msg("cannot start a thread");
+    thrd_join(thread, NULL);
+    const char *problem = !c.message_empty_before ? "relay_last_error() not \"\" in a new thread"
+                        : c.status != RELAY_ERR_ARG ? relay_status_str(c.status)
+                        : !c.out_untouched ? "*out changed"
+                        : !c.message_set ? "relay_last_error() empty"
+                        : NULL;
+    if (problem)
+        print_error("%s: expected RELAY_ERR_ARG, untouched *out and a message; got: %s\n", what,
+                    problem);
+    return problem == NULL;
+}
+
+static relay_status invoke_block_cyclic(void *args, relay_layout **out)
+{
+    return ref_build_relay_block_cyclic(args, out);
+}
+
+/* Valid: 10 rows in blocks of 2 over 2 process rows from row 1 (local rows 6 and 4),
+ * 7 columns in blocks of 3 over 3 process columns from column 2 (local cols 3, 1, 3). */
+static const ref_bc_params valid_block_cyclic = {10, 7, 2, 3, 2, 3, RELAY_ROW_MAJOR, 1, 2, 0,
+                                                 RELAY_COL_MAJOR};
+
+#define REJECT_BC(base, field, value)                                                        \
+    do {                                                                                     \
+        ref_bc_params p_ = (base);                                                           \
+        p_.field = (value);                                                                  \
+        failures += !rejected(invoke_block_cyclic, &p_, 0, #base ": " #field " = " #value);  \
+    } while (0)
+
+static void test_block_cyclic_rejects_bad_arguments(void **state)
+{
+    (void)state;
+    int failures = 0;
+    ref_bc_params valid_row_major = valid_block_cyclic, accepted[3];
+    valid_row_major.elem_order = RELAY_ROW_MAJOR;
+    accepted[0] = valid_block_cyclic;
+    accepted[1] = valid_block_cyclic;
+    accepted[1].lld = 6;
+    accepted[2] = valid_row_major;
+    accepted[2].lld = 3;
+    for (int c = 0; c < 3; c++) {
+        ref_layout r;
+        ref_layout_block_cyclic(&r, &accepted[c]);
+        check_and_free(&r, &failures);
+    }
+
+    ref_bc_params p = valid_block_cyclic;
+    failures += !rejected(invoke_block_cyclic, &p, 1, "block_cyclic: out = NULL");
+    REJECT_BC(valid_block_cyclic, m, -1);
+    REJECT_BC(valid_block_cyclic, n, -1);
+    REJECT_BC(valid_block_cyclic, mb, 0);
+    REJECT_BC(valid_block_cyclic, mb, -2);
+    REJECT_BC(valid_block_cyclic, nb, 0);
+    REJECT_BC(valid_block_cyclic, nprow, 0);
+    REJECT_BC(valid_block_cyclic, nprow, -1);
+    REJECT_BC(valid_block_cyclic, npcol, 0);
+    REJECT_BC(valid_block_cyclic, grid_order, (relay_order)2);
+    REJECT_BC(valid_block_cyclic, grid_order, (relay_order)-1);
+    REJECT_BC(valid_block_cyclic, rsrc, -1);
+    REJECT_BC(valid_block_cyclic, rsrc, 2);
+    REJECT_BC(valid_block_cyclic, csrc, -1);
+    REJECT_BC(valid_block_cyclic, csrc, 3);
+    REJECT_BC(valid_block_cyclic, lld, -1);
+    REJECT_BC(valid_block_cyclic, lld, 5);
+    REJECT_BC(valid_block_cyclic, elem_order, (relay_order)2);
+    REJECT_BC(valid_row_major, lld, 2);
+    assert_int_equal(failures, 0);
+}
+
+/* The arguments of relay_layout_grid, arrays inline so a copy can be altered. */
+typedef struct {
+    int nranks;
+    int64_t m, n;
+    int nbr, nbc;
+    int64_t row_splits[3], col_splits[3];
+    int owners[4];
+    int64_t offsets[4], lds[4];
+    int no_row_splits, no_col_splits, no_owners, no_offsets, no_lds;
+    relay_order order;
+} grid_args;
+
+static relay_status invoke_grid(void *args, relay_layout **out)
+{
+    const grid_args *a = args;
+    return relay_layout_grid(out, a->nranks, a->m, a->n, a->nbr,
+                             a->no_row_splits ? NULL : a->row_splits, a->nbc,
+                             a->no_col_splits ? NULL : a->col_splits,
+                             a->no_owners ? NULL : a->owners, a->no_offsets ? NULL : a->offsets,
+                             a->no_lds ? NULL : a->lds, a->order);
+}
+
+/* Valid: 5 x 4 cut at row 2 and column 1, blocks 2x1, 2x3, 3x1, 3x3 on ranks
+ * 0, 2, 2, 1.  Rank 2's block 1 (ld 3) touches 0,1,3,4,6,7 and block 2 touches 8,9,10. */
+static const grid_args valid_grid = {
+    .nranks = 3, .m = 5, .n = 4, .nbr = 2, .nbc = 2,
+    .row_splits = {0, 2, 5}, .col_splits = {0, 1, 4}, .owners = {0, 2, 2, 1},
+    .offsets = {0, 0, 8, 1}, .lds = {2, 3, 3, 4}, .order = RELAY_COL_MAJOR,
+};
+/* The same blocks stored row-major: ld at least the block's column count. */
+static const grid_args valid_grid_row_major = {
+    .nranks = 3, .m = 5, .n = 4, .nbr = 2, .nbc = 2,
+    .row_splits = {0, 2, 5}, .col_splits = {0, 1, 4}, .owners = {0, 2, 2, 1},
+    .offsets = {0, 0, 6, 0}, .lds = {1, 3, 1, 3}, .order = RELAY_ROW_MAJOR,
+};
+
+#define REJECT_GRID(base, change)                                                      \
+    do {                                                                               \
+        grid_args a_ = (base);                                                         \
+        a_.change;                                                                     \
+        failures += !rejected(invoke_grid, &a_, 0, #base ": " #change);                \
+    } while (0)
+
+static void check_valid_grid(const grid_args *a, int *failures)
+{
+    ref_layout r;
+    ref_layout_grid(&r, a->nranks, a->m, a->n, a->nbr, a->row_splits, a->nbc, a->col_splits,
+                    a->owners, a->no_offsets ? NULL : a->offsets, a->no_offsets ? NULL : a->lds,
+                    a->order);
+    check_and_free(&r, failures);
+}
+
+static void test_grid_rejects_bad_arguments(void **state)
+{
+    (void)state;
+    int failures = 0;
+    grid_args packed = valid_grid;
+    packed.no_offsets = packed.no_lds = 1;
+    check_valid_grid(&valid_grid, &failures);
+    check_valid_grid(&valid_grid_row_major, &failures);
+    check_valid_grid(&packed, &failures);
+
+    grid_args a = valid_grid;
+    failures += !rejected(invoke_grid, &a, 1, "grid: out = NULL");
+    REJECT_GRID(valid_grid, nranks = 0);
+    REJECT_GRID(valid_grid, nranks = -1);
+    REJECT_GRID(valid_grid, m = -1);
+    REJECT_GRID(valid_grid, n = -1);
+    REJECT_GRID(valid_grid, m = 6);
+    REJECT_GRID(valid_grid, n = 3);
+    REJECT_GRID(valid_grid, nbr = 0);
+    REJECT_GRID(valid_grid, nbr = -1);
+    REJECT_GRID(valid_grid, nbc = 0);
+    REJECT_GRID(valid_grid, no_row_splits = 1);
+    REJECT_GRID(valid_grid, no_col_splits = 1);
+    REJECT_GRID(valid_grid, no_owners = 1);
+    REJECT_GRID(valid_grid, row_splits[0] = 1);
+    REJECT_GRID(valid_grid, row_splits[1] = 0);
+    REJECT_GRID(valid_grid, row_splits[1] = 5);
+    REJECT_GRID(valid_grid, row_splits[1] = 6);
+    REJECT_GRID(valid_grid, row_splits[2] = 4);
+    REJECT_GRID(valid_grid, row_splits[2] = 6);
+    REJECT_GRID(valid_grid, col_splits[0] = -1);
+    REJECT_GRID(valid_grid, col_splits[1] = 4);
+    REJECT_GRID(valid_grid, col_splits[2] = 3);
+    REJECT_GRID(valid_grid, owners[1] = -1);
+    REJECT_GRID(valid_grid, owners[1] = 3);
+    REJECT_GRID(valid_grid, offsets[0] = -1);
+    REJECT_GRID(valid_grid, offsets[2] = 7);      /* shares element 7 with block 1 */
+    REJECT_GRID(valid_grid, offsets[2] = 0);      /* same start as block 1 */
+    REJECT_GRID(valid_grid, lds[0] = 1);          /* block 0 has 2 rows */
+    REJECT_GRID(valid_grid, lds[3] = 2);          /* block 3 has 3 rows */
+    REJECT_GRID(valid_grid, lds[0] = 0);
+    REJECT_GRID(valid_grid, lds[0] = -2);
+    REJECT_GRID(valid_grid, no_lds = 1);          /* offsets without lds */
+    REJECT_GRID(valid_grid, no_offsets = 1);      /* lds without offsets */
+    REJECT_GRID(valid_grid, order = (relay_order)2);
+    REJECT_GRID(valid_grid, order = (relay_order)-1);
+    REJECT_GRID(valid_grid_row_major, lds[1] = 2); /* block 1 has 3 columns */
+    REJECT_GRID(valid_grid_row_major, lds[0] = 0);
+    REJECT_GRID(valid_grid_row_major, offsets[3] = -1);
+    REJECT_GRID(valid_grid_row_major, offsets[2] = 5); /* shares element 5 with block 1 */
+    REJECT_GRID(packed, owners[0] = 3);
+    assert_int_equal(failures, 0);
+}
+
+/* relay_layout_locate of an element outside the matrix. */
+typedef struct {
+    const relay_layout *layout;
+    int64_t i, j;
+    int rank;
+    int64_t index;
+} locate_args;
+
+static relay_status invoke_locate(void *args, relay_layout **out)
+{
+    (void)out;
+    locate_args *a = args;
+    return relay_layout_locate(a->layout, a->i, a->j, &a->rank, &a->index);
+}
+
+static void test_out_of_range_queries(void **state)
+{
+    (void)state;
+    relay_layout *l = NULL;
+    assert_int_equal(ref_build_relay_block_cyclic(&valid_block_cyclic, &l), RELAY_OK);
+    assert_int_equal(relay_layout_local_elems(l, -1), 0);
+    assert_int_equal(relay_layout_local_elems(l, 6), 0);
+    assert_int_equal(relay_layout_local_elems(l, 1000), 0);
+    const int64_t outside[][2] = {{-1, 0}, {10, 0}, {0, -1}, {0, 7}, {10, 7}};
+    int failures = 0;
+    for (size_t c = 0; c < sizeof outside / sizeof outside[0]; c++) {
+        locate_args a = {.layout = l, .i = outside[c][0], .j = outside[c][1], .rank = -77,
+                         .index = -77};
+        char what[64];
+        snprintf(what, sizeof what, "locate(%lld, %lld) of a 10 x 7 layout",
+                 (long long)a.i, (long long)a.j);
+        failures += !rejected(invoke_locate, &a, 0, what);
+    }
+    relay_layout_free(l);
+    assert_int_equal(failures, 0);
+}
+
+/* The headers do not say whether an empty matrix is valid: it must not crash,
+ * and a layout that is built owns nothing anywhere. */
+static void check_empty_layout(relay_status s, relay_layout *l, int nranks)
+{
+    if (s != RELAY_OK)
+        return;
+    for (int rank = 0; rank < nranks; rank++)
+        assert_int_equal(relay_layout_local_elems(l, rank), 0);
+    relay_layout_free(l);
+}
+
+static void test_empty_matrices(void **state)
+{
+    (void)state;
+    const ref_bc_params empty_bc[] = {
+        {0, 5, 2, 2, 2, 2, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR},
+        {5, 0, 2, 2, 2, 2, RELAY_COL_MAJOR, 1, 1, 0, RELAY_ROW_MAJOR},
+        {0, 0, 1, 1, 1, 1, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR},
+    };
+    for (size_t c = 0; c < sizeof empty_bc / sizeof empty_bc[0]; c++) {
+        relay_layout *l = NULL;
+        relay_status s = ref_build_relay_block_cyclic(&empty_bc[c], &l);
+        check_empty_layout(s, l, 4);
+    }
+    const int64_t no_rows[] = {0}, cols[] = {0, 1, 4};
+    const int no_owners[1] = {0};
+    relay_layout *l = NULL;
+    relay_status s = relay_layout_grid(&l, 2, 0, 4, 0, no_rows, 2, cols, no_owners, NULL, NULL,
+                                       RELAY_COL_MAJOR);
+    check_empty_layout(s, l, 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reference_is_self_consistent),
+        cmocka_unit_test(test_scalapack_formulas_by_hand),
+        cmocka_unit_test(test_block_cyclic_hand_picked),
+        cmocka_unit_test(test_block_cyclic_random),
+        cmocka_unit_test(test_grid_packed_random),
+        cmocka_unit_test(test_grid_explicit_random),
+        cmocka_unit_test(test_grid_with_block_cyclic_storage),
+        cmocka_unit_test(test_block_cyclic_rejects_bad_arguments),
+        cmocka_unit_test(test_grid_rejects_bad_arguments),
+        cmocka_unit_test(test_out_of_range_queries),
+        cmocka_unit_test(test_empty_matrices),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
