@@ -2,6 +2,7 @@
  * accessors of the public API. */
 #include <string.h>
 
+#include "codec.h"
 #include "error.h"
 #include "plan_internal.h"
 
@@ -31,6 +32,8 @@ relay_plan *rl_plan_alloc(int nranks, int count)
         return NULL;
     }
     for (int r = 0; r < nranks; r++) p->sigma[r] = r;
+    p->format_major = RELAY_FORMAT_MAJOR;
+    p->format_minor = RELAY_FORMAT_MINOR;
     return p;
 }
 

@@ -78,6 +78,7 @@ struct relay_plan {
     int32_t *sigma;          /* nranks entries */
     relay_plan_stats stats;
     uint64_t fingerprint;    /* hash of the header and every section checksum */
+    int format_major, format_minor; /* of the file it was read from, or the current */
     rl_section **sections;   /* nranks entries; NULL where not loaded */
 };
 
@@ -98,9 +99,15 @@ static inline int64_t rl_elem_offset(relay_order o, int64_t ld, int64_t r, int64
 }
 
 /* Hashes: a section's checksum, and the plan's fingerprint from its header
- * and all section checksums (every section must be present). */
+ * and the checksums of all its sections (nranks entries). */
 uint64_t rl_section_hash(const rl_section *s, int count);
-uint64_t rl_plan_hash(const relay_plan *p);
+uint64_t rl_plan_hash(const relay_plan *p, const uint64_t *section_checksums);
+
+/* Records are stored as runs of 64-bit fields, in files as in memory. */
+enum { RL_MESSAGE_FIELDS = 4, RL_PIECE_FIELDS = 5, RL_LOCAL_FIELDS = 7 };
+_Static_assert(sizeof(rl_message) == RL_MESSAGE_FIELDS * sizeof(int64_t), "rl_message has padding");
+_Static_assert(sizeof(rl_piece) == RL_PIECE_FIELDS * sizeof(int64_t), "rl_piece has padding");
+_Static_assert(sizeof(rl_local_piece) == RL_LOCAL_FIELDS * sizeof(int64_t), "rl_local_piece has padding");
 
 /* Checks that a section is self-consistent and within its declared buffer
  * sizes and the plan's rank count: the executor's trust boundary. */

@@ -303,6 +303,16 @@ static void compute_stats(relay_plan *p)
     p->stats = st;
 }
 
+static relay_status fingerprint(relay_plan *p)
+{
+    uint64_t *checksums = rl_malloc_array((size_t)p->nranks, sizeof *checksums);
+    if (!checksums) return RL_NOMEM();
+    for (int r = 0; r < p->nranks; r++) checksums[r] = p->sections[r]->checksum;
+    p->fingerprint = rl_plan_hash(p, checksums);
+    free(checksums);
+    return RELAY_OK;
+}
+
 relay_status relay_plan_transform_batch(relay_plan **out, int nranks, int count,
         const relay_layout *const *dst, const relay_layout *const *src, const relay_op *ops,
         relay_type type, const relay_plan_options *opts)
@@ -325,7 +335,11 @@ relay_status relay_plan_transform_batch(relay_plan **out, int nranks, int count,
         return st;
     }
     compute_stats(p);
-    p->fingerprint = rl_plan_hash(p);
+    st = fingerprint(p);
+    if (st) {
+        relay_plan_free(p);
+        return st;
+    }
     *out = p;
     return RELAY_OK;
 }

@@ -1,0 +1,21 @@
+/* codec.h — the plan file format's version and limits (docs/plan-format.md). */
+#ifndef RELAY_CODEC_H
+#define RELAY_CODEC_H
+
+#define RELAY_FORMAT_MAGIC "relay-plan"
+#define RELAY_FORMAT_MAJOR 1   /* a reader rejects any other major version */
+#define RELAY_FORMAT_MINOR 0   /* minor versions only add keys, which readers ignore */
+
+/* Sanity bounds a reader enforces before it allocates anything. */
+#define RELAY_MAX_RANKS (1 << 24)
+#define RELAY_MAX_PAIRS 4096
+#define RELAY_PREAMBLE_MAX 256   /* bytes a reader looks at for the preamble */
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The header's hash, seeded with the version so that a flipped version bit
+ * is caught too. */
+uint64_t rl_header_hash(const void *header, size_t len, int major, int minor);
+
+#endif

@@ -1,0 +1,564 @@
+/* codec_read.c — decoding untrusted plan files and buffers.
+ *
+ * Order of trust: the preamble's magic and major version, then the header's
+ * size and hash, then the header's fields (layouts rebuilt through their
+ * validating constructors, sigma checked to be a permutation), then each
+ * wanted section's bytes against the index's hash, its fields, its content
+ * checksum, and finally rl_section_validate and the fingerprint.  A file is
+ * read with seeks: a rank that asks for its own section reads the preamble,
+ * the header and that section only. */
+#define _POSIX_C_SOURCE 200809L /* fileno, fstat */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <xxhash.h>
+
+#include "codec.h"
+#include "error.h"
+#include "mp_reader.h"
+#include "plan_internal.h"
+
+/* ---- where the bytes come from: a buffer or a file ---------------------- */
+
+typedef struct {
+    const unsigned char *mem;  /* buffer source */
+    FILE *file;                /* file source */
+    uint64_t size;
+    unsigned char *owned;      /* the last chunk read from the file */
+} source;
+
+/* Makes bytes [off, off+len) available at *out (valid until the next read). */
+static relay_status source_read(source *s, uint64_t off, uint64_t len, const unsigned char **out, const char *what)
+{
+    if (off > s->size || len > s->size - off)
+        return rl_fail(RELAY_ERR_FORMAT, "plan is truncated: the %s needs bytes %llu..%llu of %llu", what,
+                       (unsigned long long)off, (unsigned long long)(off + len), (unsigned long long)s->size);
+    if (s->mem) {
+        *out = s->mem + off;
+        return RELAY_OK;
+    }
+    free(s->owned);
+    s->owned = malloc(len ? (size_t)len : 1);
+    if (!s->owned) return RL_NOMEM();
+    if (fseeko(s->file, (off_t)off, SEEK_SET) != 0 || fread(s->owned, 1, (size_t)len, s->file) != len)
+        return rl_fail(RELAY_ERR_IO, "reading the %s failed: %s", what, strerror(errno));
+    *out = s->owned;
+    return RELAY_OK;
+}
+
+static relay_status format_error(const mp_reader *r, const char *where)
+{
+    return rl_fail(RELAY_ERR_FORMAT, "plan %s is malformed: %s", where, r->error ? r->error : "unexpected content");
+}
+
+/* ---- preamble ------------------------------------------------------------ */
+
+typedef struct {
+    int64_t major, minor;
+    uint64_t header_bytes, header_hash;
+    uint64_t length;           /* bytes the preamble itself takes */
+} preamble;
+
+static relay_status read_preamble(source *s, preamble *pre)
+{
+    const unsigned char *b;
+    uint64_t n = s->size < RELAY_PREAMBLE_MAX ? s->size : RELAY_PREAMBLE_MAX;
+    relay_status st = source_read(s, 0, n, &b, "preamble");
+    if (st) return st;
+    mp_reader r;
+    uint32_t pairs;
+    int magic = 0, have = 0;
+    mp_init(&r, b, (size_t)n);
+    if (!mp_read_map(&r, &pairs)) return rl_fail(RELAY_ERR_FORMAT, "not a relay plan (no preamble map at the start)");
+    for (uint32_t i = 0; i < pairs && !r.error; i++) {
+        const char *key, *val;
+        uint32_t klen, vlen;
+        if (!mp_read_str(&r, &key, &klen)) break;
+        if (mp_key_is(key, klen, "magic")) {
+            if (mp_read_str(&r, &val, &vlen)) magic = mp_key_is(val, vlen, RELAY_FORMAT_MAGIC);
+        } else if (mp_key_is(key, klen, "major")) have |= mp_read_int(&r, &pre->major) << 0;
+        else if (mp_key_is(key, klen, "minor")) have |= mp_read_int(&r, &pre->minor) << 1;
+        else if (mp_key_is(key, klen, "header_bytes")) have |= mp_read_uint64(&r, &pre->header_bytes) << 2;
+        else if (mp_key_is(key, klen, "header_hash")) have |= mp_read_uint64(&r, &pre->header_hash) << 3;
+        else mp_skip(&r);
+    }
+    if (!magic) return rl_fail(RELAY_ERR_FORMAT, "not a relay plan (bad magic)");
+    if (r.error || have != 15) return format_error(&r, "preamble");
+    if (pre->major != RELAY_FORMAT_MAJOR)
+        return rl_fail(RELAY_ERR_VERSION, "plan format version %lld.%lld is not readable by this relay (reads %d.x)",
+                       (long long)pre->major, (long long)pre->minor, RELAY_FORMAT_MAJOR);
+    pre->length = (uint64_t)(r.p - b);
+    return RELAY_OK;
+}
+
+/* ---- header -------------------------------------------------------------- */
+
+typedef struct {
+    relay_plan *plan;
+    uint64_t *index;           /* 4 per rank: offset, size, bytes hash, content checksum */
+    uint64_t fingerprint;
+} header;
+
+/* Reads an integer field in [lo, hi]. */
+static int read_ranged(mp_reader *r, int64_t *v, int64_t lo, int64_t hi)
+{
+    if (!mp_read_int(r, v)) return 0;
+    if (*v < lo || *v > hi) {
+        r->error = "a field is out of range";
+        return 0;
+    }
+    return 1;
+}
+
+/* An integer array field of declared length `n` into a fresh allocation. */
+static int64_t *read_int_array(mp_reader *r, uint32_t *n, int64_t lo, int64_t hi)
+{
+    const unsigned char *mark = r->p;
+    if (!mp_read_array(r, n)) return NULL;
+    r->p = mark;
+    int64_t *a = rl_malloc_array(*n, sizeof *a);
+    if (!a) {
+        r->error = "out of memory";
+        return NULL;
+    }
+    if (!mp_read_int_array(r, a, *n, lo, hi)) {
+        free(a);
+        return NULL;
+    }
+    return a;
+}
+
+typedef struct {
+    int64_t v[13];             /* scalar fields, by index below */
+    int have;
+    int64_t *row_splits, *col_splits, *owners, *offsets, *lds;
+    uint32_t nrs, ncs, nown, noff, nld;
+    int grid;
+} layout_fields;
+
+enum { LF_M, LF_N, LF_ORDER, LF_NRANKS, LF_MB, LF_NB, LF_NPROW, LF_NPCOL, LF_GORDER, LF_RSRC, LF_CSRC, LF_LLD, LF_COUNT };
+static const char *const layout_keys[LF_COUNT] = {"m", "n", "order", "nranks", "mb", "nb", "nprow", "npcol",
+                                                   "grid_order", "rsrc", "csrc", "lld"};
+
+static void layout_fields_free(layout_fields *f)
+{
+    free(f->row_splits);
+    free(f->col_splits);
+    free(f->owners);
+    free(f->offsets);
+    free(f->lds);
+}
+
+static void read_layout_field(mp_reader *r, layout_fields *f, const char *key, uint32_t klen)
+{
+    const char *val;
+    uint32_t vlen;
+    if (mp_key_is(key, klen, "kind")) {
+        if (mp_read_str(r, &val, &vlen)) f->grid = mp_key_is(val, vlen, "grid") ? 1 : mp_key_is(val, vlen, "block_cyclic") ? 0 : -1;
+        return;
+    }
+    for (int i = 0; i < LF_COUNT; i++)
+        if (mp_key_is(key, klen, layout_keys[i])) {
+            if (mp_read_int(r, &f->v[i])) f->have |= 1 << i;
+            return;
+        }
+    if (mp_key_is(key, klen, "row_splits")) f->row_splits = read_int_array(r, &f->nrs, 0, INT64_MAX);
+    else if (mp_key_is(key, klen, "col_splits")) f->col_splits = read_int_array(r, &f->ncs, 0, INT64_MAX);
+    else if (mp_key_is(key, klen, "owners")) f->owners = read_int_array(r, &f->nown, 0, RELAY_MAX_RANKS);
+    else if (mp_key_is(key, klen, "offsets")) f->offsets = read_int_array(r, &f->noff, 0, INT64_MAX);
+    else if (mp_key_is(key, klen, "lds")) f->lds = read_int_array(r, &f->nld, 0, INT64_MAX);
+    else mp_skip(r);
+}
+
+static int int_range(int64_t v, int64_t lo, int64_t hi) { return v >= lo && v <= hi; }
+
+/* Rebuilds a layout through the public constructors: they validate it all. */
+static relay_status build_layout(layout_fields *f, relay_layout **out)
+{
+    const int64_t *v = f->v;
+    int base = (1 << LF_M) | (1 << LF_N) | (1 << LF_ORDER) | (1 << LF_NRANKS);
+    if ((f->have & base) != base || f->grid < 0) return rl_fail(RELAY_ERR_FORMAT, "plan layout lacks its kind or size");
+    if (f->grid == 0) {
+        int need = base | ((1 << LF_COUNT) - (1 << LF_MB));
+        if ((f->have & need) != need || !int_range(v[LF_NPROW], 1, RELAY_MAX_RANKS) || !int_range(v[LF_NPCOL], 1, RELAY_MAX_RANKS) ||
+            !int_range(v[LF_RSRC], 0, RELAY_MAX_RANKS) || !int_range(v[LF_CSRC], 0, RELAY_MAX_RANKS) ||
+            !int_range(v[LF_ORDER], 0, 1) || !int_range(v[LF_GORDER], 0, 1))
+            return rl_fail(RELAY_ERR_FORMAT, "plan block-cyclic layout has missing or out-of-range fields");
+        relay_status st = relay_layout_block_cyclic(out, v[LF_M], v[LF_N], v[LF_MB], v[LF_NB], (int)v[LF_NPROW], (int)v[LF_NPCOL],
+                                                    (relay_order)v[LF_GORDER], (int)v[LF_RSRC], (int)v[LF_CSRC], v[LF_LLD],
+                                                    (relay_order)v[LF_ORDER]);
+        return st ? rl_fail(RELAY_ERR_FORMAT, "plan layout is invalid: %s", relay_last_error()) : RELAY_OK;
+    }
+    uint64_t nblocks = (uint64_t)(f->nrs ? f->nrs - 1 : 0) * (f->ncs ? f->ncs - 1 : 0);
+    if (!f->row_splits || !f->col_splits || !f->owners || f->nrs < 1 || f->ncs < 1 || f->nown != nblocks ||
+        !int_range(v[LF_NRANKS], 1, RELAY_MAX_RANKS) || !int_range(v[LF_ORDER], 0, 1) || (!f->offsets != !f->lds) ||
+        (f->offsets && (f->noff != nblocks || f->nld != nblocks)) || f->nrs - 1 > INT32_MAX || f->ncs - 1 > INT32_MAX)
+        return rl_fail(RELAY_ERR_FORMAT, "plan grid layout has missing or inconsistent arrays");
+    int *owners = rl_malloc_array((size_t)nblocks, sizeof *owners);
+    if (!owners) return RL_NOMEM();
+    for (uint64_t b = 0; b < nblocks; b++) owners[b] = (int)f->owners[b];
+    relay_status st = relay_layout_grid(out, (int)v[LF_NRANKS], v[LF_M], v[LF_N], (int)f->nrs - 1, f->row_splits,
+                                        (int)f->ncs - 1, f->col_splits, owners, f->offsets, f->lds, (relay_order)v[LF_ORDER]);
+    free(owners);
+    return st ? rl_fail(RELAY_ERR_FORMAT, "plan layout is invalid: %s", relay_last_error()) : RELAY_OK;
+}
+
+static relay_status read_layout(mp_reader *r, relay_layout **out)
+{
+    layout_fields f;
+    uint32_t pairs;
+    memset(&f, 0, sizeof f);
+    f.grid = -1;
+    if (!mp_read_map(r, &pairs)) return format_error(r, "layout");
+    for (uint32_t i = 0; i < pairs && !r->error; i++) {
+        const char *key;
+        uint32_t klen;
+        if (mp_read_str(r, &key, &klen)) read_layout_field(r, &f, key, klen);
+    }
+    relay_status st = r->error ? format_error(r, "layout") : build_layout(&f, out);
+    layout_fields_free(&f);
+    return st;
+}
+
+typedef struct {
+    int64_t op;
+    relay_layout *dst, *src;
+} raw_pair;
+
+static relay_status read_pair(mp_reader *r, raw_pair *pr)
+{
+    uint32_t pairs;
+    int have_op = 0;
+    relay_status st = RELAY_OK;
+    if (!mp_read_map(r, &pairs)) return format_error(r, "pair");
+    for (uint32_t i = 0; i < pairs && !r->error && !st; i++) {
+        const char *key;
+        uint32_t klen;
+        if (!mp_read_str(r, &key, &klen)) break;
+        if (mp_key_is(key, klen, "op")) have_op = read_ranged(r, &pr->op, 0, 2);
+        else if (mp_key_is(key, klen, "dst") && !pr->dst) st = read_layout(r, &pr->dst);
+        else if (mp_key_is(key, klen, "src") && !pr->src) st = read_layout(r, &pr->src);
+        else mp_skip(r);
+    }
+    if (st) return st;
+    if (r->error || !have_op || !pr->dst || !pr->src) return format_error(r, "pair");
+    int t = pr->op != RELAY_OP_N;
+    if ((t ? pr->src->n : pr->src->m) != pr->dst->m || (t ? pr->src->m : pr->src->n) != pr->dst->n)
+        return rl_fail(RELAY_ERR_FORMAT, "plan pair has layouts whose shapes do not match its op");
+    return RELAY_OK;
+}
+
+/* Everything of the header, gathered before the plan is assembled. */
+typedef struct {
+    int64_t v[5];
+    int have;
+    char kind_ok;
+    raw_pair *pairs;
+    uint32_t npairs;
+    int64_t *sigma, stats[5];
+    uint32_t nsigma, nstats, nindex;
+    uint64_t fingerprint, *index;
+} header_fields;
+
+enum { HF_NRANKS, HF_TYPE, HF_SCHEDULE, HF_RELABEL, HF_FINGERPRINT };
+static const char *const stat_keys[5] = {"bytes_total", "bytes_remote", "bytes_remote_identity", "messages", "pieces"};
+
+static relay_status read_pairs(mp_reader *r, header_fields *h)
+{
+    if (!mp_read_array(r, &h->npairs)) return format_error(r, "header");
+    if (h->npairs < 1 || h->npairs > RELAY_MAX_PAIRS || h->pairs)
+        return rl_fail(RELAY_ERR_FORMAT, "plan header has %u transform pairs", h->npairs);
+    h->pairs = rl_calloc(h->npairs, sizeof *h->pairs);
+    if (!h->pairs) return RL_NOMEM();
+    for (uint32_t k = 0; k < h->npairs; k++) {
+        relay_status st = read_pair(r, &h->pairs[k]);
+        if (st) return st;
+    }
+    return RELAY_OK;
+}
+
+static void read_stats(mp_reader *r, header_fields *h)
+{
+    uint32_t pairs;
+    if (!mp_read_map(r, &pairs)) return;
+    for (uint32_t i = 0; i < pairs && !r->error; i++) {
+        const char *key;
+        uint32_t klen;
+        int known = 0;
+        if (!mp_read_str(r, &key, &klen)) return;
+        for (int k = 0; k < 5 && !known; k++)
+            if (mp_key_is(key, klen, stat_keys[k])) {
+                known = read_ranged(r, &h->stats[k], 0, INT64_MAX);
+                h->nstats |= 1u << k;
+            }
+        if (!known) mp_skip(r);
+    }
+}
+
+static uint64_t *read_index(mp_reader *r, uint32_t *n)
+{
+    const unsigned char *mark = r->p;
+    if (!mp_read_array(r, n)) return NULL;
+    r->p = mark;
+    mp_read_array(r, n);
+    uint64_t *a = rl_malloc_array(*n, sizeof *a);
+    if (!a) {
+        r->error = "out of memory";
+        return NULL;
+    }
+    for (uint32_t i = 0; i < *n && !r->error; i++) mp_read_uint64(r, &a[i]);
+    return a;
+}
+
+static relay_status read_header_field(mp_reader *r, header_fields *h, const char *key, uint32_t klen)
+{
+    const char *val;
+    uint32_t vlen;
+    static const int64_t hi[4] = {RELAY_MAX_RANKS, 3, 3, 2};
+    static const char *const names[4] = {"nranks", "type", "schedule", "relabel"};
+    for (int i = 0; i < 4; i++)
+        if (mp_key_is(key, klen, names[i])) {
+            if (read_ranged(r, &h->v[i], i == HF_NRANKS ? 1 : 0, hi[i])) h->have |= 1 << i;
+            return RELAY_OK;
+        }
+    if (mp_key_is(key, klen, "kind")) {
+        if (mp_read_str(r, &val, &vlen)) h->kind_ok = mp_key_is(val, vlen, "transform");
+    } else if (mp_key_is(key, klen, "pairs")) return read_pairs(r, h);
+    else if (mp_key_is(key, klen, "sigma") && !h->sigma) h->sigma = read_int_array(r, &h->nsigma, 0, RELAY_MAX_RANKS);
+    else if (mp_key_is(key, klen, "stats")) read_stats(r, h);
+    else if (mp_key_is(key, klen, "fingerprint")) h->have |= mp_read_uint64(r, &h->fingerprint) << HF_FINGERPRINT;
+    else if (mp_key_is(key, klen, "sections") && !h->index) h->index = read_index(r, &h->nindex);
+    else mp_skip(r);
+    return RELAY_OK;
+}
+
+/* Checks that sigma is a permutation of the plan's ranks. */
+static int is_permutation(const int64_t *sigma, uint32_t n)
+{
+    char *seen = rl_calloc(n, 1);
+    int ok = seen != NULL;
+    for (uint32_t i = 0; ok && i < n; i++) {
+        ok = sigma[i] >= 0 && sigma[i] < n && !seen[sigma[i]];
+        if (ok) seen[sigma[i]] = 1;
+    }
+    free(seen);
+    return ok;
+}
+
+static relay_status check_header(const mp_reader *r, const header_fields *h)
+{
+    if (r->error) return format_error(r, "header");
+    if (!h->kind_ok) return rl_fail(RELAY_ERR_FORMAT, "plan kind is missing or not one this relay reads (transform)");
+    if (h->have != 31 || !h->pairs || !h->sigma || !h->index || h->nstats != 31)
+        return rl_fail(RELAY_ERR_FORMAT, "plan header lacks a required field");
+    int64_t n = h->v[HF_NRANKS];
+    if (h->nsigma != n || !is_permutation(h->sigma, h->nsigma))
+        return rl_fail(RELAY_ERR_FORMAT, "plan sigma is not a permutation of its %lld ranks", (long long)n);
+    if (h->nindex != 4 * (uint64_t)n) return rl_fail(RELAY_ERR_FORMAT, "plan section index has %u entries for %lld ranks", h->nindex, (long long)n);
+    for (uint32_t k = 0; k < h->npairs; k++)
+        if (h->pairs[k].dst->nranks > n || h->pairs[k].src->nranks > n)
+            return rl_fail(RELAY_ERR_FORMAT, "plan pair %u has a layout over more ranks than the plan's %lld", k, (long long)n);
+    return RELAY_OK;
+}
+
+/* Moves the header's fields into a new plan (sections not yet read). */
+static relay_status assemble(header_fields *h, relay_plan **out)
+{
+    relay_plan *p = rl_plan_alloc((int)h->v[HF_NRANKS], (int)h->npairs);
+    if (!p) return RL_NOMEM();
+    p->kind = RELAY_PLAN_TRANSFORM;
+    p->type = (relay_type)h->v[HF_TYPE];
+    p->schedule = (relay_schedule)h->v[HF_SCHEDULE];
+    p->relabel = (relay_relabel)h->v[HF_RELABEL];
+    p->fingerprint = h->fingerprint;
+    p->stats = (relay_plan_stats){h->stats[0], h->stats[1], h->stats[2], h->stats[3], h->stats[4]};
+    for (int r = 0; r < p->nranks; r++) p->sigma[r] = (int32_t)h->sigma[r];
+    relay_status st = RELAY_OK;
+    for (int k = 0; k < p->count && !st; k++) {
+        rl_pair *pr = &p->pairs[k];
+        pr->op = (relay_op)h->pairs[k].op;
+        st = rl_layout_relabel(&pr->dst, h->pairs[k].dst, NULL, p->nranks);
+        if (!st) st = rl_layout_relabel(&pr->src, h->pairs[k].src, NULL, p->nranks);
+        if (!st) st = rl_layout_relabel(&pr->dst_relabeled, h->pairs[k].dst, p->sigma, p->nranks);
+    }
+    if (st) {
+        relay_plan_free(p);
+        return st;
+    }
+    *out = p;
+    return RELAY_OK;
+}
+
+static void header_fields_free(header_fields *h)
+{
+    for (uint32_t k = 0; h->pairs && k < h->npairs; k++) {
+        relay_layout_free(h->pairs[k].dst);
+        relay_layout_free(h->pairs[k].src);
+    }
+    free(h->pairs);
+    free(h->sigma);
+    free(h->index);
+}
+
+static relay_status read_header(source *s, const preamble *pre, header *out)
+{
+    const unsigned char *b;
+    relay_status st = source_read(s, pre->length, pre->header_bytes, &b, "header");
+    if (st) return st;
+    if (rl_header_hash(b, (size_t)pre->header_bytes, (int)pre->major, (int)pre->minor) != pre->header_hash)
+        return rl_fail(RELAY_ERR_FORMAT, "plan header checksum does not match: the file is corrupted");
+    mp_reader r;
+    header_fields h;
+    uint32_t pairs;
+    memset(&h, 0, sizeof h);
+    mp_init(&r, b, (size_t)pre->header_bytes);
+    if (!mp_read_map(&r, &pairs)) return format_error(&r, "header");
+    for (uint32_t i = 0; i < pairs && !r.error && !st; i++) {
+        const char *key;
+        uint32_t klen;
+        if (mp_read_str(&r, &key, &klen)) st = read_header_field(&r, &h, key, klen);
+    }
+    if (!st) st = check_header(&r, &h);
+    if (!st) st = assemble(&h, &out->plan);
+    if (!st) {
+        out->index = h.index;
+        h.index = NULL;
+    }
+    header_fields_free(&h);
+    return st;
+}
+
+/* ---- sections ------------------------------------------------------------ */
+
+/* A flat integer array of whole records into a fresh allocation. */
+static int read_records(mp_reader *r, void **out, int64_t *nrecords, int fields)
+{
+    uint32_t n;
+    int64_t *a = read_int_array(r, &n, INT64_MIN, INT64_MAX);
+    if (!a) return 0;
+    if (n % (uint32_t)fields) {
+        free(a);
+        r->error = "a record array has a partial record";
+        return 0;
+    }
+    free(*out);
+    *out = a;
+    *nrecords = n / (uint32_t)fields;
+    return 1;
+}
+
+static void read_section_field(mp_reader *r, rl_section *s, int count, const char *key, uint32_t klen, int *have)
+{
+    int64_t v, n;
+    if (mp_key_is(key, klen, "rank")) *have |= read_ranged(r, &v, 0, RELAY_MAX_RANKS) && v == s->rank;
+    else if (mp_key_is(key, klen, "src_elems")) *have |= mp_read_int_array(r, s->src_elems, (uint32_t)count, 0, INT64_MAX) << 1;
+    else if (mp_key_is(key, klen, "dst_elems")) *have |= mp_read_int_array(r, s->dst_elems, (uint32_t)count, 0, INT64_MAX) << 2;
+    else if (mp_key_is(key, klen, "send")) { if (read_records(r, (void **)&s->send, &n, RL_MESSAGE_FIELDS)) s->nsend = (int32_t)n; }
+    else if (mp_key_is(key, klen, "recv")) { if (read_records(r, (void **)&s->recv, &n, RL_MESSAGE_FIELDS)) s->nrecv = (int32_t)n; }
+    else if (mp_key_is(key, klen, "send_pieces")) read_records(r, (void **)&s->send_pieces, &s->nsend_pieces, RL_PIECE_FIELDS);
+    else if (mp_key_is(key, klen, "recv_pieces")) read_records(r, (void **)&s->recv_pieces, &s->nrecv_pieces, RL_PIECE_FIELDS);
+    else if (mp_key_is(key, klen, "local")) read_records(r, (void **)&s->local, &s->nlocal, RL_LOCAL_FIELDS);
+    else mp_skip(r);
+}
+
+/* Buffer sizes a section declares must be the ones its layouts imply. */
+static relay_status check_section_sizes(const relay_plan *p, const rl_section *s)
+{
+    for (int k = 0; k < p->count; k++)
+        if (s->src_elems[k] != relay_layout_local_elems(p->pairs[k].src, s->rank) ||
+            s->dst_elems[k] != relay_layout_local_elems(p->pairs[k].dst_relabeled, s->rank))
+            return rl_fail(RELAY_ERR_FORMAT, "plan section of rank %d declares buffer sizes its layouts do not imply", s->rank);
+    return RELAY_OK;
+}
+
+static relay_status read_section(source *src, const header *h, uint64_t base, int rank)
+{
+    relay_plan *p = h->plan;
+    const uint64_t *ix = &h->index[4 * (size_t)rank];
+    const unsigned char *b;
+    if (ix[0] > UINT64_MAX - base) return rl_fail(RELAY_ERR_FORMAT, "plan section %d has an absurd offset", rank);
+    relay_status st = source_read(src, base + ix[0], ix[1], &b, "section");
+    if (st) return st;
+    if (XXH3_64bits(b, (size_t)ix[1]) != ix[2])
+        return rl_fail(RELAY_ERR_FORMAT, "plan section of rank %d fails its checksum: the file is corrupted", rank);
+    rl_section *s = rl_section_alloc(rank, p->count);
+    if (!s) return RL_NOMEM();
+    mp_reader r;
+    uint32_t pairs;
+    int have = 0;
+    mp_init(&r, b, (size_t)ix[1]);
+    if (mp_read_map(&r, &pairs))
+        for (uint32_t i = 0; i < pairs && !r.error; i++) {
+            const char *key;
+            uint32_t klen;
+            if (mp_read_str(&r, &key, &klen)) read_section_field(&r, s, p->count, key, klen, &have);
+        }
+    if (r.error || have != 7) st = format_error(&r, "section");
+    s->checksum = st ? 0 : rl_section_hash(s, p->count);
+    if (!st && s->checksum != ix[3]) st = rl_fail(RELAY_ERR_FORMAT, "plan section of rank %d does not match its checksum", rank);
+    if (!st) st = rl_section_validate(s, p);
+    if (!st) st = check_section_sizes(p, s);
+    if (st) {
+        rl_section_free(s);
+        return st;
+    }
+    p->sections[rank] = s;
+    return RELAY_OK;
+}
+
+/* The fingerprint must follow from the header and the index's checksums. */
+static relay_status check_fingerprint(const header *h)
+{
+    int n = h->plan->nranks;
+    uint64_t *sums = rl_malloc_array((size_t)n, sizeof *sums);
+    if (!sums) return RL_NOMEM();
+    for (int r = 0; r < n; r++) sums[r] = h->index[4 * (size_t)r + 3];
+    uint64_t fp = rl_plan_hash(h->plan, sums);
+    free(sums);
+    return fp == h->plan->fingerprint ? RELAY_OK : rl_fail(RELAY_ERR_FORMAT, "plan fingerprint does not match its contents");
+}
+
+static relay_status decode(source *s, relay_plan **out, int rank)
+{
+    preamble pre;
+    header h = {0};
+    relay_status st = read_preamble(s, &pre);
+    if (!st) st = read_header(s, &pre, &h);
+    if (!st && (rank < -1 || rank >= h.plan->nranks))
+        st = rl_fail(RELAY_ERR_ARG, "rank %d is not -1 or a rank of this %d-rank plan", rank, h.plan->nranks);
+    if (!st) st = check_fingerprint(&h);
+    uint64_t base = pre.length + pre.header_bytes;
+    for (int r = rank < 0 ? 0 : rank; !st && r < (rank < 0 ? h.plan->nranks : rank + 1); r++) st = read_section(s, &h, base, r);
+    free(h.index);
+    if (st) {
+        relay_plan_free(h.plan);
+        return st;
+    }
+    h.plan->format_major = (int)pre.major;
+    h.plan->format_minor = (int)pre.minor;
+    *out = h.plan;
+    return RELAY_OK;
+}
+
+relay_status relay_plan_decode(relay_plan **out, const void *buf, size_t len, int rank)
+{
+    if (!out || (!buf && len)) return rl_fail(RELAY_ERR_ARG, "relay_plan_decode: NULL argument");
+    source s = {buf ? buf : (const unsigned char *)"", NULL, len, NULL};
+    return decode(&s, out, rank);
+}
+
+relay_status relay_plan_load(relay_plan **out, const char *path, int rank)
+{
+    if (!out || !path) return rl_fail(RELAY_ERR_ARG, "relay_plan_load: NULL argument");
+    FILE *f = fopen(path, "rb");
+    if (!f) return rl_fail(RELAY_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+    struct stat sb;
+    relay_status st = fstat(fileno(f), &sb) == 0 ? RELAY_OK : rl_fail(RELAY_ERR_IO, "cannot stat %s: %s", path, strerror(errno));
+    if (!st && !S_ISREG(sb.st_mode)) st = rl_fail(RELAY_ERR_IO, "%s is not a regular file", path);
+    source s = {NULL, f, st ? 0 : (uint64_t)sb.st_size, NULL};
+    if (!st) st = decode(&s, out, rank);
+    free(s.owned);
+    fclose(f);
+    return st;
+}

@@ -1,0 +1,296 @@
+/* codec_write.c — encoding plans as MessagePack (msgpack-c's packer) and
+ * saving them atomically.
+ *
+ * A plan file is three parts one after another (docs/plan-format.md):
+ *   preamble  a small map: magic, major/minor version, the header's size and hash;
+ *   header    a map: kind, ranks, type, pairs with their layouts, sigma,
+ *             statistics, fingerprint, and the section index (offset, size,
+ *             byte hash and content checksum of every rank's section);
+ *   sections  one map per rank, in rank order.
+ * Sections are encoded independently (in parallel), so a reader can seek to
+ * its own. */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fsync, fdopen */
+#include <errno.h>
+#include <msgpack.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "codec.h"
+#include "error.h"
+#include "plan_internal.h"
+
+/* The encoded parts of a plan, before they are joined or written. */
+typedef struct {
+    msgpack_sbuffer preamble, header;
+    msgpack_sbuffer *sections;
+    int nranks;
+} encoded_plan;
+
+static void pack_str(msgpack_packer *pk, const char *s)
+{
+    size_t n = strlen(s);
+    msgpack_pack_str(pk, n);
+    msgpack_pack_str_body(pk, s, n);
+}
+
+static void pack_int(msgpack_packer *pk, const char *key, int64_t v)
+{
+    pack_str(pk, key);
+    msgpack_pack_int64(pk, v);
+}
+
+static void pack_ints(msgpack_packer *pk, const char *key, const int64_t *v, size_t n)
+{
+    pack_str(pk, key);
+    msgpack_pack_array(pk, n);
+    for (size_t i = 0; i < n; i++) msgpack_pack_int64(pk, v[i]);
+}
+
+static void pack_int32s(msgpack_packer *pk, const char *key, const int32_t *v, size_t n)
+{
+    pack_str(pk, key);
+    msgpack_pack_array(pk, n);
+    for (size_t i = 0; i < n; i++) msgpack_pack_int64(pk, v[i]);
+}
+
+static void pack_owners(msgpack_packer *pk, const int *v, size_t n)
+{
+    pack_str(pk, "owners");
+    msgpack_pack_array(pk, n);
+    for (size_t i = 0; i < n; i++) msgpack_pack_int64(pk, v[i]);
+}
+
+/* A layout as its constructor's arguments, so that reading it back goes
+ * through the same validation as building it. */
+static void pack_layout(msgpack_packer *pk, const relay_layout *l)
+{
+    int bc = l->kind == RL_LAYOUT_BLOCK_CYCLIC;
+    size_t nblocks = (size_t)l->nbr * (size_t)l->nbc;
+    msgpack_pack_map(pk, bc ? 13 : 8 + (l->explicit_offsets ? 2 : 0));
+    pack_str(pk, "kind");
+    pack_str(pk, bc ? "block_cyclic" : "grid");
+    pack_int(pk, "m", l->m);
+    pack_int(pk, "n", l->n);
+    pack_int(pk, "order", l->order);
+    if (bc) {
+        pack_int(pk, "mb", l->bc.mb);
+        pack_int(pk, "nb", l->bc.nb);
+        pack_int(pk, "nprow", l->bc.nprow);
+        pack_int(pk, "npcol", l->bc.npcol);
+        pack_int(pk, "grid_order", l->bc.grid_order);
+        pack_int(pk, "rsrc", l->bc.rsrc);
+        pack_int(pk, "csrc", l->bc.csrc);
+        pack_int(pk, "lld", l->bc.lld);
+        pack_int(pk, "nranks", l->base_nranks);
+        return;
+    }
+    pack_int(pk, "nranks", l->base_nranks);
+    pack_ints(pk, "row_splits", l->row_splits, (size_t)l->nbr + 1);
+    pack_ints(pk, "col_splits", l->col_splits, (size_t)l->nbc + 1);
+    pack_owners(pk, l->owners, nblocks);
+    if (l->explicit_offsets) {
+        pack_ints(pk, "offsets", l->offsets, nblocks);
+        pack_ints(pk, "lds", l->lds, nblocks);
+    }
+}
+
+static void pack_section(msgpack_packer *pk, const rl_section *s, int count)
+{
+    msgpack_pack_map(pk, 8);
+    pack_int(pk, "rank", s->rank);
+    pack_ints(pk, "src_elems", s->src_elems, (size_t)count);
+    pack_ints(pk, "dst_elems", s->dst_elems, (size_t)count);
+    pack_ints(pk, "send", (const int64_t *)s->send, (size_t)s->nsend * RL_MESSAGE_FIELDS);
+    pack_ints(pk, "recv", (const int64_t *)s->recv, (size_t)s->nrecv * RL_MESSAGE_FIELDS);
+    pack_ints(pk, "send_pieces", (const int64_t *)s->send_pieces, (size_t)s->nsend_pieces * RL_PIECE_FIELDS);
+    pack_ints(pk, "recv_pieces", (const int64_t *)s->recv_pieces, (size_t)s->nrecv_pieces * RL_PIECE_FIELDS);
+    pack_ints(pk, "local", (const int64_t *)s->local, (size_t)s->nlocal * RL_LOCAL_FIELDS);
+}
+
+static const char *kind_name(relay_plan_kind k)
+{
+    return k == RELAY_PLAN_TRANSFORM ? "transform" : k == RELAY_PLAN_BMMC ? "bmmc" : "hsumma";
+}
+
+static void pack_header(msgpack_packer *pk, const relay_plan *p, const encoded_plan *ep)
+{
+    msgpack_pack_map(pk, 10);
+    pack_str(pk, "kind");
+    pack_str(pk, kind_name(p->kind));
+    pack_int(pk, "nranks", p->nranks);
+    pack_int(pk, "type", p->type);
+    pack_int(pk, "schedule", p->schedule);
+    pack_int(pk, "relabel", p->relabel);
+    pack_str(pk, "pairs");
+    msgpack_pack_array(pk, (size_t)p->count);
+    for (int k = 0; k < p->count; k++) {
+        msgpack_pack_map(pk, 3);
+        pack_int(pk, "op", p->pairs[k].op);
+        pack_str(pk, "dst");
+        pack_layout(pk, p->pairs[k].dst);
+        pack_str(pk, "src");
+        pack_layout(pk, p->pairs[k].src);
+    }
+    pack_int32s(pk, "sigma", p->sigma, (size_t)p->nranks);
+    pack_str(pk, "stats");
+    msgpack_pack_map(pk, 5);
+    pack_int(pk, "bytes_total", p->stats.bytes_total);
+    pack_int(pk, "bytes_remote", p->stats.bytes_remote);
+    pack_int(pk, "bytes_remote_identity", p->stats.bytes_remote_identity);
+    pack_int(pk, "messages", p->stats.messages);
+    pack_int(pk, "pieces", p->stats.pieces);
+    pack_str(pk, "fingerprint");
+    msgpack_pack_uint64(pk, p->fingerprint);
+    /* Section index: offset (from the end of the header), size, XXH3 of the
+     * bytes, and the section's content checksum (part of the fingerprint). */
+    pack_str(pk, "sections");
+    msgpack_pack_array(pk, (size_t)p->nranks * 4);
+    uint64_t offset = 0;
+    for (int r = 0; r < p->nranks; r++) {
+        const msgpack_sbuffer *sb = &ep->sections[r];
+        msgpack_pack_uint64(pk, offset);
+        msgpack_pack_uint64(pk, sb->size);
+        msgpack_pack_uint64(pk, XXH3_64bits(sb->data, sb->size));
+        msgpack_pack_uint64(pk, p->sections[r]->checksum);
+        offset += sb->size;
+    }
+}
+
+uint64_t rl_header_hash(const void *header, size_t len, int major, int minor)
+{
+    return XXH3_64bits_withSeed(header, len, (uint64_t)major << 32 | (uint64_t)minor);
+}
+
+static void pack_preamble(msgpack_packer *pk, const msgpack_sbuffer *header)
+{
+    msgpack_pack_map(pk, 5);
+    pack_str(pk, "magic");
+    pack_str(pk, RELAY_FORMAT_MAGIC);
+    pack_int(pk, "major", RELAY_FORMAT_MAJOR);
+    pack_int(pk, "minor", RELAY_FORMAT_MINOR);
+    pack_str(pk, "header_bytes");
+    msgpack_pack_uint64(pk, header->size);
+    pack_str(pk, "header_hash");
+    msgpack_pack_uint64(pk, rl_header_hash(header->data, header->size, RELAY_FORMAT_MAJOR, RELAY_FORMAT_MINOR));
+}
+
+static void encoded_free(encoded_plan *ep)
+{
+    msgpack_sbuffer_destroy(&ep->preamble);
+    msgpack_sbuffer_destroy(&ep->header);
+    for (int r = 0; ep->sections && r < ep->nranks; r++) msgpack_sbuffer_destroy(&ep->sections[r]);
+    free(ep->sections);
+}
+
+static relay_status check_complete(const relay_plan *p, const char *what)
+{
+    if (!p) return rl_fail(RELAY_ERR_ARG, "%s: plan is NULL", what);
+    for (int r = 0; r < p->nranks; r++)
+        if (!p->sections[r])
+            return rl_fail(RELAY_ERR_ARG, "%s: the plan holds only some ranks' sections (rank %d is missing)", what, r);
+    return RELAY_OK;
+}
+
+/* msgpack-c's sbuffer aborts on no memory only through a NULL data check:
+ * a part whose size is not what was packed means an allocation failed. */
+static relay_status encode(const relay_plan *p, encoded_plan *ep)
+{
+    memset(ep, 0, sizeof *ep);
+    ep->nranks = p->nranks;
+    ep->sections = rl_calloc((size_t)p->nranks, sizeof *ep->sections);
+    if (!ep->sections) return RL_NOMEM();
+    int failed = 0;
+#pragma omp parallel for schedule(dynamic, 16) reduction(|| : failed)
+    for (int r = 0; r < p->nranks; r++) {
+        msgpack_packer pk;
+        msgpack_sbuffer_init(&ep->sections[r]);
+        msgpack_packer_init(&pk, &ep->sections[r], msgpack_sbuffer_write);
+        pack_section(&pk, p->sections[r], p->count);
+        failed = failed || !ep->sections[r].data;
+    }
+    msgpack_packer pk;
+    msgpack_sbuffer_init(&ep->header);
+    msgpack_packer_init(&pk, &ep->header, msgpack_sbuffer_write);
+    pack_header(&pk, p, ep);
+    msgpack_sbuffer_init(&ep->preamble);
+    msgpack_packer_init(&pk, &ep->preamble, msgpack_sbuffer_write);
+    pack_preamble(&pk, &ep->header);
+    if (failed || !ep->header.data || !ep->preamble.data) return RL_NOMEM();
+    return RELAY_OK;
+}
+
+relay_status relay_plan_encode(const relay_plan *p, void **buf, size_t *len)
+{
+    relay_status st = check_complete(p, "relay_plan_encode");
+    if (st) return st;
+    if (!buf || !len) return rl_fail(RELAY_ERR_ARG, "relay_plan_encode: NULL output argument");
+    encoded_plan ep;
+    st = encode(p, &ep);
+    size_t total = st ? 0 : ep.preamble.size + ep.header.size;
+    for (int r = 0; !st && r < p->nranks; r++) total += ep.sections[r].size;
+    char *out = st ? NULL : malloc(total);
+    if (!st && !out) st = RL_NOMEM();
+    if (!st) {
+        char *w = out;
+        memcpy(w, ep.preamble.data, ep.preamble.size);
+        w += ep.preamble.size;
+        memcpy(w, ep.header.data, ep.header.size);
+        w += ep.header.size;
+        for (int r = 0; r < p->nranks; r++) {
+            memcpy(w, ep.sections[r].data, ep.sections[r].size);
+            w += ep.sections[r].size;
+        }
+        *buf = out;
+        *len = total;
+    }
+    encoded_free(&ep);
+    return st;
+}
+
+/* ---- saving atomically -------------------------------------------------- */
+
+static int write_all(FILE *f, const msgpack_sbuffer *sb)
+{
+    return sb->size == 0 || fwrite(sb->data, 1, sb->size, f) == sb->size;
+}
+
+static relay_status write_file(FILE *f, const encoded_plan *ep)
+{
+    int ok = write_all(f, &ep->preamble) && write_all(f, &ep->header);
+    for (int r = 0; ok && r < ep->nranks; r++) ok = write_all(f, &ep->sections[r]);
+    ok = ok && fflush(f) == 0 && fsync(fileno(f)) == 0;
+    return ok ? RELAY_OK : rl_fail(RELAY_ERR_IO, "writing the plan failed: %s", strerror(errno));
+}
+
+/* Writes to a temporary file beside `path` and renames it over `path`, so
+ * that readers never see a partial plan and a failure leaves nothing. */
+relay_status relay_plan_save(const relay_plan *p, const char *path)
+{
+    relay_status st = check_complete(p, "relay_plan_save");
+    if (st) return st;
+    if (!path || !*path) return rl_fail(RELAY_ERR_ARG, "relay_plan_save: empty path");
+    size_t n = strlen(path) + 16;
+    char *tmp = malloc(n);
+    if (!tmp) return RL_NOMEM();
+    snprintf(tmp, n, "%s.tmp.XXXXXX", path);
+    encoded_plan ep;
+    st = encode(p, &ep);
+    int fd = st ? -1 : mkstemp(tmp);
+    if (!st && fd < 0) st = rl_fail(RELAY_ERR_IO, "cannot create a temporary file beside %s: %s", path, strerror(errno));
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "wb");
+    if (fd >= 0 && !f) {
+        close(fd);
+        st = rl_fail(RELAY_ERR_IO, "cannot open %s: %s", tmp, strerror(errno));
+    }
+    if (f) {
+        st = write_file(f, &ep);
+        if (fclose(f) != 0 && !st) st = rl_fail(RELAY_ERR_IO, "closing %s failed: %s", tmp, strerror(errno));
+        if (!st && rename(tmp, path) != 0) st = rl_fail(RELAY_ERR_IO, "cannot rename the plan to %s: %s", path, strerror(errno));
+        if (st) unlink(tmp);
+    }
+    encoded_free(&ep);
+    free(tmp);
+    return st;
+}
