@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh — installs dependencies, builds relay twice (optimised, and with
 # AddressSanitizer + UndefinedBehaviorSanitizer) and runs every test of both
-# under ctest: cmocka unit tests and MPI tests at 1, 2, 3, 4 and 8 ranks.
+# under ctest: cmocka unit tests and MPI tests at 1, 2, 3, 4 and 8 ranks;
+# then fuzzes the plan decoder for a minute (RELAY_FUZZ_SECONDS).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
@@ -18,4 +19,6 @@ run_suite() { # build-dir, extra cmake args...
 
 run_suite build -DCMAKE_BUILD_TYPE=RelWithDebInfo
 run_suite build-asan -DCMAKE_BUILD_TYPE=Debug -DRELAY_SANITIZE=ON -DRELAY_BUILD_BENCH=OFF
+echo "== fuzz the plan decoder"
+scripts/fuzz.sh "${RELAY_FUZZ_SECONDS:-60}" build
 echo "test.sh: all suites passed"

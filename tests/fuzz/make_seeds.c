@@ -1,0 +1,39 @@
+/* make_seeds.c — writes a few small valid plans as the fuzzer's seed corpus:
+ * block-cyclic and grid layouts, every op, a batch, explicit offsets. */
+#include <stdio.h>
+
+#include "relay/relay.h"
+
+static int save(const relay_plan *p, const char *dir, int k)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/seed%d.plan", dir, k);
+    return relay_plan_save(p, path) != RELAY_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: make_seeds DIR\n");
+        return 2;
+    }
+    relay_layout *a, *b, *g;
+    int64_t rs[] = {0, 2, 7}, cs[] = {0, 4, 9}, offs[] = {0, 0, 20, 8}, lds[] = {2, 2, 5, 5};
+    int owners[] = {0, 1, 1, 0};
+    int bad = relay_layout_block_cyclic(&a, 9, 7, 2, 3, 2, 1, RELAY_ROW_MAJOR, 1, 0, 0, RELAY_COL_MAJOR) ||
+              relay_layout_block_cyclic(&b, 7, 9, 4, 2, 1, 2, RELAY_COL_MAJOR, 0, 1, 0, RELAY_ROW_MAJOR) ||
+              relay_layout_grid(&g, 2, 7, 9, 2, rs, 2, cs, owners, offs, lds, RELAY_COL_MAJOR);
+    for (int op = 0; op < 3 && !bad; op++) {
+        relay_plan *p;
+        /* op N moves g (7 x 9) into b's layout; T and C move b^T into a's. */
+        bad = relay_plan_transform(&p, 2, op ? a : b, op ? b : g, (relay_op)op, RELAY_DOUBLE, NULL) ||
+              save(p, argv[1], op);
+        relay_plan_free(p);
+    }
+    const relay_layout *as[2] = {a, g}, *bs[2] = {g, b};
+    relay_op ops[2] = {RELAY_OP_T, RELAY_OP_N};
+    relay_plan *batch;
+    bad = bad || relay_plan_transform_batch(&batch, 2, 2, as, bs, ops, RELAY_CDOUBLE, NULL) || save(batch, argv[1], 3);
+    if (bad) fprintf(stderr, "make_seeds: %s\n", relay_last_error());
+    return bad;
+}
