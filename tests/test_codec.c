@@ -55,6 +55,7 @@ static void test_round_trip_is_identical(void **state)
             encode_ok(q, &again, &len2);
             assert_int_equal(len, len2);
             assert_memory_equal(buf, again, len);
+            free(again);
             for (int r = 0; r < 3; r++) {
                 relay_plan *one;
                 assert_int_equal(relay_plan_decode(&one, buf, len, r), RELAY_OK);
