@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# bad_input.sh — every tool rejects bad input with one line on stderr, a
+# non-zero exit status (2 for a wrong command line, 1 for a bad file or a
+# failed step), nothing on stdout, and no output file left behind: unknown
+# options, missing values, bad numbers, bad layout specs and layout files,
+# missing and unreadable files, wrong positional counts, corrupted and
+# truncated plan files, a plan for another rank count.
+. "$(dirname "$0")/common.sh"
+
+GOOD_FROM=bc:40x30:8x8:1x2
+GOOD_TO=bc:40x30:16x16:2x1
+
+# relay-plan: a failing run leaves no plan file.
+plan_error() { # status what args...
+    local want=$1 what=$2
+    shift 2
+    expect_error "$want" "relay-plan: $what" "$PLAN" "$@"
+    [ -e out.plan ] && fail "relay-plan: $what: left out.plan behind"
+    rm -f out.plan
+}
+plan_error 2 "no plan kind"
+plan_error 2 "unknown plan kind" frobnicate
+plan_error 2 "bmmc not available" bmmc --ranks 4
+plan_error 2 "hsumma not available" hsumma
+plan_error 2 "unknown option" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --bogus -o out.plan
+plan_error 2 "missing value" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO -o
+plan_error 2 "missing --to" transform --ranks 2 --from $GOOD_FROM -o out.plan
+plan_error 2 "positional argument" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO extra -o out.plan
+plan_error 2 "bad --ranks (text)" transform --ranks four --from $GOOD_FROM --to $GOOD_TO -o out.plan
+plan_error 2 "bad --ranks (zero)" transform --ranks 0 --from $GOOD_FROM --to $GOOD_TO -o out.plan
+plan_error 2 "bad --ranks (negative)" transform --ranks -3 --from $GOOD_FROM --to $GOOD_TO -o out.plan
+plan_error 2 "bad --ranks (overflow)" transform --ranks 99999999999999999999 --from $GOOD_FROM --to $GOOD_TO -o out.plan
+plan_error 2 "too few ranks for the layouts" transform --ranks 1 --from $GOOD_FROM --to $GOOD_TO -o out.plan
+plan_error 2 "bad --op" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --op X -o out.plan
+plan_error 2 "bad --type" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --type q -o out.plan
+plan_error 2 "shapes do not fit op T" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --op T -o out.plan
+plan_error 1 "--relabel greedy refused by the library" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --relabel greedy -o out.plan
+plan_error 1 "--schedule rounds refused by the library" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --schedule rounds -o out.plan
+for spec in bc:10x10:0x2:1x1 bc:10x10:2x2 bc:10x10:2x2:1x1:grid=diagonal bc:10x10:2x2:2x2:src=2,0 \
+            bc:10xten:2x2:1x1 bc:10x10:2x2:1x1:lld=5 blockcyclic:10x10 json: bc:10x10:2x2:1x1:src=0; do
+    plan_error 2 "bad layout spec $spec" transform --ranks 4 --from "$spec" --to bc:10x10:2x2:1x1 -o out.plan
+done
+plan_error 1 "missing layout file" transform --ranks 2 --from json:missing.json --to $GOOD_TO -o out.plan
+mkdir unreadable.json
+plan_error 1 "unreadable layout file (a directory)" transform --ranks 2 --from json:unreadable.json --to $GOOD_TO -o out.plan
+GRID='"nranks":2,"m":40,"n":30,"row_splits":[0,20,40],"col_splits":[0,30]'
+bad_json() { # what content
+    printf '%s' "$2" >bad.json
+    plan_error 1 "layout file: $1" transform --ranks 2 --from json:bad.json --to $GOOD_TO -o out.plan
+}
+bad_json "empty" ''
+bad_json "not an object" '[1,2]'
+bad_json "unknown key" "{$GRID,\"owners\":[0,1],\"colour\":\"red\"}"
+bad_json "duplicate key" "{$GRID,\"owners\":[0,1],\"owners\":[0,1]}"
+bad_json "missing owners" "{$GRID}"
+bad_json "owners count" "{$GRID,\"owners\":[0,1,1]}"
+bad_json "owner out of range" "{$GRID,\"owners\":[0,2]}"
+bad_json "fraction" "{$GRID,\"owners\":[0,1.5]}"
+bad_json "trailing comma" "{$GRID,\"owners\":[0,1],}"
+bad_json "trailing text" "{$GRID,\"owners\":[0,1]} x"
+bad_json "unterminated" "{$GRID,\"owners\":[0,1"
+bad_json "bad order" "{$GRID,\"owners\":[0,1],\"order\":\"diagonal\"}"
+bad_json "offsets without lds" "{$GRID,\"owners\":[0,1],\"offsets\":[0,0]}"
+bad_json "splits past the matrix" '{"nranks":2,"m":40,"n":30,"row_splits":[0,20,41],"col_splits":[0,30],"owners":[0,1]}'
+bad_json "overlapping explicit blocks" "{$GRID,\"owners\":[0,0],\"offsets\":[0,10],\"lds\":[20,20]}"
+plan_error 1 "output directory missing" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO -o nodir/out.plan
+[ -e nodir ] && fail "relay-plan created nodir"
+
+# A good plan to damage.
+"$PLAN" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --op N -o good.plan >/dev/null || fail "cannot plan good.plan"
+SIZE=$(wc -c <good.plan)
+
+# relay-dump: a failing --svg leaves no file.
+expect_error 2 "relay-dump: no file" "$DUMP"
+expect_error 2 "relay-dump: two files" "$DUMP" good.plan good.plan
+expect_error 2 "relay-dump: unknown option" "$DUMP" good.plan --verbose
+expect_error 2 "relay-dump: missing value" "$DUMP" good.plan --rank
+expect_error 2 "relay-dump: bad --rank" "$DUMP" good.plan --rank x
+expect_error 2 "relay-dump: --rank beyond the plan" "$DUMP" good.plan --rank 2
+expect_error 2 "relay-dump: --json takes no value" "$DUMP" good.plan --json=1
+expect_error 1 "relay-dump: missing file" "$DUMP" missing.plan
+expect_error 1 "relay-dump: a directory" "$DUMP" unreadable.json
+expect_error 1 "relay-dump: not a plan" "$DUMP" bad.json
+expect_error 1 "relay-dump: --svg into a missing directory" "$DUMP" good.plan --svg nodir/out.svg
+[ -e nodir ] && fail "relay-dump created nodir"
+if [ "$(id -u)" -ne 0 ]; then
+    cp good.plan locked.plan && chmod 000 locked.plan
+    expect_error 1 "relay-dump: unreadable file" "$DUMP" locked.plan
+fi
+
+# Damaged plans: flipped bytes at the start, middle and end, and truncations.
+damage() { # out position (flip) | out -length (truncate)
+    python3 - good.plan "$1" "$2" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+pos = int(sys.argv[3])
+if pos < 0:
+    data = data[:len(data) + pos]
+else:
+    data[pos] ^= 0x40
+open(sys.argv[2], "wb").write(data)
+PY
+}
+for pos in 3 40 $((SIZE / 3)) $((SIZE / 2)) $((SIZE - 1)) -1 -$((SIZE / 2)); do
+    damage bad.plan "$pos"
+    expect_error 1 "relay-dump: damaged plan ($pos)" "$DUMP" bad.plan
+    expect_error 1 "relay-dump --rank 1: damaged plan ($pos)" "$DUMP" bad.plan --rank 1 --json
+    expect_mpi_error "relay-run: damaged plan ($pos)" 2 bad.plan --verify
+done
+
+# relay-run: one line from one rank, every rank exits non-zero, no hang.
+expect_error 2 "relay-run: no file" "$RUN"
+expect_error 2 "relay-run: unknown option" "$RUN" good.plan --fast
+expect_error 2 "relay-run: bad --iters" "$RUN" good.plan --iters 0
+expect_error 2 "relay-run: missing --warmup value" "$RUN" good.plan --warmup
+expect_error 1 "relay-run: missing file" "$RUN" missing.plan
+expect_mpi_error "relay-run: missing file at 2 ranks" 2 missing.plan
+expect_mpi_error "relay-run: bad option at 2 ranks" 2 good.plan --iters=-1
+expect_mpi_error "relay-run: plan for 2 ranks run on 1" 1 good.plan
+expect_mpi_error "relay-run: plan for 2 ranks run on 3" 3 good.plan
+expect_mpi_error "relay-run: a file that is not a plan" 2 bad.json
+finish

@@ -1,0 +1,73 @@
+# common.sh — sourced by the tools.* tests: the tool paths from the command
+# line, a scratch directory removed on exit, and checks shared by the tests.
+#   usage: bash TEST.sh PLAN_DIR DUMP_DIR RUN_DIR MPIEXEC
+set -u
+if [ $# -ne 4 ]; then
+    echo "usage: $0 PLAN_DIR DUMP_DIR RUN_DIR MPIEXEC" >&2
+    exit 2
+fi
+PLAN="$1/relay-plan"
+DUMP="$2/relay-dump"
+RUN="$3/relay-run"
+MPIEXEC="$4"
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK" || exit 1
+FAILURES=0
+
+fail() {
+    echo "FAIL: $*" >&2
+    FAILURES=$((FAILURES + 1))
+}
+
+finish() {
+    if [ "$FAILURES" -ne 0 ]; then
+        echo "$FAILURES check(s) failed" >&2
+        exit 1
+    fi
+    echo "all checks passed"
+    exit 0
+}
+
+# expect_error STATUS DESCRIPTION COMMAND...: the command must exit with
+# STATUS (or any non-zero status for STATUS "nonzero"), print exactly one
+# line on stderr and nothing on stdout.
+expect_error() {
+    local want=$1 what=$2
+    shift 2
+    "$@" >out.txt 2>err.txt
+    local got=$?
+    local lines
+    lines=$(wc -l <err.txt)
+    if [ "$want" = nonzero ] && [ "$got" -eq 0 ]; then
+        fail "$what: exit status 0, expected non-zero"
+    elif [ "$want" != nonzero ] && [ "$got" -ne "$want" ]; then
+        fail "$what: exit status $got, expected $want (stderr: $(cat err.txt))"
+    fi
+    [ "$lines" -eq 1 ] || fail "$what: $lines lines on stderr, expected 1: $(cat err.txt)"
+    [ -s out.txt ] && fail "$what: unexpected output on stdout: $(head -c 200 out.txt)"
+    echo "ok ($got): $what: $(cat err.txt)"
+}
+
+# expect_mpi_error DESCRIPTION NP ARGS...: relay-run under mpiexec must fail
+# and exactly one of its lines (mpiexec adds its own) must be on stderr.
+expect_mpi_error() {
+    local what=$1 np=$2
+    shift 2
+    "$MPIEXEC" -n "$np" "$RUN" "$@" >out.txt 2>err.txt
+    local got=$?
+    local lines
+    lines=$(grep -c '^relay-run:' err.txt)
+    [ "$got" -ne 0 ] || fail "$what: exit status 0 under mpiexec"
+    [ "$lines" -eq 1 ] || fail "$what: $lines relay-run lines on stderr, expected 1: $(cat err.txt)"
+    [ -s out.txt ] && fail "$what: unexpected output on stdout: $(head -c 200 out.txt)"
+    echo "ok ($got): $what: $(grep '^relay-run:' err.txt)"
+}
+
+# json_check FILE PYTHON-EXPRESSION DESCRIPTION: the expression over the
+# parsed JSON object `d` must be true.
+json_check() {
+    python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if eval(sys.argv[2]) else 1)' "$1" "$2" || fail "$3: $2 is false for $(head -c 300 "$1")"
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# roundtrip.sh — relay-plan writes a plan, relay-dump reads it back (summary,
+# JSON with the SPEC keys and consistent volumes, one rank, SVG), and
+# relay-run replays it as separate processes under mpiexec at 1, 2 and 4
+# ranks and verifies every element: block-cyclic layouts of every grid and
+# element order, a JSON grid layout with packed and with explicit storage,
+# every op and element type.
+. "$(dirname "$0")/common.sh"
+
+# A grid layout over P ranks (json:), packed or with explicit offsets/lds.
+write_grid_layout() { # file nranks m n explicit
+    python3 - "$@" <<'PY'
+import json, sys
+path, p, m, n, explicit = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1"
+rows = [0, m // 3, 2 * m // 3, m]
+cols = [0, n // 2, n]
+owners = [(i * 2 + j) % p for i in range(3) for j in range(2)]
+doc = {"nranks": p, "m": m, "n": n, "row_splits": rows, "col_splits": cols, "owners": owners, "order": "col"}
+if explicit:
+    nxt = [0] * p
+    doc["offsets"], doc["lds"] = [], []
+    for b, o in enumerate(owners):
+        r, c = rows[b // 2 + 1] - rows[b // 2], cols[b % 2 + 1] - cols[b % 2]
+        ld = r + 3
+        doc["offsets"].append(nxt[o])
+        doc["lds"].append(ld)
+        nxt[o] += (c - 1) * ld + r + 5
+json.dump(doc, open(path, "w"), indent=1)
+PY
+}
+
+# check_case NAME P M N ESZ OP TYPE FROM TO: A is M x N.
+check_case() {
+    local name=$1 p=$2 m=$3 n=$4 esz=$5 op=$6 type=$7 from=$8 to=$9
+    local plan="$name.plan"
+    if ! "$PLAN" transform --ranks "$p" --from "$from" --to "$to" --op "$op" --type "$type" -o "$plan" >plan.txt 2>err.txt; then
+        fail "$name: relay-plan failed: $(cat err.txt)"
+        return
+    fi
+    [ "$(wc -l <plan.txt)" -eq 1 ] || fail "$name: relay-plan printed $(wc -l <plan.txt) lines"
+
+    "$DUMP" "$plan" --json >dump.json 2>err.txt || fail "$name: relay-dump --json failed: $(cat err.txt)"
+    json_check dump.json "all(k in d for k in ['format_version','kind','ranks','type','op','relabel','sigma','schedule','rounds','bytes_total','bytes_remote','bytes_remote_identity','messages','per_rank'])" "$name: keys"
+    json_check dump.json "d['bytes_total'] == $m * $n * $esz" "$name: bytes_total = m*n*esize"
+    json_check dump.json "d['ranks'] == $p and len(d['per_rank']) == $p and d['sigma'] == list(range($p))" "$name: ranks"
+    json_check dump.json "d['kind'] == 'transform' and d['type'] == '$type' and d['op'] == '$op' and d['relabel'] == 'none' and d['schedule'] == 'p2p' and d['rounds'] == 1" "$name: names"
+    json_check dump.json "__import__('re').fullmatch(r'[0-9]+\.[0-9]+', d['format_version']) is not None" "$name: format_version"
+    json_check dump.json "sum(r['send_bytes'] for r in d['per_rank']) == d['bytes_remote'] == sum(r['recv_bytes'] for r in d['per_rank'])" "$name: per-rank remote bytes"
+    json_check dump.json "d['bytes_remote'] + sum(r['local_bytes'] for r in d['per_rank']) == d['bytes_total']" "$name: local bytes"
+    json_check dump.json "sum(r['send_msgs'] for r in d['per_rank']) == d['messages'] == sum(r['recv_msgs'] for r in d['per_rank'])" "$name: messages"
+    json_check dump.json "[r['rank'] for r in d['per_rank']] == list(range($p))" "$name: per-rank order"
+
+    "$DUMP" "$plan" >dump.txt 2>err.txt || fail "$name: relay-dump failed: $(cat err.txt)"
+    grep -q "top talkers" dump.txt || fail "$name: relay-dump summary lacks the top talkers"
+    "$DUMP" "$plan" --rank $((p - 1)) --json >rank.json 2>err.txt || fail "$name: relay-dump --rank failed: $(cat err.txt)"
+    json_check rank.json "d['rank'] == $p - 1 and 'send' in d and 'recv' in d" "$name: --rank --json"
+    "$DUMP" "$plan" --svg "$name.svg" >/dev/null 2>err.txt || fail "$name: relay-dump --svg failed: $(cat err.txt)"
+    python3 -c 'import sys, xml.etree.ElementTree as E; sys.exit(0 if E.parse(sys.argv[1]).getroot().tag.endswith("svg") else 1)' "$name.svg" ||
+        fail "$name: the SVG is not well-formed"
+
+    "$MPIEXEC" -n "$p" "$RUN" "$plan" --verify --json --iters 3 >run.json 2>err.txt ||
+        fail "$name: relay-run at $p ranks failed: $(cat err.txt)"
+    [ "$(wc -l <run.json)" -eq 1 ] || fail "$name: relay-run --json printed $(wc -l <run.json) lines"
+    json_check run.json "d['verified'] is True and d['ranks'] == $p and d['iters'] == 3" "$name: relay-run verified"
+    json_check run.json "all(k in d for k in ['create_s','run_s_median','run_s_min','bytes_remote'])" "$name: relay-run keys"
+    json_check run.json "d['bytes_remote'] == $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bytes_remote"])' dump.json)" "$name: relay-run bytes_remote"
+    echo "ok: $name"
+}
+
+for p in 1 2 4; do
+    case $p in
+    1) wide=1x1 tall=1x1 ;;
+    2) wide=1x2 tall=2x1 ;;
+    4) wide=1x4 tall=2x2 ;;
+    esac
+    write_grid_layout packed$p.json "$p" 90 70 0
+    write_grid_layout explicit$p.json "$p" 70 90 1
+    check_case "bc-N-d-p$p" "$p" 300 200 8 N d "bc:300x200:32x32:$wide" "bc:300x200:64x48:$tall"
+    check_case "bc-T-s-p$p" "$p" 300 200 4 T s "bc:200x300:17x23:$tall:grid=col:elem=row" "bc:300x200:40x40:$wide:src=0,$((${wide#*x} - 1))"
+    check_case "json-C-z-p$p" "$p" 70 90 16 C z "json:packed$p.json" "bc:70x90:16x16:$tall:elem=row"
+    check_case "json-N-c-p$p" "$p" 70 90 8 N c "bc:70x90:9x11:$wide" "json:explicit$p.json"
+done
+finish
