@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# demo.sh — installs dependencies, builds relay, and runs the demo under
-# mpiexec: plan a block-cyclic 32x32 -> 128x128 transpose, show what it moves,
-# replay it and verify every element.
+# demo.sh — installs dependencies, builds relay, and shows the whole flow:
+# plan a 32x32 -> 128x128 block-cyclic transpose offline (no MPI), inspect
+# the plan file, then replay it under mpiexec and verify every element.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
 scripts/install-deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j "$JOBS" >/dev/null
-mpiexec -n 4 --oversubscribe build/examples/relay-demo 2000 5
+plan=build/demo.plan
+set -x
+build/planner/relay-plan transform --ranks 4 --from bc:2000x2000:32x32:1x4 --to bc:2000x2000:128x128:2x2 \
+  --op T --type d -o "$plan"
+build/executor/relay-dump "$plan"
+mpiexec -n 4 --oversubscribe build/executor/relay-run "$plan" --iters 5 --verify

@@ -64,10 +64,15 @@ expect_mpi_error() {
     echo "ok ($got): $what: $(grep '^relay-run:' err.txt)"
 }
 
-# json_check FILE PYTHON-EXPRESSION DESCRIPTION: the expression over the
-# parsed JSON object `d` must be true.
+# json_check FILE DESCRIPTION EXPRESSION...: every Python expression over
+# the parsed JSON object `d` must be true (one Python process for all).
 json_check() {
-    python3 -c 'import json, sys
+    local file=$1 what=$2
+    shift 2
+    python3 -c 'import json, re, sys
 d = json.load(open(sys.argv[1]))
-sys.exit(0 if eval(sys.argv[2]) else 1)' "$1" "$2" || fail "$3: $2 is false for $(head -c 300 "$1")"
+bad = [e for e in sys.argv[2:] if not eval(e)]
+for e in bad:
+    print("  false: " + e, file=sys.stderr)
+sys.exit(1 if bad else 0)' "$file" "$@" || fail "$what: $(head -c 300 "$file")"
 }
