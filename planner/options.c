@@ -11,13 +11,12 @@ relay_status rl_check_options(const relay_plan_options *o, int nranks)
         return rl_fail(RELAY_ERR_ARG, "plan options: invalid schedule %d", (int)o->schedule);
     if (o->node_of_rank) {
         for (int r = 0; r < nranks; r++)
-            if (o->node_of_rank[r] < 0)
-                return rl_fail(RELAY_ERR_ARG, "plan options: node_of_rank[%d] = %d is negative", r, o->node_of_rank[r]);
-        if (!(o->inter_node_weight >= 1.0))
-            return rl_fail(RELAY_ERR_ARG, "plan options: inter_node_weight = %g must be at least 1", o->inter_node_weight);
+            if (o->node_of_rank[r] < 0 || o->node_of_rank[r] >= nranks)
+                return rl_fail(RELAY_ERR_ARG, "plan options: node_of_rank[%d] = %d is not a node index in [0, %d)", r,
+                               o->node_of_rank[r], nranks);
+        if (!(o->inter_node_weight >= 1.0 && o->inter_node_weight <= 1000.0))
+            return rl_fail(RELAY_ERR_ARG, "plan options: inter_node_weight = %g must be in [1, 1000]", o->inter_node_weight);
     }
-    if (o->relabel != RELAY_RELABEL_NONE)
-        return rl_fail(RELAY_ERR_UNSUPPORTED, "plan options: relabeling (greedy, optimal) is not available in this version yet");
     if (o->schedule == RELAY_SCHED_ROUNDS || o->schedule == RELAY_SCHED_ALLTOALLV)
         return rl_fail(RELAY_ERR_UNSUPPORTED, "plan options: only the p2p schedule is available in this version yet");
     return RELAY_OK;

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "error.h"
+#include "overlay.h"
+#include "relabel.h"
 #include "planner_internal.h"
 
 /* A piece on its way into a section: the rectangle of A it covers and its
@@ -56,47 +58,6 @@ static void sort_candidates(candidate_list *list)
     if (list->count > 1) qsort(list->items, (size_t)list->count, sizeof *list->items, candidate_cmp);
 }
 
-/* ---- the overlay of one block with the other layout's grid ------------ */
-
-/* A rectangle of A's coordinate space: rows [r0, r1) x columns [c0, c1). */
-typedef struct { int64_t r0, r1, c0, c1; } rect;
-
-static rect block_rect(const relay_layout *l, int bi, int bj, int transposed)
-{
-    rect r = {l->row_splits[bi], l->row_splits[bi + 1], l->col_splits[bj], l->col_splits[bj + 1]};
-    if (transposed) r = (rect){r.c0, r.c1, r.r0, r.r1};
-    return r;
-}
-
-/* Offset of A-coordinate element (i, j) in block (bi, bj) of layout l,
- * whose own coordinates are A's transposed when `transposed`. */
-static int64_t place_in_block(const relay_layout *l, int bi, int bj, int transposed, int64_t i, int64_t j)
-{
-    int64_t r = transposed ? j : i, c = transposed ? i : j;
-    return rl_layout_offset(l, bi, bj) +
-           rl_elem_offset(l->order, rl_layout_ld(l, bi, bj), r - l->row_splits[bi], c - l->col_splits[bj]);
-}
-
-/* Visits the blocks of `other` (in A's coordinates, transposed when
- * `transposed`) that intersect rectangle `in`, with the intersection. */
-typedef void (*overlay_visitor)(int obi, int obj, rect piece, void *ctx);
-
-static void overlay(const relay_layout *other, int transposed, rect in, overlay_visitor visit, void *ctx)
-{
-    /* In `other`'s own coordinates the rectangle's rows are A's columns when transposed. */
-    int64_t or0 = transposed ? in.c0 : in.r0, or1 = transposed ? in.c1 : in.r1;
-    int64_t oc0 = transposed ? in.r0 : in.c0, oc1 = transposed ? in.r1 : in.c1;
-    int bi0 = rl_layout_block_row(other, or0), bi1 = rl_layout_block_row(other, or1 - 1);
-    int bj0 = rl_layout_block_col(other, oc0), bj1 = rl_layout_block_col(other, oc1 - 1);
-    for (int bj = bj0; bj <= bj1; bj++)
-        for (int bi = bi0; bi <= bi1; bi++) {
-            rect b = block_rect(other, bi, bj, transposed);
-            rect piece = {in.r0 > b.r0 ? in.r0 : b.r0, in.r1 < b.r1 ? in.r1 : b.r1,
-                          in.c0 > b.c0 ? in.c0 : b.c0, in.c1 < b.c1 ? in.c1 : b.c1};
-            visit(bi, bj, piece, ctx);
-        }
-}
-
 /* ---- send side: blocks of B this rank owns ---------------------------- */
 
 typedef struct {
@@ -108,15 +69,15 @@ typedef struct {
     candidate_list *remote, *locals;  /* pieces for other ranks; pieces kept here */
 } cut_ctx;
 
-static void emit_send_piece(int ai, int aj, rect pc, void *vctx)
+static void emit_send_piece(int ai, int aj, rl_rect pc, void *vctx)
 {
     cut_ctx *c = vctx;
     const relay_layout *a = c->pair->dst_relabeled, *b = c->pair->src;
     candidate cand = {rl_layout_owner(a, ai, aj), c->k, pc.r0, pc.c0, pc.r1 - pc.r0, pc.c1 - pc.c0,
-                      place_in_block(b, c->bi, c->bj, c->transposed, pc.r0, pc.c0), rl_layout_ld(b, c->bi, c->bj),
+                      rl_place_in_block(b, c->bi, c->bj, c->transposed, pc.r0, pc.c0), rl_layout_ld(b, c->bi, c->bj),
                       0, 0};
     if (cand.peer == c->rank) {
-        cand.dst_off = place_in_block(a, ai, aj, 0, pc.r0, pc.c0);
+        cand.dst_off = rl_place_in_block(a, ai, aj, 0, pc.r0, pc.c0);
         cand.dst_ld = rl_layout_ld(a, ai, aj);
         push(c->locals, cand);
     } else {
@@ -129,19 +90,19 @@ static void cut_src_block(int bi, int bj, void *vctx)
     cut_ctx *c = vctx;
     c->bi = bi;
     c->bj = bj;
-    overlay(c->pair->dst_relabeled, 0, block_rect(c->pair->src, bi, bj, c->transposed), emit_send_piece, c);
+    rl_overlay(c->pair->dst_relabeled, 0, rl_block_rect(c->pair->src, bi, bj, c->transposed), emit_send_piece, c);
 }
 
 /* ---- receive side: blocks of A this rank owns ------------------------- */
 
-static void emit_recv_piece(int bi, int bj, rect pc, void *vctx)
+static void emit_recv_piece(int bi, int bj, rl_rect pc, void *vctx)
 {
     cut_ctx *c = vctx;
     const relay_layout *a = c->pair->dst_relabeled, *b = c->pair->src;
     int src_rank = rl_layout_owner(b, bi, bj);
     if (src_rank == c->rank) return; /* a local piece: the send side has it */
     candidate cand = {src_rank, c->k, pc.r0, pc.c0, pc.r1 - pc.r0, pc.c1 - pc.c0,
-                      place_in_block(a, c->bi, c->bj, 0, pc.r0, pc.c0), rl_layout_ld(a, c->bi, c->bj), 0, 0};
+                      rl_place_in_block(a, c->bi, c->bj, 0, pc.r0, pc.c0), rl_layout_ld(a, c->bi, c->bj), 0, 0};
     push(c->remote, cand);
 }
 
@@ -150,7 +111,7 @@ static void cut_dst_block(int ai, int aj, void *vctx)
     cut_ctx *c = vctx;
     c->bi = ai;
     c->bj = aj;
-    overlay(c->pair->src, c->transposed, block_rect(c->pair->dst_relabeled, ai, aj, 0), emit_recv_piece, c);
+    rl_overlay(c->pair->src, c->transposed, rl_block_rect(c->pair->dst_relabeled, ai, aj, 0), emit_recv_piece, c);
 }
 
 /* ---- from candidates to a section ------------------------------------ */
@@ -259,14 +220,32 @@ static relay_status check_transform_args(relay_plan **out, int nranks, int count
     return rl_check_options(o, nranks);
 }
 
-static relay_status plan_pairs(relay_plan *p, const relay_layout *const *dst, const relay_layout *const *src,
-                               const relay_op *ops)
+/* The plan keeps its own copies of the layouts, over its rank count. */
+static relay_status copy_layouts(relay_plan *p, const relay_layout *const *dst, const relay_layout *const *src,
+                                 const relay_op *ops)
 {
     for (int k = 0; k < p->count; k++) {
         p->pairs[k].op = ops[k];
         relay_status st = rl_layout_relabel(&p->pairs[k].dst, dst[k], NULL, p->nranks);
         if (!st) st = rl_layout_relabel(&p->pairs[k].src, src[k], NULL, p->nranks);
-        if (!st) st = rl_layout_relabel(&p->pairs[k].dst_relabeled, dst[k], p->sigma, p->nranks);
+        if (st) return st;
+    }
+    return RELAY_OK;
+}
+
+/* Chooses sigma (identity without relabeling) and hands A's blocks to it. */
+static relay_status relabel_destinations(relay_plan *p, const relay_layout *const *dst, const relay_plan_options *o,
+                                         int64_t *remote_identity)
+{
+    *remote_identity = -1;
+    if (o->relabel != RELAY_RELABEL_NONE) {
+        rl_relabel_result res;
+        relay_status st = rl_relabel(p, o, p->sigma, &res);
+        if (st) return st;
+        *remote_identity = res.remote_identity;
+    }
+    for (int k = 0; k < p->count; k++) {
+        relay_status st = rl_layout_relabel(&p->pairs[k].dst_relabeled, dst[k], p->sigma, p->nranks);
         if (st) return st;
     }
     return RELAY_OK;
@@ -287,7 +266,8 @@ static relay_status plan_sections(relay_plan *p)
     return st ? rl_fail(st, "transform plan: building a rank's section failed (%s)", relay_status_str(st)) : RELAY_OK;
 }
 
-static void compute_stats(relay_plan *p)
+/* remote_identity < 0: no relabeling, so the identity's volume is the plan's. */
+static void compute_stats(relay_plan *p, int64_t remote_identity)
 {
     int64_t esz = (int64_t)relay_type_size(p->type);
     relay_plan_stats st = {0};
@@ -299,7 +279,7 @@ static void compute_stats(relay_plan *p)
         st.pieces += s->nsend_pieces + s->nlocal;
     }
     st.bytes_total += st.bytes_remote;
-    st.bytes_remote_identity = st.bytes_remote;
+    st.bytes_remote_identity = remote_identity < 0 ? st.bytes_remote : remote_identity;
     p->stats = st;
 }
 
@@ -328,13 +308,15 @@ relay_status relay_plan_transform_batch(relay_plan **out, int nranks, int count,
     p->type = type;
     p->relabel = o->relabel;
     p->schedule = RELAY_SCHED_P2P;
-    st = plan_pairs(p, dst, src, ops);
+    int64_t remote_identity;
+    st = copy_layouts(p, dst, src, ops);
+    if (!st) st = relabel_destinations(p, dst, o, &remote_identity);
     if (!st) st = plan_sections(p);
     if (st) {
         relay_plan_free(p);
         return st;
     }
-    compute_stats(p);
+    compute_stats(p, remote_identity);
     st = fingerprint(p);
     if (st) {
         relay_plan_free(p);

@@ -1,0 +1,17 @@
+/* relabel.h — choosing sigma, the process relabeling of a plan. */
+#ifndef RELAY_RELABEL_H
+#define RELAY_RELABEL_H
+
+#include "plan_internal.h"
+
+typedef struct {
+    int64_t remote_identity;   /* bytes crossing ranks with sigma = identity */
+    int64_t remote;            /* bytes crossing ranks with the chosen sigma */
+    int64_t gain;              /* the solver's objective at sigma */
+} rl_relabel_result;
+
+/* Computes sigma (nranks entries) for p's pairs (.dst and .src must be set)
+ * with the solver o->relabel names (greedy or optimal) and o's cost. */
+relay_status rl_relabel(const relay_plan *p, const relay_plan_options *o, int32_t *sigma, rl_relabel_result *res);
+
+#endif

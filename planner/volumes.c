@@ -1,0 +1,266 @@
+/* volumes.c — the package volumes |S_yx| (COSTA, Algorithm 2): bytes each
+ * rank y sends to each logical rank x of the destination layouts, summed
+ * over the pairs of a batch, before any relabeling.
+ *
+ * Between two block-cyclic layouts the volume factorises: the rows that a
+ * process row of B and a process row of A share, times the columns that a
+ * process column of B and a process column of A share.  Both counts come
+ * from one walk over the merged row (column) breakpoints, so even 1 x 1
+ * blocks of a 10^5 x 10^5 matrix cost O(10^5), not O(10^10).  Other pairs
+ * cut each block of B by A's grid (overlay.c). */
+#include <string.h>
+
+#include "error.h"
+#include "overlay.h"
+#include "volumes.h"
+
+/* ---- per-sender accumulation ------------------------------------------- */
+
+/* A dense row of bytes per destination with the list of touched entries, so
+ * clearing costs only what was used. */
+typedef struct {
+    int64_t *bytes;
+    int32_t *touched;
+    int32_t ntouched;
+} accumulator;
+
+static void add(accumulator *acc, int32_t x, int64_t bytes)
+{
+    if (bytes == 0) return;
+    if (acc->bytes[x] == 0) acc->touched[acc->ntouched++] = x;
+    acc->bytes[x] += bytes;
+}
+
+/* ---- general pairs: cut blocks -------------------------------------------- */
+
+typedef struct {
+    const rl_pair *pair;
+    int transposed;
+    int64_t esz;
+    accumulator *acc;
+} cut_ctx;
+
+static void count_piece(int ai, int aj, rl_rect pc, void *vctx)
+{
+    cut_ctx *c = vctx;
+    add(c->acc, rl_layout_owner(c->pair->dst, ai, aj), (pc.r1 - pc.r0) * (pc.c1 - pc.c0) * c->esz);
+}
+
+static void cut_block(int bi, int bj, void *vctx)
+{
+    cut_ctx *c = vctx;
+    rl_overlay(c->pair->dst, 0, rl_block_rect(c->pair->src, bi, bj, c->transposed), count_piece, c);
+}
+
+/* ---- block-cyclic pairs: separable counts ------------------------------------ */
+
+/* A run of shared rows: process index on B's side, on A's side, and count. */
+typedef struct { int32_t b, a; int64_t count; } share;
+
+static int share_cmp(const void *x, const void *y)
+{
+    const share *p = x, *q = y;
+    if (p->b != q->b) return p->b < q->b ? -1 : 1;
+    return (p->a > q->a) - (p->a < q->a);
+}
+
+/* The 1-D overlay of two cyclic distributions of `extent` indices (block
+ * sizes nb_*, process counts np_*, sources src_*): merged shares, sorted by
+ * (b, a), with b_first[pb] the first share of B process pb. */
+typedef struct {
+    share *s;
+    int64_t n;
+    int64_t *b_first;   /* np_b + 1 */
+} shares;
+
+static relay_status overlay_1d(shares *out, int64_t extent, int64_t nb_b, int np_b, int src_b,
+                               int64_t nb_a, int np_a, int src_a)
+{
+    int64_t cap = extent / nb_a + extent / nb_b + 2, n = 0;
+    out->s = rl_malloc_array((size_t)cap, sizeof *out->s);
+    out->b_first = rl_calloc((size_t)np_b + 1, sizeof *out->b_first);
+    if (!out->s || !out->b_first) return RL_NOMEM();
+    for (int64_t i = 0; i < extent;) {
+        int64_t next_b = (i / nb_b + 1) * nb_b, next_a = (i / nb_a + 1) * nb_a;
+        int64_t next = next_b < next_a ? next_b : next_a;
+        if (next > extent) next = extent;
+        out->s[n++] = (share){(int32_t)((src_b + i / nb_b) % np_b), (int32_t)((src_a + i / nb_a) % np_a), next - i};
+        i = next;
+    }
+    if (n > 1) qsort(out->s, (size_t)n, sizeof *out->s, share_cmp);
+    int64_t merged = 0;
+    for (int64_t k = 0; k < n; k++) {
+        if (merged > 0 && out->s[merged - 1].b == out->s[k].b && out->s[merged - 1].a == out->s[k].a)
+            out->s[merged - 1].count += out->s[k].count;
+        else out->s[merged++] = out->s[k];
+    }
+    out->n = merged;
+    for (int64_t k = 0; k < merged; k++) out->b_first[out->s[k].b + 1]++;
+    for (int p = 0; p < np_b; p++) out->b_first[p + 1] += out->b_first[p];
+    return RELAY_OK;
+}
+
+static void shares_free(shares *s)
+{
+    free(s->s);
+    free(s->b_first);
+}
+
+static int bc_rank(const rl_block_cyclic *bc, int pr, int pc)
+{
+    return bc->grid_order == RELAY_ROW_MAJOR ? pr * bc->npcol + pc : pc * bc->nprow + pr;
+}
+
+static void bc_coords(const rl_block_cyclic *bc, int rank, int *pr, int *pc)
+{
+    *pr = bc->grid_order == RELAY_ROW_MAJOR ? rank / bc->npcol : rank % bc->nprow;
+    *pc = bc->grid_order == RELAY_ROW_MAJOR ? rank % bc->npcol : rank / bc->nprow;
+}
+
+/* Row and column overlays of a block-cyclic pair: A's rows against the B
+ * dimension that op maps onto them (B's rows, or B's columns when op
+ * transposes), likewise for A's columns. */
+typedef struct {
+    shares rows, cols;
+} separable;
+
+static relay_status separable_init(separable *sp, const rl_pair *pr)
+{
+    const rl_block_cyclic *a = &pr->dst->bc, *b = &pr->src->bc;
+    int t = rl_op_transposes(pr->op);
+    memset(sp, 0, sizeof *sp);
+    relay_status st = t ? overlay_1d(&sp->rows, pr->dst->m, b->nb, b->npcol, b->csrc, a->mb, a->nprow, a->rsrc)
+                        : overlay_1d(&sp->rows, pr->dst->m, b->mb, b->nprow, b->rsrc, a->mb, a->nprow, a->rsrc);
+    if (!st) st = t ? overlay_1d(&sp->cols, pr->dst->n, b->mb, b->nprow, b->rsrc, a->nb, a->npcol, a->csrc)
+                    : overlay_1d(&sp->cols, pr->dst->n, b->nb, b->npcol, b->csrc, a->nb, a->npcol, a->csrc);
+    return st;
+}
+
+static void separable_free(separable *sp)
+{
+    shares_free(&sp->rows);
+    shares_free(&sp->cols);
+}
+
+static void count_separable(const separable *sp, const rl_pair *pr, int sender, int64_t esz, accumulator *acc)
+{
+    const rl_block_cyclic *a = &pr->dst->bc, *b = &pr->src->bc;
+    if (sender >= b->nprow * b->npcol) return;
+    int br, bc, t = rl_op_transposes(pr->op);
+    bc_coords(b, sender, &br, &bc);
+    int row_side = t ? bc : br, col_side = t ? br : bc;
+    for (int64_t i = sp->rows.b_first[row_side]; i < sp->rows.b_first[row_side + 1]; i++)
+        for (int64_t j = sp->cols.b_first[col_side]; j < sp->cols.b_first[col_side + 1]; j++)
+            add(acc, bc_rank(a, sp->rows.s[i].a, sp->cols.s[j].a), sp->rows.s[i].count * sp->cols.s[j].count * esz);
+}
+
+static int is_separable(const rl_pair *pr)
+{
+    return pr->dst->kind == RL_LAYOUT_BLOCK_CYCLIC && pr->src->kind == RL_LAYOUT_BLOCK_CYCLIC;
+}
+
+/* ---- the whole matrix ------------------------------------------------------ */
+
+/* Volumes from each sender as sparse rows (entries to logical receivers). */
+typedef struct {
+    int32_t *to;
+    int64_t *bytes;
+    int32_t n;
+} sender_row;
+
+static relay_status sender_rows(const relay_plan *p, const separable *sp, sender_row *rows)
+{
+    int n = p->nranks;
+    int64_t esz = (int64_t)relay_type_size(p->type);
+    relay_status st = RELAY_OK;
+#pragma omp parallel
+    {
+        accumulator acc = {rl_calloc((size_t)n, sizeof(int64_t)), rl_malloc_array((size_t)n, sizeof(int32_t)), 0};
+        int ok = acc.bytes && acc.touched;
+#pragma omp for schedule(dynamic, 16)
+        for (int y = 0; y < n; y++) {
+            for (int k = 0; ok && k < p->count; k++) {
+                const rl_pair *pr = &p->pairs[k];
+                cut_ctx ctx = {pr, rl_op_transposes(pr->op), esz, &acc};
+                if (is_separable(pr)) count_separable(&sp[k], pr, y, esz, &acc);
+                else rl_layout_for_each_block(pr->src, y, cut_block, &ctx);
+            }
+            rows[y].to = ok ? rl_malloc_array((size_t)acc.ntouched, sizeof(int32_t)) : NULL;
+            rows[y].bytes = ok ? rl_malloc_array((size_t)acc.ntouched, sizeof(int64_t)) : NULL;
+            ok = ok && rows[y].to && rows[y].bytes;
+            for (int32_t e = 0; ok && e < acc.ntouched; e++) {
+                int32_t x = acc.touched[e];
+                rows[y].to[e] = x;
+                rows[y].bytes[e] = acc.bytes[x];
+                acc.bytes[x] = 0;
+            }
+            rows[y].n = ok ? acc.ntouched : 0;
+            acc.ntouched = 0;
+        }
+        if (!ok) {
+#pragma omp critical(relay_volumes_status)
+            st = RELAY_ERR_NOMEM;
+        }
+        free(acc.bytes);
+        free(acc.touched);
+    }
+    return st ? RL_NOMEM() : RELAY_OK;
+}
+
+/* Transposes sender rows into receiver rows, senders increasing. */
+static relay_status by_receiver(rl_volumes *v, const sender_row *rows)
+{
+    int n = v->n;
+    v->start = rl_calloc((size_t)n + 1, sizeof *v->start);
+    if (!v->start) return RL_NOMEM();
+    for (int y = 0; y < n; y++)
+        for (int32_t e = 0; e < rows[y].n; e++) v->start[rows[y].to[e] + 1]++;
+    for (int x = 0; x < n; x++) v->start[x + 1] += v->start[x];
+    int64_t total = v->start[n];
+    v->from = rl_malloc_array((size_t)total, sizeof *v->from);
+    v->bytes = rl_malloc_array((size_t)total, sizeof *v->bytes);
+    int64_t *cursor = rl_malloc_array((size_t)n, sizeof *cursor);
+    if (!v->from || !v->bytes || !cursor) {
+        free(cursor);
+        return RL_NOMEM();
+    }
+    memcpy(cursor, v->start, (size_t)n * sizeof *cursor);
+    for (int y = 0; y < n; y++)
+        for (int32_t e = 0; e < rows[y].n; e++) {
+            int64_t at = cursor[rows[y].to[e]]++;
+            v->from[at] = y;
+            v->bytes[at] = rows[y].bytes[e];
+        }
+    free(cursor);
+    return RELAY_OK;
+}
+
+relay_status rl_volumes_compute(rl_volumes *v, const relay_plan *p)
+{
+    memset(v, 0, sizeof *v);
+    v->n = p->nranks;
+    separable *sp = rl_calloc((size_t)p->count, sizeof *sp);
+    sender_row *rows = rl_calloc((size_t)p->nranks, sizeof *rows);
+    relay_status st = sp && rows ? RELAY_OK : RL_NOMEM();
+    for (int k = 0; !st && k < p->count; k++)
+        if (is_separable(&p->pairs[k])) st = separable_init(&sp[k], &p->pairs[k]);
+    if (!st) st = sender_rows(p, sp, rows);
+    if (!st) st = by_receiver(v, rows);
+    for (int k = 0; sp && k < p->count; k++) separable_free(&sp[k]);
+    for (int y = 0; rows && y < p->nranks; y++) {
+        free(rows[y].to);
+        free(rows[y].bytes);
+    }
+    free(sp);
+    free(rows);
+    if (st) rl_volumes_free(v);
+    return st;
+}
+
+void rl_volumes_free(rl_volumes *v)
+{
+    free(v->start);
+    free(v->from);
+    free(v->bytes);
+    memset(v, 0, sizeof *v);
+}
