@@ -528,7 +528,7 @@ relay_status rl_layout_relabel(relay_layout **out, const relay_layout *l, const 
 {
     if (nranks < l->nranks) return rl_fail(RELAY_ERR_ARG, "layout has %d ranks, more than the plan's %d", l->nranks, nranks);
     if (l->rank_map) return rl_fail(RELAY_ERR_ARG, "a relabeled layout cannot be relabeled again");
-    relay_layout *c;
+    relay_layout *c = NULL;
     relay_status st = layout_clone(&c, l);
     if (st) return st;
     c->nranks = nranks;

@@ -374,8 +374,8 @@ static int read_file(const char *path, char **text, size_t *len, cli_error *e)
 
 static int build_grid_from_file(const char *path, relay_layout **out, cli_error *e)
 {
-    char *text;
-    size_t len;
+    char *text = NULL;
+    size_t len = 0;
     int status = read_file(path, &text, &len, e);
     if (!status) {
         json_cursor c = {text, text, text + len, e};

@@ -7,4 +7,9 @@
 /* Checks plan options against a plan of nranks ranks. */
 relay_status rl_check_options(const relay_plan_options *o, int nranks);
 
+/* The plan keeps its own copies of the layouts, over its rank count
+ * (pairs[k].op, .dst and .src; .dst_relabeled comes with sigma). */
+relay_status rl_plan_copy_layouts(relay_plan *p, const relay_layout *const *dst, const relay_layout *const *src,
+                                  const relay_op *ops);
+
 #endif

@@ -8,6 +8,7 @@
  * The bmmc and hsumma plan kinds are announced but not available yet.
  * Reference: docs/cli.md. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,7 @@ static const char help_text[] =
     "SYNOPSIS\n"
     "    relay-plan transform --ranks P --from SPEC --to SPEC [--op N|T|C] [--type s|d|c|z]\n"
     "                         [--relabel none|greedy|optimal] [--schedule auto|p2p|rounds|alltoallv]\n"
-    "                         -o FILE\n"
+    "                         [--ranks-per-node K | --node-map FILE] [--node-weight W] -o FILE\n"
     "    relay-plan bmmc ...      (coming: not available in this version)\n"
     "    relay-plan hsumma ...    (coming: not available in this version)\n"
     "    relay-plan --help\n"
@@ -58,8 +59,14 @@ static const char help_text[] =
     "    --to SPEC        layout of the destination matrix A\n"
     "    --op N|T|C       op(B): identity (default), transpose, conjugate transpose\n"
     "    --type s|d|c|z   element type: float, double (default), complex float, complex double\n"
-    "    --relabel MODE   process relabeling: none (default); greedy and optimal are refused\n"
-    "                     by this version of the library\n"
+    "    --relabel MODE   process relabeling: none (default), greedy (a 2-approximation) or\n"
+    "                     optimal (an exact linear assignment); A's blocks of rank j then go\n"
+    "                     to rank sigma(j), chosen to minimise the bytes that cross ranks\n"
+    "    --ranks-per-node K  ranks r with equal r / K share a node: relabeling then also\n"
+    "                     prefers keeping data on its node (node-aware cost)\n"
+    "    --node-map FILE  the node of every rank, as P whitespace-separated integers\n"
+    "    --node-weight W  cost of a byte between nodes relative to one within a node\n"
+    "                     (default 4, from 1 to 1000); with --ranks-per-node or --node-map\n"
     "    --schedule S     message schedule: auto (default), p2p; rounds and alltoallv are\n"
     "                     refused by this version of the library\n"
     "    -o, --output FILE  the plan file to write\n"
@@ -87,16 +94,21 @@ typedef struct {
     relay_op op;
     relay_type type;
     relay_plan_options opts;
+    int64_t ranks_per_node;
+    const char *node_map;
+    double node_weight;
     int help;
 } transform_request;
 
 /* ---- the command line --------------------------------------------------- */
 
 /* The options, in the order of their ids. */
-enum { OPT_RANKS, OPT_FROM, OPT_TO, OPT_OP, OPT_TYPE, OPT_RELABEL, OPT_SCHEDULE, OPT_O, OPT_OUTPUT, OPT_HELP, OPT_H };
+enum { OPT_RANKS, OPT_FROM, OPT_TO, OPT_OP, OPT_TYPE, OPT_RELABEL, OPT_SCHEDULE, OPT_O, OPT_OUTPUT, OPT_HELP, OPT_H,
+       OPT_RANKS_PER_NODE, OPT_NODE_MAP, OPT_NODE_WEIGHT };
 static const cli_option transform_options[] = {
     {"--ranks", 1}, {"--from", 1},     {"--to", 1}, {"--op", 1},     {"--type", 1}, {"--relabel", 1},
     {"--schedule", 1}, {"-o", 1},      {"--output", 1}, {"--help", 0}, {"-h", 0},
+    {"--ranks-per-node", 1}, {"--node-map", 1}, {"--node-weight", 1},
 };
 
 /* Keywords, in the order of the enum values they stand for. */
@@ -104,6 +116,16 @@ static const char *const op_names[] = {"N", "T", "C"};
 static const char *const type_names[] = {"s", "d", "c", "z"};
 static const char *const relabel_names[] = {"none", "greedy", "optimal"};
 static const char *const schedule_names[] = {"auto", "p2p", "rounds", "alltoallv"};
+
+static int parse_weight(const char *text, double *out, cli_error *e)
+{
+    char *end;
+    double w = strtod(text, &end);
+    if (end == text || *end || !(w >= 1.0 && w <= 1000.0))
+        return cli_fail(e, CLI_USAGE, "--node-weight: '%s' is not a number from 1 to 1000", text);
+    *out = w;
+    return CLI_OK;
+}
 
 /* Applies one option with its value. */
 static int apply_option(transform_request *r, int id, const char *value, cli_error *e)
@@ -117,6 +139,9 @@ static int apply_option(transform_request *r, int id, const char *value, cli_err
     case OPT_OUTPUT: r->output = value; return CLI_OK;
     case OPT_HELP:
     case OPT_H: r->help = 1; return CLI_OK;
+    case OPT_RANKS_PER_NODE: return cli_parse_int(value, "--ranks-per-node", 1, 2147483647, &r->ranks_per_node, e);
+    case OPT_NODE_MAP: r->node_map = value; return CLI_OK;
+    case OPT_NODE_WEIGHT: return parse_weight(value, &r->node_weight, e);
     case OPT_OP:
         if (!(status = cli_parse_choice(value, "--op", op_names, 3, &choice, e))) r->op = (relay_op)choice;
         return status;
@@ -136,7 +161,7 @@ static int apply_option(transform_request *r, int id, const char *value, cli_err
 
 static int parse_transform_args(int argc, char **argv, transform_request *r, cli_error *e)
 {
-    *r = (transform_request){.op = RELAY_OP_N, .type = RELAY_DOUBLE};
+    *r = (transform_request){.op = RELAY_OP_N, .type = RELAY_DOUBLE, .node_weight = 4.0};
     relay_plan_options_init(&r->opts);
     cli_scanner s = cli_scan(argc, argv, 2);
     const char *value;
@@ -151,6 +176,7 @@ static int parse_transform_args(int argc, char **argv, transform_request *r, cli
     if (!r->from) return cli_fail(e, CLI_USAGE, "missing --from SPEC, the layout of B (see --help)");
     if (!r->to) return cli_fail(e, CLI_USAGE, "missing --to SPEC, the layout of A (see --help)");
     if (!r->output) return cli_fail(e, CLI_USAGE, "missing -o FILE (see --help)");
+    if (r->ranks_per_node && r->node_map) return cli_fail(e, CLI_USAGE, "give --ranks-per-node or --node-map, not both");
     return CLI_OK;
 }
 
@@ -182,13 +208,55 @@ static int check_output_path(const char *path, cli_error *e)
     return CLI_OK;
 }
 
+/* Reads P node indices (whitespace-separated) from path. */
+static int read_node_map(const char *path, int *nodes, int64_t ranks, cli_error *e)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return cli_fail(e, CLI_FAILED, "--node-map: cannot open '%s': %s", path, strerror(errno));
+    int64_t n = 0;
+    long long v;
+    int status = CLI_OK;
+    while (!status && fscanf(f, "%lld", &v) == 1) {
+        if (n >= ranks || v < 0 || v >= ranks)
+            status = cli_fail(e, CLI_FAILED, "--node-map: '%s' has more than %lld entries or a node outside [0, %lld)",
+                              path, (long long)ranks, (long long)ranks);
+        else nodes[n++] = (int)v;
+    }
+    if (!status && (!feof(f) || n != ranks))
+        status = cli_fail(e, CLI_FAILED, "--node-map: '%s' must hold exactly %lld integers", path, (long long)ranks);
+    fclose(f);
+    return status;
+}
+
+/* The node of every rank, when a node map was asked for (NULL otherwise). */
+static int node_map(const transform_request *r, int **nodes, cli_error *e)
+{
+    *nodes = NULL;
+    if (!r->ranks_per_node && !r->node_map) return CLI_OK;
+    *nodes = malloc((size_t)r->ranks * sizeof **nodes);
+    if (!*nodes) return cli_fail(e, CLI_FAILED, "out of memory for the node map");
+    if (r->node_map) return read_node_map(r->node_map, *nodes, r->ranks, e);
+    for (int64_t k = 0; k < r->ranks; k++) (*nodes)[k] = (int)(k / r->ranks_per_node);
+    return CLI_OK;
+}
+
 static int make_plan(const transform_request *r, const relay_layout *dst, const relay_layout *src,
                      relay_plan **plan, double *seconds, cli_error *e)
 {
+    int *nodes;
+    int status = node_map(r, &nodes, e);
+    if (status) {
+        free(nodes);
+        return status;
+    }
+    relay_plan_options opts = r->opts;
+    opts.node_of_rank = nodes;
+    if (nodes) opts.inter_node_weight = r->node_weight;
     progress pr;
     progress_start(&pr, "relay-plan: planning");
-    relay_status st = relay_plan_transform(plan, (int)r->ranks, dst, src, r->op, r->type, &r->opts);
+    relay_status st = relay_plan_transform(plan, (int)r->ranks, dst, src, r->op, r->type, &opts);
     *seconds = progress_stop(&pr);
+    free(nodes);
     /* RELAY_ERR_ARG here means layouts that do not fit each other or the rank count. */
     return st ? cli_fail_relay(e, st == RELAY_ERR_ARG ? CLI_USAGE : CLI_FAILED, st, "cannot plan") : CLI_OK;
 }

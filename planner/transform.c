@@ -220,9 +220,8 @@ static relay_status check_transform_args(relay_plan **out, int nranks, int count
     return rl_check_options(o, nranks);
 }
 
-/* The plan keeps its own copies of the layouts, over its rank count. */
-static relay_status copy_layouts(relay_plan *p, const relay_layout *const *dst, const relay_layout *const *src,
-                                 const relay_op *ops)
+relay_status rl_plan_copy_layouts(relay_plan *p, const relay_layout *const *dst, const relay_layout *const *src,
+                                  const relay_op *ops)
 {
     for (int k = 0; k < p->count; k++) {
         p->pairs[k].op = ops[k];
@@ -309,7 +308,7 @@ relay_status relay_plan_transform_batch(relay_plan **out, int nranks, int count,
     p->relabel = o->relabel;
     p->schedule = RELAY_SCHED_P2P;
     int64_t remote_identity;
-    st = copy_layouts(p, dst, src, ops);
+    st = rl_plan_copy_layouts(p, dst, src, ops);
     if (!st) st = relabel_destinations(p, dst, o, &remote_identity);
     if (!st) st = plan_sections(p);
     if (st) {

@@ -34,7 +34,13 @@ plan_error 2 "too few ranks for the layouts" transform --ranks 1 --from $GOOD_FR
 plan_error 2 "bad --op" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --op X -o out.plan
 plan_error 2 "bad --type" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --type q -o out.plan
 plan_error 2 "shapes do not fit op T" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --op T -o out.plan
-plan_error 1 "--relabel greedy refused by the library" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --relabel greedy -o out.plan
+plan_error 2 "bad --relabel" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --relabel best -o out.plan
+plan_error 2 "bad --node-weight" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --relabel optimal --ranks-per-node 1 --node-weight 0.5 -o out.plan
+plan_error 2 "both node maps" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --ranks-per-node 1 --node-map m.txt -o out.plan
+printf '0 1 7' >short.map
+plan_error 1 "node map with a node out of range" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --relabel optimal --node-map short.map -o out.plan
+printf '0' >short.map
+plan_error 1 "node map too short" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --relabel optimal --node-map short.map -o out.plan
 plan_error 1 "--schedule rounds refused by the library" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --schedule rounds -o out.plan
 for spec in bc:10x10:0x2:1x1 bc:10x10:2x2 bc:10x10:2x2:1x1:grid=diagonal bc:10x10:2x2:2x2:src=2,0 \
             bc:10xten:2x2:1x1 bc:10x10:2x2:1x1:lld=5 blockcyclic:10x10 json: bc:10x10:2x2:1x1:src=0; do

@@ -29,11 +29,13 @@ json.dump(doc, open(path, "w"), indent=1)
 PY
 }
 
-# check_case NAME P M N ESZ OP TYPE FROM TO: A is M x N.
+# check_case NAME P M N ESZ OP TYPE FROM TO [RELABEL [EXTRA...]]: A is M x N.
 check_case() {
-    local name=$1 p=$2 m=$3 n=$4 esz=$5 op=$6 type=$7 from=$8 to=$9
+    local name=$1 p=$2 m=$3 n=$4 esz=$5 op=$6 type=$7 from=$8 to=$9 relabel=${10:-none}
+    shift $(($# < 10 ? $# : 10))
     local plan="$name.plan"
-    if ! "$PLAN" transform --ranks "$p" --from "$from" --to "$to" --op "$op" --type "$type" -o "$plan" >plan.txt 2>err.txt; then
+    if ! "$PLAN" transform --ranks "$p" --from "$from" --to "$to" --op "$op" --type "$type" --relabel "$relabel" "$@" \
+        -o "$plan" >plan.txt 2>err.txt; then
         fail "$name: relay-plan failed: $(cat err.txt)"
         return
     fi
@@ -43,8 +45,10 @@ check_case() {
     json_check dump.json "$name: relay-dump --json" \
         "all(k in d for k in ['format_version','kind','ranks','type','op','relabel','sigma','schedule','rounds','bytes_total','bytes_remote','bytes_remote_identity','messages','per_rank'])" \
         "d['bytes_total'] == $m * $n * $esz" \
-        "d['ranks'] == $p and len(d['per_rank']) == $p and d['sigma'] == list(range($p))" \
-        "d['kind'] == 'transform' and d['type'] == '$type' and d['op'] == '$op' and d['relabel'] == 'none'" \
+        "d['ranks'] == $p and len(d['per_rank']) == $p and sorted(d['sigma']) == list(range($p))" \
+        "'$relabel' != 'none' or d['sigma'] == list(range($p))" \
+        "d['bytes_remote'] <= d['bytes_remote_identity']" \
+        "d['kind'] == 'transform' and d['type'] == '$type' and d['op'] == '$op' and d['relabel'] == '$relabel'" \
         "d['schedule'] == 'p2p' and d['rounds'] == 1" \
         "re.fullmatch(r'[0-9]+[.][0-9]+', d['format_version']) is not None" \
         "sum(r['send_bytes'] for r in d['per_rank']) == d['bytes_remote'] == sum(r['recv_bytes'] for r in d['per_rank'])" \
@@ -86,4 +90,9 @@ for p in 1 2 4; do
     check_case "json-C-z-p$p" "$p" 70 90 16 C z "json:packed$p.json" "bc:70x90:16x16:$tall:elem=row"
     check_case "json-N-c-p$p" "$p" 70 90 8 N c "bc:70x90:9x11:$wide" "json:explicit$p.json"
 done
+# Relabeled plans: a grid renumbered row- to column-major, and a node-aware case.
+check_case "relabel-optimal" 4 120 80 8 N d "bc:120x80:10x10:2x2" "bc:120x80:10x10:2x2:grid=col" optimal
+check_case "relabel-greedy-T" 4 80 120 8 T d "bc:120x80:7x9:2x2" "bc:80x120:16x16:1x4" greedy
+check_case "relabel-nodes" 4 100 100 4 N s "bc:100x100:10x10:1x4" "bc:100x100:25x25:4x1" optimal \
+    --ranks-per-node 2 --node-weight 8
 finish
