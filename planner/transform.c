@@ -16,10 +16,10 @@
 #include "relabel.h"
 #include "planner_internal.h"
 
-/* A piece on its way into a section: the rectangle of A it covers and its
- * place in this side's buffer.  For local pieces the other side too. */
+/* A piece on its way into a section: the rectangle of A it covers, the rank
+ * at the other end, and its place in both buffers (B's and A's). */
 typedef struct {
-    int64_t peer, pair, r0, c0, rows, cols, off, ld, dst_off, dst_ld;
+    int64_t peer, pair, r0, c0, rows, cols, src_off, src_ld, dst_off, dst_ld;
 } candidate;
 
 typedef struct {
@@ -75,14 +75,8 @@ static void emit_send_piece(int ai, int aj, rl_rect pc, void *vctx)
     const relay_layout *a = c->pair->dst_relabeled, *b = c->pair->src;
     candidate cand = {rl_layout_owner(a, ai, aj), c->k, pc.r0, pc.c0, pc.r1 - pc.r0, pc.c1 - pc.c0,
                       rl_place_in_block(b, c->bi, c->bj, c->transposed, pc.r0, pc.c0), rl_layout_ld(b, c->bi, c->bj),
-                      0, 0};
-    if (cand.peer == c->rank) {
-        cand.dst_off = rl_place_in_block(a, ai, aj, 0, pc.r0, pc.c0);
-        cand.dst_ld = rl_layout_ld(a, ai, aj);
-        push(c->locals, cand);
-    } else {
-        push(c->remote, cand);
-    }
+                      rl_place_in_block(a, ai, aj, 0, pc.r0, pc.c0), rl_layout_ld(a, ai, aj)};
+    push(cand.peer == c->rank ? c->locals : c->remote, cand);
 }
 
 static void cut_src_block(int bi, int bj, void *vctx)
@@ -102,7 +96,8 @@ static void emit_recv_piece(int bi, int bj, rl_rect pc, void *vctx)
     int src_rank = rl_layout_owner(b, bi, bj);
     if (src_rank == c->rank) return; /* a local piece: the send side has it */
     candidate cand = {src_rank, c->k, pc.r0, pc.c0, pc.r1 - pc.r0, pc.c1 - pc.c0,
-                      rl_place_in_block(a, c->bi, c->bj, 0, pc.r0, pc.c0), rl_layout_ld(a, c->bi, c->bj), 0, 0};
+                      rl_place_in_block(b, bi, bj, c->transposed, pc.r0, pc.c0), rl_layout_ld(b, bi, bj),
+                      rl_place_in_block(a, c->bi, c->bj, 0, pc.r0, pc.c0), rl_layout_ld(a, c->bi, c->bj)};
     push(c->remote, cand);
 }
 
@@ -116,8 +111,9 @@ static void cut_dst_block(int ai, int aj, void *vctx)
 
 /* ---- from candidates to a section ------------------------------------ */
 
-/* Groups sorted candidates into messages, one per peer. */
-static relay_status build_messages(const candidate_list *list, rl_message **msgs, int32_t *nmsg,
+/* Groups sorted candidates into messages, one per peer; a sender keeps
+ * where its pieces sit in B, a receiver where they go in A. */
+static relay_status build_messages(const candidate_list *list, int receiving, rl_message **msgs, int32_t *nmsg,
                                    rl_piece **pieces, int64_t *npieces)
 {
     int32_t count = 0;
@@ -134,7 +130,8 @@ static relay_status build_messages(const candidate_list *list, rl_message **msgs
         if (i == 0 || c->peer != list->items[i - 1].peer) (*msgs)[++m] = (rl_message){c->peer, i, 0, 0};
         (*msgs)[m].count++;
         (*msgs)[m].elems += c->rows * c->cols;
-        (*pieces)[i] = (rl_piece){c->pair, c->rows, c->cols, c->off, c->ld};
+        (*pieces)[i] = receiving ? (rl_piece){c->pair, c->rows, c->cols, c->dst_off, c->dst_ld}
+                                 : (rl_piece){c->pair, c->rows, c->cols, c->src_off, c->src_ld};
     }
     return RELAY_OK;
 }
@@ -146,9 +143,55 @@ static relay_status build_locals(rl_section *s, const candidate_list *list)
     s->nlocal = list->count;
     for (int64_t i = 0; i < list->count; i++) {
         const candidate *c = &list->items[i];
-        s->local[i] = (rl_local_piece){c->pair, c->rows, c->cols, c->off, c->ld, c->dst_off, c->dst_ld};
+        s->local[i] = (rl_local_piece){c->pair, c->rows, c->cols, c->src_off, c->src_ld, c->dst_off, c->dst_ld};
     }
     return RELAY_OK;
+}
+
+/* ---- contiguous runs --------------------------------------------------- */
+
+/* Offset of A-element (i, 0) of a piece from its first element, in a side
+ * stored in order o (transposed: the side holds A's rows as columns). */
+static int64_t down(relay_order o, int transposed, int64_t ld, int64_t i)
+{
+    return rl_elem_offset(o, ld, transposed ? 0 : i, transposed ? i : 0);
+}
+
+/* A rows x cols piece (A coordinates) fits a side's leading dimension. */
+static int fits(relay_order o, int transposed, int64_t ld, int64_t rows, int64_t cols)
+{
+    int64_t side_rows = transposed ? cols : rows, side_cols = transposed ? rows : cols;
+    return (o == RELAY_COL_MAJOR ? side_rows : side_cols) <= ld;
+}
+
+/* b continues a downwards as one rectangle in both buffers: same peer,
+ * pair and columns, b starts where a's rows end with the same leading
+ * dimensions in B's storage and in A's, and the union still fits them. */
+static int continues(const relay_plan *p, const candidate *a, const candidate *b)
+{
+    if (a->peer != b->peer || a->pair != b->pair || a->c0 != b->c0 || a->cols != b->cols ||
+        b->r0 != a->r0 + a->rows || a->src_ld != b->src_ld || a->dst_ld != b->dst_ld)
+        return 0;
+    const rl_pair *pr = &p->pairs[a->pair];
+    int t = rl_op_transposes(pr->op);
+    int64_t rows = a->rows + b->rows;
+    return b->src_off == a->src_off + down(pr->src->order, t, a->src_ld, a->rows) &&
+           b->dst_off == a->dst_off + down(pr->dst->order, 0, a->dst_ld, a->rows) &&
+           fits(pr->src->order, t, a->src_ld, rows, a->cols) && fits(pr->dst->order, 0, a->dst_ld, rows, a->cols);
+}
+
+/* Merges pieces that are adjacent in A and contiguous in both buffers
+ * (PETSc SF's run detection, done once at plan time): 32 x 32 pieces of a
+ * column band become one long run.  Both ends of a message see the same
+ * candidates in the same order, so they merge identically. */
+static void merge_runs(const relay_plan *p, candidate_list *list)
+{
+    int64_t out = 0;
+    for (int64_t i = 0; i < list->count; i++) {
+        if (out > 0 && continues(p, &list->items[out - 1], &list->items[i])) list->items[out - 1].rows += list->items[i].rows;
+        else list->items[out++] = list->items[i];
+    }
+    list->count = out;
 }
 
 static relay_status collect(const relay_plan *p, int rank, int send_side, candidate_list *main, candidate_list *locals)
@@ -161,7 +204,11 @@ static relay_status collect(const relay_plan *p, int rank, int send_side, candid
     }
     if (main->failed || (locals && locals->failed)) return RL_NOMEM();
     sort_candidates(main);
-    if (locals) sort_candidates(locals);
+    merge_runs(p, main);
+    if (locals) {
+        sort_candidates(locals);
+        merge_runs(p, locals);
+    }
     return RELAY_OK;
 }
 
@@ -172,8 +219,8 @@ static relay_status plan_section(relay_plan *p, int rank, rl_section **out)
     candidate_list sends = {0}, recvs = {0}, locals = {0};
     relay_status st = collect(p, rank, 1, &sends, &locals);
     if (!st) st = collect(p, rank, 0, &recvs, NULL);
-    if (!st) st = build_messages(&sends, &s->send, &s->nsend, &s->send_pieces, &s->nsend_pieces);
-    if (!st) st = build_messages(&recvs, &s->recv, &s->nrecv, &s->recv_pieces, &s->nrecv_pieces);
+    if (!st) st = build_messages(&sends, 0, &s->send, &s->nsend, &s->send_pieces, &s->nsend_pieces);
+    if (!st) st = build_messages(&recvs, 1, &s->recv, &s->nrecv, &s->recv_pieces, &s->nrecv_pieces);
     if (!st) st = build_locals(s, &locals);
     free(sends.items);
     free(recvs.items);

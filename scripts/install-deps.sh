@@ -9,6 +9,7 @@ packages=(
   libxxhash-dev                       # checksums and fingerprints
   libcmocka-dev                       # unit tests
   libopenblas-dev                     # CBLAS for SUMMA/HSUMMA local products
+  libscalapack-openmpi-dev            # baseline in bench/, reference in the wrapper tests
   clang libclang-rt-14-dev            # libFuzzer and sanitizer runtimes
   python3                             # small helper scripts in tests and bench
 )
