@@ -3,10 +3,19 @@
  * relay_exec_create (collective) validates this rank's section, allocates the
  * pack buffers, agrees with every other rank on the plan (fingerprint and
  * communicator size, one MPI_Allreduce), duplicates the communicator and
- * creates one persistent request per message.  A replay then runs
- *   start: start all receives; pack each message and start its send;
- *   wait:  copy the local pieces straight from B to A; MPI_Waitany and
- *          unpack+transform each message as it lands; wait for the sends.
+ * creates one persistent request per message.  A replay follows the plan's
+ * schedule:
+ *   p2p:       start: start all receives; pack each message and start its
+ *              send.  wait: copy the local pieces straight from B to A;
+ *              MPI_Waitany and unpack+transform each message as it lands;
+ *              wait for the sends.
+ *   rounds:    start: start all receives; pack and start step 0's send.
+ *              wait: local pieces; then per step, wait for its receive and
+ *              unpack it, wait for its send, pack and start the next one.
+ *   alltoallv: start: pack everything, start one (non-blocking or, with
+ *              MPI-4, persistent) MPI_Alltoallv.  wait: local pieces, wait,
+ *              unpack everything.  Its int counts limit it to pack buffers
+ *              below 2 GiB; past that every rank replays p2p instead.
  * Large pieces are cut into column chunks so that OpenMP threads share them. */
 #include <limits.h>
 #include <string.h>
@@ -56,6 +65,12 @@ struct relay_exec {
     MPI_Request *reqs;       /* nrecv receives, then nsend sends */
     int first_send;          /* sends start at the first peer above this rank and
                                 wrap around, so no rank is everybody's first target */
+    relay_schedule schedule; /* as replayed */
+    int32_t rounds;
+    int *send_at, *recv_at;  /* rounds: the message of each step, or -1 */
+    int *a2a;                /* alltoallv: send counts, send displacements,
+                                receive counts, receive displacements (bytes) */
+    MPI_Request a2a_req;
     /* The replay in flight. */
     int active;
     void **dst;
@@ -265,6 +280,67 @@ static relay_status create_requests(relay_exec *e)
     return rc == MPI_SUCCESS ? RELAY_OK : mpi_fail(rc, "creating persistent requests");
 }
 
+/* Any address will do where a side has nothing to exchange, but not NULL. */
+static char nothing;
+
+static void *a2a_buf(const message_set *ms) { return ms->buf ? ms->buf : &nothing; }
+
+/* ---- schedules --------------------------------------------------------- */
+
+static void index_steps(int *at, const int64_t *step, int nmsg)
+{
+    for (int k = 0; k < nmsg; k++) at[step[k]] = k;
+}
+
+/* Rounds: which send and which receive (if any) each step holds. */
+static relay_status build_steps(relay_exec *e, int32_t rounds)
+{
+    e->rounds = rounds;
+    e->send_at = rl_malloc_array((size_t)rounds, sizeof *e->send_at);
+    e->recv_at = rl_malloc_array((size_t)rounds, sizeof *e->recv_at);
+    if (!e->send_at || !e->recv_at) return RL_NOMEM();
+    for (int32_t r = 0; r < rounds; r++) e->send_at[r] = e->recv_at[r] = -1;
+    if (e->sec->nsend) index_steps(e->send_at, e->sec->send_round, e->sec->nsend);
+    if (e->sec->nrecv) index_steps(e->recv_at, e->sec->recv_round, e->sec->nrecv);
+    return RELAY_OK;
+}
+
+static void a2a_side(int *counts, int *displs, const rl_message *msg, int nmsg, const int64_t *byte_off, size_t esz)
+{
+    for (int k = 0; k < nmsg; k++) {
+        counts[msg[k].peer] = (int)(msg[k].elems * (int64_t)esz);
+        displs[msg[k].peer] = (int)byte_off[k];
+    }
+}
+
+/* Alltoallv's byte counts and displacements.  They are ints: when a pack
+ * buffer reaches 2 GiB they cannot describe it, and a2a stays NULL. */
+static relay_status build_a2a(relay_exec *e)
+{
+    if (e->sends.byte_off[e->sec->nsend] > INT_MAX || e->recvs.byte_off[e->sec->nrecv] > INT_MAX) return RELAY_OK;
+    e->a2a = rl_calloc(4 * (size_t)e->nranks, sizeof *e->a2a);
+    if (!e->a2a) return RL_NOMEM();
+    int n = e->nranks;
+    a2a_side(e->a2a, e->a2a + n, e->sec->send, e->sec->nsend, e->sends.byte_off, e->esz);
+    a2a_side(e->a2a + 2 * n, e->a2a + 3 * n, e->sec->recv, e->sec->nrecv, e->recvs.byte_off, e->esz);
+    return RELAY_OK;
+}
+
+/* With MPI-4, alltoallv is a persistent collective created once like the
+ * point-to-point requests; before MPI-4 each replay starts MPI_Ialltoallv. */
+static relay_status create_a2a_request(relay_exec *e)
+{
+#if MPI_VERSION >= 4
+    int n = e->nranks, *c = e->a2a;
+    int rc = MPI_Alltoallv_init(a2a_buf(&e->sends), c, c + n, MPI_BYTE, a2a_buf(&e->recvs), c + 2 * n, c + 3 * n, MPI_BYTE,
+                                e->comm, MPI_INFO_NULL, &e->a2a_req);
+    return rc == MPI_SUCCESS ? RELAY_OK : mpi_fail(rc, "MPI_Alltoallv_init");
+#else
+    (void)e;
+    return RELAY_OK;
+#endif
+}
+
 /* Everything this rank prepares before it knows whether all ranks agree. */
 static relay_status prepare_local(relay_exec *e, const relay_plan *p)
 {
@@ -285,15 +361,21 @@ static relay_status prepare_local(relay_exec *e, const relay_plan *p)
     if (!st) st = build_message_set(&e->recvs, e->sec->recv, e->sec->nrecv, e->sec->recv_pieces, e->esz);
     if (!st) st = build_local_tasks(e);
     while (e->first_send < e->sec->nsend && e->sec->send[e->first_send].peer < e->rank) e->first_send++;
+    e->schedule = p->schedule;
+    if (!st && e->schedule == RELAY_SCHED_ROUNDS) st = build_steps(e, p->rounds);
+    if (!st && e->schedule == RELAY_SCHED_ALLTOALLV) st = build_a2a(e);
     return st;
 }
 
 /* Problems a rank can have with a plan, agreed on by MPI_MAX across ranks. */
-enum { AGREE_FP, AGREE_NOT_FP, AGREE_SIZE, AGREE_SECTION, AGREE_LOCAL, AGREE_N };
+enum { AGREE_FP, AGREE_NOT_FP, AGREE_SIZE, AGREE_SECTION, AGREE_LOCAL, AGREE_NO_A2A, AGREE_N };
 
-static relay_status agree(MPI_Comm comm, const relay_plan *p, int size, int has_section, relay_status local)
+/* Also settles the replayed schedule: alltoallv only if every rank can. */
+static relay_status agree(relay_exec *e, MPI_Comm comm, const relay_plan *p, int has_section, relay_status local)
 {
-    uint64_t v[AGREE_N] = {p->fingerprint, ~p->fingerprint, size != p->nranks, !has_section, local != RELAY_OK};
+    int size = e->nranks;
+    uint64_t v[AGREE_N] = {p->fingerprint, ~p->fingerprint, size != p->nranks, !has_section, local != RELAY_OK,
+                           e->schedule == RELAY_SCHED_ALLTOALLV && !e->a2a};
     int rc = MPI_Allreduce(MPI_IN_PLACE, v, AGREE_N, MPI_UINT64_T, MPI_MAX, comm);
     if (rc != MPI_SUCCESS) return mpi_fail(rc, "MPI_Allreduce in relay_exec_create");
     if (local) return local; /* keep this rank's own message */
@@ -304,6 +386,7 @@ static relay_status agree(MPI_Comm comm, const relay_plan *p, int size, int has_
         return rl_fail(RELAY_ERR_MISMATCH, "ranks hold different plans (fingerprints differ)");
     if (v[AGREE_SECTION]) return rl_fail(RELAY_ERR_MISMATCH, "a rank's plan lacks that rank's own section");
     if (v[AGREE_LOCAL]) return rl_fail(RELAY_ERR_MISMATCH, "another rank could not prepare its part of the plan");
+    if (v[AGREE_NO_A2A]) e->schedule = RELAY_SCHED_P2P;
     return RELAY_OK;
 }
 
@@ -315,15 +398,17 @@ relay_status relay_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm c
     relay_exec *e = calloc(1, sizeof *e);
     if (!e) return RL_NOMEM();
     e->comm = MPI_COMM_NULL;
+    e->a2a_req = MPI_REQUEST_NULL;
     MPI_Comm_size(comm, &e->nranks);
     MPI_Comm_rank(comm, &e->rank);
     int has_section = e->nranks == p->nranks && p->sections[e->rank] != NULL;
     relay_status st = has_section ? prepare_local(e, p) : RELAY_OK;
-    st = agree(comm, p, e->nranks, has_section, st);
+    st = agree(e, comm, p, has_section, st);
     if (!st) {
         int rc = MPI_Comm_dup(comm, &e->comm);
         if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(e->comm, MPI_ERRORS_RETURN);
-        st = rc == MPI_SUCCESS ? create_requests(e) : mpi_fail(rc, "MPI_Comm_dup");
+        if (rc != MPI_SUCCESS) st = mpi_fail(rc, "MPI_Comm_dup");
+        else st = e->schedule == RELAY_SCHED_ALLTOALLV ? create_a2a_request(e) : create_requests(e);
     }
     if (st) {
         relay_exec_free(e);
@@ -334,6 +419,85 @@ relay_status relay_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm c
 }
 
 /* ---- replay ----------------------------------------------------------- */
+
+/* Each schedule's two halves; they return an MPI error code. */
+
+static void pack(const relay_exec *e, int k) { move_message(e, &e->sends, e->sec->send[k].elems, k, 1); }
+static void unpack(const relay_exec *e, int k) { move_message(e, &e->recvs, e->sec->recv[k].elems, k, 0); }
+
+static int start_p2p(relay_exec *e)
+{
+    const rl_section *s = e->sec;
+    int rc = s->nrecv ? MPI_Startall(s->nrecv, e->reqs) : MPI_SUCCESS;
+    for (int n = 0; n < s->nsend && rc == MPI_SUCCESS; n++) {
+        int k = (e->first_send + n) % s->nsend;
+        pack(e, k);
+        rc = MPI_Start(&e->reqs[s->nrecv + k]);
+    }
+    return rc;
+}
+
+static int wait_p2p(relay_exec *e)
+{
+    const rl_section *s = e->sec;
+    int rc = MPI_SUCCESS;
+    for (int n = 0; n < s->nrecv && rc == MPI_SUCCESS; n++) {
+        int k;
+        rc = MPI_Waitany(s->nrecv, e->reqs, &k, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS && k != MPI_UNDEFINED) unpack(e, k);
+    }
+    if (rc == MPI_SUCCESS && s->nsend) rc = MPI_Waitall(s->nsend, e->reqs + s->nrecv, MPI_STATUSES_IGNORE);
+    return rc;
+}
+
+static int start_step_send(relay_exec *e, int32_t step)
+{
+    if (step >= e->rounds || e->send_at[step] < 0) return MPI_SUCCESS;
+    pack(e, e->send_at[step]);
+    return MPI_Start(&e->reqs[e->sec->nrecv + e->send_at[step]]);
+}
+
+/* Receives are all posted up front, so a step's send never waits for its
+ * receiver to arrive at that step; the pacing comes from each rank waiting
+ * for its own step's receive before it starts the next send. */
+static int start_rounds(relay_exec *e)
+{
+    int rc = e->sec->nrecv ? MPI_Startall(e->sec->nrecv, e->reqs) : MPI_SUCCESS;
+    return rc == MPI_SUCCESS ? start_step_send(e, 0) : rc;
+}
+
+static int wait_rounds(relay_exec *e)
+{
+    int rc = MPI_SUCCESS;
+    for (int32_t r = 0; r < e->rounds && rc == MPI_SUCCESS; r++) {
+        if (e->recv_at[r] >= 0) {
+            rc = MPI_Wait(&e->reqs[e->recv_at[r]], MPI_STATUS_IGNORE);
+            if (rc == MPI_SUCCESS) unpack(e, e->recv_at[r]);
+        }
+        if (rc == MPI_SUCCESS && e->send_at[r] >= 0) rc = MPI_Wait(&e->reqs[e->sec->nrecv + e->send_at[r]], MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS) rc = start_step_send(e, r + 1);
+    }
+    return rc;
+}
+
+static int start_a2a(relay_exec *e)
+{
+    for (int k = 0; k < e->sec->nsend; k++) pack(e, k);
+#if MPI_VERSION >= 4
+    return MPI_Start(&e->a2a_req);
+#else
+    int n = e->nranks, *c = e->a2a;
+    return MPI_Ialltoallv(a2a_buf(&e->sends), c, c + n, MPI_BYTE, a2a_buf(&e->recvs), c + 2 * n, c + 3 * n, MPI_BYTE, e->comm,
+                          &e->a2a_req);
+#endif
+}
+
+static int wait_a2a(relay_exec *e)
+{
+    int rc = MPI_Wait(&e->a2a_req, MPI_STATUS_IGNORE);
+    for (int k = 0; k < e->sec->nrecv && rc == MPI_SUCCESS; k++) unpack(e, k);
+    return rc;
+}
 
 static relay_status check_buffers(const relay_exec *e, void *const *dst, const void *const *src)
 {
@@ -355,18 +519,12 @@ relay_status relay_exec_start(relay_exec *e, void *const *dst, const void *const
     if (e->active) return rl_fail(RELAY_ERR_ARG, "relay_exec_start: a replay is already in flight; call relay_exec_wait first");
     relay_status st = check_buffers(e, dst, src);
     if (st) return st;
-    const rl_section *s = e->sec;
     for (int k = 0; k < e->count; k++) {
         e->dst[k] = dst[k];
         e->src[k] = src[k];
     }
     rl_scalars_set(&e->scalars, e->type, alpha, beta);
-    int rc = s->nrecv ? MPI_Startall(s->nrecv, e->reqs) : MPI_SUCCESS;
-    for (int n = 0; n < s->nsend && rc == MPI_SUCCESS; n++) {
-        int k = (e->first_send + n) % s->nsend;
-        move_message(e, &e->sends, s->send[k].elems, k, 1);
-        rc = MPI_Start(&e->reqs[s->nrecv + k]);
-    }
+    int rc = e->schedule == RELAY_SCHED_ALLTOALLV ? start_a2a(e) : e->schedule == RELAY_SCHED_ROUNDS ? start_rounds(e) : start_p2p(e);
     if (rc != MPI_SUCCESS) return mpi_fail(rc, "starting the replay");
     e->active = 1;
     return RELAY_OK;
@@ -376,15 +534,8 @@ relay_status relay_exec_wait(relay_exec *e)
 {
     if (!e) return rl_fail(RELAY_ERR_ARG, "relay_exec_wait: executor is NULL");
     if (!e->active) return rl_fail(RELAY_ERR_ARG, "relay_exec_wait: no replay is in flight");
-    const rl_section *s = e->sec;
-    int rc = MPI_SUCCESS;
     move_locals(e);
-    for (int n = 0; n < s->nrecv && rc == MPI_SUCCESS; n++) {
-        int k;
-        rc = MPI_Waitany(s->nrecv, e->reqs, &k, MPI_STATUS_IGNORE);
-        if (rc == MPI_SUCCESS && k != MPI_UNDEFINED) move_message(e, &e->recvs, s->recv[k].elems, k, 0);
-    }
-    if (rc == MPI_SUCCESS && s->nsend) rc = MPI_Waitall(s->nsend, e->reqs + s->nrecv, MPI_STATUSES_IGNORE);
+    int rc = e->schedule == RELAY_SCHED_ALLTOALLV ? wait_a2a(e) : e->schedule == RELAY_SCHED_ROUNDS ? wait_rounds(e) : wait_p2p(e);
     e->active = 0;
     return rc == MPI_SUCCESS ? RELAY_OK : mpi_fail(rc, "completing the replay");
 }
@@ -402,8 +553,12 @@ void relay_exec_free(relay_exec *e)
     int nreq = e->sec ? e->sec->nrecv + e->sec->nsend : 0;
     for (int k = 0; e->reqs && k < nreq; k++)
         if (e->reqs[k] != MPI_REQUEST_NULL) MPI_Request_free(&e->reqs[k]);
+    if (e->a2a_req != MPI_REQUEST_NULL) MPI_Request_free(&e->a2a_req);
     if (e->comm != MPI_COMM_NULL) MPI_Comm_free(&e->comm);
     free(e->reqs);
+    free(e->send_at);
+    free(e->recv_at);
+    free(e->a2a);
     free_message_set(&e->sends);
     free_message_set(&e->recvs);
     free(e->local_tasks);

@@ -253,6 +253,7 @@ static relay_status read_pair(mp_reader *r, raw_pair *pr)
 typedef struct {
     int64_t v[5];
     int have;
+    int64_t rounds;            /* absent in format 1.0 files: 1 */
     char kind_ok;
     raw_pair *pairs;
     uint32_t npairs;
@@ -322,7 +323,8 @@ static relay_status read_header_field(mp_reader *r, header_fields *h, const char
             if (read_ranged(r, &h->v[i], i == HF_NRANKS ? 1 : 0, hi[i])) h->have |= 1 << i;
             return RELAY_OK;
         }
-    if (mp_key_is(key, klen, "kind")) {
+    if (mp_key_is(key, klen, "rounds")) read_ranged(r, &h->rounds, 0, RELAY_MAX_RANKS);
+    else if (mp_key_is(key, klen, "kind")) {
         if (mp_read_str(r, &val, &vlen)) h->kind_ok = mp_key_is(val, vlen, "transform");
     } else if (mp_key_is(key, klen, "pairs")) return read_pairs(r, h);
     else if (mp_key_is(key, klen, "sigma") && !h->sigma) h->sigma = read_int_array(r, &h->nsigma, 0, RELAY_MAX_RANKS);
@@ -355,6 +357,11 @@ static relay_status check_header(const mp_reader *r, const header_fields *h)
     int64_t n = h->v[HF_NRANKS];
     if (h->nsigma != n || !is_permutation(h->sigma, h->nsigma))
         return rl_fail(RELAY_ERR_FORMAT, "plan sigma is not a permutation of its %lld ranks", (long long)n);
+    if (h->v[HF_SCHEDULE] == RELAY_SCHED_AUTO)
+        return rl_fail(RELAY_ERR_FORMAT, "plan schedule is auto: a planned schedule is always resolved");
+    if (h->v[HF_SCHEDULE] == RELAY_SCHED_ROUNDS ? h->rounds > n : h->rounds != 1)
+        return rl_fail(RELAY_ERR_FORMAT, "plan has %lld communication rounds, impossible for its schedule and %lld ranks",
+                       (long long)h->rounds, (long long)n);
     if (h->nindex != 4 * (uint64_t)n) return rl_fail(RELAY_ERR_FORMAT, "plan section index has %u entries for %lld ranks", h->nindex, (long long)n);
     for (uint32_t k = 0; k < h->npairs; k++)
         if (h->pairs[k].dst->nranks > n || h->pairs[k].src->nranks > n)
@@ -370,6 +377,7 @@ static relay_status assemble(header_fields *h, relay_plan **out)
     p->kind = RELAY_PLAN_TRANSFORM;
     p->type = (relay_type)h->v[HF_TYPE];
     p->schedule = (relay_schedule)h->v[HF_SCHEDULE];
+    p->rounds = (int32_t)h->rounds;
     p->relabel = (relay_relabel)h->v[HF_RELABEL];
     p->fingerprint = h->fingerprint;
     p->stats = (relay_plan_stats){h->stats[0], h->stats[1], h->stats[2], h->stats[3], h->stats[4]};
@@ -412,6 +420,7 @@ static relay_status read_header(source *s, const preamble *pre, header *out)
     header_fields h;
     uint32_t pairs;
     memset(&h, 0, sizeof h);
+    h.rounds = 1;
     mp_init(&r, b, (size_t)pre->header_bytes);
     if (!mp_read_map(&r, &pairs)) return format_error(&r, "header");
     for (uint32_t i = 0; i < pairs && !r.error && !st; i++) {
@@ -448,7 +457,8 @@ static int read_records(mp_reader *r, void **out, int64_t *nrecords, int fields)
     return 1;
 }
 
-static void read_section_field(mp_reader *r, rl_section *s, int count, const char *key, uint32_t klen, int *have)
+static void read_section_field(mp_reader *r, rl_section *s, int count, const char *key, uint32_t klen, int *have,
+                               uint32_t nround[2])
 {
     int64_t v, n;
     if (mp_key_is(key, klen, "rank")) *have |= read_ranged(r, &v, 0, RELAY_MAX_RANKS) && v == s->rank;
@@ -459,6 +469,8 @@ static void read_section_field(mp_reader *r, rl_section *s, int count, const cha
     else if (mp_key_is(key, klen, "send_pieces")) read_records(r, (void **)&s->send_pieces, &s->nsend_pieces, RL_PIECE_FIELDS);
     else if (mp_key_is(key, klen, "recv_pieces")) read_records(r, (void **)&s->recv_pieces, &s->nrecv_pieces, RL_PIECE_FIELDS);
     else if (mp_key_is(key, klen, "local")) read_records(r, (void **)&s->local, &s->nlocal, RL_LOCAL_FIELDS);
+    else if (mp_key_is(key, klen, "send_round") && !s->send_round) s->send_round = read_int_array(r, &nround[0], 0, RELAY_MAX_RANKS);
+    else if (mp_key_is(key, klen, "recv_round") && !s->recv_round) s->recv_round = read_int_array(r, &nround[1], 0, RELAY_MAX_RANKS);
     else mp_skip(r);
 }
 
@@ -487,14 +499,17 @@ static relay_status read_section(source *src, const header *h, uint64_t base, in
     mp_reader r;
     uint32_t pairs;
     int have = 0;
+    uint32_t nround[2] = {0, 0};
     mp_init(&r, b, (size_t)ix[1]);
     if (mp_read_map(&r, &pairs))
         for (uint32_t i = 0; i < pairs && !r.error; i++) {
             const char *key;
             uint32_t klen;
-            if (mp_read_str(&r, &key, &klen)) read_section_field(&r, s, p->count, key, klen, &have);
+            if (mp_read_str(&r, &key, &klen)) read_section_field(&r, s, p->count, key, klen, &have, nround);
         }
     if (r.error || have != 7) st = format_error(&r, "section");
+    else if ((s->send_round && nround[0] != (uint32_t)s->nsend) || (s->recv_round && nround[1] != (uint32_t)s->nrecv))
+        st = rl_fail(RELAY_ERR_FORMAT, "plan section of rank %d has a round list whose length is not its message count", rank);
     s->checksum = st ? 0 : rl_section_hash(s, p->count);
     if (!st && s->checksum != ix[3]) st = rl_fail(RELAY_ERR_FORMAT, "plan section of rank %d does not match its checksum", rank);
     if (!st) st = rl_section_validate(s, p);

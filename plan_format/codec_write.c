@@ -98,7 +98,8 @@ static void pack_layout(msgpack_packer *pk, const relay_layout *l)
 
 static void pack_section(msgpack_packer *pk, const rl_section *s, int count)
 {
-    msgpack_pack_map(pk, 8);
+    int rounds = s->send_round || s->recv_round;
+    msgpack_pack_map(pk, rounds ? 10 : 8);
     pack_int(pk, "rank", s->rank);
     pack_ints(pk, "src_elems", s->src_elems, (size_t)count);
     pack_ints(pk, "dst_elems", s->dst_elems, (size_t)count);
@@ -107,6 +108,10 @@ static void pack_section(msgpack_packer *pk, const rl_section *s, int count)
     pack_ints(pk, "send_pieces", (const int64_t *)s->send_pieces, (size_t)s->nsend_pieces * RL_PIECE_FIELDS);
     pack_ints(pk, "recv_pieces", (const int64_t *)s->recv_pieces, (size_t)s->nrecv_pieces * RL_PIECE_FIELDS);
     pack_ints(pk, "local", (const int64_t *)s->local, (size_t)s->nlocal * RL_LOCAL_FIELDS);
+    if (rounds) {
+        pack_ints(pk, "send_round", s->send_round, (size_t)s->nsend);
+        pack_ints(pk, "recv_round", s->recv_round, (size_t)s->nrecv);
+    }
 }
 
 static const char *kind_name(relay_plan_kind k)
@@ -116,12 +121,13 @@ static const char *kind_name(relay_plan_kind k)
 
 static void pack_header(msgpack_packer *pk, const relay_plan *p, const encoded_plan *ep)
 {
-    msgpack_pack_map(pk, 10);
+    msgpack_pack_map(pk, 11);
     pack_str(pk, "kind");
     pack_str(pk, kind_name(p->kind));
     pack_int(pk, "nranks", p->nranks);
     pack_int(pk, "type", p->type);
     pack_int(pk, "schedule", p->schedule);
+    pack_int(pk, "rounds", p->rounds);
     pack_int(pk, "relabel", p->relabel);
     pack_str(pk, "pairs");
     msgpack_pack_array(pk, (size_t)p->count);

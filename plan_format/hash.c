@@ -1,7 +1,7 @@
 /* hash.c — checksums of plan sections and the whole-plan fingerprint.
  *
  * XXH3-64 (libxxhash) over the little-endian bytes of the plan's 64-bit
- * records.  The fingerprint hashes the header (kind, ranks, type, schedule,
+ * records.  The fingerprint hashes the header (kind, ranks, type, schedule, rounds,
  * pairs with their layouts, sigma) and every section's checksum, so that a
  * rank holding only its own section still knows the fingerprint of the
  * whole plan: relay_exec_create compares it across ranks. */
@@ -28,6 +28,8 @@ uint64_t rl_section_hash(const rl_section *s, int count)
     put_array(h, s->send_pieces, (size_t)s->nsend_pieces, sizeof *s->send_pieces);
     put_array(h, s->recv_pieces, (size_t)s->nrecv_pieces, sizeof *s->recv_pieces);
     put_array(h, s->local, (size_t)s->nlocal, sizeof *s->local);
+    put_array(h, s->send_round, s->send_round ? (size_t)s->nsend : 0, sizeof(int64_t));
+    put_array(h, s->recv_round, s->recv_round ? (size_t)s->nrecv : 0, sizeof(int64_t));
     put_array(h, s->src_elems, (size_t)count, sizeof(int64_t));
     put_array(h, s->dst_elems, (size_t)count, sizeof(int64_t));
     uint64_t v = XXH3_64bits_digest(h);
@@ -65,6 +67,7 @@ uint64_t rl_plan_hash(const relay_plan *p, const uint64_t *section_checksums)
     put_i64(h, p->nranks);
     put_i64(h, p->type);
     put_i64(h, p->schedule);
+    put_i64(h, p->rounds);
     put_i64(h, p->relabel);
     put_i64(h, p->count);
     for (int k = 0; k < p->count; k++) {

@@ -24,6 +24,7 @@ relay_plan *rl_plan_alloc(int nranks, int count)
     if (!p) return NULL;
     p->nranks = nranks;
     p->count = count;
+    p->rounds = 1;
     p->pairs = rl_calloc((size_t)count, sizeof *p->pairs);
     p->sigma = rl_malloc_array((size_t)nranks, sizeof *p->sigma);
     p->sections = rl_calloc((size_t)nranks, sizeof *p->sections);
@@ -74,6 +75,8 @@ void rl_section_free(rl_section *s)
     free(s->send_pieces);
     free(s->recv_pieces);
     free(s->local);
+    free(s->send_round);
+    free(s->recv_round);
     free(s->src_elems);
     free(s->dst_elems);
     free(s);
@@ -101,6 +104,8 @@ relay_status rl_section_clone(rl_section **out, const rl_section *s, int count)
     c->send_pieces = dup_or_null(s->send_pieces, (size_t)s->nsend_pieces, sizeof *s->send_pieces, &failed);
     c->recv_pieces = dup_or_null(s->recv_pieces, (size_t)s->nrecv_pieces, sizeof *s->recv_pieces, &failed);
     c->local = dup_or_null(s->local, (size_t)s->nlocal, sizeof *s->local, &failed);
+    if (s->send_round) c->send_round = dup_or_null(s->send_round, (size_t)s->nsend, sizeof(int64_t), &failed);
+    if (s->recv_round) c->recv_round = dup_or_null(s->recv_round, (size_t)s->nrecv, sizeof(int64_t), &failed);
     c->src_elems = dup_or_null(s->src_elems, (size_t)count, sizeof(int64_t), &failed);
     c->dst_elems = dup_or_null(s->dst_elems, (size_t)count, sizeof(int64_t), &failed);
     if (failed) {
@@ -118,6 +123,8 @@ relay_plan_kind relay_plan_get_kind(const relay_plan *p) { return p ? p->kind : 
 relay_type relay_plan_type(const relay_plan *p) { return p ? p->type : RELAY_DOUBLE; }
 int relay_plan_count(const relay_plan *p) { return p ? p->count : 0; }
 uint64_t relay_plan_fingerprint(const relay_plan *p) { return p ? p->fingerprint : 0; }
+relay_schedule relay_plan_schedule(const relay_plan *p) { return p ? p->schedule : RELAY_SCHED_P2P; }
+int relay_plan_rounds(const relay_plan *p) { return p ? p->rounds : 0; }
 
 relay_status relay_plan_relabeling(const relay_plan *p, int *sigma)
 {

@@ -55,6 +55,8 @@ typedef struct {
     rl_piece *send_pieces;
     rl_piece *recv_pieces;
     rl_local_piece *local;
+    int64_t *send_round;     /* rounds schedule only (else NULL): the step of each send */
+    int64_t *recv_round;     /* rounds schedule only (else NULL): the step of each receive */
     int64_t *src_elems;      /* per pair: elements this rank's B buffer holds */
     int64_t *dst_elems;      /* per pair: elements this rank's A buffer holds */
     uint64_t checksum;       /* hash of everything above */
@@ -71,7 +73,8 @@ struct relay_plan {
     relay_plan_kind kind;
     int32_t nranks;
     relay_type type;
-    relay_schedule schedule;
+    relay_schedule schedule; /* never AUTO in a built plan: the planner resolves it */
+    int32_t rounds;          /* communication steps of one replay (1 unless rounds) */
     relay_relabel relabel;
     int32_t count;
     rl_pair *pairs;          /* count entries */

@@ -133,9 +133,9 @@ static const char *schedule_name(relay_schedule s)
 
 static const char *order_name(relay_order o) { return o == RELAY_COL_MAJOR ? "col" : "row"; }
 
-/* Communication steps of one replay.  The only schedule this version plans,
- * p2p, posts every message at once: one wave. */
-static int rounds_of(const relay_plan *p) { return 1; }
+/* Communication steps of one replay: 1 for p2p (one wave) and alltoallv
+ * (one exchange), the colouring's step count for rounds. */
+static int rounds_of(const relay_plan *p) { return p->rounds; }
 
 /* ---- volumes, counted from the sections ------------------------------------ */
 
@@ -475,14 +475,19 @@ static void print_json_summary(const relay_plan *p, const plan_volumes *v)
 
 /* ---- one rank's section ------------------------------------------------- */
 
-static void print_messages(const char *title, const char *peer_label, const rl_message *msgs, int n, int64_t esz)
+/* step: the rounds schedule's step of each message, or NULL. */
+static void print_messages(const char *title, const char *peer_label, const rl_message *msgs, const int64_t *step, int n,
+                           int64_t esz)
 {
     int64_t bytes = message_bytes(msgs, n, esz);
     printf("  %-10s %d messages, %lld bytes (%s)\n", title, n, (long long)bytes, cli_bytes(bytes).text);
-    if (n) printf("    %8s %10s %13s\n", peer_label, "pieces", "bytes");
-    for (int k = 0; k < n; k++)
-        printf("    %8lld %10lld %13lld (%s)\n", (long long)msgs[k].peer, (long long)msgs[k].count,
+    if (n) printf("    %8s %10s %13s%s\n", peer_label, "pieces", "bytes", step ? "            step" : "");
+    for (int k = 0; k < n; k++) {
+        printf("    %8lld %10lld %13lld (%s)", (long long)msgs[k].peer, (long long)msgs[k].count,
                (long long)(msgs[k].elems * esz), cli_bytes(msgs[k].elems * esz).text);
+        if (step) printf(" %6lld", (long long)step[k]);
+        printf("\n");
+    }
 }
 
 static void print_section(const char *path, const relay_plan *p, const rl_section *s)
@@ -495,11 +500,12 @@ static void print_section(const char *path, const relay_plan *p, const rl_sectio
                cli_bytes(s->dst_elems[k] * esz).text, (long long)s->src_elems[k], cli_bytes(s->src_elems[k] * esz).text);
     printf("  local      %lld pieces, %lld bytes (%s)\n", (long long)v.local_pieces, (long long)v.local_bytes,
            cli_bytes(v.local_bytes).text);
-    print_messages("sends", "to", s->send, s->nsend, esz);
-    print_messages("receives", "from", s->recv, s->nrecv, esz);
+    print_messages("sends", "to", s->send, s->send_round, s->nsend, esz);
+    print_messages("receives", "from", s->recv, s->recv_round, s->nrecv, esz);
 }
 
-static void json_messages(json_writer *w, const char *key, const rl_message *msgs, int n, int64_t esz)
+static void json_messages(json_writer *w, const char *key, const rl_message *msgs, const int64_t *step, int n,
+                          int64_t esz)
 {
     json_begin_array(w, key);
     for (int k = 0; k < n; k++) {
@@ -507,6 +513,7 @@ static void json_messages(json_writer *w, const char *key, const rl_message *msg
         json_int(w, "peer", msgs[k].peer);
         json_int(w, "pieces", msgs[k].count);
         json_int(w, "bytes", msgs[k].elems * esz);
+        if (step) json_int(w, "step", step[k]);
         json_end_object(w);
     }
     json_end_array(w);
@@ -538,8 +545,8 @@ static void print_json_section(const relay_plan *p, const rl_section *s)
     json_int(&w, "recv_pieces", v.recv_pieces);
     json_int(&w, "local_pieces", v.local_pieces);
     json_int(&w, "local_bytes", v.local_bytes);
-    json_messages(&w, "send", s->send, s->nsend, esz);
-    json_messages(&w, "recv", s->recv, s->nrecv, esz);
+    json_messages(&w, "send", s->send, s->send_round, s->nsend, esz);
+    json_messages(&w, "recv", s->recv, s->recv_round, s->nrecv, esz);
     json_end_object(&w);
     json_finish(&w);
 }

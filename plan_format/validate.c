@@ -1,7 +1,9 @@
 /* validate.c — the executor's trust boundary: a section is checked
  * completely before any byte of a user buffer is touched.  Every piece must
  * lie inside the buffer sizes the section declares, every message must
- * describe exactly its pieces, and every peer must be a rank of the plan. */
+ * describe exactly its pieces, every peer must be a rank of the plan, and
+ * a rounds schedule must give each rank at most one send and one receive
+ * per step. */
 #include "error.h"
 #include "plan_internal.h"
 
@@ -86,6 +88,30 @@ static relay_status check_messages(const relay_plan *p, const rl_section *s, con
     return st;
 }
 
+/* A rounds schedule gives each message a step in [0, rounds), and a rank
+ * sends at most once and receives at most once per step.  Other schedules
+ * carry no steps. */
+static relay_status check_rounds(const relay_plan *p, const rl_section *s, const int64_t *round, int nmsg, const char *what)
+{
+    int rounds = p->schedule == RELAY_SCHED_ROUNDS;
+    if (!rounds && round)
+        return rl_fail(RELAY_ERR_FORMAT, "%s messages of rank %d carry steps, but the plan's schedule has none", what, s->rank);
+    if (rounds && !round && nmsg > 0)
+        return rl_fail(RELAY_ERR_FORMAT, "%s messages of rank %d lack the steps of the plan's rounds schedule", what, s->rank);
+    if (!round) return RELAY_OK;
+    char *used = rl_calloc((size_t)p->rounds + 1, 1);
+    if (!used) return RL_NOMEM();
+    relay_status st = RELAY_OK;
+    for (int k = 0; k < nmsg && !st; k++) {
+        if (round[k] < 0 || round[k] >= p->rounds || used[round[k]])
+            st = rl_fail(RELAY_ERR_FORMAT, "%s message %d of rank %d has step %lld: not a free step of %d", what, k, s->rank,
+                         (long long)round[k], p->rounds);
+        else used[round[k]] = 1;
+    }
+    free(used);
+    return st;
+}
+
 relay_status rl_section_validate(const rl_section *s, const relay_plan *p)
 {
     if (s->rank < 0 || s->rank >= p->nranks)
@@ -98,6 +124,8 @@ relay_status rl_section_validate(const rl_section *s, const relay_plan *p)
             return rl_fail(RELAY_ERR_FORMAT, "rank %d declares a negative buffer size", s->rank);
     relay_status st = check_messages(p, s, s->send, s->nsend, s->send_pieces, s->nsend_pieces, 0, "send");
     if (!st) st = check_messages(p, s, s->recv, s->nrecv, s->recv_pieces, s->nrecv_pieces, 1, "receive");
+    if (!st) st = check_rounds(p, s, s->send_round, s->nsend, "send");
+    if (!st) st = check_rounds(p, s, s->recv_round, s->nrecv, "receive");
     for (int64_t i = 0; !st && i < s->nlocal; i++) {
         const rl_local_piece *lp = &s->local[i];
         st = check_pair(p, lp->pair, "local", i);

@@ -17,7 +17,5 @@ relay_status rl_check_options(const relay_plan_options *o, int nranks)
         if (!(o->inter_node_weight >= 1.0 && o->inter_node_weight <= 1000.0))
             return rl_fail(RELAY_ERR_ARG, "plan options: inter_node_weight = %g must be in [1, 1000]", o->inter_node_weight);
     }
-    if (o->schedule == RELAY_SCHED_ROUNDS || o->schedule == RELAY_SCHED_ALLTOALLV)
-        return rl_fail(RELAY_ERR_UNSUPPORTED, "plan options: only the p2p schedule is available in this version yet");
     return RELAY_OK;
 }

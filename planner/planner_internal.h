@@ -12,4 +12,8 @@ relay_status rl_check_options(const relay_plan_options *o, int nranks);
 relay_status rl_plan_copy_layouts(relay_plan *p, const relay_layout *const *dst, const relay_layout *const *src,
                                   const relay_op *ops);
 
+/* Resolves the requested schedule (auto by the rule in schedule.c) and, for
+ * rounds, gives every message its step.  Needs the sections and stats. */
+relay_status rl_schedule_plan(relay_plan *p, relay_schedule requested);
+
 #endif

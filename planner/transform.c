@@ -353,7 +353,6 @@ relay_status relay_plan_transform_batch(relay_plan **out, int nranks, int count,
     p->kind = RELAY_PLAN_TRANSFORM;
     p->type = type;
     p->relabel = o->relabel;
-    p->schedule = RELAY_SCHED_P2P;
     int64_t remote_identity;
     st = rl_plan_copy_layouts(p, dst, src, ops);
     if (!st) st = relabel_destinations(p, dst, o, &remote_identity);
@@ -363,7 +362,8 @@ relay_status relay_plan_transform_batch(relay_plan **out, int nranks, int count,
         return st;
     }
     compute_stats(p, remote_identity);
-    st = fingerprint(p);
+    st = rl_schedule_plan(p, o->schedule);
+    if (!st) st = fingerprint(p);
     if (st) {
         relay_plan_free(p);
         return st;

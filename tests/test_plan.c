@@ -287,6 +287,87 @@ static void test_bad_arguments(void **state)
     relay_layout_free(small);
 }
 
+/* Checks a rounds plan independently of the validator: every message has a
+ * step, sender and receiver agree on it, no rank sends or receives twice in
+ * one step, and the step count is the largest number of messages a rank
+ * sends or receives (the minimum, by König's theorem). */
+static void check_rounds(const relay_plan *p)
+{
+    int P = p->nranks, degree = 0, rounds = relay_plan_rounds(p);
+    assert_int_equal(relay_plan_schedule(p), RELAY_SCHED_ROUNDS);
+    char *sends = calloc((size_t)P * (size_t)(rounds + 1), 1), *recvs = calloc((size_t)P * (size_t)(rounds + 1), 1);
+    for (int r = 0; r < P; r++) {
+        const rl_section *s = p->sections[r];
+        degree = s->nsend > degree ? s->nsend : degree;
+        degree = s->nrecv > degree ? s->nrecv : degree;
+        for (int k = 0; k < s->nsend; k++) {
+            int64_t step = s->send_round[k], q = s->send[k].peer;
+            assert_true(step >= 0 && step < rounds);
+            assert_int_equal(sends[(size_t)r * (size_t)rounds + (size_t)step]++, 0);
+            assert_int_equal(recvs[(size_t)q * (size_t)rounds + (size_t)step]++, 0);
+            const rl_section *peer = p->sections[q];
+            int j = 0;
+            while (peer->recv[j].peer != r) j++;
+            assert_int_equal(peer->recv_round[j], step);
+        }
+    }
+    assert_int_equal(rounds, degree);
+    free(sends);
+    free(recvs);
+}
+
+static void test_rounds_are_minimal_matchings(void **state)
+{
+    (void)state;
+    relay_plan_options o;
+    relay_plan_options_init(&o);
+    o.schedule = RELAY_SCHED_ROUNDS;
+    for (int c = 0; c < 200; c++) {
+        rng_state = 5000 + (uint64_t)c;
+        int nranks = (int)uniform(1, c < 150 ? 12 : 64);
+        int64_t m = uniform(1, 60), n = uniform(1, 60);
+        relay_layout *la = random_layout(nranks, m, n), *lb = random_layout(nranks, m, n);
+        relay_plan *p;
+        assert_int_equal(relay_plan_transform(&p, nranks, la, lb, RELAY_OP_N, RELAY_DOUBLE, &o), RELAY_OK);
+        check_rounds(p);
+        for (int r = 0; r < nranks; r++) assert_int_equal(rl_section_validate(p->sections[r], p), RELAY_OK);
+        relay_plan_free(p);
+        relay_layout_free(la);
+        relay_layout_free(lb);
+    }
+}
+
+/* Steps that would make a rank send twice at once, or lie beyond the plan's
+ * step count, are refused. */
+static void test_validator_rejects_bad_steps(void **state)
+{
+    (void)state;
+    relay_layout *a, *b;
+    relay_plan *p;
+    relay_plan_options o;
+    relay_plan_options_init(&o);
+    o.schedule = RELAY_SCHED_ROUNDS;
+    assert_int_equal(relay_layout_block_cyclic(&b, 40, 40, 5, 5, 2, 2, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR), RELAY_OK);
+    assert_int_equal(relay_layout_block_cyclic(&a, 40, 40, 8, 8, 4, 1, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR), RELAY_OK);
+    assert_int_equal(relay_plan_transform(&p, 4, a, b, RELAY_OP_N, RELAY_DOUBLE, &o), RELAY_OK);
+    rl_section *s = p->sections[0];
+    assert_true(s->nsend >= 2);
+    int64_t saved = s->send_round[1];
+    s->send_round[1] = s->send_round[0];
+    assert_int_equal(rl_section_validate(s, p), RELAY_ERR_FORMAT);
+    s->send_round[1] = p->rounds;
+    assert_int_equal(rl_section_validate(s, p), RELAY_ERR_FORMAT);
+    s->send_round[1] = saved;
+    assert_int_equal(rl_section_validate(s, p), RELAY_OK);
+    int64_t *steps = s->send_round;
+    s->send_round = NULL;
+    assert_int_equal(rl_section_validate(s, p), RELAY_ERR_FORMAT);
+    s->send_round = steps;
+    relay_plan_free(p);
+    relay_layout_free(a);
+    relay_layout_free(b);
+}
+
 /* The validator is the executor's trust boundary: corruptions are caught. */
 static void test_validator_rejects_corruption(void **state)
 {
@@ -328,6 +409,8 @@ int main(void)
         cmocka_unit_test(test_fingerprint_is_deterministic),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_validator_rejects_corruption),
+        cmocka_unit_test(test_rounds_are_minimal_matchings),
+        cmocka_unit_test(test_validator_rejects_bad_steps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -57,6 +57,8 @@ relay_plan_kind relay_plan_get_kind(const relay_plan *p);
 relay_type relay_plan_type(const relay_plan *p);
 int relay_plan_count(const relay_plan *p);        /* transform pairs (1 unless batched) */
 uint64_t relay_plan_fingerprint(const relay_plan *p);
+relay_schedule relay_plan_schedule(const relay_plan *p); /* as planned: never AUTO */
+int relay_plan_rounds(const relay_plan *p);      /* communication steps of one replay */
 
 /* sigma[j] = the rank that receives the blocks the destination layout
  * assigns to rank j (identity without relabeling).  nranks entries. */

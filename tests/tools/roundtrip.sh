@@ -4,7 +4,7 @@
 # relay-run replays it as separate processes under mpiexec at 1, 2 and 4
 # ranks and verifies every element: block-cyclic layouts of every grid and
 # element order, a JSON grid layout with packed and with explicit storage,
-# every op and element type.
+# every op and element type, every schedule.
 . "$(dirname "$0")/common.sh"
 
 # A grid layout over P ranks (json:), packed or with explicit offsets/lds.
@@ -33,7 +33,8 @@ PY
 check_case() {
     local name=$1 p=$2 m=$3 n=$4 esz=$5 op=$6 type=$7 from=$8 to=$9 relabel=${10:-none}
     shift $(($# < 10 ? $# : 10))
-    local plan="$name.plan"
+    local plan="$name.plan" want="" args=("$@") i
+    for ((i = 0; i + 1 < ${#args[@]}; i++)); do [ "${args[i]}" = --schedule ] && want=${args[i + 1]}; done
     if ! "$PLAN" transform --ranks "$p" --from "$from" --to "$to" --op "$op" --type "$type" --relabel "$relabel" "$@" \
         -o "$plan" >plan.txt 2>err.txt; then
         fail "$name: relay-plan failed: $(cat err.txt)"
@@ -49,7 +50,8 @@ check_case() {
         "'$relabel' != 'none' or d['sigma'] == list(range($p))" \
         "d['bytes_remote'] <= d['bytes_remote_identity']" \
         "d['kind'] == 'transform' and d['type'] == '$type' and d['op'] == '$op' and d['relabel'] == '$relabel'" \
-        "d['schedule'] == 'p2p' and d['rounds'] == 1" \
+        "d['schedule'] in ('p2p', 'rounds', 'alltoallv') and '$want' in ('', 'auto', d['schedule'])" \
+        "d['rounds'] == (max([max(r['send_msgs'], r['recv_msgs']) for r in d['per_rank']]) if d['schedule'] == 'rounds' else 1)" \
         "re.fullmatch(r'[0-9]+[.][0-9]+', d['format_version']) is not None" \
         "sum(r['send_bytes'] for r in d['per_rank']) == d['bytes_remote'] == sum(r['recv_bytes'] for r in d['per_rank'])" \
         "d['bytes_remote'] + sum(r['local_bytes'] for r in d['per_rank']) == d['bytes_total']" \
@@ -61,7 +63,8 @@ check_case() {
     "$DUMP" "$plan" >dump.txt 2>err.txt || fail "$name: relay-dump failed: $(cat err.txt)"
     grep -q "top talkers" dump.txt || fail "$name: relay-dump summary lacks the top talkers"
     "$DUMP" "$plan" --rank $((p - 1)) --json >rank.json 2>err.txt || fail "$name: relay-dump --rank failed: $(cat err.txt)"
-    json_check rank.json "$name: relay-dump --rank --json" "d['rank'] == $p - 1 and 'send' in d and 'recv' in d"
+    json_check rank.json "$name: relay-dump --rank --json" "d['rank'] == $p - 1 and 'send' in d and 'recv' in d" \
+        "('$want' == 'rounds') == all('step' in m for m in d['send'] + d['recv']) or not d['send'] + d['recv']"
     "$DUMP" "$plan" --svg "$name.svg" >/dev/null 2>err.txt || fail "$name: relay-dump --svg failed: $(cat err.txt)"
     python3 -c 'import sys, xml.etree.ElementTree as E; sys.exit(0 if E.parse(sys.argv[1]).getroot().tag.endswith("svg") else 1)' "$name.svg" ||
         fail "$name: the SVG is not well-formed"
@@ -95,4 +98,8 @@ check_case "relabel-optimal" 4 120 80 8 N d "bc:120x80:10x10:2x2" "bc:120x80:10x
 check_case "relabel-greedy-T" 4 80 120 8 T d "bc:120x80:7x9:2x2" "bc:80x120:16x16:1x4" greedy
 check_case "relabel-nodes" 4 100 100 4 N s "bc:100x100:10x10:1x4" "bc:100x100:25x25:4x1" optimal \
     --ranks-per-node 2 --node-weight 8
+# Every schedule, on a plan where every rank talks to every other.
+for sched in p2p rounds alltoallv auto; do
+    check_case "schedule-$sched" 4 96 96 8 T d "bc:96x96:8x8:2x2" "bc:96x96:12x12:1x4:grid=col" none --schedule "$sched"
+done
 finish
