@@ -1,0 +1,74 @@
+/* relay/scalapack.h — ScaLAPACK-compatible redistribution and transposition.
+ *
+ * Counterparts of ScaLAPACK's p?gemr2d and PBLAS's p?tran, p?tranu, p?tranc
+ * with their argument lists in C form: global sizes, local arrays, 1-based
+ * submatrix origins (ia, ja), the 9-integer array descriptors, BLACS
+ * contexts; integers by value, scalars by value (real) or by pointer
+ * (complex); complex arrays interleave real and imaginary parts as Fortran's
+ * COMPLEX does.  Each returns a relay_status instead of aborting.
+ *
+ * Behind them sits a plan cache keyed by everything that shapes the data
+ * movement (sizes, descriptors, origins, each grid's process map, every
+ * process's local leading dimension): the first call plans and binds an
+ * executor, later calls with the same arguments only replay it, over any
+ * arrays.  Each descriptor's own BLACS context decides its grid, so the two
+ * matrices may live on grids of different shapes (2x2 -> 1x4) or on
+ * different process sets inside the call's context.
+ *
+ * Every call is collective over its context (ictxt for gemr2d, the
+ * descriptors' context for tran), as in ScaLAPACK; a process outside a
+ * matrix's grid passes that matrix's descriptor with CTXT = -1.  Link
+ * relay::scalapack (librelay_scalapack) together with ScaLAPACK's BLACS. */
+#ifndef RELAY_SCALAPACK_H
+#define RELAY_SCALAPACK_H
+
+#include "relay/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* B(ib:ib+m-1, jb:jb+n-1) := A(ia:ia+m-1, ja:ja+n-1). */
+relay_status relay_psgemr2d(int m, int n, const float *a, int ia, int ja, const int *desca,
+                            float *b, int ib, int jb, const int *descb, int ictxt);
+relay_status relay_pdgemr2d(int m, int n, const double *a, int ia, int ja, const int *desca,
+                            double *b, int ib, int jb, const int *descb, int ictxt);
+relay_status relay_pcgemr2d(int m, int n, const void *a, int ia, int ja, const int *desca,
+                            void *b, int ib, int jb, const int *descb, int ictxt);
+relay_status relay_pzgemr2d(int m, int n, const void *a, int ia, int ja, const int *desca,
+                            void *b, int ib, int jb, const int *descb, int ictxt);
+
+/* C(ic:ic+m-1, jc:jc+n-1) := beta * C + alpha * op(A(ia:ia+n-1, ja:ja+m-1)),
+ * op = transpose (tran, tranu) or conjugate transpose (tranc).  beta = 0
+ * never reads C. */
+relay_status relay_pstran(int m, int n, float alpha, const float *a, int ia, int ja, const int *desca,
+                          float beta, float *c, int ic, int jc, const int *descc);
+relay_status relay_pdtran(int m, int n, double alpha, const double *a, int ia, int ja, const int *desca,
+                          double beta, double *c, int ic, int jc, const int *descc);
+relay_status relay_pctranu(int m, int n, const void *alpha, const void *a, int ia, int ja, const int *desca,
+                           const void *beta, void *c, int ic, int jc, const int *descc);
+relay_status relay_pztranu(int m, int n, const void *alpha, const void *a, int ia, int ja, const int *desca,
+                           const void *beta, void *c, int ic, int jc, const int *descc);
+relay_status relay_pctranc(int m, int n, const void *alpha, const void *a, int ia, int ja, const int *desca,
+                           const void *beta, void *c, int ic, int jc, const int *descc);
+relay_status relay_pztranc(int m, int n, const void *alpha, const void *a, int ia, int ja, const int *desca,
+                           const void *beta, void *c, int ic, int jc, const int *descc);
+
+/* The plan cache.  Each context keeps its RELAY_SCALAPACK_CACHE_SIZE most
+ * recently used plans.  Clearing frees every cached executor and context
+ * communicator: collective over every process that made calls (they are
+ * freed in creation order); MPI_Finalize clears what is left. */
+enum { RELAY_SCALAPACK_CACHE_SIZE = 32 };
+typedef struct {
+    long long hits;      /* calls that replayed a cached plan */
+    long long misses;    /* calls that planned */
+    long long entries;   /* plans held now, over all contexts */
+} relay_scalapack_cache_stats;
+relay_status relay_scalapack_cache_get_stats(relay_scalapack_cache_stats *stats);
+relay_status relay_scalapack_cache_clear(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
