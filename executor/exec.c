@@ -66,6 +66,11 @@ struct relay_exec {
     int first_send;          /* sends start at the first peer above this rank and
                                 wrap around, so no rank is everybody's first target */
     relay_schedule schedule; /* as replayed */
+    char *send_direct, *recv_direct; /* p2p: messages that travel piece by piece, unpacked */
+    int nstaged_recv;        /* receives that are not direct */
+    int64_t ndirect_recv_pieces, ndirect_pieces;
+    MPI_Request *direct_reqs; /* direct receive pieces, then direct send pieces */
+    int direct_into_a;       /* this replay receives direct pieces straight into A */
     int32_t rounds;
     int *send_at, *recv_at;  /* rounds: the message of each step, or -1 */
     int *a2a;                /* alltoallv: send counts, send displacements,
@@ -285,6 +290,81 @@ static char nothing;
 
 static void *a2a_buf(const message_set *ms) { return ms->buf ? ms->buf : &nothing; }
 
+/* ---- direct messages ----------------------------------------------------- */
+
+/* A message whose every piece is one contiguous run in the sender's B and in
+ * the receiver's A, with nothing to transform (op N, one element order),
+ * needs no packing.  Under p2p its pieces travel as one MPI message each,
+ * straight from B into A (or into the receive buffer and then unpacked, when
+ * a replay's alpha is not 1 or beta not 0).  Shared-memory MPI moves such a
+ * run with a single copy, so a remote element costs one memory pass instead
+ * of three.  These transfers use MPI_Isend/MPI_Irecv: their buffers are the
+ * user's, which may change at every replay.  Each side sees only its own
+ * half of a piece, so binding exchanges one byte per message and side. */
+enum { TAG_STAGED = 0, TAG_SENDER_SIDE = 1, TAG_RECEIVER_SIDE = 2, TAG_PIECE_BASE = 3, TAG_PIECES = 30000 };
+
+static int contiguous_run(relay_order o, int64_t rows, int64_t cols, int64_t ld)
+{
+    return o == RELAY_COL_MAJOR ? rows == ld || cols == 1 : cols == ld || rows == 1;
+}
+
+static char side_is_direct(const relay_exec *e, const rl_message *m, const rl_piece *pieces)
+{
+    for (int64_t i = m->first; i < m->first + m->count; i++) {
+        const rl_piece *pc = &pieces[i];
+        const pair_info *pi = &e->pairs[pc->pair];
+        if (pi->op != RELAY_OP_N || pi->src_order != pi->dst_order || !contiguous_run(pi->dst_order, pc->rows, pc->cols, pc->ld) ||
+            pc->rows * pc->cols * (int64_t)e->esz > INT_MAX)
+            return 0;
+    }
+    return 1;
+}
+
+static int64_t count_pieces(const rl_message *msg, int nmsg, const char *direct)
+{
+    int64_t n = 0;
+    for (int k = 0; k < nmsg; k++) n += direct[k] ? msg[k].count : 0;
+    return n;
+}
+
+/* Collective in effect: each rank tells each peer of a message whether its
+ * side of the message is direct; both ends then agree on the AND. */
+static relay_status agree_direct(relay_exec *e)
+{
+    const rl_section *s = e->sec;
+    int n = s->nsend + s->nrecv;
+    char *mine = rl_malloc_array((size_t)n, 1), *theirs = rl_malloc_array((size_t)n, 1);
+    MPI_Request *reqs = rl_malloc_array(2 * (size_t)n, sizeof *reqs);
+    e->send_direct = rl_calloc((size_t)s->nsend + 1, 1);
+    e->recv_direct = rl_calloc((size_t)s->nrecv + 1, 1);
+    relay_status st = !mine || !theirs || !reqs || !e->send_direct || !e->recv_direct ? RL_NOMEM() : RELAY_OK;
+    int rc = MPI_SUCCESS;
+    for (int k = 0; !st && k < n && rc == MPI_SUCCESS; k++) {
+        int sending = k < s->nsend;
+        const rl_message *m = sending ? &s->send[k] : &s->recv[k - s->nsend];
+        mine[k] = side_is_direct(e, m, sending ? s->send_pieces : s->recv_pieces);
+        rc = MPI_Isend(&mine[k], 1, MPI_CHAR, (int)m->peer, sending ? TAG_SENDER_SIDE : TAG_RECEIVER_SIDE, e->comm, &reqs[2 * k]);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Irecv(&theirs[k], 1, MPI_CHAR, (int)m->peer, sending ? TAG_RECEIVER_SIDE : TAG_SENDER_SIDE, e->comm,
+                           &reqs[2 * k + 1]);
+    }
+    if (!st && rc == MPI_SUCCESS) rc = MPI_Waitall(2 * n, reqs, MPI_STATUSES_IGNORE);
+    if (!st && rc != MPI_SUCCESS) st = mpi_fail(rc, "agreeing on direct messages");
+    for (int k = 0; !st && k < n; k++) {
+        if (k < s->nsend) e->send_direct[k] = mine[k] && theirs[k];
+        else e->recv_direct[k - s->nsend] = mine[k] && theirs[k];
+    }
+    free(mine);
+    free(theirs);
+    free(reqs);
+    if (st) return st;
+    e->ndirect_recv_pieces = count_pieces(s->recv, s->nrecv, e->recv_direct);
+    e->ndirect_pieces = e->ndirect_recv_pieces + count_pieces(s->send, s->nsend, e->send_direct);
+    for (int k = 0; k < s->nrecv; k++) e->nstaged_recv += !e->recv_direct[k];
+    e->direct_reqs = rl_malloc_array((size_t)e->ndirect_pieces, sizeof *e->direct_reqs);
+    return e->direct_reqs ? RELAY_OK : RL_NOMEM();
+}
+
 /* ---- schedules --------------------------------------------------------- */
 
 static void index_steps(int *at, const int64_t *step, int nmsg)
@@ -409,6 +489,7 @@ relay_status relay_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm c
         if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(e->comm, MPI_ERRORS_RETURN);
         if (rc != MPI_SUCCESS) st = mpi_fail(rc, "MPI_Comm_dup");
         else st = e->schedule == RELAY_SCHED_ALLTOALLV ? create_a2a_request(e) : create_requests(e);
+        if (!st && e->schedule == RELAY_SCHED_P2P) st = agree_direct(e);
     }
     if (st) {
         relay_exec_free(e);
@@ -425,12 +506,42 @@ relay_status relay_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm c
 static void pack(const relay_exec *e, int k) { move_message(e, &e->sends, e->sec->send[k].elems, k, 1); }
 static void unpack(const relay_exec *e, int k) { move_message(e, &e->recvs, e->sec->recv[k].elems, k, 0); }
 
+/* One MPI message per piece of direct message k: from B (sending), or into
+ * A or its slot of the receive buffer (receiving).  *req advances. */
+static int post_direct(relay_exec *e, int k, int sending, MPI_Request **req)
+{
+    const rl_section *s = e->sec;
+    const rl_message *m = sending ? &s->send[k] : &s->recv[k];
+    const rl_piece *pieces = sending ? s->send_pieces : s->recv_pieces;
+    int rc = MPI_SUCCESS;
+    int64_t pos = 0;
+    for (int64_t i = m->first; i < m->first + m->count && rc == MPI_SUCCESS; i++) {
+        const rl_piece *pc = &pieces[i];
+        int bytes = (int)(pc->rows * pc->cols * (int64_t)e->esz), tag = TAG_PIECE_BASE + (int)((i - m->first) % TAG_PIECES);
+        if (sending) rc = MPI_Isend(at((void *)e->src[pc->pair], pc->off, e->esz), bytes, MPI_BYTE, (int)m->peer, tag, e->comm, (*req)++);
+        else {
+            char *to = e->direct_into_a ? at(e->dst[pc->pair], pc->off, e->esz) : at(e->recvs.buf + e->recvs.byte_off[k], pos, e->esz);
+            rc = MPI_Irecv(to, bytes, MPI_BYTE, (int)m->peer, tag, e->comm, (*req)++);
+        }
+        pos += pc->rows * pc->cols;
+    }
+    return rc;
+}
+
 static int start_p2p(relay_exec *e)
 {
     const rl_section *s = e->sec;
-    int rc = s->nrecv ? MPI_Startall(s->nrecv, e->reqs) : MPI_SUCCESS;
+    MPI_Request *direct = e->direct_reqs;
+    int rc = MPI_SUCCESS;
+    e->direct_into_a = e->scalars.alpha_one && e->scalars.beta_zero;
+    for (int k = 0; k < s->nrecv && rc == MPI_SUCCESS; k++)
+        rc = e->recv_direct[k] ? post_direct(e, k, 0, &direct) : MPI_Start(&e->reqs[k]);
     for (int n = 0; n < s->nsend && rc == MPI_SUCCESS; n++) {
         int k = (e->first_send + n) % s->nsend;
+        if (e->send_direct[k]) {
+            rc = post_direct(e, k, 1, &direct);
+            continue;
+        }
         pack(e, k);
         rc = MPI_Start(&e->reqs[s->nrecv + k]);
     }
@@ -441,12 +552,19 @@ static int wait_p2p(relay_exec *e)
 {
     const rl_section *s = e->sec;
     int rc = MPI_SUCCESS;
-    for (int n = 0; n < s->nrecv && rc == MPI_SUCCESS; n++) {
+    for (int n = 0; n < e->nstaged_recv && rc == MPI_SUCCESS; n++) {
         int k;
         rc = MPI_Waitany(s->nrecv, e->reqs, &k, MPI_STATUS_IGNORE);
         if (rc == MPI_SUCCESS && k != MPI_UNDEFINED) unpack(e, k);
     }
+    if (rc == MPI_SUCCESS && e->ndirect_recv_pieces)
+        rc = MPI_Waitall((int)e->ndirect_recv_pieces, e->direct_reqs, MPI_STATUSES_IGNORE);
+    for (int k = 0; k < s->nrecv && rc == MPI_SUCCESS && !e->direct_into_a; k++)
+        if (e->recv_direct[k]) unpack(e, k);
     if (rc == MPI_SUCCESS && s->nsend) rc = MPI_Waitall(s->nsend, e->reqs + s->nrecv, MPI_STATUSES_IGNORE);
+    if (rc == MPI_SUCCESS && e->ndirect_pieces > e->ndirect_recv_pieces)
+        rc = MPI_Waitall((int)(e->ndirect_pieces - e->ndirect_recv_pieces), e->direct_reqs + e->ndirect_recv_pieces,
+                         MPI_STATUSES_IGNORE);
     return rc;
 }
 
@@ -546,6 +664,23 @@ relay_status relay_exec_run(relay_exec *e, void *const *dst, const void *const *
     return st ? st : relay_exec_wait(e);
 }
 
+relay_status relay_exec_get_memory(const relay_exec *e, relay_exec_memory *m)
+{
+    if (!e || !m) return rl_fail(RELAY_ERR_ARG, "relay_exec_get_memory: NULL argument");
+    const rl_section *s = e->sec;
+    int64_t remote = 0, extra = e->sends.byte_off[s->nsend] + e->recvs.byte_off[s->nrecv];
+    for (int k = 0; k < s->nsend; k++) remote += s->send[k].elems * (int64_t)e->esz;
+    for (int k = 0; k < s->nrecv; k++) remote += s->recv[k].elems * (int64_t)e->esz;
+    extra += (e->sends.ntasks + e->recvs.ntasks + e->nlocal_tasks) * (int64_t)sizeof(task);
+    extra += (int64_t)(s->nsend + s->nrecv) * (int64_t)(sizeof(MPI_Request) + 2 * sizeof(int64_t) + sizeof(rl_message));
+    extra += (s->nsend_pieces + s->nrecv_pieces) * (int64_t)sizeof(rl_piece) + s->nlocal * (int64_t)sizeof(rl_local_piece);
+    extra += e->a2a ? 4 * (int64_t)e->nranks * (int64_t)sizeof(int) : 0;
+    extra += e->send_at ? 2 * (int64_t)e->rounds * (int64_t)sizeof(int) : 0;
+    extra += e->ndirect_pieces * (int64_t)sizeof(MPI_Request) + (e->send_direct ? s->nsend + s->nrecv : 0);
+    *m = (relay_exec_memory){extra, remote};
+    return RELAY_OK;
+}
+
 void relay_exec_free(relay_exec *e)
 {
     if (!e) return;
@@ -558,6 +693,9 @@ void relay_exec_free(relay_exec *e)
     free(e->reqs);
     free(e->send_at);
     free(e->recv_at);
+    free(e->send_direct);
+    free(e->recv_direct);
+    free(e->direct_reqs);
     free(e->a2a);
     free_message_set(&e->sends);
     free_message_set(&e->recvs);

@@ -1,8 +1,9 @@
 /* mpi_exec.c — the executor's behaviour under MPI, beyond correct data:
  * collective failure without hangs (plans that differ, wrong communicator
  * size), split-phase misuse, isolation from the application's messages,
- * independence from the plan's lifetime, and no communicator leak across
- * many create/free cycles.  Run at 1, 2, 3, 4 and 8 ranks. */
+ * independence from the plan's lifetime, sends staggered by rank (watched
+ * through MPI's profiling interface), and no communicator leak across
+ * 100,000 create/free cycles.  Run at 1, 2, 3, 4 and 8 ranks. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,42 @@
 #include "relay/relay.h"
 
 static int rank, nranks, passed, failed;
+
+/* ---- the order in which relay starts its sends, seen through PMPI -------- */
+
+enum { MAX_WATCHED = 64 };
+static MPI_Request watched_req[MAX_WATCHED];
+static int watched_dest[MAX_WATCHED], nwatched, started_dest[MAX_WATCHED], nstarted, watching;
+
+int MPI_Send_init(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    int rc = PMPI_Send_init(buf, count, type, dest, tag, comm, req);
+    if (watching && nwatched < MAX_WATCHED) {
+        watched_req[nwatched] = *req;
+        watched_dest[nwatched++] = dest;
+    }
+    return rc;
+}
+
+/* A destination joins the order when it differs from the last one: a direct
+ * message goes out as several MPI_Isend, one per piece. */
+static void started(int dest)
+{
+    if (nstarted < MAX_WATCHED && (nstarted == 0 || started_dest[nstarted - 1] != dest)) started_dest[nstarted++] = dest;
+}
+
+int MPI_Start(MPI_Request *req)
+{
+    for (int k = 0; watching && k < nwatched; k++)
+        if (watched_req[k] == *req) started(watched_dest[k]);
+    return PMPI_Start(req);
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    if (watching) started(dest);
+    return PMPI_Isend(buf, count, type, dest, tag, comm, req);
+}
 
 /* Records a check; every rank must agree for it to pass. */
 static void check(int ok, const char *what)
@@ -167,18 +204,66 @@ static void test_plan_freed_before_replay(void)
     fixture_free(&f);
 }
 
-/* Each executor duplicates the communicator and frees it again. */
+/* Every rank sends to every other; rank r must start with r+1 and go round,
+ * so that no rank is everybody's first destination (the communicator is
+ * WORLD's duplicate, so ranks keep their numbers). */
+static void test_sends_are_staggered(void)
+{
+    relay_layout *a, *b;
+    relay_plan *p;
+    relay_exec *e;
+    relay_plan_options o;
+    relay_plan_options_init(&o);
+    o.schedule = RELAY_SCHED_P2P;
+    relay_layout_block_cyclic(&b, 8 * nranks, 8 * nranks, 1, 8, nranks, 1, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR);
+    relay_layout_block_cyclic(&a, 8 * nranks, 8 * nranks, 8, 1, 1, nranks, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR);
+    relay_plan_transform(&p, nranks, a, b, RELAY_OP_N, RELAY_DOUBLE, &o);
+    double *abuf = calloc((size_t)relay_layout_local_elems(a, rank), sizeof *abuf);
+    double *bbuf = calloc((size_t)relay_layout_local_elems(b, rank), sizeof *bbuf);
+    watching = 1;
+    nwatched = nstarted = 0;
+    int created = relay_exec_create(&e, p, MPI_COMM_WORLD) == RELAY_OK;
+    nstarted = 0; /* binding talks too */
+    int ok = created && relay_exec_run(e, (void *const[]){abuf}, (const void *const[]){bbuf}, NULL, NULL) == RELAY_OK;
+    watching = 0;
+    ok = ok && nstarted == nranks - 1;
+    for (int k = 0; ok && k < nstarted; k++) ok = started_dest[k] == (rank + 1 + k) % nranks;
+    check(ok, "rank r starts its sends with rank r+1 and wraps around");
+    if (created) relay_exec_free(e);
+    relay_plan_free(p);
+    relay_layout_free(a);
+    relay_layout_free(b);
+    free(abuf);
+    free(bbuf);
+}
+
+/* The Fortran handle of a fresh duplicate of MPI_COMM_WORLD: an index into
+ * the MPI library's table of communicators, which grows if any leak. */
+static int next_communicator_slot(void)
+{
+    MPI_Comm c;
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    int slot = (int)MPI_Comm_c2f(c);
+    MPI_Comm_free(&c);
+    return slot;
+}
+
+/* Each executor duplicates the communicator and frees it again: after
+ * 100,000 executors the next communicator takes the same table slot as
+ * before the loop, and replays in between stay correct. */
 static void test_no_communicator_leak(void)
 {
     fixture f;
     fixture_init(&f, 16, 16);
-    int ok = 1;
-    for (int k = 0; k < 3000 && ok; k++) {
+    int ok = 1, cycles = 100000, before = next_communicator_slot();
+    for (int k = 0; k < cycles && ok; k++) {
         relay_exec *e;
         ok = relay_exec_create(&e, f.plan, MPI_COMM_WORLD) == RELAY_OK;
+        if (ok && k % 10000 == 0) ok = relay_exec_run(e, (void *const[]){f.abuf}, (const void *const[]){f.bbuf}, NULL, NULL) == RELAY_OK;
         if (ok) relay_exec_free(e);
     }
-    check(ok, "3000 executors created and freed");
+    check(ok && fixture_result_ok(&f), "executors created, replayed and freed many times");
+    check(next_communicator_slot() == before, "no communicator leaked over the create/free cycles");
     fixture_free(&f);
 }
 
@@ -192,6 +277,7 @@ int main(int argc, char **argv)
     test_split_phase_and_misuse();
     test_application_messages_are_isolated();
     test_plan_freed_before_replay();
+    if (nranks <= MAX_WATCHED) test_sends_are_staggered();
     test_no_communicator_leak();
     if (rank == 0) printf("mpi_exec: %d passed, %d failed\n", passed, failed);
     MPI_Finalize();

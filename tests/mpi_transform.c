@@ -273,6 +273,19 @@ static int hand_picked_cases(transform_case *cases, int P)
                       bc_layout(257, 300, 32, 32, pr, pc, COL, pr - 1, pc - 1, 0, ROW), RELAY_OP_T);
     }
 
+    /* Whole columns (rows) on 1 x P (P x 1) grids: contiguous in both
+     * buffers, so p2p sends them piece by piece from B into A (direct;
+     * alpha 1, beta 0 in the first replays), or into the receive buffer
+     * and then unpacked when alpha != 1 or beta != 0 (the second case). */
+    tc = &cases[n++];
+    case_init(tc, "direct: column blocks 32 -> 128 on 1 x P", RELAY_DOUBLE, 1, 0);
+    tc->schedule = RELAY_SCHED_P2P;
+    case_add_pair(tc, bc_simple(150, 700, 150, 128, 1, P, COL), bc_simple(150, 700, 150, 32, 1, P, COL), RELAY_OP_N);
+    tc = &cases[n++];
+    case_init(tc, "direct: row blocks on P x 1, row-major", RELAY_CFLOAT, 2, 0.5);
+    tc->schedule = RELAY_SCHED_P2P;
+    case_add_pair(tc, bc_simple(500, 90, 64, 90, P, 1, ROW), bc_simple(500, 90, 16, 90, P, 1, ROW), RELAY_OP_N);
+
     tc = &cases[n++];
     case_init(tc, "batch of 3: N, T, C", RELAY_CFLOAT, CMPLX(1, 2), -1);
     case_add_pair(tc, bc_simple(300, 257, 128, 128, pr, pc, COL),

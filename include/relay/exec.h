@@ -40,8 +40,17 @@ relay_status relay_exec_start(relay_exec *e, void *const *dst, const void *const
         const void *alpha, const void *beta);
 relay_status relay_exec_wait(relay_exec *e);
 
-/* Frees the executor and its communicator.  Not collective, but every rank
- * must have completed its last replay. */
+/* Memory this rank's executor holds beyond the user's buffers (pack and
+ * receive buffers, requests, task lists, its copy of the section), and the
+ * bytes this rank sends plus receives per replay, for comparison. */
+typedef struct {
+    int64_t extra_bytes;
+    int64_t remote_bytes;
+} relay_exec_memory;
+relay_status relay_exec_get_memory(const relay_exec *e, relay_exec_memory *m);
+
+/* Frees the executor and its communicator.  MPI_Comm_free is collective in
+ * MPI's sense: free an executor on every rank, after its last replay. */
 void relay_exec_free(relay_exec *e);
 
 #ifdef __cplusplus
