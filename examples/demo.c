@@ -11,16 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "check.h"
 #include "relay/relay.h"
 
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        relay_status st_ = (call);                                                           \
-        if (st_ != RELAY_OK) {                                                               \
-            fprintf(stderr, "%s failed: %s: %s\n", #call, relay_status_str(st_), relay_last_error()); \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                    \
-        }                                                                                    \
-    } while (0)
 
 static int near_square_rows(int p)
 {

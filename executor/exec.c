@@ -10,8 +10,9 @@
  *              MPI_Waitany and unpack+transform each message as it lands;
  *              wait for the sends.
  *   rounds:    start: start all receives; pack and start step 0's send.
- *              wait: local pieces; then per step, wait for its receive and
- *              unpack it, wait for its send, pack and start the next one.
+ *              wait: per step, the local pieces if it is theirs; wait for
+ *              its receive and unpack it, wait for its send, pack and start
+ *              the next one.
  *   alltoallv: start: pack everything, start one (non-blocking or, with
  *              MPI-4, persistent) MPI_Alltoallv.  wait: local pieces, wait,
  *              unpack everything.  Its int counts limit it to pack buffers
@@ -588,6 +589,7 @@ static int wait_rounds(relay_exec *e)
 {
     int rc = MPI_SUCCESS;
     for (int32_t r = 0; r < e->rounds && rc == MPI_SUCCESS; r++) {
+        if (r == e->sec->local_round) move_locals(e);
         if (e->recv_at[r] >= 0) {
             rc = MPI_Wait(&e->reqs[e->recv_at[r]], MPI_STATUS_IGNORE);
             if (rc == MPI_SUCCESS) unpack(e, e->recv_at[r]);
@@ -652,7 +654,7 @@ relay_status relay_exec_wait(relay_exec *e)
 {
     if (!e) return rl_fail(RELAY_ERR_ARG, "relay_exec_wait: executor is NULL");
     if (!e->active) return rl_fail(RELAY_ERR_ARG, "relay_exec_wait: no replay is in flight");
-    move_locals(e);
+    if (e->schedule != RELAY_SCHED_ROUNDS) move_locals(e); /* rounds copy in their own step */
     int rc = e->schedule == RELAY_SCHED_ALLTOALLV ? wait_a2a(e) : e->schedule == RELAY_SCHED_ROUNDS ? wait_rounds(e) : wait_p2p(e);
     e->active = 0;
     return rc == MPI_SUCCESS ? RELAY_OK : mpi_fail(rc, "completing the replay");

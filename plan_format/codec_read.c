@@ -469,6 +469,7 @@ static void read_section_field(mp_reader *r, rl_section *s, int count, const cha
     else if (mp_key_is(key, klen, "send_pieces")) read_records(r, (void **)&s->send_pieces, &s->nsend_pieces, RL_PIECE_FIELDS);
     else if (mp_key_is(key, klen, "recv_pieces")) read_records(r, (void **)&s->recv_pieces, &s->nrecv_pieces, RL_PIECE_FIELDS);
     else if (mp_key_is(key, klen, "local")) read_records(r, (void **)&s->local, &s->nlocal, RL_LOCAL_FIELDS);
+    else if (mp_key_is(key, klen, "local_round")) read_ranged(r, &s->local_round, 0, RELAY_MAX_RANKS);
     else if (mp_key_is(key, klen, "send_round") && !s->send_round) s->send_round = read_int_array(r, &nround[0], 0, RELAY_MAX_RANKS);
     else if (mp_key_is(key, klen, "recv_round") && !s->recv_round) s->recv_round = read_int_array(r, &nround[1], 0, RELAY_MAX_RANKS);
     else mp_skip(r);

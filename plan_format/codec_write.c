@@ -98,8 +98,8 @@ static void pack_layout(msgpack_packer *pk, const relay_layout *l)
 
 static void pack_section(msgpack_packer *pk, const rl_section *s, int count)
 {
-    int rounds = s->send_round || s->recv_round;
-    msgpack_pack_map(pk, rounds ? 10 : 8);
+    int rounds = s->send_round || s->recv_round, local = s->local_round >= 0;
+    msgpack_pack_map(pk, 8 + 2 * rounds + local);
     pack_int(pk, "rank", s->rank);
     pack_ints(pk, "src_elems", s->src_elems, (size_t)count);
     pack_ints(pk, "dst_elems", s->dst_elems, (size_t)count);
@@ -112,6 +112,7 @@ static void pack_section(msgpack_packer *pk, const rl_section *s, int count)
         pack_ints(pk, "send_round", s->send_round, (size_t)s->nsend);
         pack_ints(pk, "recv_round", s->recv_round, (size_t)s->nrecv);
     }
+    if (local) pack_int(pk, "local_round", s->local_round);
 }
 
 static const char *kind_name(relay_plan_kind k)

@@ -30,6 +30,7 @@ uint64_t rl_section_hash(const rl_section *s, int count)
     put_array(h, s->local, (size_t)s->nlocal, sizeof *s->local);
     put_array(h, s->send_round, s->send_round ? (size_t)s->nsend : 0, sizeof(int64_t));
     put_array(h, s->recv_round, s->recv_round ? (size_t)s->nrecv : 0, sizeof(int64_t));
+    if (s->local_round >= 0) put_i64(h, s->local_round);
     put_array(h, s->src_elems, (size_t)count, sizeof(int64_t));
     put_array(h, s->dst_elems, (size_t)count, sizeof(int64_t));
     uint64_t v = XXH3_64bits_digest(h);

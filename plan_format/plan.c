@@ -58,6 +58,7 @@ rl_section *rl_section_alloc(int rank, int count)
     rl_section *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->rank = rank;
+    s->local_round = -1;
     s->src_elems = rl_calloc((size_t)count, sizeof(int64_t));
     s->dst_elems = rl_calloc((size_t)count, sizeof(int64_t));
     if (!s->src_elems || !s->dst_elems) {

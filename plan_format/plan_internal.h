@@ -57,6 +57,7 @@ typedef struct {
     rl_local_piece *local;
     int64_t *send_round;     /* rounds schedule only (else NULL): the step of each send */
     int64_t *recv_round;     /* rounds schedule only (else NULL): the step of each receive */
+    int64_t local_round;     /* rounds schedule with local pieces: their step; else -1 */
     int64_t *src_elems;      /* per pair: elements this rank's B buffer holds */
     int64_t *dst_elems;      /* per pair: elements this rank's A buffer holds */
     uint64_t checksum;       /* hash of everything above */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli_util.h"
+#include "dump_steps.h"
 #include "json_out.h"
 #include "plan_internal.h"
 #include "volume_svg.h"
@@ -390,9 +391,21 @@ static void print_top_talkers(const relay_plan *p)
                cli_bytes(top[i].bytes).text, (long long)top[i].pieces);
 }
 
+/* For a rounds plan: its steps, read back from the sections. */
+static int print_steps(const relay_plan *p, cli_error *e)
+{
+    step_view sv;
+    if (p->schedule != RELAY_SCHED_ROUNDS) return CLI_OK;
+    if (step_view_build(&sv, p)) return cli_fail(e, CLI_FAILED, "out of memory for the steps of %d ranks", p->nranks);
+    step_view_print(&sv, p, stdout);
+    step_view_free(&sv);
+    return CLI_OK;
+}
+
 static int print_summary(const char *path, const relay_plan *p, const plan_volumes *v, cli_error *e)
 {
     print_header(path, p, v);
+    if (print_steps(p, e)) return e->status;
     if (print_rank_table(v, p->nranks, e)) return e->status;
     print_top_talkers(p);
     return CLI_OK;
@@ -441,7 +454,8 @@ static void json_per_rank(json_writer *w, const plan_volumes *v, int nranks)
     json_end_array(w);
 }
 
-static void print_json_summary(const relay_plan *p, const plan_volumes *v)
+/* steps: the rounds plan's steps, or NULL. */
+static void print_json_summary(const relay_plan *p, const plan_volumes *v, const step_view *steps)
 {
     relay_plan_stats st;
     relay_plan_get_stats(p, &st);
@@ -461,6 +475,7 @@ static void print_json_summary(const relay_plan *p, const plan_volumes *v)
     json_end_array(&w);
     json_string(&w, "schedule", schedule_name(p->schedule));
     json_int(&w, "rounds", rounds_of(p));
+    if (steps) step_view_json(&w, steps, p);
     json_int(&w, "bytes_total", v->bytes_total);
     json_int(&w, "bytes_remote", v->bytes_remote);
     json_int(&w, "bytes_remote_identity", st.bytes_remote_identity);
@@ -587,6 +602,16 @@ static int load_plan(const dump_request *r, relay_plan **p, cli_error *e)
     return CLI_OK;
 }
 
+static int print_json(const relay_plan *p, const plan_volumes *v, cli_error *e)
+{
+    step_view sv;
+    int rounds = p->schedule == RELAY_SCHED_ROUNDS;
+    if (rounds && step_view_build(&sv, p)) return cli_fail(e, CLI_FAILED, "out of memory for the steps of %d ranks", p->nranks);
+    print_json_summary(p, v, rounds ? &sv : NULL);
+    if (rounds) step_view_free(&sv);
+    return CLI_OK;
+}
+
 static int dump(const dump_request *r, cli_error *e)
 {
     relay_plan *p = NULL;
@@ -598,9 +623,10 @@ static int dump(const dump_request *r, cli_error *e)
     if (!status && r->rank >= 0) {
         if (r->json) print_json_section(p, p->sections[r->rank]);
         else print_section(r->path, p, p->sections[r->rank]);
+    } else if (!status && r->json) {
+        status = print_json(p, &v, e);
     } else if (!status) {
-        if (r->json) print_json_summary(p, &v);
-        else status = print_summary(r->path, p, &v, e);
+        status = print_summary(r->path, p, &v, e);
     }
     free(v.per_rank);
     relay_plan_free(p);

@@ -10,6 +10,7 @@ target_link_libraries(relay_cli PUBLIC relay_exec)
 
 add_executable(relay-dump
     ${CMAKE_CURRENT_LIST_DIR}/relay_dump.c
+    ${CMAKE_CURRENT_LIST_DIR}/dump_steps.c
     ${CMAKE_CURRENT_LIST_DIR}/volume_svg.c)
 target_link_libraries(relay-dump PRIVATE relay_cli relay_exec m)
 

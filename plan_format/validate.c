@@ -112,6 +112,26 @@ static relay_status check_rounds(const relay_plan *p, const rl_section *s, const
     return st;
 }
 
+/* In a rounds plan a rank's local copies take a step of their own, in which
+ * it neither sends nor receives (as the sender-to-itself edge of the
+ * colouring); other plans copy locally while their messages travel. */
+static relay_status check_local_round(const relay_plan *p, const rl_section *s)
+{
+    int64_t lr = s->local_round;
+    if (p->schedule != RELAY_SCHED_ROUNDS || s->nlocal == 0) {
+        if (lr == -1) return RELAY_OK;
+        return rl_fail(RELAY_ERR_FORMAT, "rank %d gives a step to local copies it does not have in a rounds plan", s->rank);
+    }
+    if (lr < 0 || lr >= p->rounds)
+        return rl_fail(RELAY_ERR_FORMAT, "rank %d's local copies have step %lld, not one of the plan's %d", s->rank, (long long)lr,
+                       p->rounds);
+    for (int k = 0; k < s->nsend; k++)
+        if (s->send_round[k] == lr) return rl_fail(RELAY_ERR_FORMAT, "rank %d sends in the step of its local copies", s->rank);
+    for (int k = 0; k < s->nrecv; k++)
+        if (s->recv_round[k] == lr) return rl_fail(RELAY_ERR_FORMAT, "rank %d receives in the step of its local copies", s->rank);
+    return RELAY_OK;
+}
+
 relay_status rl_section_validate(const rl_section *s, const relay_plan *p)
 {
     if (s->rank < 0 || s->rank >= p->nranks)
@@ -126,6 +146,7 @@ relay_status rl_section_validate(const rl_section *s, const relay_plan *p)
     if (!st) st = check_messages(p, s, s->recv, s->nrecv, s->recv_pieces, s->nrecv_pieces, 1, "receive");
     if (!st) st = check_rounds(p, s, s->send_round, s->nsend, "send");
     if (!st) st = check_rounds(p, s, s->recv_round, s->nrecv, "receive");
+    if (!st) st = check_local_round(p, s);
     for (int64_t i = 0; !st && i < s->nlocal; i++) {
         const rl_local_piece *lp = &s->local[i];
         st = check_pair(p, lp->pair, "local", i);

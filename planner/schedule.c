@@ -14,7 +14,9 @@
  * classic alternating-path argument: to colour edge (u, v), take colour a
  * free at u and b free at v; if a is taken at v, swap a and b along the
  * a/b-alternating path that starts at v (it cannot reach u in a bipartite
- * graph), after which a is free at both ends. */
+ * graph), after which a is free at both ends.  A rank's local copies are
+ * one more edge, from the rank as sender to itself as receiver, so they
+ * take a step of their own, as the copies of ReSHAPE's schedule do. */
 #include <string.h>
 
 #include "error.h"
@@ -86,13 +88,16 @@ static int64_t message_to(const rl_message *m, int n, int64_t peer)
     return lo;
 }
 
+/* A rank's local copies are its edge to itself: they take a step in which
+ * the rank neither sends nor receives, as a copy does in ReSHAPE. */
 static int64_t max_degree(const relay_plan *p)
 {
     int64_t d = 0;
     for (int r = 0; r < p->nranks; r++) {
         const rl_section *s = p->sections[r];
-        if (s->nsend > d) d = s->nsend;
-        if (s->nrecv > d) d = s->nrecv;
+        int self = s->nlocal > 0;
+        if (s->nsend + self > d) d = s->nsend + self;
+        if (s->nrecv + self > d) d = s->nrecv + self;
     }
     return d;
 }
@@ -117,12 +122,16 @@ static void record_rounds(relay_plan *p, const colouring *g)
             int32_t v = *slot(g, u, c);
             if (v < 0) continue;
             rl_section *from = p->sections[u], *to = p->sections[v - P];
+            if (v - P == u) {
+                from->local_round = c;
+                continue;
+            }
             from->send_round[message_to(from->send, from->nsend, v - P)] = c;
             to->recv_round[message_to(to->recv, to->nrecv, u)] = c;
         }
 }
 
-static relay_status plan_rounds(relay_plan *p)
+static relay_status colour_rounds(relay_plan *p)
 {
     int64_t degree = max_degree(p), vertices = 2 * (int64_t)p->nranks;
     colouring g = {0};
@@ -132,18 +141,32 @@ static relay_status plan_rounds(relay_plan *p)
     g.path = rl_malloc_array((size_t)vertices + 1, sizeof *g.path);
     relay_status st = !g.at || !g.lowest_free || !g.path ? rl_fail(RELAY_ERR_NOMEM,
         "rounds schedule: cannot allocate the %lld x %lld colour table", (long long)vertices, (long long)degree)
-        : alloc_round_lists(p);
+        : RELAY_OK;
     if (!st) {
         memset(g.at, 0xff, (size_t)(vertices * degree) * sizeof *g.at);
-        for (int32_t u = 0; u < p->nranks; u++)
-            for (int k = 0; k < p->sections[u]->nsend; k++) colour_edge(&g, u, p->nranks + (int32_t)p->sections[u]->send[k].peer);
+        for (int32_t u = 0; u < p->nranks; u++) {
+            const rl_section *s = p->sections[u];
+            if (s->nlocal) colour_edge(&g, u, p->nranks + u);
+            for (int k = 0; k < s->nsend; k++) colour_edge(&g, u, p->nranks + (int32_t)s->send[k].peer);
+        }
         record_rounds(p, &g);
         p->rounds = (int32_t)degree;
-        for (int r = 0; r < p->nranks; r++) p->sections[r]->checksum = rl_section_hash(p->sections[r], p->count);
     }
     free(g.at);
     free(g.lowest_free);
     free(g.path);
+    return st;
+}
+
+/* ReSHAPE's table where it applies, else the colouring; then the sections'
+ * checksums cover their steps. */
+static relay_status plan_rounds(relay_plan *p)
+{
+    int applied = 0;
+    relay_status st = alloc_round_lists(p);
+    if (!st) st = rl_reshape_schedule(p, &applied);
+    if (!st && !applied) st = colour_rounds(p);
+    for (int r = 0; !st && r < p->nranks; r++) p->sections[r]->checksum = rl_section_hash(p->sections[r], p->count);
     return st;
 }
 

@@ -9,7 +9,9 @@
  * leak when beta is 0), B left unchanged, relay_plan_buffer_elems against the
  * reference buffer sizes, and the relabeling being a permutation.  Cases run
  * with every relabeling mode and schedule (the plan must carry the schedule
- * asked for).
+ * asked for).  Resize cases (ReSHAPE) move block-cyclic matrices between
+ * every pair of the paper's Table 1 grids (and the 1-D ones) whose larger
+ * grid has exactly the communicator's ranks, expanding and shrinking.
  * Rank 0 prints the first failures and a last line
  * "mpi_transform: N passed, M failed"; the exit status is non-zero on failure. */
 #include <limits.h>
@@ -305,6 +307,39 @@ static int hand_picked_cases(transform_case *cases, int P)
                   RELAY_OP_N);
 
     return n + add_type_op_cases(cases + n, P, pr, pc);
+}
+
+/* ---- resizing (ReSHAPE): block-cyclic from one grid to another ------------------ */
+
+/* The grids of the ReSHAPE paper's Table 1 up to 8 ranks (nearly-square and
+ * skewed) and the one-dimensional ones. */
+static const int resize_grids[][2] = {{1, 1}, {1, 2}, {2, 1}, {2, 2}, {1, 3}, {3, 1}, {2, 3}, {3, 2},
+                                      {1, 4}, {4, 1}, {1, 6}, {6, 1}, {2, 4}, {4, 2}, {1, 8}, {8, 1}};
+enum { RESIZE_GRIDS = sizeof resize_grids / sizeof *resize_grids };
+
+/* Resize case `index` at P ranks: every ordered pair of grids whose larger
+ * one has exactly P ranks (expansions and shrinks, within one communicator
+ * of max(P, Q) ranks), a matrix whose size is not a multiple of its blocks
+ * nor holds whole superblocks, each schedule in turn.  Returns 0 past the
+ * last case. */
+static int resize_case(transform_case *tc, int index, int P)
+{
+    int k = 0;
+    for (int s = 0; s < RESIZE_GRIDS; s++)
+        for (int d = 0; d < RESIZE_GRIDS; d++) {
+            int sp = resize_grids[s][0] * resize_grids[s][1], dp = resize_grids[d][0] * resize_grids[d][1];
+            if (s == d || (sp > dp ? sp : dp) != P || k++ != index) continue;
+            char name[96];
+            snprintf(name, sizeof name, "resize %dx%d -> %dx%d", resize_grids[s][0], resize_grids[s][1],
+                     resize_grids[d][0], resize_grids[d][1]);
+            case_init(tc, name, index % 2 ? RELAY_DOUBLE : RELAY_CFLOAT, 1, 0);
+            tc->schedule = all_schedules[1 + index % 3];
+            int64_t m = 61 + index % 7, n = 47 + index % 5;
+            case_add_pair(tc, bc_simple(m, n, 4, 3, resize_grids[d][0], resize_grids[d][1], RELAY_COL_MAJOR),
+                          bc_simple(m, n, 4, 3, resize_grids[s][0], resize_grids[s][1], RELAY_COL_MAJOR), RELAY_OP_N);
+            return 1;
+        }
+    return 0;
 }
 
 /* Mostly 1..60, sometimes up to 200. */
@@ -730,6 +765,11 @@ int main(int argc, char **argv)
         random_case(&tc, c, run.size);
         run_case(&run, MAX_HAND_PICKED + c, &tc);
         case_free(&tc);
+    }
+    transform_case resize;
+    for (int c = 0; resize_case(&resize, c, run.size); c++) {
+        run_case(&run, MAX_HAND_PICKED + RANDOM_CASES + c, &resize);
+        case_free(&resize);
     }
 
     if (run.rank == 0)

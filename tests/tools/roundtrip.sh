@@ -51,7 +51,8 @@ check_case() {
         "d['bytes_remote'] <= d['bytes_remote_identity']" \
         "d['kind'] == 'transform' and d['type'] == '$type' and d['op'] == '$op' and d['relabel'] == '$relabel'" \
         "d['schedule'] in ('p2p', 'rounds', 'alltoallv') and '$want' in ('', 'auto', d['schedule'])" \
-        "d['rounds'] == (max([max(r['send_msgs'], r['recv_msgs']) for r in d['per_rank']]) if d['schedule'] == 'rounds' else 1)" \
+        "d['schedule'] != 'rounds' or (d['contention_free'] is True and len(d['steps']) == d['rounds'])" \
+        "d['rounds'] == (max([max(r['send_msgs'], r['recv_msgs']) + (r['local_bytes'] > 0) for r in d['per_rank']]) if d['schedule'] == 'rounds' else 1)" \
         "re.fullmatch(r'[0-9]+[.][0-9]+', d['format_version']) is not None" \
         "sum(r['send_bytes'] for r in d['per_rank']) == d['bytes_remote'] == sum(r['recv_bytes'] for r in d['per_rank'])" \
         "d['bytes_remote'] + sum(r['local_bytes'] for r in d['per_rank']) == d['bytes_total']" \
@@ -98,6 +99,11 @@ check_case "relabel-optimal" 4 120 80 8 N d "bc:120x80:10x10:2x2" "bc:120x80:10x
 check_case "relabel-greedy-T" 4 80 120 8 T d "bc:120x80:7x9:2x2" "bc:80x120:16x16:1x4" greedy
 check_case "relabel-nodes" 4 100 100 4 N s "bc:100x100:10x10:1x4" "bc:100x100:25x25:4x1" optimal \
     --ranks-per-node 2 --node-weight 8
+# ReSHAPE: 2x2 -> 2x4 on 8 ranks (paper 003, Table 2: 2 steps, 2 copies, 6 sends).
+check_case "reshape-4-to-8" 8 64 96 8 N d "bc:64x96:4x4:2x2" "bc:64x96:4x4:2x4" none --schedule rounds
+json_check dump.json "reshape-4-to-8: ReSHAPE steps" \
+    "d['rounds'] == 2 and d['superblock'] == {'rows': 2, 'cols': 4, 'reshape_steps': 2}" \
+    "sum(len(s['copies']) for s in d['steps']) == 2 and sum(len(s['sends']) for s in d['steps']) == 6"
 # Every schedule, on a plan where every rank talks to every other.
 for sched in p2p rounds alltoallv auto; do
     check_case "schedule-$sched" 4 96 96 8 T d "bc:96x96:8x8:2x2" "bc:96x96:12x12:1x4:grid=col" none --schedule "$sched"
