@@ -21,7 +21,9 @@
 #include <limits.h>
 #include <string.h>
 
+#include "bmmc_exec.h"
 #include "error.h"
+#include "mpi_error.h"
 #include "kernels.h"
 #include "plan_internal.h"
 #include "relay/exec.h"
@@ -77,6 +79,7 @@ struct relay_exec {
     int *a2a;                /* alltoallv: send counts, send displacements,
                                 receive counts, receive displacements (bytes) */
     MPI_Request a2a_req;
+    rl_bmmc_exec *bmmc;      /* BMMC plans: the whole replay (bmmc_exec.c) */
     /* The replay in flight. */
     int active;
     void **dst;
@@ -248,13 +251,6 @@ static void wire_shape(int64_t elems, size_t esz, MPI_Datatype unit, int *count,
     }
 }
 
-static relay_status mpi_fail(int rc, const char *what)
-{
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    return rl_fail(RELAY_ERR_MPI, "%s failed: %s", what, msg);
-}
 
 static relay_status create_requests(relay_exec *e)
 {
@@ -262,7 +258,7 @@ static relay_status create_requests(relay_exec *e)
     MPI_Datatype unit;
     int rc = MPI_Type_contiguous(WIRE_UNIT, MPI_BYTE, &unit);
     if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&unit);
-    if (rc != MPI_SUCCESS) return mpi_fail(rc, "MPI_Type_contiguous");
+    if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "MPI_Type_contiguous");
     e->reqs = rl_malloc_array((size_t)s->nrecv + (size_t)s->nsend, sizeof *e->reqs);
     if (!e->reqs) {
         MPI_Type_free(&unit);
@@ -283,7 +279,7 @@ static relay_status create_requests(relay_exec *e)
                            &e->reqs[s->nrecv + k]);
     }
     MPI_Type_free(&unit); /* requests keep their own reference */
-    return rc == MPI_SUCCESS ? RELAY_OK : mpi_fail(rc, "creating persistent requests");
+    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "creating persistent requests");
 }
 
 /* Any address will do where a side has nothing to exchange, but not NULL. */
@@ -350,7 +346,7 @@ static relay_status agree_direct(relay_exec *e)
                            &reqs[2 * k + 1]);
     }
     if (!st && rc == MPI_SUCCESS) rc = MPI_Waitall(2 * n, reqs, MPI_STATUSES_IGNORE);
-    if (!st && rc != MPI_SUCCESS) st = mpi_fail(rc, "agreeing on direct messages");
+    if (!st && rc != MPI_SUCCESS) st = rl_mpi_fail(rc, "agreeing on direct messages");
     for (int k = 0; !st && k < n; k++) {
         if (k < s->nsend) e->send_direct[k] = mine[k] && theirs[k];
         else e->recv_direct[k - s->nsend] = mine[k] && theirs[k];
@@ -415,7 +411,7 @@ static relay_status create_a2a_request(relay_exec *e)
     int n = e->nranks, *c = e->a2a;
     int rc = MPI_Alltoallv_init(a2a_buf(&e->sends), c, c + n, MPI_BYTE, a2a_buf(&e->recvs), c + 2 * n, c + 3 * n, MPI_BYTE,
                                 e->comm, MPI_INFO_NULL, &e->a2a_req);
-    return rc == MPI_SUCCESS ? RELAY_OK : mpi_fail(rc, "MPI_Alltoallv_init");
+    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "MPI_Alltoallv_init");
 #else
     (void)e;
     return RELAY_OK;
@@ -458,7 +454,7 @@ static relay_status agree(relay_exec *e, MPI_Comm comm, const relay_plan *p, int
     uint64_t v[AGREE_N] = {p->fingerprint, ~p->fingerprint, size != p->nranks, !has_section, local != RELAY_OK,
                            e->schedule == RELAY_SCHED_ALLTOALLV && !e->a2a};
     int rc = MPI_Allreduce(MPI_IN_PLACE, v, AGREE_N, MPI_UINT64_T, MPI_MAX, comm);
-    if (rc != MPI_SUCCESS) return mpi_fail(rc, "MPI_Allreduce in relay_exec_create");
+    if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "MPI_Allreduce in relay_exec_create");
     if (local) return local; /* keep this rank's own message */
     if (v[AGREE_SIZE])
         return rl_fail(RELAY_ERR_MISMATCH, "the communicator has %d ranks but a rank's plan was made for a different count (this rank's: %d)",
@@ -471,26 +467,40 @@ static relay_status agree(relay_exec *e, MPI_Comm comm, const relay_plan *p, int
     return RELAY_OK;
 }
 
+/* A BMMC plan needs no section: every rank derives its part from the
+ * factors, which are checked first. */
+static relay_status prepare_bmmc(relay_exec *e, const relay_plan *p)
+{
+    e->schedule = RELAY_SCHED_P2P;
+    e->dst = rl_calloc(1, sizeof *e->dst);
+    if (!e->dst) return RL_NOMEM();
+    relay_status st = p->bmmc ? rl_bmmc_validate(p->bmmc) : rl_fail(RELAY_ERR_FORMAT, "BMMC plan without its factors");
+    return st || e->rank >= p->nranks ? st : rl_bmmc_exec_create(&e->bmmc, p->bmmc, e->rank);
+}
+
 relay_status relay_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm comm)
 {
     if (!out || !p) return rl_fail(RELAY_ERR_ARG, "relay_exec_create: NULL argument");
     if (comm == MPI_COMM_NULL) return rl_fail(RELAY_ERR_ARG, "relay_exec_create: the communicator is MPI_COMM_NULL");
-    if (p->kind != RELAY_PLAN_TRANSFORM) return rl_fail(RELAY_ERR_UNSUPPORTED, "relay_exec_create: plan kind %d cannot be replayed by this version", (int)p->kind);
+    if (p->kind != RELAY_PLAN_TRANSFORM && p->kind != RELAY_PLAN_BMMC)
+        return rl_fail(RELAY_ERR_UNSUPPORTED, "relay_exec_create: plan kind %d cannot be replayed by this version", (int)p->kind);
     relay_exec *e = calloc(1, sizeof *e);
     if (!e) return RL_NOMEM();
     e->comm = MPI_COMM_NULL;
     e->a2a_req = MPI_REQUEST_NULL;
     MPI_Comm_size(comm, &e->nranks);
     MPI_Comm_rank(comm, &e->rank);
-    int has_section = e->nranks == p->nranks && p->sections[e->rank] != NULL;
-    relay_status st = has_section ? prepare_local(e, p) : RELAY_OK;
+    int bmmc = p->kind == RELAY_PLAN_BMMC;
+    int has_section = bmmc || (e->nranks == p->nranks && p->sections[e->rank] != NULL);
+    relay_status st = bmmc ? prepare_bmmc(e, p) : has_section ? prepare_local(e, p) : RELAY_OK;
     st = agree(e, comm, p, has_section, st);
     if (!st) {
         int rc = MPI_Comm_dup(comm, &e->comm);
         if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(e->comm, MPI_ERRORS_RETURN);
-        if (rc != MPI_SUCCESS) st = mpi_fail(rc, "MPI_Comm_dup");
+        if (rc != MPI_SUCCESS) st = rl_mpi_fail(rc, "MPI_Comm_dup");
+        else if (bmmc) st = rl_bmmc_exec_bind(e->bmmc, e->comm);
         else st = e->schedule == RELAY_SCHED_ALLTOALLV ? create_a2a_request(e) : create_requests(e);
-        if (!st && e->schedule == RELAY_SCHED_P2P) st = agree_direct(e);
+        if (!st && !bmmc && e->schedule == RELAY_SCHED_P2P) st = agree_direct(e);
     }
     if (st) {
         relay_exec_free(e);
@@ -633,10 +643,24 @@ static relay_status check_buffers(const relay_exec *e, void *const *dst, const v
     return RELAY_OK;
 }
 
+/* A BMMC replay moves opaque elements: one buffer each way, no scalars. */
+static relay_status start_bmmc(relay_exec *e, void *const *dst, const void *const *src, const void *alpha, const void *beta)
+{
+    if (!dst || !src || !dst[0] || !src[0]) return rl_fail(RELAY_ERR_ARG, "relay_exec_start: a BMMC plan needs dst[0] and src[0]");
+    if (alpha || beta) return rl_fail(RELAY_ERR_ARG, "relay_exec_start: a BMMC plan moves elements as they are; pass NULL alpha and beta");
+    e->dst[0] = dst[0];
+    return rl_bmmc_exec_start(e->bmmc, src[0]);
+}
+
 relay_status relay_exec_start(relay_exec *e, void *const *dst, const void *const *src, const void *alpha, const void *beta)
 {
     if (!e) return rl_fail(RELAY_ERR_ARG, "relay_exec_start: executor is NULL");
     if (e->active) return rl_fail(RELAY_ERR_ARG, "relay_exec_start: a replay is already in flight; call relay_exec_wait first");
+    if (e->bmmc) {
+        relay_status st = start_bmmc(e, dst, src, alpha, beta);
+        e->active = st == RELAY_OK;
+        return st;
+    }
     relay_status st = check_buffers(e, dst, src);
     if (st) return st;
     for (int k = 0; k < e->count; k++) {
@@ -645,7 +669,7 @@ relay_status relay_exec_start(relay_exec *e, void *const *dst, const void *const
     }
     rl_scalars_set(&e->scalars, e->type, alpha, beta);
     int rc = e->schedule == RELAY_SCHED_ALLTOALLV ? start_a2a(e) : e->schedule == RELAY_SCHED_ROUNDS ? start_rounds(e) : start_p2p(e);
-    if (rc != MPI_SUCCESS) return mpi_fail(rc, "starting the replay");
+    if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "starting the replay");
     e->active = 1;
     return RELAY_OK;
 }
@@ -654,10 +678,11 @@ relay_status relay_exec_wait(relay_exec *e)
 {
     if (!e) return rl_fail(RELAY_ERR_ARG, "relay_exec_wait: executor is NULL");
     if (!e->active) return rl_fail(RELAY_ERR_ARG, "relay_exec_wait: no replay is in flight");
+    e->active = 0;
+    if (e->bmmc) return rl_bmmc_exec_wait(e->bmmc, e->dst[0]);
     if (e->schedule != RELAY_SCHED_ROUNDS) move_locals(e); /* rounds copy in their own step */
     int rc = e->schedule == RELAY_SCHED_ALLTOALLV ? wait_a2a(e) : e->schedule == RELAY_SCHED_ROUNDS ? wait_rounds(e) : wait_p2p(e);
-    e->active = 0;
-    return rc == MPI_SUCCESS ? RELAY_OK : mpi_fail(rc, "completing the replay");
+    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "completing the replay");
 }
 
 relay_status relay_exec_run(relay_exec *e, void *const *dst, const void *const *src, const void *alpha, const void *beta)
@@ -669,6 +694,10 @@ relay_status relay_exec_run(relay_exec *e, void *const *dst, const void *const *
 relay_status relay_exec_get_memory(const relay_exec *e, relay_exec_memory *m)
 {
     if (!e || !m) return rl_fail(RELAY_ERR_ARG, "relay_exec_get_memory: NULL argument");
+    if (e->bmmc) {
+        *m = (relay_exec_memory){rl_bmmc_exec_extra_bytes(e->bmmc), rl_bmmc_exec_remote_bytes(e->bmmc)};
+        return RELAY_OK;
+    }
     const rl_section *s = e->sec;
     int64_t remote = 0, extra = e->sends.byte_off[s->nsend] + e->recvs.byte_off[s->nrecv];
     for (int k = 0; k < s->nsend; k++) remote += s->send[k].elems * (int64_t)e->esz;
@@ -691,6 +720,7 @@ void relay_exec_free(relay_exec *e)
     for (int k = 0; e->reqs && k < nreq; k++)
         if (e->reqs[k] != MPI_REQUEST_NULL) MPI_Request_free(&e->reqs[k]);
     if (e->a2a_req != MPI_REQUEST_NULL) MPI_Request_free(&e->a2a_req);
+    rl_bmmc_exec_free(e->bmmc);
     if (e->comm != MPI_COMM_NULL) MPI_Comm_free(&e->comm);
     free(e->reqs);
     free(e->send_at);

@@ -19,6 +19,7 @@
 #include "json_out.h"
 #include "plan_internal.h"
 #include "relay/relay.h"
+#include "run_bmmc.h"
 
 static const char program[] = "relay-run";
 
@@ -40,6 +41,10 @@ static const char help_text[] =
     "    K timed replays of A := op(B) (alpha 1, beta 0).  A replay's time is the largest over\n"
     "    the ranks, measured from a barrier.  With --verify every element A(i, j) must equal\n"
     "    op(B)(i, j) exactly: B(i, j) for op N, B(j, i) for T, its conjugate for C.\n"
+    "    A BMMC plan (relay-plan bmmc) moves opaque elements instead: the element at global\n"
+    "    index x holds x (byte k is byte k mod 8 of x, little-endian; elements under 8 bytes\n"
+    "    hold the XOR of x's bytes j with j mod S = k), and --verify checks that index y holds\n"
+    "    the element from index x with y = A x XOR c.\n"
     "    Prints one line on stdout (rank 0).\n"
     "\n"
     "OPTIONS\n"
@@ -253,9 +258,10 @@ static int load_section(replay_state *s, const char *path, int rank, cli_error *
         snprintf(what, sizeof what, "cannot load rank %d's section of '%s'", rank, path);
         return cli_fail_relay(e, CLI_FAILED, st, what);
     }
-    if (relay_plan_get_kind(s->plan) != RELAY_PLAN_TRANSFORM)
-        return cli_fail(e, CLI_FAILED, "'%s' is not a transform plan: this version replays transform plans only", path);
-    s->count = relay_plan_count(s->plan);
+    relay_plan_kind kind = relay_plan_get_kind(s->plan);
+    if (kind != RELAY_PLAN_TRANSFORM && kind != RELAY_PLAN_BMMC)
+        return cli_fail(e, CLI_FAILED, "'%s' is an HSUMMA plan: this version replays transform and BMMC plans", path);
+    s->count = kind == RELAY_PLAN_BMMC ? 1 : relay_plan_count(s->plan);
     return CLI_OK;
 }
 
@@ -277,6 +283,8 @@ static int prepare_buffers(replay_state *s, int rank, cli_error *e)
     s->a = calloc((size_t)s->count, sizeof *s->a);
     s->b = calloc((size_t)s->count, sizeof *s->b);
     if (!s->a || !s->b) return cli_fail(e, CLI_FAILED, "out of memory");
+    if (relay_plan_get_kind(s->plan) == RELAY_PLAN_BMMC)
+        return run_bmmc_buffers(s->plan, rank, &s->b[0], &s->a[0]) ? CLI_OK : cli_fail(e, CLI_FAILED, "out of memory on rank %d", rank);
     for (int k = 0; k < s->count; k++) {
         int64_t na = relay_plan_buffer_elems(s->plan, 1, k, rank), nb = relay_plan_buffer_elems(s->plan, 0, k, rank);
         s->a[k] = alloc_elems(na, t);
@@ -332,8 +340,22 @@ static int replay_all(replay_state *s, const run_request *r, double *times, cli_
 /* Checks every element of every A this rank holds.  Returns the status the
  * ranks agree on: every rank with a wrong element fails, and the lowest one
  * reports the total and its first wrong element. */
+static int verify_bmmc(const replay_state *s, int rank, int64_t *wrong_total, cli_error *e)
+{
+    char first[160];
+    int64_t counts[2], totals[2]; /* wrong, checked */
+    counts[0] = run_bmmc_check(s->plan, rank, s->a[0], &counts[1], first, sizeof first);
+    MPI_Allreduce(counts, totals, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    *wrong_total = totals[0];
+    if (counts[0])
+        cli_fail(e, CLI_FAILED, "verification failed: %lld of %lld elements wrong; first on rank %d: %s", (long long)totals[0],
+                 (long long)totals[1], rank, first);
+    return agree(counts[0] ? CLI_FAILED : CLI_OK, e);
+}
+
 static int verify(const replay_state *s, int rank, int64_t *wrong_total, cli_error *e)
 {
+    if (relay_plan_get_kind(s->plan) == RELAY_PLAN_BMMC) return verify_bmmc(s, rank, wrong_total, e);
     relay_type t = relay_plan_type(s->plan);
     element_visit first = {0};
     int first_pair = -1;

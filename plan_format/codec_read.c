@@ -4,7 +4,8 @@
  * size and hash, then the header's fields (layouts rebuilt through their
  * validating constructors, sigma checked to be a permutation), then each
  * wanted section's bytes against the index's hash, its fields, its content
- * checksum, and finally rl_section_validate and the fingerprint.  A file is
+ * checksum, and finally rl_section_validate and the fingerprint.  A BMMC
+ * plan has no sections: its header's factors pass rl_bmmc_validate.  A file is
  * read with seeks: a rank that asks for its own section reads the preamble,
  * the header and that section only. */
 #define _POSIX_C_SOURCE 200809L /* fileno, fstat */
@@ -254,7 +255,8 @@ typedef struct {
     int64_t v[5];
     int have;
     int64_t rounds;            /* absent in format 1.0 files: 1 */
-    char kind_ok;
+    int kind;                  /* a relay_plan_kind + 1; 0 while unknown */
+    rl_bmmc *bmmc;             /* a BMMC plan's factors */
     raw_pair *pairs;
     uint32_t npairs;
     int64_t *sigma, stats[5];
@@ -312,6 +314,74 @@ static uint64_t *read_index(mp_reader *r, uint32_t *n)
     return a;
 }
 
+/* ---- a BMMC plan's factors ---------------------------------------------- */
+
+enum { BF_N, BF_P, BF_F, BF_ELEM_SIZE, BF_RANK, BF_V, BF_W, BF_CV, BF_COUNT };
+static const char *const bmmc_keys[BF_COUNT] = {"n", "p", "f", "elem_size", "rank", "v", "w", "cv"};
+
+/* The fields of a "bmmc" map; the matrices stay raw until n is known. */
+typedef struct {
+    int64_t v[BF_V];
+    const unsigned char *bin[2];
+    uint32_t len[2];
+    uint64_t cv;
+    unsigned have;
+} bmmc_fields;
+
+static void read_bmmc_field(mp_reader *r, bmmc_fields *bf, int k)
+{
+    if (k < BF_V) read_ranged(r, &bf->v[k], 0, INT32_MAX);
+    else if (k == BF_CV) mp_read_uint64(r, &bf->cv);
+    else mp_read_bin(r, &bf->bin[k - BF_V], &bf->len[k - BF_V]);
+}
+
+/* A bit matrix from binary data: n columns of ceil(n/8) little-endian
+ * bytes (codec_write.c's pack_matrix). */
+static int unpack_matrix(const unsigned char *b, uint32_t len, int n, rl_gf2 *m)
+{
+    uint32_t per = ((uint32_t)n + 7) / 8;
+    if (len != (uint32_t)n * per) return 0;
+    m->n = n;
+    for (int j = 0; j < n; j++) {
+        m->col[j] = 0;
+        for (uint32_t k = 0; k < per; k++) m->col[j] |= (uint64_t)b[j * per + k] << (8 * k);
+    }
+    return 1;
+}
+
+/* The "bmmc" map into h->bmmc, checked by rl_bmmc_validate. */
+static relay_status read_bmmc(mp_reader *r, header_fields *h)
+{
+    uint32_t pairs;
+    bmmc_fields bf = {0};
+    if (h->bmmc || !mp_read_map(r, &pairs)) return format_error(r, "BMMC header");
+    for (uint32_t i = 0; i < pairs && !r->error; i++) {
+        const char *key;
+        uint32_t klen;
+        int k = 0;
+        if (!mp_read_str(r, &key, &klen)) break;
+        while (k < BF_COUNT && !mp_key_is(key, klen, bmmc_keys[k])) k++;
+        if (k == BF_COUNT) mp_skip(r);
+        else {
+            read_bmmc_field(r, &bf, k);
+            bf.have |= 1u << k;
+        }
+    }
+    if (r->error || bf.have != (1u << BF_COUNT) - 1) return format_error(r, "BMMC header");
+    rl_bmmc *b = h->bmmc = calloc(1, sizeof *h->bmmc);
+    if (!b) return RL_NOMEM();
+    *b = (rl_bmmc){.n = (int)bf.v[BF_N], .p = (int)bf.v[BF_P], .f = (int)bf.v[BF_F], .elem_size = bf.v[BF_ELEM_SIZE],
+                   .rank = (int)bf.v[BF_RANK], .cv = bf.cv};
+    if (b->n < 1 || b->n > RELAY_BMMC_MAX_BITS || !unpack_matrix(bf.bin[0], bf.len[0], b->n, &b->v) ||
+        !unpack_matrix(bf.bin[1], bf.len[1], b->n, &b->w))
+        return rl_fail(RELAY_ERR_FORMAT, "plan BMMC factors are not two matrices of the plan's %d columns", b->n);
+    if (b->p > b->n || b->f > b->n - b->p) return rl_fail(RELAY_ERR_FORMAT, "plan BMMC rank bits %d..%d exceed its %d index bits", b->f, b->f + b->p - 1, b->n);
+    rl_bmmc_from_factors(b);
+    return rl_bmmc_validate(b);
+}
+
+/* ---- the header -------------------------------------------------------- */
+
 static relay_status read_header_field(mp_reader *r, header_fields *h, const char *key, uint32_t klen)
 {
     const char *val;
@@ -325,8 +395,10 @@ static relay_status read_header_field(mp_reader *r, header_fields *h, const char
         }
     if (mp_key_is(key, klen, "rounds")) read_ranged(r, &h->rounds, 0, RELAY_MAX_RANKS);
     else if (mp_key_is(key, klen, "kind")) {
-        if (mp_read_str(r, &val, &vlen)) h->kind_ok = mp_key_is(val, vlen, "transform");
-    } else if (mp_key_is(key, klen, "pairs")) return read_pairs(r, h);
+        if (mp_read_str(r, &val, &vlen))
+            h->kind = mp_key_is(val, vlen, "transform") ? RELAY_PLAN_TRANSFORM + 1 : mp_key_is(val, vlen, "bmmc") ? RELAY_PLAN_BMMC + 1 : 0;
+    } else if (mp_key_is(key, klen, "bmmc")) return read_bmmc(r, h);
+    else if (mp_key_is(key, klen, "pairs")) return read_pairs(r, h);
     else if (mp_key_is(key, klen, "sigma") && !h->sigma) h->sigma = read_int_array(r, &h->nsigma, 0, RELAY_MAX_RANKS);
     else if (mp_key_is(key, klen, "stats")) read_stats(r, h);
     else if (mp_key_is(key, klen, "fingerprint")) h->have |= mp_read_uint64(r, &h->fingerprint) << HF_FINGERPRINT;
@@ -348,10 +420,21 @@ static int is_permutation(const int64_t *sigma, uint32_t n)
     return ok;
 }
 
+static relay_status check_bmmc_header(const header_fields *h)
+{
+    const int bmmc_have = 1 << HF_NRANKS | 1 << HF_FINGERPRINT;
+    if ((h->have & bmmc_have) != bmmc_have || !h->bmmc || h->nstats != 31)
+        return rl_fail(RELAY_ERR_FORMAT, "plan header lacks a required field");
+    if (h->v[HF_NRANKS] != (int64_t)1 << h->bmmc->p)
+        return rl_fail(RELAY_ERR_FORMAT, "BMMC plan for 2^%d ranks declares %lld", h->bmmc->p, (long long)h->v[HF_NRANKS]);
+    return RELAY_OK;
+}
+
 static relay_status check_header(const mp_reader *r, const header_fields *h)
 {
     if (r->error) return format_error(r, "header");
-    if (!h->kind_ok) return rl_fail(RELAY_ERR_FORMAT, "plan kind is missing or not one this relay reads (transform)");
+    if (!h->kind) return rl_fail(RELAY_ERR_FORMAT, "plan kind is missing or not one this relay reads (transform, bmmc)");
+    if (h->kind == RELAY_PLAN_BMMC + 1) return check_bmmc_header(h);
     if (h->have != 31 || !h->pairs || !h->sigma || !h->index || h->nstats != 31)
         return rl_fail(RELAY_ERR_FORMAT, "plan header lacks a required field");
     int64_t n = h->v[HF_NRANKS];
@@ -374,13 +457,22 @@ static relay_status assemble(header_fields *h, relay_plan **out)
 {
     relay_plan *p = rl_plan_alloc((int)h->v[HF_NRANKS], (int)h->npairs);
     if (!p) return RL_NOMEM();
+    p->fingerprint = h->fingerprint;
+    p->stats = (relay_plan_stats){h->stats[0], h->stats[1], h->stats[2], h->stats[3], h->stats[4]};
+    if (h->bmmc) {
+        p->kind = RELAY_PLAN_BMMC;
+        p->type = RELAY_DOUBLE;
+        p->schedule = RELAY_SCHED_P2P;
+        p->bmmc = h->bmmc;
+        h->bmmc = NULL;
+        *out = p;
+        return RELAY_OK;
+    }
     p->kind = RELAY_PLAN_TRANSFORM;
     p->type = (relay_type)h->v[HF_TYPE];
     p->schedule = (relay_schedule)h->v[HF_SCHEDULE];
     p->rounds = (int32_t)h->rounds;
     p->relabel = (relay_relabel)h->v[HF_RELABEL];
-    p->fingerprint = h->fingerprint;
-    p->stats = (relay_plan_stats){h->stats[0], h->stats[1], h->stats[2], h->stats[3], h->stats[4]};
     for (int r = 0; r < p->nranks; r++) p->sigma[r] = (int32_t)h->sigma[r];
     relay_status st = RELAY_OK;
     for (int k = 0; k < p->count && !st; k++) {
@@ -407,6 +499,7 @@ static void header_fields_free(header_fields *h)
     free(h->pairs);
     free(h->sigma);
     free(h->index);
+    free(h->bmmc);
 }
 
 static relay_status read_header(source *s, const preamble *pre, header *out)
@@ -526,6 +619,9 @@ static relay_status read_section(source *src, const header *h, uint64_t base, in
 /* The fingerprint must follow from the header and the index's checksums. */
 static relay_status check_fingerprint(const header *h)
 {
+    if (h->plan->bmmc) /* no sections */
+        return rl_plan_hash(h->plan, NULL) == h->plan->fingerprint ? RELAY_OK
+                                                                  : rl_fail(RELAY_ERR_FORMAT, "plan fingerprint does not match its contents");
     int n = h->plan->nranks;
     uint64_t *sums = rl_malloc_array((size_t)n, sizeof *sums);
     if (!sums) return RL_NOMEM();
@@ -545,7 +641,9 @@ static relay_status decode(source *s, relay_plan **out, int rank)
         st = rl_fail(RELAY_ERR_ARG, "rank %d is not -1 or a rank of this %d-rank plan", rank, h.plan->nranks);
     if (!st) st = check_fingerprint(&h);
     uint64_t base = pre.length + pre.header_bytes;
-    for (int r = rank < 0 ? 0 : rank; !st && r < (rank < 0 ? h.plan->nranks : rank + 1); r++) st = read_section(s, &h, base, r);
+    int sections = !st && !h.plan->bmmc;
+    for (int r = rank < 0 ? 0 : rank; sections && !st && r < (rank < 0 ? h.plan->nranks : rank + 1); r++)
+        st = read_section(s, &h, base, r);
     free(h.index);
     if (st) {
         relay_plan_free(h.plan);

@@ -6,7 +6,8 @@
  *   header    a map: kind, ranks, type, pairs with their layouts, sigma,
  *             statistics, fingerprint, and the section index (offset, size,
  *             byte hash and content checksum of every rank's section);
- *   sections  one map per rank, in rank order.
+ *   sections  one map per rank, in rank order (a BMMC plan has none: its
+ *             header holds the permutation and its factors).
  * Sections are encoded independently (in parallel), so a reader can seek to
  * its own. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fsync, fdopen */
@@ -120,8 +121,60 @@ static const char *kind_name(relay_plan_kind k)
     return k == RELAY_PLAN_TRANSFORM ? "transform" : k == RELAY_PLAN_BMMC ? "bmmc" : "hsumma";
 }
 
+static void pack_stats(msgpack_packer *pk, const relay_plan_stats *s)
+{
+    pack_str(pk, "stats");
+    msgpack_pack_map(pk, 5);
+    pack_int(pk, "bytes_total", s->bytes_total);
+    pack_int(pk, "bytes_remote", s->bytes_remote);
+    pack_int(pk, "bytes_remote_identity", s->bytes_remote_identity);
+    pack_int(pk, "messages", s->messages);
+    pack_int(pk, "pieces", s->pieces);
+}
+
+/* A bit matrix as binary data: each column in ceil(n/8) little-endian bytes. */
+static void pack_matrix(msgpack_packer *pk, const char *key, const rl_gf2 *m)
+{
+    unsigned char bytes[RL_GF2_MAX * 8];
+    size_t per = ((size_t)m->n + 7) / 8;
+    for (int j = 0; j < m->n; j++)
+        for (size_t k = 0; k < per; k++) bytes[(size_t)j * per + k] = (unsigned char)(m->col[j] >> (8 * k));
+    pack_str(pk, key);
+    msgpack_pack_bin(pk, (size_t)m->n * per);
+    msgpack_pack_bin_body(pk, bytes, (size_t)m->n * per);
+}
+
+/* A BMMC plan is its header alone: the factors, O(n) words, from which
+ * every rank derives its part (and a reader the permutation, V W). */
+static void pack_bmmc_header(msgpack_packer *pk, const relay_plan *p)
+{
+    const rl_bmmc *b = p->bmmc;
+    msgpack_pack_map(pk, 5);
+    pack_str(pk, "kind");
+    pack_str(pk, kind_name(p->kind));
+    pack_int(pk, "nranks", p->nranks);
+    pack_str(pk, "bmmc");
+    msgpack_pack_map(pk, 8);
+    pack_int(pk, "n", b->n);
+    pack_int(pk, "p", b->p);
+    pack_int(pk, "f", b->f);
+    pack_int(pk, "elem_size", b->elem_size);
+    pack_int(pk, "rank", b->rank);
+    pack_matrix(pk, "v", &b->v);
+    pack_matrix(pk, "w", &b->w);
+    pack_str(pk, "cv");
+    msgpack_pack_uint64(pk, b->cv);
+    pack_stats(pk, &p->stats);
+    pack_str(pk, "fingerprint");
+    msgpack_pack_uint64(pk, p->fingerprint);
+}
+
 static void pack_header(msgpack_packer *pk, const relay_plan *p, const encoded_plan *ep)
 {
+    if (p->bmmc) {
+        pack_bmmc_header(pk, p);
+        return;
+    }
     msgpack_pack_map(pk, 11);
     pack_str(pk, "kind");
     pack_str(pk, kind_name(p->kind));
@@ -141,13 +194,7 @@ static void pack_header(msgpack_packer *pk, const relay_plan *p, const encoded_p
         pack_layout(pk, p->pairs[k].src);
     }
     pack_int32s(pk, "sigma", p->sigma, (size_t)p->nranks);
-    pack_str(pk, "stats");
-    msgpack_pack_map(pk, 5);
-    pack_int(pk, "bytes_total", p->stats.bytes_total);
-    pack_int(pk, "bytes_remote", p->stats.bytes_remote);
-    pack_int(pk, "bytes_remote_identity", p->stats.bytes_remote_identity);
-    pack_int(pk, "messages", p->stats.messages);
-    pack_int(pk, "pieces", p->stats.pieces);
+    pack_stats(pk, &p->stats);
     pack_str(pk, "fingerprint");
     msgpack_pack_uint64(pk, p->fingerprint);
     /* Section index: offset (from the end of the header), size, XXH3 of the
@@ -194,7 +241,7 @@ static void encoded_free(encoded_plan *ep)
 static relay_status check_complete(const relay_plan *p, const char *what)
 {
     if (!p) return rl_fail(RELAY_ERR_ARG, "%s: plan is NULL", what);
-    for (int r = 0; r < p->nranks; r++)
+    for (int r = 0; !p->bmmc && r < p->nranks; r++)
         if (!p->sections[r])
             return rl_fail(RELAY_ERR_ARG, "%s: the plan holds only some ranks' sections (rank %d is missing)", what, r);
     return RELAY_OK;
@@ -205,12 +252,12 @@ static relay_status check_complete(const relay_plan *p, const char *what)
 static relay_status encode(const relay_plan *p, encoded_plan *ep)
 {
     memset(ep, 0, sizeof *ep);
-    ep->nranks = p->nranks;
+    ep->nranks = p->bmmc ? 0 : p->nranks; /* sections */
     ep->sections = rl_calloc((size_t)p->nranks, sizeof *ep->sections);
     if (!ep->sections) return RL_NOMEM();
     int failed = 0;
 #pragma omp parallel for schedule(dynamic, 16) reduction(|| : failed)
-    for (int r = 0; r < p->nranks; r++) {
+    for (int r = 0; r < ep->nranks; r++) {
         msgpack_packer pk;
         msgpack_sbuffer_init(&ep->sections[r]);
         msgpack_packer_init(&pk, &ep->sections[r], msgpack_sbuffer_write);
@@ -236,7 +283,7 @@ relay_status relay_plan_encode(const relay_plan *p, void **buf, size_t *len)
     encoded_plan ep;
     st = encode(p, &ep);
     size_t total = st ? 0 : ep.preamble.size + ep.header.size;
-    for (int r = 0; !st && r < p->nranks; r++) total += ep.sections[r].size;
+    for (int r = 0; !st && r < ep.nranks; r++) total += ep.sections[r].size;
     char *out = st ? NULL : malloc(total);
     if (!st && !out) st = RL_NOMEM();
     if (!st) {
@@ -245,7 +292,7 @@ relay_status relay_plan_encode(const relay_plan *p, void **buf, size_t *len)
         w += ep.preamble.size;
         memcpy(w, ep.header.data, ep.header.size);
         w += ep.header.size;
-        for (int r = 0; r < p->nranks; r++) {
+        for (int r = 0; r < ep.nranks; r++) {
             memcpy(w, ep.sections[r].data, ep.sections[r].size);
             w += ep.sections[r].size;
         }

@@ -77,7 +77,15 @@ uint64_t rl_plan_hash(const relay_plan *p, const uint64_t *section_checksums)
         put_layout(h, p->pairs[k].src);
     }
     put_array(h, p->sigma, (size_t)p->nranks, sizeof *p->sigma);
-    put_array(h, section_checksums, (size_t)p->nranks, sizeof *section_checksums);
+    put_array(h, section_checksums, section_checksums ? (size_t)p->nranks : 0, sizeof *section_checksums);
+    if (p->bmmc) {
+        const rl_bmmc *b = p->bmmc;
+        int64_t facts[] = {b->n, b->p, b->f, b->elem_size, (int64_t)b->c, (int64_t)b->cv, b->rank};
+        put_array(h, facts, sizeof facts / sizeof *facts, sizeof *facts);
+        put_array(h, b->a.col, (size_t)b->n, sizeof *b->a.col);
+        put_array(h, b->v.col, (size_t)b->n, sizeof *b->v.col);
+        put_array(h, b->w.col, (size_t)b->n, sizeof *b->w.col);
+    }
     uint64_t v = XXH3_64bits_digest(h);
     XXH3_freeState(h);
     return v;

@@ -1,6 +1,6 @@
 /* mp_reader.c — the bounds-checked MessagePack cursor (see mp_reader.h).
- * Covers the MessagePack types a plan file uses (integers, strings, arrays,
- * maps) and can skip every other type, so that unknown keys are ignored. */
+ * Covers the MessagePack types a plan file uses (integers, strings, binary
+ * data, arrays, maps) and can skip every other type, so that unknown keys are ignored. */
 #include <string.h>
 
 #include "mp_reader.h"
@@ -127,6 +127,17 @@ int mp_read_str(mp_reader *r, const char **s, uint32_t *len)
     else return fail(r, "expected a string");
     if (!take(r, (size_t)n, &b)) return 0;
     *s = (const char *)b;
+    *len = (uint32_t)n;
+    return 1;
+}
+
+int mp_read_bin(mp_reader *r, const unsigned char **b, uint32_t *len)
+{
+    const unsigned char *t;
+    uint64_t n;
+    if (!take(r, 1, &t)) return 0;
+    if (*t < 0xc4 || *t > 0xc6) return fail(r, "expected binary data");
+    if (!read_be(r, 1 << (*t - 0xc4), &n) || !take(r, (size_t)n, b)) return 0;
     *len = (uint32_t)n;
     return 1;
 }

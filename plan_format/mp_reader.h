@@ -26,6 +26,7 @@ int mp_read_uint64(mp_reader *r, uint64_t *v);       /* any non-negative integer
 int mp_read_str(mp_reader *r, const char **s, uint32_t *len);
 int mp_read_map(mp_reader *r, uint32_t *pairs);      /* count checked against bytes left */
 int mp_read_array(mp_reader *r, uint32_t *count);    /* count checked against bytes left */
+int mp_read_bin(mp_reader *r, const unsigned char **b, uint32_t *len);
 int mp_skip(mp_reader *r);                           /* any one object, nesting bounded */
 
 /* Reads an array of exactly `count` integers in [lo, hi] into out. */

@@ -50,6 +50,7 @@ void relay_plan_free(relay_plan *p)
     free(p->pairs);
     free(p->sigma);
     free(p->sections);
+    free(p->bmmc);
     free(p);
 }
 

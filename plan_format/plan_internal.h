@@ -13,7 +13,9 @@
 #ifndef RELAY_PLAN_INTERNAL_H
 #define RELAY_PLAN_INTERNAL_H
 
+#include "relay/bmmc.h"
 #include "relay/plan.h"
+#include "gf2.h"
 #include "layout_internal.h"
 
 /* All plan records are made of 64-bit fields only, so they have no padding
@@ -70,6 +72,36 @@ typedef struct {
     relay_layout *src;       /* B's layout */
 } rl_pair;
 
+/* A BMMC plan (kind RELAY_PLAN_BMMC): the permutation as given and its
+ * factors in processor-major coordinates, where an index's low n-p bits are
+ * the position in a rank's buffer and its high p bits the rank.  Every rank
+ * derives its partners and offsets from these O(n) words. */
+typedef struct {
+    int n, p, f;
+    int64_t elem_size;
+    rl_gf2 a;                /* y = A x ^ c, actual layout */
+    uint64_t c;
+    rl_gf2 v, w;             /* processor-major: y = V (W x) ^ cv */
+    uint64_t cv;
+    int rank;                /* rank of V's lower-left block, which is reduced:
+                                zero but for its last `rank` columns */
+} rl_bmmc;
+
+/* Checks that v and w factor a (moved to processor-major coordinates) with
+ * the structure the executor relies on. */
+relay_status rl_bmmc_validate(const rl_bmmc *b);
+/* The processor-major form of b's permutation: Q^-1 A Q and Q^-1 c. */
+void rl_bmmc_processor_major(const rl_bmmc *b, rl_gf2 *a, uint64_t *c);
+/* Rank's 2^r partners, by block of its buffer (after W): the rank each
+ * block goes to and the rank whose same block arrives.  Returns the block
+ * the rank keeps, or -1. */
+int rl_bmmc_partners(const rl_bmmc *b, int rank, int *to, int *from);
+/* keeps[i]: whether rank first_rank + i keeps one of its blocks. */
+void rl_bmmc_keeps_block(const rl_bmmc *b, int first_rank, int count, unsigned char *keeps);
+/* The permutation from its factors (a plan file stores only those):
+ * A = Q V W Q^-1, c = Q c_v. */
+void rl_bmmc_from_factors(rl_bmmc *b);
+
 struct relay_plan {
     relay_plan_kind kind;
     int32_t nranks;
@@ -83,7 +115,8 @@ struct relay_plan {
     relay_plan_stats stats;
     uint64_t fingerprint;    /* hash of the header and every section checksum */
     int format_major, format_minor; /* of the file it was read from, or the current */
-    rl_section **sections;   /* nranks entries; NULL where not loaded */
+    rl_section **sections;   /* nranks entries; NULL where not loaded (BMMC: none) */
+    rl_bmmc *bmmc;           /* BMMC plans only */
 };
 
 /* Allocation and release of the plan's parts. */

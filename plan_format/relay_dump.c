@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli_util.h"
+#include "dump_bmmc.h"
 #include "dump_steps.h"
 #include "json_out.h"
 #include "plan_internal.h"
@@ -37,6 +38,9 @@ static const char help_text[] =
     "    messages, pieces), a per-rank table (abbreviated to the first and last ranks plus\n"
     "    min/median/max above 32 ranks) and the 10 largest rank-to-rank messages.  Volumes are\n"
     "    counted from the plan's per-rank sections.  Sizes are in bytes.\n"
+    "    For a BMMC plan: the permutation's matrix A and complement, its factors V and W in\n"
+    "    processor-major coordinates, the rank r of V's lower-left block (2^r partners per\n"
+    "    rank), the volumes, and the partners of rank 0 (--rank R: of rank R).\n"
     "\n"
     "OPTIONS\n"
     "    --json         print one JSON object instead: format_version, kind, ranks, type, op,\n"
@@ -618,6 +622,12 @@ static int dump(const dump_request *r, cli_error *e)
     plan_volumes v = {0};
     int whole_plan = r->rank < 0 || r->svg;
     int status = load_plan(r, &p, e);
+    if (!status && p->bmmc) {
+        status = r->svg ? cli_fail(e, CLI_USAGE, "--svg: a BMMC plan's volumes are uniform (see the partners instead)")
+                        : dump_bmmc(r->path, p, r->json, (int)r->rank, e);
+        relay_plan_free(p);
+        return status;
+    }
     if (!status && whole_plan) status = count_volumes(p, &v, e);
     if (!status && r->svg) status = write_svg(r->svg, r->path, p, &v, e);
     if (!status && r->rank >= 0) {

@@ -11,10 +11,11 @@ target_link_libraries(relay_cli PUBLIC relay_exec)
 add_executable(relay-dump
     ${CMAKE_CURRENT_LIST_DIR}/relay_dump.c
     ${CMAKE_CURRENT_LIST_DIR}/dump_steps.c
+    ${CMAKE_CURRENT_LIST_DIR}/dump_bmmc.c
     ${CMAKE_CURRENT_LIST_DIR}/volume_svg.c)
 target_link_libraries(relay-dump PRIVATE relay_cli relay_exec m)
 
-add_executable(relay-run ${PROJECT_SOURCE_DIR}/executor/relay_run_cli.c)
+add_executable(relay-run ${PROJECT_SOURCE_DIR}/executor/relay_run_cli.c ${PROJECT_SOURCE_DIR}/executor/run_bmmc.c)
 target_link_libraries(relay-run PRIVATE relay_cli relay_exec MPI::MPI_C)
 
 install(TARGETS relay-dump relay-run RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

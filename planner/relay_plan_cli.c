@@ -5,7 +5,9 @@
  *       [--type s|d|c|z] [--relabel none|greedy|optimal]
  *       [--schedule auto|p2p|rounds|alltoallv] -o FILE
  *
- * The bmmc and hsumma plan kinds are announced but not available yet.
+ *   relay-plan bmmc ...   (bmmc_cli.c)
+ *
+ * The hsumma plan kind is announced but not available yet.
  * Reference: docs/cli.md. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -15,8 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bmmc_cli.h"
 #include "cli_util.h"
 #include "layout_spec.h"
+#include "plan_output.h"
 #include "progress.h"
 #include "relay/relay.h"
 
@@ -30,7 +34,7 @@ static const char help_text[] =
     "    relay-plan transform --ranks P --from SPEC --to SPEC [--op N|T|C] [--type s|d|c|z]\n"
     "                         [--relabel none|greedy|optimal] [--schedule auto|p2p|rounds|alltoallv]\n"
     "                         [--ranks-per-node K | --node-map FILE] [--node-weight W] -o FILE\n"
-    "    relay-plan bmmc ...      (coming: not available in this version)\n"
+    "    relay-plan bmmc --ranks P (--perm NAMES [--bits N] | --matrix COLS) [...] -o FILE\n"
     "    relay-plan hsumma ...    (coming: not available in this version)\n"
     "    relay-plan --help\n"
     "\n"
@@ -75,7 +79,9 @@ static const char help_text[] =
     "    -o, --output FILE  the plan file to write\n"
     "    -h, --help       print this help and exit\n"
     "    Options take their value as the next argument or after '=' (--ranks=4).\n"
-    "\n"
+    "\n";
+
+static const char help_tail[] =
     "EXIT STATUS\n"
     "    0  the plan was written\n"
     "    1  a layout file, planning or writing failed\n"
@@ -87,9 +93,20 @@ static const char help_text[] =
     "    relay-plan transform --ranks 4 --from bc:4096x4096:32x32:1x4 \\\n"
     "        --to bc:4096x4096:128x128:2x2 --op T -o t.plan\n"
     "    relay-plan transform --ranks 4 --from json:b.json --to bc:100x60:8x8:2x2 -o g.plan\n"
+    "    relay-plan bmmc --ranks 8 --perm transpose:1024x512 -o t.plan\n"
+    "    relay-plan bmmc --ranks 4 --perm bit-reversal,gray-code --bits 20 --rank-bits minor -o b.plan\n"
     "\n"
     "SEE ALSO\n"
     "    relay-dump(1), relay-run(1), docs/cli.md\n";
+
+static void print_help(void)
+{
+    fputs(help_text, stdout);
+    fputs("BMMC PLANS\n", stdout);
+    fputs(bmmc_help_text, stdout);
+    fputs("\n", stdout);
+    fputs(help_tail, stdout);
+}
 
 typedef struct {
     int64_t ranks;
@@ -192,25 +209,6 @@ static int build_layout(const char *option, const char *spec, relay_layout **out
     return status;
 }
 
-/* Fails before planning (which may take minutes) when FILE cannot be created. */
-static int check_output_path(const char *path, cli_error *e)
-{
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return cli_fail(e, CLI_USAGE, "-o: '%s' is a directory", path);
-    const char *slash = strrchr(path, '/');
-    char dir[4096] = ".";
-    if (slash) {
-        size_t len = slash == path ? 1 : (size_t)(slash - path);
-        if (len >= sizeof dir) return cli_fail(e, CLI_USAGE, "-o: path too long");
-        memcpy(dir, path, len);
-        dir[len] = '\0';
-    }
-    if (access(dir, W_OK | X_OK) != 0)
-        return cli_fail(e, CLI_FAILED, "cannot write '%s': directory '%s' does not exist or is not writable", path,
-                        dir);
-    return CLI_OK;
-}
-
 /* Reads P node indices (whitespace-separated) from path. */
 static int read_node_map(const char *path, int *nodes, int64_t ranks, cli_error *e)
 {
@@ -264,31 +262,6 @@ static int make_plan(const transform_request *r, const relay_layout *dst, const 
     return st ? cli_fail_relay(e, st == RELAY_ERR_ARG ? CLI_USAGE : CLI_FAILED, st, "cannot plan") : CLI_OK;
 }
 
-static int save_plan(const relay_plan *plan, const char *path, cli_error *e)
-{
-    progress pr;
-    progress_start(&pr, "relay-plan: writing");
-    relay_status st = relay_plan_save(plan, path);
-    progress_stop(&pr);
-    if (!st) return CLI_OK;
-    char what[4200];
-    snprintf(what, sizeof what, "cannot write '%s'", path);
-    return cli_fail_relay(e, CLI_FAILED, st, what);
-}
-
-static void print_summary(const relay_plan *plan, const char *path, double plan_s)
-{
-    relay_plan_stats s;
-    relay_plan_get_stats(plan, &s);
-    struct stat file;
-    int64_t file_bytes = stat(path, &file) == 0 ? (int64_t)file.st_size : -1;
-    printf("%s: %d ranks, %lld pieces, %lld messages, %lld bytes total (%s), %lld remote (%s), "
-           "planned in %.3f s, file %lld bytes (%s)\n",
-           path, relay_plan_nranks(plan), (long long)s.pieces, (long long)s.messages, (long long)s.bytes_total,
-           cli_bytes(s.bytes_total).text, (long long)s.bytes_remote, cli_bytes(s.bytes_remote).text, plan_s,
-           (long long)file_bytes, cli_bytes(file_bytes).text);
-}
-
 static int run_transform(const transform_request *r, cli_error *e)
 {
     relay_layout *src = NULL, *dst = NULL;
@@ -312,7 +285,7 @@ static int transform_main(int argc, char **argv)
     cli_error e;
     int status = parse_transform_args(argc, argv, &r, &e);
     if (!status && r.help) {
-        fputs(help_text, stdout);
+        print_help();
         return CLI_OK;
     }
     if (!status) status = run_transform(&r, &e);
@@ -325,14 +298,15 @@ int main(int argc, char **argv)
     cli_error e;
     const char *kind = argc > 1 ? argv[1] : NULL;
     if (kind && (strcmp(kind, "--help") == 0 || strcmp(kind, "-h") == 0)) {
-        fputs(help_text, stdout);
+        print_help();
         return CLI_OK;
     }
     if (kind && strcmp(kind, "transform") == 0) return transform_main(argc, argv);
-    if (!kind) cli_fail(&e, CLI_USAGE, "missing the plan kind: transform (see --help)");
-    else if (strcmp(kind, "bmmc") == 0 || strcmp(kind, "hsumma") == 0)
+    if (kind && strcmp(kind, "bmmc") == 0) return bmmc_main(argc, argv, print_help);
+    if (!kind) cli_fail(&e, CLI_USAGE, "missing the plan kind: transform or bmmc (see --help)");
+    else if (strcmp(kind, "hsumma") == 0)
         cli_fail(&e, CLI_USAGE, "the %s plan kind is not available in this version", kind);
-    else cli_fail(&e, CLI_USAGE, "unknown plan kind '%s': expected transform (see --help)", kind);
+    else cli_fail(&e, CLI_USAGE, "unknown plan kind '%s': expected transform or bmmc (see --help)", kind);
     cli_report(program, &e);
     return e.status;
 }

@@ -19,6 +19,7 @@
 #include <xxhash.h>
 
 #include "error.h"
+#include "mpi_error.h"
 #include "relay/relay.h"
 #include "relay/scalapack.h"
 
@@ -57,13 +58,6 @@ static relay_scalapack_cache_stats stats;
 
 static int cmp_int(const void *x, const void *y) { return (*(const int *)x > *(const int *)y) - (*(const int *)x < *(const int *)y); }
 
-static relay_status mpi_error(int rc, const char *what)
-{
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    return rl_fail(RELAY_ERR_MPI, "%s failed: %s", what, msg);
-}
 
 /* The processes of a BLACS context, by their rank in its system communicator. */
 static int *context_processes(int ictxt, int nprow, int npcol)
@@ -90,7 +84,7 @@ static relay_status create_context_comm(context *cx)
     }
     if (rc == MPI_SUCCESS) MPI_Group_free(&all);
     free(sorted);
-    return rc == MPI_SUCCESS ? RELAY_OK : mpi_error(rc, "creating the communicator of a BLACS context");
+    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "creating the communicator of a BLACS context");
 }
 
 static void free_context(context *cx)
@@ -431,7 +425,7 @@ static relay_status run_call(const call *c)
     int32_t *key = NULL;
     size_t len = 0;
     st = rc == MPI_SUCCESS ? build_key(&key, &len, all, cx->nprocs, c->type, c->op, c->m, c->n, c->fn)
-                           : mpi_error(rc, "gathering the descriptors");
+                           : rl_mpi_fail(rc, "gathering the descriptors");
     free(all);
     relay_exec *exec = NULL;
     if (!st) st = lookup(cx, key, len, &exec);

@@ -529,3 +529,52 @@ double complex ref_expected(const ref_transform *t, int64_t i, int64_t j)
         a += t->beta * ref_value(t->seed_a, i, j, is_complex);
     return a;
 }
+
+/* ---- BMMC permutations ---- */
+
+/* Row i of A as a bit mask over columns. */
+static uint64_t bmmc_row(const uint64_t *columns, int n, int i)
+{
+    uint64_t row = 0;
+    for (int j = 0; j < n; j++) row |= (columns[j] >> i & 1) << j;
+    return row;
+}
+
+uint64_t ref_bmmc_target(const uint64_t *columns, uint64_t c, int n, uint64_t x)
+{
+    uint64_t y = 0;
+    for (int i = 0; i < n; i++) y |= (uint64_t)__builtin_parityll(bmmc_row(columns, n, i) & x) << i;
+    return y ^ c;
+}
+
+int ref_bmmc_nonsingular(const uint64_t *columns, int n)
+{
+    uint64_t rows[64];
+    for (int i = 0; i < n; i++) rows[i] = bmmc_row(columns, n, i);
+    for (int k = 0; k < n; k++) { /* Gaussian elimination on rows, pivot column k */
+        int piv = k;
+        while (piv < n && !(rows[piv] >> k & 1)) piv++;
+        if (piv == n) return 0;
+        uint64_t t = rows[k]; rows[k] = rows[piv]; rows[piv] = t;
+        for (int i = 0; i < n; i++)
+            if (i != k && (rows[i] >> k & 1)) rows[i] ^= rows[k];
+    }
+    return 1;
+}
+
+void ref_bmmc_random(ref_rng *r, int n, uint64_t *columns)
+{
+    int perm[64];
+    for (int i = 0; i < n; i++) perm[i] = i;
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)ref_rng_range(r, 0, i), t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    for (int j = 0; j < n; j++) columns[j] = 1ull << perm[j];
+    for (int ops = 0; n > 1 && ops < 4 * n; ops++) { /* row i += row k: bit k of each column into bit i */
+        int i = (int)ref_rng_range(r, 0, n - 1), k = (int)ref_rng_range(r, 0, n - 2);
+        if (k >= i) k++;
+        for (int j = 0; j < n; j++) columns[j] ^= (columns[j] >> k & 1) << i;
+    }
+}

@@ -131,4 +131,16 @@ typedef struct {
 } ref_transform;
 double complex ref_expected(const ref_transform *t, int64_t i, int64_t j);
 
+/* ---- BMMC permutations ---- */
+
+/* y = A x XOR c over GF(2), computed row by row (bit i of y is the parity of
+ * row i of A masked by x), where relay works column by column.  columns[j]
+ * holds column j: bit i of it is A(i, j). */
+uint64_t ref_bmmc_target(const uint64_t *columns, uint64_t c, int n, uint64_t x);
+/* Whether A is nonsingular, by the rank of its rows. */
+int ref_bmmc_nonsingular(const uint64_t *columns, int n);
+/* A random nonsingular matrix: a product of random elementary row operations
+ * applied to a random permutation matrix. */
+void ref_bmmc_random(ref_rng *r, int n, uint64_t *columns);
+
 #endif

@@ -15,6 +15,7 @@
 #include "relay/layout.h"
 #include "relay/plan.h"
 #include "relay/exec.h"
+#include "relay/bmmc.h"
 #include "relay/scalapack.h"   /* declarations only: link relay::scalapack to use them */
 
 #endif

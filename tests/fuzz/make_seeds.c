@@ -1,5 +1,6 @@
 /* make_seeds.c — writes a few small valid plans as the fuzzer's seed corpus:
- * block-cyclic and grid layouts, every op, a batch, explicit offsets. */
+ * block-cyclic and grid layouts, every op, a batch, explicit offsets, and
+ * a BMMC plan (its factors are all the decoder's BMMC path reads). */
 #include <stdio.h>
 
 #include "relay/relay.h"
@@ -34,6 +35,10 @@ int main(int argc, char **argv)
     relay_op ops[2] = {RELAY_OP_T, RELAY_OP_N};
     relay_plan *batch;
     bad = bad || relay_plan_transform_batch(&batch, 2, 2, as, bs, ops, RELAY_CDOUBLE, NULL) || save(batch, argv[1], 3);
+    relay_bmmc perm;
+    relay_plan *bmmc = NULL;
+    bad = bad || relay_bmmc_bit_reversal(&perm, 9) || relay_plan_bmmc(&bmmc, &perm, 2, 3, 8) || save(bmmc, argv[1], 4);
+    relay_plan_free(bmmc);
     if (bad) fprintf(stderr, "make_seeds: %s\n", relay_last_error());
     return bad;
 }

@@ -20,7 +20,17 @@ plan_error() { # status what args...
 }
 plan_error 2 "no plan kind"
 plan_error 2 "unknown plan kind" frobnicate
-plan_error 2 "bmmc not available" bmmc --ranks 4
+plan_error 2 "bmmc: ranks not a power of two" bmmc --ranks 6 --perm bit-reversal --bits 8 -o out.plan
+plan_error 2 "bmmc: singular matrix" bmmc --ranks 2 --matrix 1,2,3 -o out.plan
+plan_error 2 "bmmc: unknown permutation" bmmc --ranks 2 --perm reversal --bits 8 -o out.plan
+plan_error 2 "bmmc: named permutation without --bits" bmmc --ranks 2 --perm gray-code -o out.plan
+plan_error 2 "bmmc: --perm and --matrix" bmmc --ranks 2 --perm identity --bits 3 --matrix 1,2,4 -o out.plan
+plan_error 2 "bmmc: mismatched composition" bmmc --ranks 2 --perm transpose:4x8,identity --bits 4 -o out.plan
+plan_error 2 "bmmc: more ranks than elements" bmmc --ranks 16 --perm identity --bits 3 -o out.plan
+plan_error 2 "bmmc: rank bits out of range" bmmc --ranks 4 --perm identity --bits 6 --rank-bits 5 -o out.plan
+plan_error 2 "bmmc: bad complement" bmmc --ranks 2 --perm identity --bits 4 --complement 0x1g -o out.plan
+plan_error 2 "bmmc: complement beyond n" bmmc --ranks 2 --perm identity --bits 4 --complement 0x10 -o out.plan
+plan_error 2 "bmmc: matrix column beyond n" bmmc --ranks 2 --matrix 1,2,8 -o out.plan
 plan_error 2 "hsumma not available" hsumma
 plan_error 2 "unknown option" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --bogus -o out.plan
 plan_error 2 "missing value" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO -o
@@ -125,4 +135,9 @@ expect_mpi_error "relay-run: bad option at 2 ranks" 2 good.plan --iters=-1
 expect_mpi_error "relay-run: plan for 2 ranks run on 1" 1 good.plan
 expect_mpi_error "relay-run: plan for 2 ranks run on 3" 3 good.plan
 expect_mpi_error "relay-run: a file that is not a plan" 2 bad.json
+"$PLAN" bmmc --ranks 4 --perm bit-reversal --bits 10 -o bmmc.plan >/dev/null || fail "relay-plan bmmc failed"
+expect_mpi_error "relay-run: BMMC plan for 4 ranks run on 2" 2 bmmc.plan
+expect_mpi_error "relay-run: BMMC plan for 4 ranks run on 3" 3 bmmc.plan
+expect_error 2 "relay-dump: --svg of a BMMC plan" "$DUMP" bmmc.plan --svg out.svg
+expect_error 2 "relay-dump: --rank beyond a BMMC plan" "$DUMP" bmmc.plan --rank 4
 finish

@@ -108,4 +108,35 @@ json_check dump.json "reshape-4-to-8: ReSHAPE steps" \
 for sched in p2p rounds alltoallv auto; do
     check_case "schedule-$sched" 4 96 96 8 T d "bc:96x96:8x8:2x2" "bc:96x96:12x12:1x4:grid=col" none --schedule "$sched"
 done
+
+# check_bmmc NAME P ESZ RELAY-PLAN-BMMC-ARGS...: plan, dump (text, JSON, one
+# rank's partners), replay at P ranks and verify every element.
+check_bmmc() {
+    local name=$1 p=$2 esz=$3
+    shift 3
+    "$PLAN" bmmc --ranks "$p" --elem-size "$esz" "$@" -o "$name.plan" >plan.txt 2>err.txt || {
+        fail "$name: relay-plan bmmc failed: $(cat err.txt)"
+        return
+    }
+    "$DUMP" "$name.plan" >dump.txt 2>err.txt || fail "$name: relay-dump failed: $(cat err.txt)"
+    grep -q "rank of V's lower-left block: r = " dump.txt || fail "$name: relay-dump does not show r"
+    "$DUMP" "$name.plan" --json >dump.json 2>err.txt || fail "$name: relay-dump --json failed: $(cat err.txt)"
+    json_check dump.json "$name: relay-dump --json" \
+        "d['kind'] == 'bmmc' and d['ranks'] == $p and len(d['per_rank']) == $p" \
+        "d['bmmc']['partners'] == 2 ** d['bmmc']['rank'] and d['bytes_total'] == $esz * 2 ** d['bmmc']['n']" \
+        "sum(r['send_bytes'] + r['local_bytes'] for r in d['per_rank']) == d['bytes_total']" \
+        "sum(r['send_msgs'] for r in d['per_rank']) == d['messages']"
+    "$DUMP" "$name.plan" --rank $((p - 1)) --json >rank.json 2>err.txt || fail "$name: relay-dump --rank failed: $(cat err.txt)"
+    json_check rank.json "$name: relay-dump --rank --json" \
+        "d['rank'] == $p - 1 and sorted(x['to'] for x in d['partners']) == sorted(x['from'] for x in d['partners'])" \
+        "len(set(x['to'] for x in d['partners'])) == len(d['partners'])"
+    "$MPIEXEC" -n "$p" "$RUN" "$name.plan" --verify --json --iters 2 >run.json 2>err.txt ||
+        fail "$name: relay-run at $p ranks failed: $(cat err.txt)"
+    json_check run.json "$name: relay-run --json" "d['verified'] is True and d['ranks'] == $p"
+    echo "ok: $name"
+}
+check_bmmc bmmc-transpose 4 8 --perm transpose:64x32
+check_bmmc bmmc-composed-minor 4 4 --perm bit-reversal,gray-code --bits 12 --rank-bits minor --complement 0x5a5
+check_bmmc bmmc-matrix-inverse 2 3 --matrix 0x3,0x2,0x4,0x9,0x10,0x20 --rank-bits 2 --inverse
+check_bmmc bmmc-one-rank 1 16 --perm vector-reversal --bits 9
 finish

@@ -1,0 +1,53 @@
+/* plan_output.c — writing a plan file and its summary line (plan_output.h). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "plan_output.h"
+#include "progress.h"
+
+int check_output_path(const char *path, cli_error *e)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return cli_fail(e, CLI_USAGE, "-o: '%s' is a directory", path);
+    const char *slash = strrchr(path, '/');
+    char dir[4096] = ".";
+    if (slash) {
+        size_t len = slash == path ? 1 : (size_t)(slash - path);
+        if (len >= sizeof dir) return cli_fail(e, CLI_USAGE, "-o: path too long");
+        memcpy(dir, path, len);
+        dir[len] = '\0';
+    }
+    if (access(dir, W_OK | X_OK) != 0)
+        return cli_fail(e, CLI_FAILED, "cannot write '%s': directory '%s' does not exist or is not writable", path,
+                        dir);
+    return CLI_OK;
+}
+
+int save_plan(const relay_plan *plan, const char *path, cli_error *e)
+{
+    progress pr;
+    progress_start(&pr, "relay-plan: writing");
+    relay_status st = relay_plan_save(plan, path);
+    progress_stop(&pr);
+    if (!st) return CLI_OK;
+    char what[4200];
+    snprintf(what, sizeof what, "cannot write '%s'", path);
+    return cli_fail_relay(e, CLI_FAILED, st, what);
+}
+
+void print_summary(const relay_plan *plan, const char *path, double plan_s)
+{
+    relay_plan_stats s;
+    relay_plan_get_stats(plan, &s);
+    struct stat file;
+    int64_t file_bytes = stat(path, &file) == 0 ? (int64_t)file.st_size : -1;
+    printf("%s: %d ranks, %lld pieces, %lld messages, %lld bytes total (%s), %lld remote (%s), "
+           "planned in %.3f s, file %lld bytes (%s)\n",
+           path, relay_plan_nranks(plan), (long long)s.pieces, (long long)s.messages, (long long)s.bytes_total,
+           cli_bytes(s.bytes_total).text, (long long)s.bytes_remote, cli_bytes(s.bytes_remote).text, plan_s,
+           (long long)file_bytes, cli_bytes(file_bytes).text);
+}
+
