@@ -2,6 +2,7 @@
  * composition and inverse (Lemma 1 of paper 004), the change to
  * processor-major coordinates (section 6), and the check that a plan's
  * factors are what the executor needs (a plan file is untrusted). */
+#include <stdint.h>
 #include <string.h>
 
 #include "error.h"
@@ -208,6 +209,8 @@ relay_status rl_bmmc_validate(const rl_bmmc *b)
         b->elem_size > (1 << 20) || b->rank < 0 || b->rank > p || b->rank > off)
         return rl_fail(RELAY_ERR_FORMAT, "BMMC plan: n = %d, p = %d, f = %d, element size %lld or rank %d out of range", n, p, b->f,
                        (long long)b->elem_size, b->rank);
+    if (b->elem_size > INT64_MAX >> n)
+        return rl_fail(RELAY_ERR_FORMAT, "BMMC plan: 2^%d elements of %lld bytes exceed 2^63 bytes", n, (long long)b->elem_size);
     uint64_t mask = rl_gf2_mask(n), offmask = rl_gf2_mask(off);
     for (int j = 0; j < n; j++)
         if ((b->a.col[j] | b->v.col[j] | b->w.col[j]) & ~mask || (b->c | b->cv) & ~mask)

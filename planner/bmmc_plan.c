@@ -22,6 +22,7 @@
  * the same rank differ only in their low n-p-r bits and sit in consecutive
  * places (Lemma 3: 2^r partners, N / (2^r P) elements each), and since
  * delta' is nonsingular a rank can compute who sends to it. */
+#include <stdint.h>
 #include <string.h>
 
 #include "error.h"
@@ -94,6 +95,8 @@ static relay_status check_bmmc_args(relay_plan **out, const relay_bmmc *perm, in
     if (f < 0 || f > n - p) return rl_fail(RELAY_ERR_ARG, "relay_plan_bmmc: rank bits at %d; 0 to n - p = %d are possible", f, n - p);
     if (elem_size < 1 || elem_size > (1u << 20))
         return rl_fail(RELAY_ERR_ARG, "relay_plan_bmmc: element size %zu; 1 to 2^20 bytes are possible", elem_size);
+    if ((int64_t)elem_size > INT64_MAX >> n)
+        return rl_fail(RELAY_ERR_ARG, "relay_plan_bmmc: 2^%d elements of %zu bytes exceed 2^63 bytes", n, elem_size);
     uint64_t mask = rl_gf2_mask(n);
     a->n = n;
     for (int j = 0; j < n; j++) {

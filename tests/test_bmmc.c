@@ -272,6 +272,12 @@ static void test_bad_arguments(void **state)
     assert_int_equal(relay_plan_bmmc(&plan, &m, 3, 6, 8), RELAY_ERR_ARG);
     assert_int_equal(relay_plan_bmmc(&plan, &m, 3, -1, 8), RELAY_ERR_ARG);
     assert_int_equal(relay_plan_bmmc(&plan, &m, 3, 0, 0), RELAY_ERR_ARG);
+    relay_bmmc_identity(&m, 62);
+    assert_int_equal(relay_plan_bmmc(&plan, &m, 2, 0, 2), RELAY_ERR_ARG); /* 2^63 bytes */
+    assert_int_equal(relay_plan_bmmc(&plan, &m, 24, 0, 1), RELAY_OK);     /* 2^62 bytes: a plan, never bound here */
+    relay_plan_free(plan);
+    plan = (relay_plan *)&m;
+    relay_bmmc_identity(&m, 8);
     m.columns[2] |= 1ull << 9;
     assert_int_equal(relay_plan_bmmc(&plan, &m, 3, 0, 8), RELAY_ERR_ARG);
     relay_bmmc_identity(&m, 8);
