@@ -23,6 +23,8 @@
 
 #include "bmmc_exec.h"
 #include "error.h"
+#include "hsumma_dist.h"
+#include "hsumma_exec.h"
 #include "mpi_error.h"
 #include "kernels.h"
 #include "plan_internal.h"
@@ -80,6 +82,7 @@ struct relay_exec {
                                 receive counts, receive displacements (bytes) */
     MPI_Request a2a_req;
     rl_bmmc_exec *bmmc;      /* BMMC plans: the whole replay (bmmc_exec.c) */
+    rl_hsumma_exec *hsumma;  /* HSUMMA plans: the whole replay (hsumma_exec.c) */
     /* The replay in flight. */
     int active;
     void **dst;
@@ -478,29 +481,44 @@ static relay_status prepare_bmmc(relay_exec *e, const relay_plan *p)
     return st || e->rank >= p->nranks ? st : rl_bmmc_exec_create(&e->bmmc, p->bmmc, e->rank);
 }
 
+/* Nor does an HSUMMA plan: its parameters give every rank its part. */
+static relay_status prepare_hsumma(relay_exec *e, const relay_plan *p)
+{
+    e->schedule = RELAY_SCHED_P2P;
+    relay_status st = p->hsumma ? rl_hsumma_check(&p->hsumma->params, RELAY_ERR_FORMAT)
+                                : rl_fail(RELAY_ERR_FORMAT, "HSUMMA plan without its parameters");
+    return st || e->rank >= p->nranks ? st : rl_hsumma_exec_create(&e->hsumma, p->hsumma, e->rank);
+}
+
+/* Binds what the plan's kind needs on the executor's own communicator. */
+static relay_status bind(relay_exec *e)
+{
+    if (e->bmmc) return rl_bmmc_exec_bind(e->bmmc, e->comm);
+    if (e->hsumma) return rl_hsumma_exec_bind(e->hsumma, e->comm);
+    relay_status st = e->schedule == RELAY_SCHED_ALLTOALLV ? create_a2a_request(e) : create_requests(e);
+    return st || e->schedule != RELAY_SCHED_P2P ? st : agree_direct(e);
+}
+
 relay_status relay_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm comm)
 {
     if (!out || !p) return rl_fail(RELAY_ERR_ARG, "relay_exec_create: NULL argument");
     if (comm == MPI_COMM_NULL) return rl_fail(RELAY_ERR_ARG, "relay_exec_create: the communicator is MPI_COMM_NULL");
-    if (p->kind != RELAY_PLAN_TRANSFORM && p->kind != RELAY_PLAN_BMMC)
-        return rl_fail(RELAY_ERR_UNSUPPORTED, "relay_exec_create: plan kind %d cannot be replayed by this version", (int)p->kind);
     relay_exec *e = calloc(1, sizeof *e);
     if (!e) return RL_NOMEM();
     e->comm = MPI_COMM_NULL;
     e->a2a_req = MPI_REQUEST_NULL;
     MPI_Comm_size(comm, &e->nranks);
     MPI_Comm_rank(comm, &e->rank);
-    int bmmc = p->kind == RELAY_PLAN_BMMC;
-    int has_section = bmmc || (e->nranks == p->nranks && p->sections[e->rank] != NULL);
-    relay_status st = bmmc ? prepare_bmmc(e, p) : has_section ? prepare_local(e, p) : RELAY_OK;
+    int sectionless = p->kind != RELAY_PLAN_TRANSFORM;
+    int has_section = sectionless || (e->nranks == p->nranks && p->sections[e->rank] != NULL);
+    relay_status st = p->kind == RELAY_PLAN_BMMC ? prepare_bmmc(e, p)
+                      : p->kind == RELAY_PLAN_HSUMMA ? prepare_hsumma(e, p)
+                      : has_section ? prepare_local(e, p) : RELAY_OK;
     st = agree(e, comm, p, has_section, st);
     if (!st) {
         int rc = MPI_Comm_dup(comm, &e->comm);
         if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(e->comm, MPI_ERRORS_RETURN);
-        if (rc != MPI_SUCCESS) st = rl_mpi_fail(rc, "MPI_Comm_dup");
-        else if (bmmc) st = rl_bmmc_exec_bind(e->bmmc, e->comm);
-        else st = e->schedule == RELAY_SCHED_ALLTOALLV ? create_a2a_request(e) : create_requests(e);
-        if (!st && !bmmc && e->schedule == RELAY_SCHED_P2P) st = agree_direct(e);
+        st = rc != MPI_SUCCESS ? rl_mpi_fail(rc, "MPI_Comm_dup") : bind(e);
     }
     if (st) {
         relay_exec_free(e);
@@ -652,12 +670,19 @@ static relay_status start_bmmc(relay_exec *e, void *const *dst, const void *cons
     return rl_bmmc_exec_start(e->bmmc, src[0]);
 }
 
+/* An HSUMMA replay: C in dst[0], A and B in src[0] and src[1]. */
+static relay_status start_hsumma(relay_exec *e, void *const *dst, const void *const *src, const void *alpha, const void *beta)
+{
+    if (!dst || !src) return rl_fail(RELAY_ERR_ARG, "relay_exec_start: the dst or src array is NULL");
+    return rl_hsumma_exec_start(e->hsumma, dst[0], src[0], src[1], alpha, beta);
+}
+
 relay_status relay_exec_start(relay_exec *e, void *const *dst, const void *const *src, const void *alpha, const void *beta)
 {
     if (!e) return rl_fail(RELAY_ERR_ARG, "relay_exec_start: executor is NULL");
     if (e->active) return rl_fail(RELAY_ERR_ARG, "relay_exec_start: a replay is already in flight; call relay_exec_wait first");
-    if (e->bmmc) {
-        relay_status st = start_bmmc(e, dst, src, alpha, beta);
+    if (e->bmmc || e->hsumma) {
+        relay_status st = e->bmmc ? start_bmmc(e, dst, src, alpha, beta) : start_hsumma(e, dst, src, alpha, beta);
         e->active = st == RELAY_OK;
         return st;
     }
@@ -680,6 +705,7 @@ relay_status relay_exec_wait(relay_exec *e)
     if (!e->active) return rl_fail(RELAY_ERR_ARG, "relay_exec_wait: no replay is in flight");
     e->active = 0;
     if (e->bmmc) return rl_bmmc_exec_wait(e->bmmc, e->dst[0]);
+    if (e->hsumma) return rl_hsumma_exec_wait(e->hsumma);
     if (e->schedule != RELAY_SCHED_ROUNDS) move_locals(e); /* rounds copy in their own step */
     int rc = e->schedule == RELAY_SCHED_ALLTOALLV ? wait_a2a(e) : e->schedule == RELAY_SCHED_ROUNDS ? wait_rounds(e) : wait_p2p(e);
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "completing the replay");
@@ -698,6 +724,10 @@ relay_status relay_exec_get_memory(const relay_exec *e, relay_exec_memory *m)
         *m = (relay_exec_memory){rl_bmmc_exec_extra_bytes(e->bmmc), rl_bmmc_exec_remote_bytes(e->bmmc)};
         return RELAY_OK;
     }
+    if (e->hsumma) {
+        *m = (relay_exec_memory){rl_hsumma_exec_extra_bytes(e->hsumma), rl_hsumma_exec_remote_bytes(e->hsumma)};
+        return RELAY_OK;
+    }
     const rl_section *s = e->sec;
     int64_t remote = 0, extra = e->sends.byte_off[s->nsend] + e->recvs.byte_off[s->nrecv];
     for (int k = 0; k < s->nsend; k++) remote += s->send[k].elems * (int64_t)e->esz;
@@ -712,6 +742,14 @@ relay_status relay_exec_get_memory(const relay_exec *e, relay_exec_memory *m)
     return RELAY_OK;
 }
 
+relay_status relay_exec_hsumma_report(const relay_exec *e, relay_hsumma_report *r)
+{
+    if (!e || !r) return rl_fail(RELAY_ERR_ARG, "relay_exec_hsumma_report: NULL argument");
+    if (!e->hsumma) return rl_fail(RELAY_ERR_ARG, "relay_exec_hsumma_report: the executor does not replay an HSUMMA plan");
+    rl_hsumma_exec_report(e->hsumma, r);
+    return RELAY_OK;
+}
+
 void relay_exec_free(relay_exec *e)
 {
     if (!e) return;
@@ -721,6 +759,7 @@ void relay_exec_free(relay_exec *e)
         if (e->reqs[k] != MPI_REQUEST_NULL) MPI_Request_free(&e->reqs[k]);
     if (e->a2a_req != MPI_REQUEST_NULL) MPI_Request_free(&e->a2a_req);
     rl_bmmc_exec_free(e->bmmc);
+    rl_hsumma_exec_free(e->hsumma);
     if (e->comm != MPI_COMM_NULL) MPI_Comm_free(&e->comm);
     free(e->reqs);
     free(e->send_at);

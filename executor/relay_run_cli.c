@@ -20,6 +20,7 @@
 #include "plan_internal.h"
 #include "relay/relay.h"
 #include "run_bmmc.h"
+#include "run_hsumma.h"
 
 static const char program[] = "relay-run";
 
@@ -259,9 +260,7 @@ static int load_section(replay_state *s, const char *path, int rank, cli_error *
         return cli_fail_relay(e, CLI_FAILED, st, what);
     }
     relay_plan_kind kind = relay_plan_get_kind(s->plan);
-    if (kind != RELAY_PLAN_TRANSFORM && kind != RELAY_PLAN_BMMC)
-        return cli_fail(e, CLI_FAILED, "'%s' is an HSUMMA plan: this version replays transform and BMMC plans", path);
-    s->count = kind == RELAY_PLAN_BMMC ? 1 : relay_plan_count(s->plan);
+    s->count = kind == RELAY_PLAN_BMMC ? 1 : kind == RELAY_PLAN_HSUMMA ? 2 : relay_plan_count(s->plan);
     return CLI_OK;
 }
 
@@ -283,8 +282,12 @@ static int prepare_buffers(replay_state *s, int rank, cli_error *e)
     s->a = calloc((size_t)s->count, sizeof *s->a);
     s->b = calloc((size_t)s->count, sizeof *s->b);
     if (!s->a || !s->b) return cli_fail(e, CLI_FAILED, "out of memory");
-    if (relay_plan_get_kind(s->plan) == RELAY_PLAN_BMMC)
-        return run_bmmc_buffers(s->plan, rank, &s->b[0], &s->a[0]) ? CLI_OK : cli_fail(e, CLI_FAILED, "out of memory on rank %d", rank);
+    relay_plan_kind kind = relay_plan_get_kind(s->plan);
+    if (kind != RELAY_PLAN_TRANSFORM) {
+        int ok = kind == RELAY_PLAN_BMMC ? run_bmmc_buffers(s->plan, rank, &s->b[0], &s->a[0])
+                                         : run_hsumma_buffers(s->plan, rank, &s->b[0], &s->b[1], &s->a[0]);
+        return ok ? CLI_OK : cli_fail(e, CLI_FAILED, "out of memory on rank %d", rank);
+    }
     for (int k = 0; k < s->count; k++) {
         int64_t na = relay_plan_buffer_elems(s->plan, 1, k, rank), nb = relay_plan_buffer_elems(s->plan, 0, k, rank);
         s->a[k] = alloc_elems(na, t);
@@ -340,11 +343,13 @@ static int replay_all(replay_state *s, const run_request *r, double *times, cli_
 /* Checks every element of every A this rank holds.  Returns the status the
  * ranks agree on: every rank with a wrong element fails, and the lowest one
  * reports the total and its first wrong element. */
-static int verify_bmmc(const replay_state *s, int rank, int64_t *wrong_total, cli_error *e)
+static int verify_output(const replay_state *s, int rank, int64_t *wrong_total, cli_error *e)
 {
     char first[160];
     int64_t counts[2], totals[2]; /* wrong, checked */
-    counts[0] = run_bmmc_check(s->plan, rank, s->a[0], &counts[1], first, sizeof first);
+    counts[0] = relay_plan_get_kind(s->plan) == RELAY_PLAN_BMMC
+                    ? run_bmmc_check(s->plan, rank, s->a[0], &counts[1], first, sizeof first)
+                    : run_hsumma_check(s->plan, rank, s->a[0], &counts[1], first, sizeof first);
     MPI_Allreduce(counts, totals, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     *wrong_total = totals[0];
     if (counts[0])
@@ -355,7 +360,7 @@ static int verify_bmmc(const replay_state *s, int rank, int64_t *wrong_total, cl
 
 static int verify(const replay_state *s, int rank, int64_t *wrong_total, cli_error *e)
 {
-    if (relay_plan_get_kind(s->plan) == RELAY_PLAN_BMMC) return verify_bmmc(s, rank, wrong_total, e);
+    if (relay_plan_get_kind(s->plan) != RELAY_PLAN_TRANSFORM) return verify_output(s, rank, wrong_total, e);
     relay_type t = relay_plan_type(s->plan);
     element_visit first = {0};
     int first_pair = -1;

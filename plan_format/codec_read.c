@@ -5,7 +5,8 @@
  * validating constructors, sigma checked to be a permutation), then each
  * wanted section's bytes against the index's hash, its fields, its content
  * checksum, and finally rl_section_validate and the fingerprint.  A BMMC
- * plan has no sections: its header's factors pass rl_bmmc_validate.  A file is
+ * plan has no sections: its header's factors pass rl_bmmc_validate; nor has
+ * an HSUMMA plan, whose parameters pass rl_hsumma_check.  A file is
  * read with seeks: a rank that asks for its own section reads the preamble,
  * the header and that section only. */
 #define _POSIX_C_SOURCE 200809L /* fileno, fstat */
@@ -17,6 +18,7 @@
 
 #include "codec.h"
 #include "error.h"
+#include "hsumma_dist.h"
 #include "mp_reader.h"
 #include "plan_internal.h"
 
@@ -257,6 +259,9 @@ typedef struct {
     int64_t rounds;            /* absent in format 1.0 files: 1 */
     int kind;                  /* a relay_plan_kind + 1; 0 while unknown */
     rl_bmmc *bmmc;             /* a BMMC plan's factors */
+    int64_t hsumma[RL_HS_INTS];/* an HSUMMA plan's parameters */
+    double net[2];
+    int have_hsumma;
     raw_pair *pairs;
     uint32_t npairs;
     int64_t *sigma, stats[5];
@@ -380,6 +385,30 @@ static relay_status read_bmmc(mp_reader *r, header_fields *h)
     return rl_bmmc_validate(b);
 }
 
+/* ---- an HSUMMA plan's parameters ------------------------------------------ */
+
+/* The "hsumma" map into h->hsumma and h->net; checked once the header is whole. */
+static relay_status read_hsumma(mp_reader *r, header_fields *h)
+{
+    uint32_t pairs, have = 0;
+    if (h->have_hsumma || !mp_read_map(r, &pairs)) return format_error(r, "HSUMMA header");
+    for (uint32_t i = 0; i < pairs && !r->error; i++) {
+        const char *key;
+        uint32_t klen;
+        int k = 0;
+        if (!mp_read_str(r, &key, &klen)) break;
+        while (k < RL_HS_INTS && !mp_key_is(key, klen, rl_hsumma_keys[k])) k++;
+        int sizes = k <= RL_HS_K || k == RL_HS_INNER || k == RL_HS_OUTER || k == RL_HS_DIST_BLOCK;
+        if (k < RL_HS_INTS) have |= (uint32_t)read_ranged(r, &h->hsumma[k], 0, sizes ? INT64_MAX : INT32_MAX) << k;
+        else if (mp_key_is(key, klen, "net_alpha")) have |= (uint32_t)mp_read_double(r, &h->net[0]) << RL_HS_INTS;
+        else if (mp_key_is(key, klen, "net_beta")) have |= (uint32_t)mp_read_double(r, &h->net[1]) << (RL_HS_INTS + 1);
+        else mp_skip(r);
+    }
+    if (r->error || have != (1u << (RL_HS_INTS + 2)) - 1) return format_error(r, "HSUMMA header");
+    h->have_hsumma = 1;
+    return RELAY_OK;
+}
+
 /* ---- the header -------------------------------------------------------- */
 
 static relay_status read_header_field(mp_reader *r, header_fields *h, const char *key, uint32_t klen)
@@ -396,8 +425,12 @@ static relay_status read_header_field(mp_reader *r, header_fields *h, const char
     if (mp_key_is(key, klen, "rounds")) read_ranged(r, &h->rounds, 0, RELAY_MAX_RANKS);
     else if (mp_key_is(key, klen, "kind")) {
         if (mp_read_str(r, &val, &vlen))
-            h->kind = mp_key_is(val, vlen, "transform") ? RELAY_PLAN_TRANSFORM + 1 : mp_key_is(val, vlen, "bmmc") ? RELAY_PLAN_BMMC + 1 : 0;
+            h->kind = mp_key_is(val, vlen, "transform") ? RELAY_PLAN_TRANSFORM + 1
+                      : mp_key_is(val, vlen, "bmmc")    ? RELAY_PLAN_BMMC + 1
+                      : mp_key_is(val, vlen, "hsumma")  ? RELAY_PLAN_HSUMMA + 1
+                                                        : 0;
     } else if (mp_key_is(key, klen, "bmmc")) return read_bmmc(r, h);
+    else if (mp_key_is(key, klen, "hsumma")) return read_hsumma(r, h);
     else if (mp_key_is(key, klen, "pairs")) return read_pairs(r, h);
     else if (mp_key_is(key, klen, "sigma") && !h->sigma) h->sigma = read_int_array(r, &h->nsigma, 0, RELAY_MAX_RANKS);
     else if (mp_key_is(key, klen, "stats")) read_stats(r, h);
@@ -430,11 +463,20 @@ static relay_status check_bmmc_header(const header_fields *h)
     return RELAY_OK;
 }
 
+static relay_status check_hsumma_header(const header_fields *h)
+{
+    const int hsumma_have = 1 << HF_NRANKS | 1 << HF_TYPE | 1 << HF_FINGERPRINT;
+    if ((h->have & hsumma_have) != hsumma_have || !h->have_hsumma || h->nstats != 31)
+        return rl_fail(RELAY_ERR_FORMAT, "plan header lacks a required field");
+    return RELAY_OK; /* the parameters are checked as the plan is assembled */
+}
+
 static relay_status check_header(const mp_reader *r, const header_fields *h)
 {
     if (r->error) return format_error(r, "header");
-    if (!h->kind) return rl_fail(RELAY_ERR_FORMAT, "plan kind is missing or not one this relay reads (transform, bmmc)");
+    if (!h->kind) return rl_fail(RELAY_ERR_FORMAT, "plan kind is missing or not one this relay reads (transform, bmmc, hsumma)");
     if (h->kind == RELAY_PLAN_BMMC + 1) return check_bmmc_header(h);
+    if (h->kind == RELAY_PLAN_HSUMMA + 1) return check_hsumma_header(h);
     if (h->have != 31 || !h->pairs || !h->sigma || !h->index || h->nstats != 31)
         return rl_fail(RELAY_ERR_FORMAT, "plan header lacks a required field");
     int64_t n = h->v[HF_NRANKS];
@@ -465,6 +507,23 @@ static relay_status assemble(header_fields *h, relay_plan **out)
         p->schedule = RELAY_SCHED_P2P;
         p->bmmc = h->bmmc;
         h->bmmc = NULL;
+        *out = p;
+        return RELAY_OK;
+    }
+    if (h->kind == RELAY_PLAN_HSUMMA + 1) {
+        p->kind = RELAY_PLAN_HSUMMA;
+        p->type = (relay_type)h->v[HF_TYPE];
+        p->schedule = RELAY_SCHED_P2P;
+        p->hsumma = calloc(1, sizeof *p->hsumma);
+        relay_status st = p->hsumma ? rl_hsumma_from_ints(p->hsumma, h->hsumma, p->type, h->net[0], h->net[1], p->nranks)
+                                    : RL_NOMEM();
+        if (st) {
+            relay_plan_free(p);
+            return st;
+        }
+        relay_hsumma_info info;
+        relay_plan_hsumma_info(p, &info);
+        p->rounds = (int32_t)(info.outer_steps + info.inner_steps);
         *out = p;
         return RELAY_OK;
     }
@@ -619,7 +678,7 @@ static relay_status read_section(source *src, const header *h, uint64_t base, in
 /* The fingerprint must follow from the header and the index's checksums. */
 static relay_status check_fingerprint(const header *h)
 {
-    if (h->plan->bmmc) /* no sections */
+    if (h->plan->bmmc || h->plan->hsumma) /* no sections */
         return rl_plan_hash(h->plan, NULL) == h->plan->fingerprint ? RELAY_OK
                                                                   : rl_fail(RELAY_ERR_FORMAT, "plan fingerprint does not match its contents");
     int n = h->plan->nranks;
@@ -641,7 +700,7 @@ static relay_status decode(source *s, relay_plan **out, int rank)
         st = rl_fail(RELAY_ERR_ARG, "rank %d is not -1 or a rank of this %d-rank plan", rank, h.plan->nranks);
     if (!st) st = check_fingerprint(&h);
     uint64_t base = pre.length + pre.header_bytes;
-    int sections = !st && !h.plan->bmmc;
+    int sections = !st && !h.plan->bmmc && !h.plan->hsumma;
     for (int r = rank < 0 ? 0 : rank; sections && !st && r < (rank < 0 ? h.plan->nranks : rank + 1); r++)
         st = read_section(s, &h, base, r);
     free(h.index);

@@ -6,8 +6,8 @@
  *   header    a map: kind, ranks, type, pairs with their layouts, sigma,
  *             statistics, fingerprint, and the section index (offset, size,
  *             byte hash and content checksum of every rank's section);
- *   sections  one map per rank, in rank order (a BMMC plan has none: its
- *             header holds the permutation and its factors).
+ *   sections  one map per rank, in rank order (BMMC and HSUMMA plans have
+ *             none: the header holds the factors or the parameters).
  * Sections are encoded independently (in parallel), so a reader can seek to
  * its own. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fsync, fdopen */
@@ -20,6 +20,7 @@
 
 #include "codec.h"
 #include "error.h"
+#include "hsumma_dist.h"
 #include "plan_internal.h"
 
 /* The encoded parts of a plan, before they are joined or written. */
@@ -169,10 +170,37 @@ static void pack_bmmc_header(msgpack_packer *pk, const relay_plan *p)
     msgpack_pack_uint64(pk, p->fingerprint);
 }
 
+/* An HSUMMA plan is its header alone: the parameters, from which every
+ * rank derives its steps and groups. */
+static void pack_hsumma_header(msgpack_packer *pk, const relay_plan *p)
+{
+    int64_t v[RL_HS_INTS];
+    rl_hsumma_to_ints(p->hsumma, v);
+    msgpack_pack_map(pk, 6);
+    pack_str(pk, "kind");
+    pack_str(pk, kind_name(p->kind));
+    pack_int(pk, "nranks", p->nranks);
+    pack_int(pk, "type", p->type);
+    pack_str(pk, "hsumma");
+    msgpack_pack_map(pk, RL_HS_INTS + 2);
+    for (int k = 0; k < RL_HS_INTS; k++) pack_int(pk, rl_hsumma_keys[k], v[k]);
+    pack_str(pk, "net_alpha");
+    msgpack_pack_double(pk, p->hsumma->params.network.alpha);
+    pack_str(pk, "net_beta");
+    msgpack_pack_double(pk, p->hsumma->params.network.beta);
+    pack_stats(pk, &p->stats);
+    pack_str(pk, "fingerprint");
+    msgpack_pack_uint64(pk, p->fingerprint);
+}
+
 static void pack_header(msgpack_packer *pk, const relay_plan *p, const encoded_plan *ep)
 {
     if (p->bmmc) {
         pack_bmmc_header(pk, p);
+        return;
+    }
+    if (p->hsumma) {
+        pack_hsumma_header(pk, p);
         return;
     }
     msgpack_pack_map(pk, 11);
@@ -241,7 +269,7 @@ static void encoded_free(encoded_plan *ep)
 static relay_status check_complete(const relay_plan *p, const char *what)
 {
     if (!p) return rl_fail(RELAY_ERR_ARG, "%s: plan is NULL", what);
-    for (int r = 0; !p->bmmc && r < p->nranks; r++)
+    for (int r = 0; !p->bmmc && !p->hsumma && r < p->nranks; r++)
         if (!p->sections[r])
             return rl_fail(RELAY_ERR_ARG, "%s: the plan holds only some ranks' sections (rank %d is missing)", what, r);
     return RELAY_OK;
@@ -252,7 +280,7 @@ static relay_status check_complete(const relay_plan *p, const char *what)
 static relay_status encode(const relay_plan *p, encoded_plan *ep)
 {
     memset(ep, 0, sizeof *ep);
-    ep->nranks = p->bmmc ? 0 : p->nranks; /* sections */
+    ep->nranks = p->bmmc || p->hsumma ? 0 : p->nranks; /* sections */
     ep->sections = rl_calloc((size_t)p->nranks, sizeof *ep->sections);
     if (!ep->sections) return RL_NOMEM();
     int failed = 0;

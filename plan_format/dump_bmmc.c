@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "dump_bmmc.h"
-#include "json_out.h"
+#include "dump_json.h"
 
 static void print_matrix(const char *title, const rl_gf2 *m, int gap_after)
 {
@@ -107,29 +107,10 @@ static void json_partners(json_writer *w, int rank, int nblocks, const int *to, 
 static void print_bmmc_json(const relay_plan *p, const bmmc_volumes *v)
 {
     const rl_bmmc *b = p->bmmc;
-    char version[32], fingerprint[24];
-    snprintf(version, sizeof version, "%d.%d", p->format_major, p->format_minor);
-    snprintf(fingerprint, sizeof fingerprint, "%016llx", (unsigned long long)p->fingerprint);
     int64_t remote = v->sent_blocks * v->block_bytes, nblocks = (int64_t)1 << b->rank;
-    json_writer w = json_start(stdout);
-    json_begin_object(&w, NULL);
-    json_string(&w, "format_version", version);
-    json_string(&w, "kind", "bmmc");
-    json_int(&w, "ranks", p->nranks);
-    json_string(&w, "type", "bytes");
-    json_string(&w, "op", "N");
-    json_string(&w, "relabel", "none");
-    json_begin_array(&w, "sigma");
-    for (int r = 0; r < p->nranks; r++) json_int(&w, NULL, r);
-    json_end_array(&w);
-    json_string(&w, "schedule", "p2p");
-    json_int(&w, "rounds", 1);
-    json_int(&w, "bytes_total", b->elem_size << b->n);
-    json_int(&w, "bytes_remote", remote);
-    json_int(&w, "bytes_remote_identity", remote);
-    json_int(&w, "messages", v->sent_blocks);
-    json_int(&w, "pieces", v->sent_blocks);
-    json_string(&w, "fingerprint", fingerprint);
+    json_writer w = dump_json_open(p, "bmmc");
+    dump_json_no_relabel(&w, p, "bytes", "p2p", 1);
+    dump_json_volumes(&w, b->elem_size << b->n, remote, remote, v->sent_blocks, v->sent_blocks);
     json_begin_object(&w, "bmmc");
     json_int(&w, "n", b->n);
     json_int(&w, "p", b->p);

@@ -2,11 +2,15 @@
  *
  * XXH3-64 (libxxhash) over the little-endian bytes of the plan's 64-bit
  * records.  The fingerprint hashes the header (kind, ranks, type, schedule, rounds,
- * pairs with their layouts, sigma) and every section's checksum, so that a
+ * pairs with their layouts, sigma; a BMMC plan's factors; an HSUMMA plan's
+ * parameters) and every section's checksum, so that a
  * rank holding only its own section still knows the fingerprint of the
  * whole plan: relay_exec_create compares it across ranks. */
 #include <xxhash.h>
 
+#include <string.h>
+
+#include "hsumma_dist.h"
 #include "plan_internal.h"
 
 static void put_i64(XXH3_state_t *h, int64_t v) { XXH3_64bits_update(h, &v, sizeof v); }
@@ -85,6 +89,14 @@ uint64_t rl_plan_hash(const relay_plan *p, const uint64_t *section_checksums)
         put_array(h, b->a.col, (size_t)b->n, sizeof *b->a.col);
         put_array(h, b->v.col, (size_t)b->n, sizeof *b->v.col);
         put_array(h, b->w.col, (size_t)b->n, sizeof *b->w.col);
+    }
+    if (p->hsumma) {
+        int64_t ints[RL_HS_INTS], net[2];
+        rl_hsumma_to_ints(p->hsumma, ints);
+        memcpy(&net[0], &p->hsumma->params.network.alpha, sizeof net[0]);
+        memcpy(&net[1], &p->hsumma->params.network.beta, sizeof net[1]);
+        put_array(h, ints, RL_HS_INTS, sizeof *ints);
+        put_array(h, net, 2, sizeof *net);
     }
     uint64_t v = XXH3_64bits_digest(h);
     XXH3_freeState(h);

@@ -142,6 +142,17 @@ int mp_read_bin(mp_reader *r, const unsigned char **b, uint32_t *len)
     return 1;
 }
 
+int mp_read_double(mp_reader *r, double *v)
+{
+    const unsigned char *t;
+    uint64_t bits;
+    if (!take(r, 1, &t)) return 0;
+    if (*t != 0xcb) return fail(r, "expected a 64-bit float");
+    if (!read_be(r, 8, &bits)) return 0;
+    memcpy(v, &bits, sizeof *v);
+    return 1;
+}
+
 int mp_key_is(const char *key, uint32_t len, const char *want)
 {
     return strlen(want) == len && memcmp(key, want, len) == 0;

@@ -27,6 +27,7 @@ int mp_read_str(mp_reader *r, const char **s, uint32_t *len);
 int mp_read_map(mp_reader *r, uint32_t *pairs);      /* count checked against bytes left */
 int mp_read_array(mp_reader *r, uint32_t *count);    /* count checked against bytes left */
 int mp_read_bin(mp_reader *r, const unsigned char **b, uint32_t *len);
+int mp_read_double(mp_reader *r, double *v);         /* a float 64 */
 int mp_skip(mp_reader *r);                           /* any one object, nesting bounded */
 
 /* Reads an array of exactly `count` integers in [lo, hi] into out. */

@@ -4,6 +4,7 @@
 
 #include "codec.h"
 #include "error.h"
+#include "hsumma_dist.h"
 #include "plan_internal.h"
 
 int rl_op_transposes(relay_op op) { return op == RELAY_OP_T || op == RELAY_OP_C; }
@@ -51,6 +52,7 @@ void relay_plan_free(relay_plan *p)
     free(p->sigma);
     free(p->sections);
     free(p->bmmc);
+    free(p->hsumma);
     free(p);
 }
 
@@ -156,8 +158,19 @@ const relay_layout *relay_plan_src_layout(const relay_plan *p, int index)
     return pr ? pr->src : NULL;
 }
 
+/* An HSUMMA plan's buffers: dst 0 is C, src 0 is A and src 1 is B. */
+static int64_t hsumma_buffer_elems(const relay_plan *p, int is_dst, int index, int rank)
+{
+    if (index < 0 || index > (is_dst ? 0 : 1) || rank < 0 || rank >= p->nranks) {
+        rl_fail(RELAY_ERR_ARG, "an HSUMMA plan has buffers dst 0 (C), src 0 (A) and src 1 (B) on ranks [0, %d)", p->nranks);
+        return -1;
+    }
+    return rl_hsumma_local_elems(&p->hsumma->params, is_dst ? 2 : index, rank);
+}
+
 int64_t relay_plan_buffer_elems(const relay_plan *p, int is_dst, int index, int rank)
 {
+    if (p && p->hsumma) return hsumma_buffer_elems(p, is_dst, index, rank);
     const rl_pair *pr = pair_at(p, index);
     if (!pr) return -1;
     if (rank < 0 || rank >= p->nranks) {

@@ -14,6 +14,7 @@
 #define RELAY_PLAN_INTERNAL_H
 
 #include "relay/bmmc.h"
+#include "relay/hsumma.h"
 #include "relay/plan.h"
 #include "gf2.h"
 #include "layout_internal.h"
@@ -102,6 +103,13 @@ void rl_bmmc_keeps_block(const rl_bmmc *b, int first_rank, int count, unsigned c
  * A = Q V W Q^-1, c = Q c_v. */
 void rl_bmmc_from_factors(rl_bmmc *b);
 
+/* An HSUMMA plan (kind RELAY_PLAN_HSUMMA) is its parameters: every rank
+ * derives its steps, groups and panels from them (hsumma_dist.h). */
+typedef struct {
+    relay_hsumma_params params;  /* groups 0 x 0 while they are chosen at bind */
+    relay_hsumma_groups_from groups_from;
+} rl_hsumma;
+
 struct relay_plan {
     relay_plan_kind kind;
     int32_t nranks;
@@ -115,8 +123,9 @@ struct relay_plan {
     relay_plan_stats stats;
     uint64_t fingerprint;    /* hash of the header and every section checksum */
     int format_major, format_minor; /* of the file it was read from, or the current */
-    rl_section **sections;   /* nranks entries; NULL where not loaded (BMMC: none) */
+    rl_section **sections;   /* nranks entries; NULL where not loaded (BMMC, HSUMMA: none) */
     rl_bmmc *bmmc;           /* BMMC plans only */
+    rl_hsumma *hsumma;       /* HSUMMA plans only */
 };
 
 /* Allocation and release of the plan's parts. */

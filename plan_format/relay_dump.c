@@ -16,6 +16,8 @@
 
 #include "cli_util.h"
 #include "dump_bmmc.h"
+#include "dump_json.h"
+#include "dump_hsumma.h"
 #include "dump_steps.h"
 #include "json_out.h"
 #include "plan_internal.h"
@@ -41,6 +43,10 @@ static const char help_text[] =
     "    For a BMMC plan: the permutation's matrix A and complement, its factors V and W in\n"
     "    processor-major coordinates, the rank r of V's lower-left block (2^r partners per\n"
     "    rank), the volumes, and the partners of rank 0 (--rank R: of rank R).\n"
+    "    For an HSUMMA plan: the product, the grid and its groups (and where they came from),\n"
+    "    the blocks and steps, the volumes (a broadcast counted once per receiving rank), the\n"
+    "    cost model's time for every grouping when the plan carries network parameters, and\n"
+    "    rank 0's place and traffic (--rank R: rank R's).\n"
     "\n"
     "OPTIONS\n"
     "    --json         print one JSON object instead: format_version, kind, ranks, type, op,\n"
@@ -463,14 +469,7 @@ static void print_json_summary(const relay_plan *p, const plan_volumes *v, const
 {
     relay_plan_stats st;
     relay_plan_get_stats(p, &st);
-    char version[32], fingerprint[24];
-    snprintf(version, sizeof version, "%d.%d", p->format_major, p->format_minor);
-    snprintf(fingerprint, sizeof fingerprint, "%016llx", (unsigned long long)p->fingerprint);
-    json_writer w = json_start(stdout);
-    json_begin_object(&w, NULL);
-    json_string(&w, "format_version", version);
-    json_string(&w, "kind", kind_name(p->kind));
-    json_int(&w, "ranks", p->nranks);
+    json_writer w = dump_json_open(p, kind_name(p->kind));
     json_string(&w, "type", type_code(p->type));
     json_ops(&w, p);
     json_string(&w, "relabel", relabel_name(p->relabel));
@@ -480,12 +479,7 @@ static void print_json_summary(const relay_plan *p, const plan_volumes *v, const
     json_string(&w, "schedule", schedule_name(p->schedule));
     json_int(&w, "rounds", rounds_of(p));
     if (steps) step_view_json(&w, steps, p);
-    json_int(&w, "bytes_total", v->bytes_total);
-    json_int(&w, "bytes_remote", v->bytes_remote);
-    json_int(&w, "bytes_remote_identity", st.bytes_remote_identity);
-    json_int(&w, "messages", v->messages);
-    json_int(&w, "pieces", v->pieces);
-    json_string(&w, "fingerprint", fingerprint);
+    dump_json_volumes(&w, v->bytes_total, v->bytes_remote, st.bytes_remote_identity, v->messages, v->pieces);
     json_pairs(&w, p);
     json_per_rank(&w, v, p->nranks);
     json_end_object(&w);
@@ -625,6 +619,12 @@ static int dump(const dump_request *r, cli_error *e)
     if (!status && p->bmmc) {
         status = r->svg ? cli_fail(e, CLI_USAGE, "--svg: a BMMC plan's volumes are uniform (see the partners instead)")
                         : dump_bmmc(r->path, p, r->json, (int)r->rank, e);
+        relay_plan_free(p);
+        return status;
+    }
+    if (!status && p->hsumma) {
+        status = r->svg ? cli_fail(e, CLI_USAGE, "--svg: an HSUMMA plan moves broadcasts, not a volume matrix (see --rank)")
+                        : dump_hsumma(r->path, p, r->json, (int)r->rank, e);
         relay_plan_free(p);
         return status;
     }

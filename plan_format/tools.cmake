@@ -12,10 +12,13 @@ add_executable(relay-dump
     ${CMAKE_CURRENT_LIST_DIR}/relay_dump.c
     ${CMAKE_CURRENT_LIST_DIR}/dump_steps.c
     ${CMAKE_CURRENT_LIST_DIR}/dump_bmmc.c
+    ${CMAKE_CURRENT_LIST_DIR}/dump_hsumma.c
+    ${CMAKE_CURRENT_LIST_DIR}/dump_json.c
     ${CMAKE_CURRENT_LIST_DIR}/volume_svg.c)
 target_link_libraries(relay-dump PRIVATE relay_cli relay_exec m)
 
-add_executable(relay-run ${PROJECT_SOURCE_DIR}/executor/relay_run_cli.c ${PROJECT_SOURCE_DIR}/executor/run_bmmc.c)
-target_link_libraries(relay-run PRIVATE relay_cli relay_exec MPI::MPI_C)
+add_executable(relay-run ${PROJECT_SOURCE_DIR}/executor/relay_run_cli.c ${PROJECT_SOURCE_DIR}/executor/run_bmmc.c
+    ${PROJECT_SOURCE_DIR}/executor/run_hsumma.c)
+target_link_libraries(relay-run PRIVATE relay_cli relay_exec MPI::MPI_C m)
 
 install(TARGETS relay-dump relay-run RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

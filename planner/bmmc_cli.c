@@ -15,8 +15,6 @@
 #include "progress.h"
 #include "relay/relay.h"
 
-static const char program[] = "relay-plan";
-
 const char bmmc_help_text[] =
     "    relay-plan bmmc --ranks P (--perm NAME[,NAME...] [--bits N] | --matrix C0,..,CN-1)\n"
     "                    [--complement C] [--inverse] [--rank-bits F|major|minor]\n"
@@ -196,8 +194,9 @@ static int rank_bit_position(const bmmc_request *r, int n, int p, int64_t *f, cl
     return *f < 0 ? cli_fail(e, CLI_USAGE, "--ranks: %lld ranks need at least %d index bits", (long long)r->ranks, p) : CLI_OK;
 }
 
-static int run_bmmc(const bmmc_request *r, cli_error *e)
+static int run_bmmc(const void *request, cli_error *e)
 {
+    const bmmc_request *r = request;
     relay_bmmc perm;
     relay_plan *plan = NULL;
     int p = log2_of((uint64_t)r->ranks);
@@ -209,11 +208,7 @@ static int run_bmmc(const bmmc_request *r, cli_error *e)
     progress_start(&pr, "relay-plan: planning");
     relay_status st = status ? RELAY_OK : relay_plan_bmmc(&plan, &perm, p, (int)f, (size_t)r->elem_size);
     double plan_s = progress_stop(&pr);
-    if (st) status = cli_fail_relay(e, CLI_USAGE, st, "cannot plan");
-    if (!status) status = save_plan(plan, r->output, e);
-    if (!status) print_summary(plan, r->output, plan_s);
-    relay_plan_free(plan);
-    return status;
+    return finish_plan(status, st, plan, r->output, plan_s, e);
 }
 
 int bmmc_main(int argc, char **argv, void (*print_help)(void))
@@ -221,11 +216,5 @@ int bmmc_main(int argc, char **argv, void (*print_help)(void))
     bmmc_request r;
     cli_error e;
     int status = parse_bmmc_args(argc, argv, &r, &e);
-    if (!status && r.help) {
-        print_help();
-        return CLI_OK;
-    }
-    if (!status) status = run_bmmc(&r, &e);
-    if (status) cli_report(program, &e);
-    return status;
+    return run_subcommand(status, r.help, print_help, run_bmmc, &r, &e);
 }

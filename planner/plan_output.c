@@ -51,3 +51,23 @@ void print_summary(const relay_plan *plan, const char *path, double plan_s)
            (long long)file_bytes, cli_bytes(file_bytes).text);
 }
 
+int finish_plan(int status, relay_status st, relay_plan *plan, const char *path, double plan_s, cli_error *e)
+{
+    if (!status && st) status = cli_fail_relay(e, st == RELAY_ERR_ARG ? CLI_USAGE : CLI_FAILED, st, "cannot plan");
+    if (!status) status = save_plan(plan, path, e);
+    if (!status) print_summary(plan, path, plan_s);
+    relay_plan_free(plan);
+    return status;
+}
+
+int run_subcommand(int status, int help, void (*print_help)(void), int (*run)(const void *request, cli_error *e),
+                   const void *request, cli_error *e)
+{
+    if (!status && help) {
+        print_help();
+        return CLI_OK;
+    }
+    if (!status) status = run(request, e);
+    if (status) cli_report("relay-plan", e);
+    return status;
+}

@@ -5,9 +5,9 @@
  *       [--type s|d|c|z] [--relabel none|greedy|optimal]
  *       [--schedule auto|p2p|rounds|alltoallv] -o FILE
  *
- *   relay-plan bmmc ...   (bmmc_cli.c)
+ *   relay-plan bmmc ...     (bmmc_cli.c)
+ *   relay-plan hsumma ...   (hsumma_cli.c)
  *
- * The hsumma plan kind is announced but not available yet.
  * Reference: docs/cli.md. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "bmmc_cli.h"
+#include "hsumma_cli.h"
 #include "cli_util.h"
 #include "layout_spec.h"
 #include "plan_output.h"
@@ -35,7 +36,7 @@ static const char help_text[] =
     "                         [--relabel none|greedy|optimal] [--schedule auto|p2p|rounds|alltoallv]\n"
     "                         [--ranks-per-node K | --node-map FILE] [--node-weight W] -o FILE\n"
     "    relay-plan bmmc --ranks P (--perm NAMES [--bits N] | --matrix COLS) [...] -o FILE\n"
-    "    relay-plan hsumma ...    (coming: not available in this version)\n"
+    "    relay-plan hsumma --grid SxT --shape MxNxK [--groups IxJ|auto] [...] -o FILE\n"
     "    relay-plan --help\n"
     "\n"
     "DESCRIPTION\n"
@@ -86,7 +87,7 @@ static const char help_tail[] =
     "    0  the plan was written\n"
     "    1  a layout file, planning or writing failed\n"
     "    2  the command line is wrong (unknown option, missing or bad value, bad layout spec,\n"
-    "       layouts that do not fit together, a plan kind that is not available)\n"
+    "       layouts or groups that do not fit together, an unknown plan kind)\n"
     "    Errors are one line on stderr.\n"
     "\n"
     "EXAMPLES\n"
@@ -95,6 +96,7 @@ static const char help_tail[] =
     "    relay-plan transform --ranks 4 --from json:b.json --to bc:100x60:8x8:2x2 -o g.plan\n"
     "    relay-plan bmmc --ranks 8 --perm transpose:1024x512 -o t.plan\n"
     "    relay-plan bmmc --ranks 4 --perm bit-reversal,gray-code --bits 20 --rank-bits minor -o b.plan\n"
+    "    relay-plan hsumma --grid 2x4 --shape 1024x1024x1024 --groups 2x2 --block 64 -o h.plan\n"
     "\n"
     "SEE ALSO\n"
     "    relay-dump(1), relay-run(1), docs/cli.md\n";
@@ -104,6 +106,9 @@ static void print_help(void)
     fputs(help_text, stdout);
     fputs("BMMC PLANS\n", stdout);
     fputs(bmmc_help_text, stdout);
+    fputs("\n", stdout);
+    fputs("HSUMMA PLANS\n", stdout);
+    fputs(hsumma_help_text, stdout);
     fputs("\n", stdout);
     fputs(help_tail, stdout);
 }
@@ -262,8 +267,9 @@ static int make_plan(const transform_request *r, const relay_layout *dst, const 
     return st ? cli_fail_relay(e, st == RELAY_ERR_ARG ? CLI_USAGE : CLI_FAILED, st, "cannot plan") : CLI_OK;
 }
 
-static int run_transform(const transform_request *r, cli_error *e)
+static int run_transform(const void *request, cli_error *e)
 {
+    const transform_request *r = request;
     relay_layout *src = NULL, *dst = NULL;
     relay_plan *plan = NULL;
     double plan_s = 0;
@@ -279,19 +285,19 @@ static int run_transform(const transform_request *r, cli_error *e)
     return status;
 }
 
-static int transform_main(int argc, char **argv)
+static int transform_main(int argc, char **argv, void (*help)(void))
 {
     transform_request r;
     cli_error e;
     int status = parse_transform_args(argc, argv, &r, &e);
-    if (!status && r.help) {
-        print_help();
-        return CLI_OK;
-    }
-    if (!status) status = run_transform(&r, &e);
-    if (status) cli_report(program, &e);
-    return status;
+    return run_subcommand(status, r.help, help, run_transform, &r, &e);
 }
+
+/* The plan kinds and their subcommands. */
+static const struct {
+    const char *name;
+    int (*main)(int argc, char **argv, void (*print_help)(void));
+} commands[] = {{"transform", transform_main}, {"bmmc", bmmc_main}, {"hsumma", hsumma_main}};
 
 int main(int argc, char **argv)
 {
@@ -301,12 +307,10 @@ int main(int argc, char **argv)
         print_help();
         return CLI_OK;
     }
-    if (kind && strcmp(kind, "transform") == 0) return transform_main(argc, argv);
-    if (kind && strcmp(kind, "bmmc") == 0) return bmmc_main(argc, argv, print_help);
-    if (!kind) cli_fail(&e, CLI_USAGE, "missing the plan kind: transform or bmmc (see --help)");
-    else if (strcmp(kind, "hsumma") == 0)
-        cli_fail(&e, CLI_USAGE, "the %s plan kind is not available in this version", kind);
-    else cli_fail(&e, CLI_USAGE, "unknown plan kind '%s': expected transform or bmmc (see --help)", kind);
+    for (size_t i = 0; kind && i < sizeof commands / sizeof *commands; i++)
+        if (strcmp(kind, commands[i].name) == 0) return commands[i].main(argc, argv, print_help);
+    if (!kind) cli_fail(&e, CLI_USAGE, "missing the plan kind: transform, bmmc or hsumma (see --help)");
+    else cli_fail(&e, CLI_USAGE, "unknown plan kind '%s': expected transform, bmmc or hsumma (see --help)", kind);
     cli_report(program, &e);
     return e.status;
 }

@@ -16,6 +16,7 @@
 #define RELAY_EXEC_H
 
 #include <mpi.h>
+#include "relay/hsumma.h"
 #include "relay/plan.h"
 
 #ifdef __cplusplus
@@ -48,6 +49,28 @@ typedef struct {
     int64_t remote_bytes;
 } relay_exec_memory;
 relay_status relay_exec_get_memory(const relay_exec *e, relay_exec_memory *m);
+
+/* ---- HSUMMA plans on the machine (relay/hsumma.h) ----------------------- */
+
+/* Measures alpha and beta by ping-pong between ranks 0 and 1 of comm
+ * (collective; every rank gets rank 0's numbers; 1 rank: zeros). */
+relay_status relay_hsumma_measure_network(MPI_Comm comm, relay_hsumma_network *net);
+
+/* Times `outer_steps` outer steps (at least 1) of every I x J the grid
+ * allows, on scratch data, and returns a copy of p whose groups are the
+ * fastest (groups_from RELAY_GROUPS_AUTOTUNE).  Collective over comm. */
+relay_status relay_hsumma_autotune(relay_plan **out, const relay_plan *p, MPI_Comm comm, int outer_steps);
+
+/* What an HSUMMA executor did: the groups it runs with, the network it
+ * measured at bind (zeros if it measured nothing), and the seconds the last
+ * replay spent in broadcasts (communication) and in packing and gemm
+ * (computation) on this rank. */
+typedef struct {
+    int group_rows, group_cols;
+    relay_hsumma_network measured;
+    double comm_seconds, compute_seconds;
+} relay_hsumma_report;
+relay_status relay_exec_hsumma_report(const relay_exec *e, relay_hsumma_report *r);
 
 /* Frees the executor and its communicator.  MPI_Comm_free is collective in
  * MPI's sense: free an executor on every rank, after its last replay. */

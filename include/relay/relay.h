@@ -3,6 +3,8 @@
  *   relay_layout_*   describe how matrices are cut and stored   (layout.h)
  *   relay_plan_*     plan a data movement once, save and load it (plan.h)
  *   relay_exec_*     replay a plan over fresh buffers under MPI  (exec.h)
+ *   relay_bmmc_*     BMMC permutations                           (bmmc.h)
+ *   relay_hsumma_*   SUMMA / HSUMMA matrix products              (hsumma.h)
  *   relay_status     the one error convention                    (status.h) */
 #ifndef RELAY_RELAY_H
 #define RELAY_RELAY_H
@@ -16,6 +18,7 @@
 #include "relay/plan.h"
 #include "relay/exec.h"
 #include "relay/bmmc.h"
+#include "relay/hsumma.h"
 #include "relay/scalapack.h"   /* declarations only: link relay::scalapack to use them */
 
 #endif

@@ -1,6 +1,7 @@
 /* make_seeds.c — writes a few small valid plans as the fuzzer's seed corpus:
  * block-cyclic and grid layouts, every op, a batch, explicit offsets, and
- * a BMMC plan (its factors are all the decoder's BMMC path reads). */
+ * a BMMC plan (its factors are all the decoder's BMMC path reads) and two
+ * HSUMMA plans (parameters only: checkerboard with model groups, block-cyclic). */
 #include <stdio.h>
 
 #include "relay/relay.h"
@@ -39,6 +40,17 @@ int main(int argc, char **argv)
     relay_plan *bmmc = NULL;
     bad = bad || relay_bmmc_bit_reversal(&perm, 9) || relay_plan_bmmc(&bmmc, &perm, 2, 3, 8) || save(bmmc, argv[1], 4);
     relay_plan_free(bmmc);
+    relay_hsumma_params hp;
+    relay_plan *hs = NULL, *hc = NULL;
+    bad = bad || relay_hsumma_params_init(&hp, 40, 30, 50, 2, 3, RELAY_DOUBLE);
+    hp.network = (relay_hsumma_network){1e-5, 1e-9, RELAY_BCAST_VAN_DE_GEIJN};
+    bad = bad || relay_plan_hsumma(&hs, &hp) || save(hs, argv[1], 5);
+    hp = (relay_hsumma_params){.m = 9, .n = 8, .k = 7, .grid_rows = 2, .grid_cols = 2, .group_rows = 2, .group_cols = 1,
+                               .inner_block = 2, .outer_block = 3, .dist = RELAY_HSUMMA_BLOCK_CYCLIC, .dist_block = 2,
+                               .type = RELAY_CFLOAT};
+    bad = bad || relay_plan_hsumma(&hc, &hp) || save(hc, argv[1], 6);
+    relay_plan_free(hs);
+    relay_plan_free(hc);
     if (bad) fprintf(stderr, "make_seeds: %s\n", relay_last_error());
     return bad;
 }

@@ -31,7 +31,17 @@ plan_error 2 "bmmc: rank bits out of range" bmmc --ranks 4 --perm identity --bit
 plan_error 2 "bmmc: bad complement" bmmc --ranks 2 --perm identity --bits 4 --complement 0x1g -o out.plan
 plan_error 2 "bmmc: complement beyond n" bmmc --ranks 2 --perm identity --bits 4 --complement 0x10 -o out.plan
 plan_error 2 "bmmc: matrix column beyond n" bmmc --ranks 2 --matrix 1,2,8 -o out.plan
-plan_error 2 "hsumma not available" hsumma
+plan_error 2 "hsumma: groups not dividing the grid rows" hsumma --grid 2x4 --shape 8x8x8 --groups 3x1 -o out.plan
+plan_error 2 "hsumma: groups not dividing the grid columns" hsumma --grid 2x4 --shape 8x8x8 --groups 1x3 -o out.plan
+plan_error 2 "hsumma: groups larger than the grid" hsumma --grid 2x4 --shape 8x8x8 --groups 4x4 -o out.plan
+plan_error 2 "hsumma: zero groups" hsumma --grid 2x4 --shape 8x8x8 --groups 0x2 -o out.plan
+plan_error 2 "hsumma: malformed groups" hsumma --grid 2x4 --shape 8x8x8 --groups 2by2 -o out.plan
+plan_error 2 "hsumma: outer block below the inner" hsumma --grid 2x2 --shape 8x8x8 --block 8 --outer-block 4 -o out.plan
+plan_error 2 "hsumma: missing --shape" hsumma --grid 2x2 -o out.plan
+plan_error 2 "hsumma: malformed --shape" hsumma --grid 2x2 --shape 8x8 -o out.plan
+plan_error 2 "hsumma: bad --dist" hsumma --grid 2x2 --shape 8x8x8 --dist cyclic -o out.plan
+plan_error 2 "hsumma: --alpha without --beta" hsumma --grid 2x2 --shape 8x8x8 --alpha 1e-6 -o out.plan
+plan_error 2 "hsumma: panel beyond int counts" hsumma --grid 1x1 --shape 70000x70000x70000 --block 40000 -o out.plan
 plan_error 2 "unknown option" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --bogus -o out.plan
 plan_error 2 "missing value" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO -o
 plan_error 2 "missing --to" transform --ranks 2 --from $GOOD_FROM -o out.plan
@@ -140,4 +150,9 @@ expect_mpi_error "relay-run: BMMC plan for 4 ranks run on 2" 2 bmmc.plan
 expect_mpi_error "relay-run: BMMC plan for 4 ranks run on 3" 3 bmmc.plan
 expect_error 2 "relay-dump: --svg of a BMMC plan" "$DUMP" bmmc.plan --svg out.svg
 expect_error 2 "relay-dump: --rank beyond a BMMC plan" "$DUMP" bmmc.plan --rank 4
+"$PLAN" hsumma --grid 2x2 --shape 20x20x20 --block 4 -o hsumma.plan >/dev/null || fail "relay-plan hsumma failed"
+expect_mpi_error "relay-run: HSUMMA plan for 4 ranks run on 2" 2 hsumma.plan
+expect_mpi_error "relay-run: HSUMMA plan for 4 ranks run on 3" 3 hsumma.plan
+expect_error 2 "relay-dump: --svg of an HSUMMA plan" "$DUMP" hsumma.plan --svg out.svg
+expect_error 2 "relay-dump: --rank beyond an HSUMMA plan" "$DUMP" hsumma.plan --rank 4
 finish

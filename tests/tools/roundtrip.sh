@@ -139,4 +139,34 @@ check_bmmc bmmc-transpose 4 8 --perm transpose:64x32
 check_bmmc bmmc-composed-minor 4 4 --perm bit-reversal,gray-code --bits 12 --rank-bits minor --complement 0x5a5
 check_bmmc bmmc-matrix-inverse 2 3 --matrix 0x3,0x2,0x4,0x9,0x10,0x20 --rank-bits 2 --inverse
 check_bmmc bmmc-one-rank 1 16 --perm vector-reversal --bits 9
+
+# check_hsumma NAME P RELAY-PLAN-HSUMMA-ARGS...: plan, dump (text, JSON, one
+# rank), replay at P ranks and verify C against the serial product.
+check_hsumma() {
+    local name=$1 p=$2
+    shift 2
+    "$PLAN" hsumma "$@" -o "$name.plan" >plan.txt 2>err.txt || {
+        fail "$name: relay-plan hsumma failed: $(cat err.txt)"
+        return
+    }
+    "$DUMP" "$name.plan" >dump.txt 2>err.txt || fail "$name: relay-dump failed: $(cat err.txt)"
+    grep -q "outer and .* inner steps per replay" dump.txt || fail "$name: relay-dump does not show the steps"
+    "$DUMP" "$name.plan" --json >dump.json 2>err.txt || fail "$name: relay-dump --json failed: $(cat err.txt)"
+    json_check dump.json "$name: relay-dump --json" \
+        "d['kind'] == 'hsumma' and d['ranks'] == $p and len(d['per_rank']) == $p" \
+        "sum(r['recv_bytes'] for r in d['per_rank']) == d['bytes_remote'] == sum(r['send_bytes'] for r in d['per_rank'])" \
+        "sum(r['local_bytes'] for r in d['per_rank']) == d['bytes_total'] - d['bytes_remote']" \
+        "sum(r['recv_msgs'] for r in d['per_rank']) == d['messages']"
+    "$DUMP" "$name.plan" --rank $((p - 1)) --json >rank.json 2>err.txt || fail "$name: relay-dump --rank failed: $(cat err.txt)"
+    json_check rank.json "$name: relay-dump --rank --json" "d['rank'] == $p - 1"
+    "$MPIEXEC" -n "$p" "$RUN" "$name.plan" --verify --json --iters 2 >run.json 2>err.txt ||
+        fail "$name: relay-run at $p ranks failed: $(cat err.txt)"
+    json_check run.json "$name: relay-run --json" "d['verified'] is True and d['ranks'] == $p"
+    echo "ok: $name"
+}
+check_hsumma hsumma-summa 4 --grid 2x2 --shape 40x36x44 --groups 1x1 --block 4
+check_hsumma hsumma-groups-uneven 8 --grid 2x4 --shape 37x23x29 --groups 2x2 --block 3 --outer-block 7 --type z
+check_hsumma hsumma-cyclic 6 --grid 3x2 --shape 30x31x32 --groups 3x1 --block 2 --outer-block 4 --dist cyclic:3 --type s
+check_hsumma hsumma-model 8 --grid 4x2 --shape 64x64x64 --alpha 1e-4 --beta 1e-9 --block 4
+check_hsumma hsumma-at-bind 4 --grid 1x4 --shape 16x64x50 --block 8 --type c
 finish

@@ -1,0 +1,94 @@
+/* hsumma_dist.h — what every rank derives from an HSUMMA plan's few
+ * parameters (hsumma.c): how each dimension is distributed, the sequence
+ * of outer and inner steps, and each rank's place in the groups.
+ *
+ * Nothing is stored per step or per rank: a plan is its parameters, and
+ * planner, executor and relay-dump walk the same steps from them. */
+#ifndef RELAY_HSUMMA_DIST_H
+#define RELAY_HSUMMA_DIST_H
+
+#include "plan_internal.h"
+
+/* One dimension of length len cut over `parts` grid rows or columns:
+ * balanced contiguous parts (block == 0) or block-cyclic with `block`. */
+typedef struct {
+    int64_t len;
+    int parts;
+    int64_t block;
+} rl_dim;
+
+int rl_dim_owner(const rl_dim *d, int64_t g);
+int64_t rl_dim_local(const rl_dim *d, int64_t g);        /* index on its owner */
+int64_t rl_dim_local_len(const rl_dim *d, int part);
+int64_t rl_dim_run_end(const rl_dim *d, int64_t g);      /* end of the owner's run holding g */
+int64_t rl_dim_global(const rl_dim *d, int part, int64_t l); /* part's local index l, globally */
+
+/* The four distributed dimensions of C = A B. */
+typedef struct {
+    rl_dim m;    /* rows of A and C over the grid rows */
+    rl_dim n;    /* columns of B and C over the grid columns */
+    rl_dim ka;   /* columns of A over the grid columns */
+    rl_dim kb;   /* rows of B over the grid rows */
+} rl_hsumma_dims;
+void rl_hsumma_dims_of(const relay_hsumma_params *p, rl_hsumma_dims *d);
+
+/* An outer step: k indices [k0, k1), held by grid column a_col of A (at
+ * local column a_local) and grid row b_row of B (at local row b_local). */
+typedef struct {
+    int64_t k0, k1;
+    int a_col, b_row;
+    int64_t a_local, b_local;
+} rl_outer_step;
+
+/* The outer step that starts at k0 < k. */
+void rl_hsumma_outer_step(const relay_hsumma_params *p, const rl_hsumma_dims *d, int64_t k0, rl_outer_step *s);
+/* The end of the inner step starting at i0 inside outer step s. */
+static inline int64_t rl_hsumma_inner_end(const relay_hsumma_params *p, const rl_outer_step *s, int64_t i0)
+{
+    return i0 + p->inner_block < s->k1 ? i0 + p->inner_block : s->k1;
+}
+static inline int64_t rl_hsumma_inner_count(const relay_hsumma_params *p, const rl_outer_step *s)
+{
+    return (s->k1 - s->k0 + p->inner_block - 1) / p->inner_block;
+}
+
+/* A rank's place: grid row and column, group (x, y) of I x J, and
+ * position (i, j) inside its (s/I) x (t/J) group. */
+typedef struct {
+    int row, col;
+    int group_rows, group_cols;    /* I, J */
+    int in_rows, in_cols;          /* s/I, t/J */
+    int x, y, i, j;
+} rl_hsumma_place;
+void rl_hsumma_place_of(const relay_hsumma_params *p, int group_rows, int group_cols, int rank, rl_hsumma_place *pl);
+
+/* Checks p (RELAY_ERR_ARG, or `code` for a decoded plan) including that
+ * every local size and panel fits the int counts of MPI and CBLAS. */
+relay_status rl_hsumma_check(const relay_hsumma_params *p, relay_status code);
+
+/* Elements of rank's A (which 0), B (1) or C (2). */
+int64_t rl_hsumma_local_elems(const relay_hsumma_params *p, int which, int rank);
+
+/* What one rank moves in one replay with I x J groups (I = J = 0: as
+ * SUMMA).  A broadcast counts once per receiving rank: its root "sends" its
+ * panel to each of them; local_bytes are the owners' panel copies. */
+typedef struct {
+    int64_t send_bytes, recv_bytes, send_msgs, recv_msgs, local_bytes;
+} rl_hsumma_traffic;
+void rl_hsumma_rank_traffic(const relay_hsumma_params *p, int rank, rl_hsumma_traffic *t);
+
+/* A plan's integer fields in file order (plan-format.md), and back. */
+enum {
+    RL_HS_M, RL_HS_N, RL_HS_K, RL_HS_GRID_ROWS, RL_HS_GRID_COLS, RL_HS_GROUP_ROWS, RL_HS_GROUP_COLS, RL_HS_INNER,
+    RL_HS_OUTER, RL_HS_DIST, RL_HS_DIST_BLOCK, RL_HS_BCAST, RL_HS_GROUPS_FROM, RL_HS_INTS
+};
+extern const char *const rl_hsumma_keys[RL_HS_INTS];
+void rl_hsumma_to_ints(const rl_hsumma *h, int64_t *v);
+/* Fills h from decoded fields (ranged to int) and checks it for a plan of
+ * nranks ranks: RELAY_ERR_FORMAT with the reason. */
+relay_status rl_hsumma_from_ints(rl_hsumma *h, const int64_t *v, relay_type type, double alpha, double beta, int64_t nranks);
+
+/* A new plan of these (checked) parameters, its statistics and fingerprint. */
+relay_status rl_hsumma_plan_new(relay_plan **out, const relay_hsumma_params *p, relay_hsumma_groups_from from);
+
+#endif
