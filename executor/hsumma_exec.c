@@ -17,11 +17,25 @@
  * Every member of a communicator walks the same steps in the same order, so
  * the blocking broadcasts cannot deadlock; a broadcast of zero elements (a
  * grid row or column that holds no rows or columns) is skipped by all of
- * its members alike.  With MPI-4 each broadcast is a persistent request
- * created at bind over the executor's fixed panel buffers. */
+ * its members alike.  Where the MPI library offers persistent collectives
+ * (MPI-4's MPI_Bcast_init, or Open MPI 4's MPIX_Bcast_init extension) each
+ * broadcast is a persistent request created at bind over the executor's
+ * fixed panel buffers; otherwise it is a plain MPI_Bcast. */
 #include <cblas.h>
 #include <complex.h>
 #include <string.h>
+
+#include <mpi.h>
+#if MPI_VERSION >= 4
+#define RL_BCAST_INIT MPI_Bcast_init
+#else
+#ifdef OPEN_MPI
+#include <mpi-ext.h>
+#endif
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define RL_BCAST_INIT MPIX_Bcast_init
+#endif
+#endif
 
 #include "error.h"
 #include "hsumma_dist.h"
@@ -46,7 +60,7 @@ struct rl_hsumma_exec {
     char *a_out, *a_in;          /* A panels: outer (mloc x B) and inner (mloc x b), column-major */
     char *b_out, *b_in;          /* B panels: outer (B x nloc) and inner (b x nloc), row-major */
     MPI_Comm comm[NCOMMS];
-    MPI_Request *bcasts;         /* MPI-4: one persistent request per broadcast, in walk order */
+    MPI_Request *bcasts;         /* persistent broadcasts, in walk order (or NULL: plain MPI_Bcast) */
     int64_t nbcasts;
     relay_hsumma_network measured;
     double comm_seconds, compute_seconds;
@@ -103,9 +117,9 @@ static int bcast(rl_hsumma_exec *x, walker *w, int c, void *buf, int64_t count, 
     if (count == 0 || size == 1) return MPI_SUCCESS;
     int64_t slot = w->slot++;
     int rc = MPI_SUCCESS;
-#if MPI_VERSION >= 4
+#ifdef RL_BCAST_INIT
     if (w->mode == WALK_CREATE && x->bcasts)
-        return MPI_Bcast_init(buf, (int)count, x->dtype, root, x->comm[c], MPI_INFO_NULL, &x->bcasts[slot]);
+        return RL_BCAST_INIT(buf, (int)count, x->dtype, root, x->comm[c], MPI_INFO_NULL, &x->bcasts[slot]);
 #endif
     if (w->mode != WALK_RUN) return MPI_SUCCESS;
     double t0 = MPI_Wtime();
@@ -232,10 +246,11 @@ static relay_status split_comms(rl_hsumma_exec *x, MPI_Comm comm)
     return RELAY_OK;
 }
 
-/* MPI-4: one persistent broadcast per walk step, unless there are too many. */
+/* One persistent broadcast per walk step, unless there are too many or the
+ * library has none. */
 static relay_status create_bcasts(rl_hsumma_exec *x)
 {
-#if MPI_VERSION >= 4
+#ifdef RL_BCAST_INIT
     walker count = {WALK_COUNT, 0};
     walk(x, &count, -1);
     if (count.slot > MAX_PERSISTENT || count.slot == 0) return RELAY_OK;
@@ -245,7 +260,7 @@ static relay_status create_bcasts(rl_hsumma_exec *x)
     x->nbcasts = count.slot;
     walker create = {WALK_CREATE, 0};
     int rc = walk(x, &create, -1);
-    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "MPI_Bcast_init");
+    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "creating the persistent broadcasts");
 #else
     (void)x;
     return RELAY_OK;

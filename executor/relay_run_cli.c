@@ -29,7 +29,7 @@ static const char help_text[] =
     "    relay-run - replay a relay plan file under MPI, time it and verify the result\n"
     "\n"
     "SYNOPSIS\n"
-    "    mpiexec -n P relay-run FILE [--iters K] [--warmup W] [--verify] [--json]\n"
+    "    mpiexec -n P relay-run FILE [--iters K] [--warmup W] [--verify] [--json] [--autotune OUT]\n"
     "    relay-run --help\n"
     "\n"
     "DESCRIPTION\n"
@@ -46,6 +46,12 @@ static const char help_text[] =
     "    index x holds x (byte k is byte k mod 8 of x, little-endian; elements under 8 bytes\n"
     "    hold the XOR of x's bytes j with j mod S = k), and --verify checks that index y holds\n"
     "    the element from index x with y = A x XOR c.\n"
+    "    An HSUMMA plan (relay-plan hsumma) computes C := A B: A(i, l) = (7i + 13l) mod 61 - 30,\n"
+    "    B(l, j) = (5l + 11j) mod 53 - 26 (imaginary parts (3i + 5l) mod 29 - 14 and\n"
+    "    (2l + 7j) mod 31 - 15 for complex types), C set to NaN; --verify compares every element\n"
+    "    of C with a serial product (exact for doubles, within 4 k epsilon of the terms' sizes\n"
+    "    otherwise).  The line also names the groups replayed and the last replay's broadcast\n"
+    "    and computation seconds (slowest rank).\n"
     "    Prints one line on stdout (rank 0).\n"
     "\n"
     "OPTIONS\n"
@@ -55,7 +61,10 @@ static const char help_text[] =
     "    --json       print one JSON object on one line: ranks, iters, warmup, verified,\n"
     "                 verify_requested, wrong_elements, load_s, create_s, run_s_median,\n"
     "                 run_s_min, bytes_remote (seconds and bytes; verified is false unless\n"
-    "                 --verify was given and every element matched)\n"
+    "                 --verify was given and every element matched); HSUMMA plans add\n"
+    "                 group_rows, group_cols, comm_s and compute_s\n"
+    "    --autotune OUT  HSUMMA plans: time two outer steps of every grouping the grid allows,\n"
+    "                 write the plan with the fastest groups to OUT (rank 0) and replay that one\n"
     "    -h, --help   print this help and exit\n"
     "\n"
     "EXIT STATUS\n"
@@ -74,23 +83,23 @@ static const char help_text[] =
     "    relay-plan(1), relay-dump(1), docs/cli.md\n";
 
 typedef struct {
-    const char *path;
+    const char *path, *autotune;
     int64_t iters, warmup;
     int verify, json, help;
 } run_request;
 
 /* ---- the command line (parsed alike on every rank) ---------------------- */
 
-enum { OPT_ITERS, OPT_WARMUP, OPT_VERIFY, OPT_JSON, OPT_HELP, OPT_H };
-static const cli_option run_options[] = {{"--iters", 1}, {"--warmup", 1}, {"--verify", 0},
-                                         {"--json", 0},  {"--help", 0},   {"-h", 0}};
+enum { OPT_ITERS, OPT_WARMUP, OPT_VERIFY, OPT_JSON, OPT_AUTOTUNE, OPT_HELP, OPT_H, OPT_COUNT };
+static const cli_option run_options[OPT_COUNT] = {{"--iters", 1}, {"--warmup", 1},   {"--verify", 0}, {"--json", 0},
+                                                  {"--autotune", 1}, {"--help", 0}, {"-h", 0}};
 
 static int parse_args(int argc, char **argv, run_request *r, cli_error *e)
 {
     *r = (run_request){.iters = 10, .warmup = 1};
     cli_scanner s = cli_scan(argc, argv, 1);
     const char *value;
-    for (int i; (i = cli_next(&s, run_options, 6, &value, e)) != CLI_END;) {
+    for (int i; (i = cli_next(&s, run_options, OPT_COUNT, &value, e)) != CLI_END;) {
         switch (i) {
         case CLI_BAD: return e->status;
         case CLI_POSITIONAL:
@@ -105,6 +114,7 @@ static int parse_args(int argc, char **argv, run_request *r, cli_error *e)
             break;
         case OPT_VERIFY: r->verify = 1; break;
         case OPT_JSON: r->json = 1; break;
+        case OPT_AUTOTUNE: r->autotune = value; break;
         default: r->help = 1;
         }
     }
@@ -398,6 +408,8 @@ typedef struct {
     double median, min;
     int64_t wrong, bytes_remote;
     int verified;
+    int hsumma;                  /* the HSUMMA report below is filled */
+    relay_hsumma_report report;  /* groups replayed; the last replay's seconds, slowest rank */
 } run_result;
 
 static int double_cmp(const void *a, const void *b)
@@ -429,6 +441,12 @@ static void print_json(const run_request *r, const replay_state *s, const run_re
     json_double(&w, "run_s_median", res->median);
     json_double(&w, "run_s_min", res->min);
     json_int(&w, "bytes_remote", res->bytes_remote);
+    if (res->hsumma) {
+        json_int(&w, "group_rows", res->report.group_rows);
+        json_int(&w, "group_cols", res->report.group_cols);
+        json_double(&w, "comm_s", res->report.comm_seconds);
+        json_double(&w, "compute_s", res->report.compute_seconds);
+    }
     json_end_object(&w);
     json_finish(&w);
 }
@@ -437,9 +455,38 @@ static void print_text(const run_request *r, const replay_state *s, const run_re
 {
     const char *verdict = !r->verify ? "not checked (--verify)" : res->verified ? "yes" : "NO";
     printf("%s: %d ranks, %lld replays after %lld warm-up: median %.6f s, min %.6f s; load %.3f s, create %.3f s; "
-           "%lld bytes remote (%s) per replay; verified: %s\n",
+           "%lld bytes remote (%s) per replay; ",
            r->path, res->ranks, (long long)r->iters, (long long)r->warmup, res->median, res->min, s->load_s,
-           s->create_s, (long long)res->bytes_remote, cli_bytes(res->bytes_remote).text, verdict);
+           s->create_s, (long long)res->bytes_remote, cli_bytes(res->bytes_remote).text);
+    if (res->hsumma)
+        printf("groups %d x %d, last replay %.6f s in broadcasts and %.6f s computing; ", res->report.group_rows,
+               res->report.group_cols, res->report.comm_seconds, res->report.compute_seconds);
+    printf("verified: %s\n", verdict);
+}
+
+/* The groups an HSUMMA executor replays with and its last replay's
+ * seconds, the slowest rank's. */
+static void hsumma_report(const replay_state *s, run_result *res)
+{
+    res->hsumma = relay_exec_hsumma_report(s->exec, &res->report) == RELAY_OK;
+    if (!res->hsumma) return;
+    res->report.comm_seconds = max_over_ranks(res->report.comm_seconds);
+    res->report.compute_seconds = max_over_ranks(res->report.compute_seconds);
+}
+
+/* --autotune OUT: times the groupings, rank 0 writes the winner to OUT, and
+ * the replays that follow use it. */
+static int autotune(replay_state *s, const char *out, int rank, cli_error *e)
+{
+    if (relay_plan_get_kind(s->plan) != RELAY_PLAN_HSUMMA)
+        return cli_fail(e, CLI_USAGE, "--autotune: only HSUMMA plans have groups to tune");
+    relay_plan *tuned = NULL;
+    relay_status st = relay_hsumma_autotune(&tuned, s->plan, MPI_COMM_WORLD, 2);
+    if (st) return cli_fail_relay(e, CLI_FAILED, st, "--autotune");
+    relay_plan_free(s->plan);
+    s->plan = tuned;
+    st = rank == 0 ? relay_plan_save(tuned, out) : RELAY_OK;
+    return st ? cli_fail_relay(e, CLI_FAILED, st, "--autotune: cannot write the tuned plan") : CLI_OK;
 }
 
 /* ---- main ----------------------------------------------------------------- */
@@ -453,6 +500,7 @@ static int replay_file(const run_request *r, int rank, int nranks)
     double t0 = MPI_Wtime();
     int status = agree(times ? load_section(&s, r->path, rank, &e) : cli_fail(&e, CLI_FAILED, "out of memory"), &e);
     s.load_s = max_over_ranks(MPI_Wtime() - t0);
+    if (!status && r->autotune) status = agree(autotune(&s, r->autotune, rank, &e), &e);
     if (!status) {
         t0 = MPI_Wtime();
         status = agree(create_executor(&s, &e), &e);
@@ -465,6 +513,7 @@ static int replay_file(const run_request *r, int rank, int nranks)
         relay_plan_get_stats(s.plan, &st);
         res.bytes_remote = st.bytes_remote;
         summarise_times(times, r->iters, &res);
+        hsumma_report(&s, &res);
         if (r->verify) status = verify(&s, rank, &res.wrong, &e);
         res.verified = r->verify && !status;
         if (rank == 0) {

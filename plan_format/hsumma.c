@@ -56,6 +56,7 @@ int64_t rl_dim_local_len(const rl_dim *d, int part)
 
 int64_t rl_dim_run_end(const rl_dim *d, int64_t g)
 {
+    if (d->parts == 1) return d->len; /* one part holds everything, in order */
     if (!d->block) return part_start(d, rl_dim_owner(d, g) + 1);
     int64_t end = (g / d->block + 1) * d->block;
     return end < d->len ? end : d->len;

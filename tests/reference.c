@@ -578,3 +578,27 @@ void ref_bmmc_random(ref_rng *r, int n, uint64_t *columns)
         for (int j = 0; j < n; j++) columns[j] ^= (columns[j] >> k & 1) << i;
     }
 }
+
+/* ---- the SUMMA distributions ---- */
+
+/* First index of part i when L indices are cut into q balanced parts. */
+static int64_t balanced_start(int64_t L, int q, int i) { return (int64_t)i * (L / q) + (i < L % q ? i : L % q); }
+
+void ref_hsumma_locate(const relay_hsumma_params *p, int64_t L, int q, int64_t g, int *owner, int64_t *local)
+{
+    if (p->dist == RELAY_HSUMMA_BLOCK_CYCLIC) {
+        *owner = ref_indxg2p(g, p->dist_block, 0, q);
+        *local = ref_indxg2l(g, p->dist_block, q);
+        return;
+    }
+    int i = 0;
+    while (i + 1 < q && balanced_start(L, q, i + 1) <= g) i++;
+    *owner = i;
+    *local = g - balanced_start(L, q, i);
+}
+
+int64_t ref_hsumma_count(const relay_hsumma_params *p, int64_t L, int q, int i)
+{
+    if (p->dist == RELAY_HSUMMA_BLOCK_CYCLIC) return ref_numroc(L, p->dist_block, i, 0, q);
+    return balanced_start(L, q, i + 1) - balanced_start(L, q, i);
+}

@@ -15,6 +15,7 @@
 
 #include <complex.h>
 #include <stdint.h>
+#include "relay/hsumma.h"
 #include "relay/layout.h"
 
 /* ---- ScaLAPACK index arithmetic (0-based process and global indices) ---- */
@@ -28,6 +29,15 @@ int ref_indxg2p(int64_t g, int64_t nb, int isrc, int nprocs);
 int64_t ref_indxg2l(int64_t g, int64_t nb, int nprocs);
 /* The rank of process (pr, pc): grid order R is pr*npcol + pc, C is pc*nprow + pr. */
 int ref_grid_rank(relay_order grid_order, int nprow, int npcol, int pr, int pc);
+
+/* ---- the SUMMA distributions (relay/hsumma.h's contract) ---- */
+
+/* Owner (0..q-1) and local index of global index g of a dimension of L cut
+ * over q parts as p says: balanced contiguous parts (the first L mod q one
+ * longer) or ScaLAPACK block-cyclic with p->dist_block from part 0. */
+void ref_hsumma_locate(const relay_hsumma_params *p, int64_t L, int q, int64_t g, int *owner, int64_t *local);
+/* Indices of that dimension part i holds. */
+int64_t ref_hsumma_count(const relay_hsumma_params *p, int64_t L, int q, int i);
 
 /* ---- reference layouts ---- */
 

@@ -169,4 +169,13 @@ check_hsumma hsumma-groups-uneven 8 --grid 2x4 --shape 37x23x29 --groups 2x2 --b
 check_hsumma hsumma-cyclic 6 --grid 3x2 --shape 30x31x32 --groups 3x1 --block 2 --outer-block 4 --dist cyclic:3 --type s
 check_hsumma hsumma-model 8 --grid 4x2 --shape 64x64x64 --alpha 1e-4 --beta 1e-9 --block 4
 check_hsumma hsumma-at-bind 4 --grid 1x4 --shape 16x64x50 --block 8 --type c
+# --autotune writes a plan with the groups it timed fastest, which replays correctly.
+"$MPIEXEC" -n 4 "$RUN" hsumma-summa.plan --autotune tuned.plan --verify --json --iters 1 >run.json 2>err.txt ||
+    fail "hsumma autotune: relay-run failed: $(cat err.txt)"
+json_check run.json "hsumma autotune: relay-run --json" "d['verified'] is True and 'group_rows' in d"
+"$DUMP" tuned.plan --json >dump.json 2>err.txt || fail "hsumma autotune: relay-dump failed: $(cat err.txt)"
+json_check dump.json "hsumma autotune: the tuned plan" "d['hsumma']['groups_from'] == 'autotune'" \
+    "2 % d['hsumma']['group_rows'] == 0 and 2 % d['hsumma']['group_cols'] == 0"
+"$MPIEXEC" -n 4 "$RUN" tuned.plan --verify --iters 1 >/dev/null 2>err.txt || fail "hsumma autotune: the tuned plan: $(cat err.txt)"
+echo "ok: hsumma autotune"
 finish
