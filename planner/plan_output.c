@@ -7,6 +7,7 @@
 
 #include "plan_output.h"
 #include "progress.h"
+#include "relay/relay.h"
 
 int check_output_path(const char *path, cli_error *e)
 {
@@ -38,17 +39,32 @@ int save_plan(const relay_plan *plan, const char *path, cli_error *e)
     return cli_fail_relay(e, CLI_FAILED, st, what);
 }
 
+/* What the plan is, before its volumes: an HSUMMA plan's grid, groups and
+ * steps; the pieces of the others. */
+static void print_shape(const relay_plan *plan, const relay_plan_stats *s)
+{
+    relay_hsumma_info h;
+    if (relay_plan_get_kind(plan) != RELAY_PLAN_HSUMMA || relay_plan_hsumma_info(plan, &h)) {
+        printf("%lld pieces", (long long)s->pieces);
+        return;
+    }
+    if (h.params.group_rows)
+        printf("%dx%d grid in %dx%d groups", h.params.grid_rows, h.params.grid_cols, h.params.group_rows, h.params.group_cols);
+    else printf("%dx%d grid, groups chosen at bind", h.params.grid_rows, h.params.grid_cols);
+    printf(", %lld outer and %lld inner steps", (long long)h.outer_steps, (long long)h.inner_steps);
+}
+
 void print_summary(const relay_plan *plan, const char *path, double plan_s)
 {
     relay_plan_stats s;
     relay_plan_get_stats(plan, &s);
     struct stat file;
     int64_t file_bytes = stat(path, &file) == 0 ? (int64_t)file.st_size : -1;
-    printf("%s: %d ranks, %lld pieces, %lld messages, %lld bytes total (%s), %lld remote (%s), "
-           "planned in %.3f s, file %lld bytes (%s)\n",
-           path, relay_plan_nranks(plan), (long long)s.pieces, (long long)s.messages, (long long)s.bytes_total,
-           cli_bytes(s.bytes_total).text, (long long)s.bytes_remote, cli_bytes(s.bytes_remote).text, plan_s,
-           (long long)file_bytes, cli_bytes(file_bytes).text);
+    printf("%s: %d ranks, ", path, relay_plan_nranks(plan));
+    print_shape(plan, &s);
+    printf(", %lld messages, %lld bytes total (%s), %lld remote (%s), planned in %.3f s, file %lld bytes (%s)\n",
+           (long long)s.messages, (long long)s.bytes_total, cli_bytes(s.bytes_total).text, (long long)s.bytes_remote,
+           cli_bytes(s.bytes_remote).text, plan_s, (long long)file_bytes, cli_bytes(file_bytes).text);
 }
 
 int finish_plan(int status, relay_status st, relay_plan *plan, const char *path, double plan_s, cli_error *e)
