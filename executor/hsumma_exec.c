@@ -17,7 +17,8 @@
  * Every member of a communicator walks the same steps in the same order, so
  * the blocking broadcasts cannot deadlock; a broadcast of zero elements (a
  * grid row or column that holds no rows or columns) is skipped by all of
- * its members alike.  Where the MPI library offers persistent collectives
+ * its members alike, and all ranks agree at bind whether broadcasts are
+ * persistent.  Where the MPI library offers persistent collectives
  * (MPI-4's MPI_Bcast_init, or Open MPI 4's MPIX_Bcast_init extension) each
  * broadcast is a persistent request created at bind over the executor's
  * fixed panel buffers; otherwise it is a plain MPI_Bcast. */
@@ -76,8 +77,6 @@ static MPI_Datatype mpi_type(relay_type t)
                                                                                            : MPI_C_DOUBLE_COMPLEX;
 }
 
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-
 relay_status rl_hsumma_exec_create(rl_hsumma_exec **out, const rl_hsumma *h, int rank)
 {
     rl_hsumma_exec *x = *out = calloc(1, sizeof *x);
@@ -92,7 +91,7 @@ relay_status rl_hsumma_exec_create(rl_hsumma_exec **out, const rl_hsumma *h, int
     x->nloc = rl_dim_local_len(&x->d.n, rank % x->p.grid_cols);
     x->ka = rl_dim_local_len(&x->d.ka, rank % x->p.grid_cols);
     x->kb = rl_dim_local_len(&x->d.kb, rank / x->p.grid_cols);
-    int64_t outer = min64(x->p.outer_block, x->p.k), inner = min64(x->p.inner_block, x->p.k);
+    int64_t outer = rl_hsumma_max_width(&x->p), inner = rl_min64(x->p.inner_block, outer);
     x->a_out = rl_malloc_array((size_t)(x->mloc * outer), x->esz);
     x->a_in = rl_malloc_array((size_t)(x->mloc * inner), x->esz);
     x->b_out = rl_malloc_array((size_t)(x->nloc * outer), x->esz);
@@ -246,34 +245,59 @@ static relay_status split_comms(rl_hsumma_exec *x, MPI_Comm comm)
     return RELAY_OK;
 }
 
-/* One persistent broadcast per walk step, unless there are too many or the
- * library has none. */
-static relay_status create_bcasts(rl_hsumma_exec *x)
+/* The broadcasts this rank takes part in per replay (walk order). */
+static int64_t count_bcasts(rl_hsumma_exec *x)
 {
-#ifdef RL_BCAST_INIT
     walker count = {WALK_COUNT, 0};
     walk(x, &count, -1);
-    if (count.slot > MAX_PERSISTENT || count.slot == 0) return RELAY_OK;
-    x->bcasts = rl_malloc_array((size_t)count.slot, sizeof *x->bcasts);
+    return count.slot;
+}
+
+/* One persistent broadcast per walk step where the library has them,
+ * unless some rank (most: the largest count) would need too many. */
+static relay_status create_bcasts(rl_hsumma_exec *x, int64_t most)
+{
+#ifdef RL_BCAST_INIT
+    int64_t mine = count_bcasts(x);
+    if (most > MAX_PERSISTENT || mine == 0) return RELAY_OK;
+    x->bcasts = rl_malloc_array((size_t)mine, sizeof *x->bcasts);
     if (!x->bcasts) return RL_NOMEM();
-    for (int64_t i = 0; i < count.slot; i++) x->bcasts[i] = MPI_REQUEST_NULL;
-    x->nbcasts = count.slot;
+    for (int64_t i = 0; i < mine; i++) x->bcasts[i] = MPI_REQUEST_NULL;
+    x->nbcasts = mine;
     walker create = {WALK_CREATE, 0};
     int rc = walk(x, &create, -1);
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "creating the persistent broadcasts");
 #else
     (void)x;
+    (void)most;
     return RELAY_OK;
 #endif
+}
+
+/* Every rank learns whether all succeeded and the largest of their values:
+ * one that failed alone must not leave the others waiting in a broadcast,
+ * and a persistent broadcast must never meet a plain one.  The failing rank
+ * keeps its own message. */
+static relay_status agree(MPI_Comm comm, relay_status local, int64_t *value, const char *what)
+{
+    int64_t v[2] = {local != RELAY_OK, *value};
+    int rc = MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT64_T, MPI_MAX, comm);
+    if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "MPI_Allreduce in relay_exec_create");
+    *value = v[1];
+    if (local) return local;
+    return v[0] ? rl_fail(RELAY_ERR_MISMATCH, "another rank could not %s", what) : RELAY_OK;
 }
 
 relay_status rl_hsumma_exec_bind(rl_hsumma_exec *x, MPI_Comm comm)
 {
     relay_status st = settle_groups(x, comm);
-    if (st) return st;
+    if (st) return st; /* collective failures: every rank sees them */
     rl_hsumma_place_of(&x->p, x->p.group_rows, x->p.group_cols, x->rank, &x->pl);
     st = split_comms(x, comm);
-    return st ? st : create_bcasts(x);
+    int64_t most = st ? 0 : count_bcasts(x), none = 0;
+    st = agree(comm, st, &most, "split the HSUMMA communicators");
+    if (!st) st = agree(comm, create_bcasts(x, most), &none, "create its HSUMMA broadcasts");
+    return st;
 }
 
 /* ---- replay ---------------------------------------------------------------------- */
@@ -330,7 +354,7 @@ void rl_hsumma_exec_report(const rl_hsumma_exec *x, relay_hsumma_report *r)
 
 int64_t rl_hsumma_exec_extra_bytes(const rl_hsumma_exec *x)
 {
-    int64_t outer = min64(x->p.outer_block, x->p.k), inner = min64(x->p.inner_block, x->p.k);
+    int64_t outer = rl_hsumma_max_width(&x->p), inner = rl_min64(x->p.inner_block, outer);
     return (x->mloc + x->nloc) * (outer + inner) * (int64_t)x->esz + x->nbcasts * (int64_t)sizeof(MPI_Request);
 }
 

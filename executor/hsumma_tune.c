@@ -64,7 +64,10 @@ static relay_status measure(MPI_Comm comm, relay_hsumma_network *net)
     if (!st) rc = one_way_seconds(comm, rank, buf, SMALL_BYTES, SMALL_REPS, &t[0]);
     if (!st && rc == MPI_SUCCESS) rc = one_way_seconds(comm, rank, buf, LARGE_BYTES, LARGE_REPS, &t[1]);
     free(buf);
-    if (!st && rc != MPI_SUCCESS) return rl_mpi_fail(rc, "the ping-pong of relay_hsumma_measure_network");
+    if (st) return st;
+    /* Ranks 0 and 1 may fail alone; the others wait in the broadcast below. */
+    st = agree_ok(comm, rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "the ping-pong of relay_hsumma_measure_network"),
+                  "the ping-pong");
     if (st) return st;
     /* Hockney: t(m) = alpha + m beta through the two sizes. */
     double v[2] = {t[0], (t[1] - t[0]) / (LARGE_BYTES - SMALL_BYTES)};
@@ -120,15 +123,17 @@ static relay_status time_grouping(const rl_hsumma *h, int I, int J, MPI_Comm com
     g.params.group_cols = J;
     rl_hsumma_exec *x = NULL;
     relay_status st = agree_ok(comm, rl_hsumma_exec_create(&x, &g, rank), "preparing an autotuning candidate");
-    if (!st) st = agree_ok(comm, rl_hsumma_exec_bind(x, comm), "binding an autotuning candidate");
+    if (!st) st = rl_hsumma_exec_bind(x, comm); /* agreed inside */
     if (!st) st = rl_hsumma_exec_start(x, s->c, s->a, s->b, NULL, NULL);
     double best = INFINITY;
     for (int r = 0; r <= TUNE_REPS && !st; r++) { /* r = 0 warms up */
-        MPI_Barrier(comm);
+        int rc = MPI_Barrier(comm);
         double t0 = MPI_Wtime();
         st = rl_hsumma_exec_run_outer(x, outer_steps);
         double t = MPI_Wtime() - t0;
-        MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
+        st = agree_ok(comm, rc == MPI_SUCCESS ? st : rl_mpi_fail(rc, "MPI_Barrier"), "an autotuning replay");
+        if (!st && (rc = MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm)) != MPI_SUCCESS)
+            st = rl_mpi_fail(rc, "MPI_Allreduce in relay_hsumma_autotune");
         if (r > 0 && t < best) best = t;
     }
     rl_hsumma_exec_free(x);
@@ -136,49 +141,63 @@ static relay_status time_grouping(const rl_hsumma *h, int I, int J, MPI_Comm com
     return st;
 }
 
-static relay_status check_tune_args(relay_plan **out, const relay_plan *p, MPI_Comm comm, int outer_steps)
+/* The arguments every rank checks, and that all ranks hold the same plan:
+ * agreed, so that no rank starts timing alone. */
+static relay_status agree_plan(MPI_Comm comm, const relay_plan *p, int outer_steps)
 {
-    if (!out || !p || comm == MPI_COMM_NULL) return rl_fail(RELAY_ERR_ARG, "relay_hsumma_autotune: NULL argument");
-    if (!p->hsumma) return rl_fail(RELAY_ERR_ARG, "relay_hsumma_autotune: not an HSUMMA plan");
-    if (outer_steps < 1) return rl_fail(RELAY_ERR_ARG, "relay_hsumma_autotune: outer_steps %d is below 1", outer_steps);
     int size;
     MPI_Comm_size(comm, &size);
-    if (size != p->nranks)
-        return rl_fail(RELAY_ERR_MISMATCH, "relay_hsumma_autotune: the communicator has %d ranks, the plan %d", size, p->nranks);
-    return RELAY_OK;
+    relay_status local = !p->hsumma       ? rl_fail(RELAY_ERR_ARG, "relay_hsumma_autotune: not an HSUMMA plan")
+                         : outer_steps < 1 ? rl_fail(RELAY_ERR_ARG, "relay_hsumma_autotune: outer_steps %d is below 1", outer_steps)
+                         : size != p->nranks
+                             ? rl_fail(RELAY_ERR_MISMATCH, "relay_hsumma_autotune: the communicator has %d ranks, the plan %d",
+                                       size, p->nranks)
+                             : RELAY_OK;
+    uint64_t v[3] = {local != RELAY_OK, p->fingerprint, ~p->fingerprint};
+    int rc = MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_UINT64_T, MPI_MAX, comm);
+    if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "MPI_Allreduce in relay_hsumma_autotune");
+    if (local) return local;
+    if (v[0]) return rl_fail(RELAY_ERR_MISMATCH, "relay_hsumma_autotune: another rank's arguments are wrong");
+    return v[1] == ~v[2] ? RELAY_OK : rl_fail(RELAY_ERR_MISMATCH, "relay_hsumma_autotune: ranks hold different plans");
+}
+
+/* Times every grouping; the fastest wins, fewer groups on a tie. */
+static relay_status tune(const relay_plan *p, MPI_Comm comm, int outer_steps, int *best_i, int *best_j)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    const relay_hsumma_params *hp = &p->hsumma->params;
+    scratch s = {0};
+    relay_status st = agree_ok(comm, scratch_alloc(&s, hp, rank), "relay_hsumma_autotune's scratch operands");
+    double best = INFINITY;
+    for (int I = 0, J = 0; !st && rl_hsumma_next_grouping(hp, &I, &J);) {
+        double t;
+        st = time_grouping(p->hsumma, I, J, comm, rank, &s, outer_steps, &t);
+        if (!st && (t < best || (t == best && I * J < *best_i * *best_j))) {
+            best = t;
+            *best_i = I;
+            *best_j = J;
+        }
+    }
+    free(s.a);
+    free(s.b);
+    free(s.c);
+    return st;
 }
 
 relay_status relay_hsumma_autotune(relay_plan **out, const relay_plan *p, MPI_Comm comm, int outer_steps)
 {
-    relay_status st = check_tune_args(out, p, comm, outer_steps);
-    if (st) return st;
+    if (!out || !p || comm == MPI_COMM_NULL) return rl_fail(RELAY_ERR_ARG, "relay_hsumma_autotune: NULL argument");
     MPI_Comm own;
-    int rank, rc = MPI_Comm_dup(comm, &own);
+    int rc = MPI_Comm_dup(comm, &own);
     if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "MPI_Comm_dup in relay_hsumma_autotune");
     MPI_Comm_set_errhandler(own, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(own, &rank);
-    const relay_hsumma_params *hp = &p->hsumma->params;
-    scratch s = {0};
-    st = agree_ok(own, scratch_alloc(&s, hp, rank), "relay_hsumma_autotune's scratch operands");
     int best_i = 1, best_j = 1;
-    double best = INFINITY;
-    /* Fewer groups first, and a later grouping must be faster to win. */
-    for (int I = 1; I <= hp->grid_rows && !st; I++)
-        for (int J = 1; J <= hp->grid_cols && !st && hp->grid_rows % I == 0; J++) {
-            double t;
-            if (hp->grid_cols % J == 0 && !(st = time_grouping(p->hsumma, I, J, own, rank, &s, outer_steps, &t)) &&
-                (t < best || (t == best && I * J < best_i * best_j))) {
-                best = t;
-                best_i = I;
-                best_j = J;
-            }
-        }
-    free(s.a);
-    free(s.b);
-    free(s.c);
+    relay_status st = agree_plan(own, p, outer_steps);
+    if (!st) st = tune(p, own, outer_steps, &best_i, &best_j);
     MPI_Comm_free(&own);
     if (st) return st;
-    relay_hsumma_params tuned = *hp;
+    relay_hsumma_params tuned = p->hsumma->params;
     tuned.group_rows = best_i;
     tuned.group_cols = best_j;
     return rl_hsumma_plan_new(out, &tuned, RELAY_GROUPS_AUTOTUNE);

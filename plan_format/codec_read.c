@@ -521,9 +521,15 @@ static relay_status assemble(header_fields *h, relay_plan **out)
             relay_plan_free(p);
             return st;
         }
-        relay_hsumma_info info;
-        relay_plan_hsumma_info(p, &info);
-        p->rounds = (int32_t)(info.outer_steps + info.inner_steps);
+        /* The statistics follow from the parameters (and are not fingerprinted). */
+        relay_plan_stats want;
+        int64_t outer, inner;
+        rl_hsumma_stats(&p->hsumma->params, &want, &outer, &inner);
+        p->rounds = (int32_t)(outer + inner);
+        if (memcmp(&want, &p->stats, sizeof want) != 0) {
+            relay_plan_free(p);
+            return rl_fail(RELAY_ERR_FORMAT, "HSUMMA plan's statistics do not follow from its parameters");
+        }
         *out = p;
         return RELAY_OK;
     }

@@ -6,6 +6,7 @@
  * Per-rank volumes are derived here from the parameters
  * (rl_hsumma_rank_traffic), not read from the planner's statistics. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "dump_hsumma.h"
 #include "dump_json.h"
@@ -30,13 +31,12 @@ static void print_model(const relay_hsumma_params *hp)
     printf("\ncost model (section IV, %s broadcasts, alpha %.3g s, beta %.3g s/byte): communication per replay\n",
            bcast_names[net->bcast], net->alpha, net->beta);
     printf("  %8s %8s %12s %12s %12s\n", "groups", "G", "latency s", "bandwidth s", "total s");
-    for (int I = 1; I <= hp->grid_rows; I++)
-        for (int J = 1; J <= hp->grid_cols && hp->grid_rows % I == 0; J++) {
-            double t, lat, bw;
-            if (hp->grid_cols % J || relay_hsumma_model(hp, I, J, net, &t, &lat, &bw)) continue;
-            printf("  %4dx%-3d %8lld %12.4g %12.4g %12.4g%s\n", I, J, (long long)I * J, lat, bw, t,
-                   I == bi && J == bj ? "  <- best" : "");
-        }
+    for (int I = 0, J = 0; rl_hsumma_next_grouping(hp, &I, &J);) {
+        double t, lat, bw;
+        relay_hsumma_model(hp, I, J, net, &t, &lat, &bw);
+        printf("  %4dx%-3d %8lld %12.4g %12.4g %12.4g%s\n", I, J, (long long)I * J, lat, bw, t,
+               I == bi && J == bj ? "  <- best" : "");
+    }
 }
 
 static void print_summary(const char *path, const relay_plan *p, const relay_hsumma_info *info)
@@ -81,23 +81,56 @@ static void print_rank(const relay_plan *p, int rank)
 }
 
 /* One rank's traffic as a per_rank entry (SPEC section 4). */
-static void json_traffic(json_writer *w, const relay_hsumma_params *hp, int rank)
+static void json_traffic(json_writer *w, int rank, const rl_hsumma_traffic *t)
 {
-    rl_hsumma_traffic t;
-    rl_hsumma_rank_traffic(hp, rank, &t);
     json_begin_object(w, NULL);
     json_int(w, "rank", rank);
-    json_int(w, "send_bytes", t.send_bytes);
-    json_int(w, "recv_bytes", t.recv_bytes);
-    json_int(w, "send_msgs", t.send_msgs);
-    json_int(w, "recv_msgs", t.recv_msgs);
-    json_int(w, "local_bytes", t.local_bytes);
+    json_int(w, "send_bytes", t->send_bytes);
+    json_int(w, "recv_bytes", t->recv_bytes);
+    json_int(w, "send_msgs", t->send_msgs);
+    json_int(w, "recv_msgs", t->recv_msgs);
+    json_int(w, "local_bytes", t->local_bytes);
     json_end_object(w);
 }
 
-static void print_json(const relay_plan *p, const relay_hsumma_info *info)
+/* Every grid column's traffic of A's panels and every grid row's of B's:
+ * per_rank from one walk per line, not one per rank. */
+typedef struct {
+    rl_hsumma_traffic *cols, *rows;
+} line_traffic;
+
+static int count_lines(const relay_hsumma_params *hp, line_traffic *l, cli_error *e)
+{
+    l->cols = malloc((size_t)hp->grid_cols * sizeof *l->cols);
+    l->rows = malloc((size_t)hp->grid_rows * sizeof *l->rows);
+    if (!l->cols || !l->rows) return cli_fail(e, CLI_FAILED, "out of memory for the traffic of a %d x %d grid", hp->grid_rows, hp->grid_cols);
+    for (int c = 0; c < hp->grid_cols; c++) rl_hsumma_line_traffic(hp, 0, c, &l->cols[c]);
+    for (int r = 0; r < hp->grid_rows; r++) rl_hsumma_line_traffic(hp, 1, r, &l->rows[r]);
+    return CLI_OK;
+}
+
+static void json_per_rank(json_writer *w, const relay_plan *p, const line_traffic *l)
+{
+    const relay_hsumma_params *hp = &p->hsumma->params;
+    json_begin_array(w, "per_rank");
+    for (int r = 0; r < p->nranks; r++) {
+        rl_hsumma_traffic t;
+        rl_hsumma_combine_traffic(hp, r, &l->cols[r % hp->grid_cols], &l->rows[r / hp->grid_cols], &t);
+        json_traffic(w, r, &t);
+    }
+    json_end_array(w);
+}
+
+static int print_json(const relay_plan *p, const relay_hsumma_info *info, cli_error *e)
 {
     const relay_hsumma_params *hp = &info->params;
+    line_traffic lines = {0};
+    int status = count_lines(hp, &lines, e);
+    if (status) {
+        free(lines.cols);
+        free(lines.rows);
+        return status;
+    }
     const relay_plan_stats *st = &p->stats;
     json_writer w = dump_json_open(p, "hsumma");
     dump_json_no_relabel(&w, p, type_codes[hp->type], "broadcasts", p->rounds);
@@ -121,11 +154,12 @@ static void print_json(const relay_plan *p, const relay_hsumma_info *info)
     json_double(&w, "net_beta", hp->network.beta);
     json_string(&w, "bcast_model", hp->network.bcast == RELAY_BCAST_VAN_DE_GEIJN ? "vdg" : "binomial");
     json_end_object(&w);
-    json_begin_array(&w, "per_rank");
-    for (int r = 0; r < p->nranks; r++) json_traffic(&w, hp, r);
-    json_end_array(&w);
+    json_per_rank(&w, p, &lines);
     json_end_object(&w);
     json_finish(&w);
+    free(lines.cols);
+    free(lines.rows);
+    return CLI_OK;
 }
 
 int dump_hsumma(const char *path, const relay_plan *p, int json, int rank, cli_error *e)
@@ -133,10 +167,12 @@ int dump_hsumma(const char *path, const relay_plan *p, int json, int rank, cli_e
     relay_hsumma_info info;
     relay_status st = relay_plan_hsumma_info(p, &info);
     if (st) return cli_fail_relay(e, CLI_FAILED, st, path);
-    if (json && rank < 0) print_json(p, &info);
-    else if (json) {
+    if (json && rank < 0) return print_json(p, &info, e);
+    if (json) {
+        rl_hsumma_traffic t;
+        rl_hsumma_rank_traffic(&info.params, rank, &t);
         json_writer w = json_start(stdout);
-        json_traffic(&w, &info.params, rank);
+        json_traffic(&w, rank, &t);
         json_finish(&w);
     } else {
         if (rank < 0) {

@@ -90,12 +90,20 @@ void rl_hsumma_dims_of(const relay_hsumma_params *p, rl_hsumma_dims *d)
 
 /* ---- steps and places ------------------------------------------------------ */
 
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+int64_t rl_hsumma_max_width(const relay_hsumma_params *p)
+{
+    rl_hsumma_dims d;
+    rl_hsumma_dims_of(p, &d);
+    int64_t w = rl_min64(p->outer_block, p->k);
+    if (d.ka.parts > 1) w = rl_min64(w, d.ka.block ? d.ka.block : max_local_len(&d.ka));
+    if (d.kb.parts > 1) w = rl_min64(w, d.kb.block ? d.kb.block : max_local_len(&d.kb));
+    return w;
+}
 
 void rl_hsumma_outer_step(const relay_hsumma_params *p, const rl_hsumma_dims *d, int64_t k0, rl_outer_step *s)
 {
-    int64_t end = min64((k0 / p->outer_block + 1) * p->outer_block, p->k);
-    end = min64(end, min64(rl_dim_run_end(&d->ka, k0), rl_dim_run_end(&d->kb, k0)));
+    int64_t end = rl_min64((k0 / p->outer_block + 1) * p->outer_block, p->k);
+    end = rl_min64(end, rl_min64(rl_dim_run_end(&d->ka, k0), rl_dim_run_end(&d->kb, k0)));
     *s = (rl_outer_step){k0, end, rl_dim_owner(&d->ka, k0), rl_dim_owner(&d->kb, k0), rl_dim_local(&d->ka, k0),
                          rl_dim_local(&d->kb, k0)};
 }
@@ -120,15 +128,16 @@ void rl_hsumma_place_of(const relay_hsumma_params *p, int group_rows, int group_
 static int bad_size(int64_t v) { return v < 0 || v > MAX_DIM; }
 
 /* An upper bound on the inner steps of one replay, in floating point so it
- * cannot overflow: k/b plus two per outer step, whose count is bounded by
- * k/B and the owner changes along k in A's columns and B's rows. */
+ * cannot overflow: an outer step of width w has ceil(w / b) <= w / b + 1
+ * inner steps, so there are at most ceil(k/b) + outer steps, and outer
+ * steps are bounded by ceil(k/B) plus the owner changes along k in A's
+ * columns and B's rows. */
 static double step_bound(const relay_hsumma_params *p)
 {
     double k = (double)p->k;
     double changes = p->dist == RELAY_HSUMMA_BLOCK_CYCLIC ? 2 * ceil(k / (double)p->dist_block)
                                                            : (double)p->grid_rows + p->grid_cols;
-    double outer = ceil(k / (double)p->outer_block) + changes;
-    return ceil(k / (double)p->inner_block) + 2 * outer;
+    return ceil(k / (double)p->inner_block) + ceil(k / (double)p->outer_block) + changes;
 }
 
 static relay_status check_shape(const relay_hsumma_params *p, relay_status code)
@@ -150,7 +159,7 @@ static relay_status check_shape(const relay_hsumma_params *p, relay_status code)
                        (long long)p->outer_block, MAX_DIM_LOG);
     if (p->dist != RELAY_HSUMMA_CHECKERBOARD && p->dist != RELAY_HSUMMA_BLOCK_CYCLIC)
         return rl_fail(code, "HSUMMA: distribution %d is neither checkerboard nor block-cyclic", (int)p->dist);
-    if (p->dist == RELAY_HSUMMA_BLOCK_CYCLIC ? p->dist_block < 1 || p->dist_block > MAX_DIM : p->dist_block < 0)
+    if (p->dist == RELAY_HSUMMA_BLOCK_CYCLIC && (p->dist_block < 1 || p->dist_block > MAX_DIM))
         return rl_fail(code, "HSUMMA: block-cyclic block size %lld is not in [1, 2^%d]", (long long)p->dist_block, MAX_DIM_LOG);
     const relay_hsumma_network *net = &p->network;
     if (!isfinite(net->alpha) || !isfinite(net->beta) || net->alpha < 0 || net->beta < 0 ||
@@ -159,24 +168,41 @@ static relay_status check_shape(const relay_hsumma_params *p, relay_status code)
     return RELAY_OK;
 }
 
-/* Local sizes and panels must fit CBLAS's and MPI's int counts; a matrix's
- * bytes times the grid's larger side must fit int64 (the statistics). */
+/* Whether a * b fits an MPI or CBLAS int count. */
+static int exceeds_int(int64_t a, int64_t b)
+{
+    int64_t v;
+    return rl_mul_overflows(a, b, &v) || v > INT32_MAX;
+}
+
+/* The plan's statistics must fit int64: bytes_total is at most
+ * k esz (m (t + 1) + n (s + 1)) (every panel once per receiver, plus the
+ * owners' copies), which also bounds every rank's traffic and C's bytes. */
+static int bytes_overflow(const relay_hsumma_params *p)
+{
+    int64_t a, b, v;
+    return rl_mul_overflows(p->m, (int64_t)p->grid_cols + 1, &a) || rl_mul_overflows(p->n, (int64_t)p->grid_rows + 1, &b) ||
+           rl_add_overflows(a, b, &v) || rl_add_overflows(v, p->m, &v) || rl_mul_overflows(v, p->k, &v) ||
+           rl_mul_overflows(v, (int64_t)relay_type_size(p->type), &v) || rl_mul_overflows(p->m, p->n, &v) ||
+           rl_mul_overflows(v, (int64_t)relay_type_size(p->type), &v);
+}
+
+/* Local sizes and panels must fit CBLAS's and MPI's int counts, and the
+ * statistics int64. */
 static relay_status check_counts(const relay_hsumma_params *p, relay_status code)
 {
     rl_hsumma_dims d;
     rl_hsumma_dims_of(p, &d);
-    int64_t mloc = max_local_len(&d.m), nloc = max_local_len(&d.n), width = min64(p->outer_block, p->k);
-    int64_t ka = max_local_len(&d.ka), kb = max_local_len(&d.kb), esz = (int64_t)relay_type_size(p->type), v;
-    if (mloc > INT32_MAX || nloc > INT32_MAX || ka > INT32_MAX || kb > INT32_MAX || mloc * width > INT32_MAX ||
-        nloc * width > INT32_MAX)
+    int64_t mloc = max_local_len(&d.m), nloc = max_local_len(&d.n), width = rl_hsumma_max_width(p);
+    int64_t ka = max_local_len(&d.ka), kb = max_local_len(&d.kb);
+    if (mloc > INT32_MAX || nloc > INT32_MAX || ka > INT32_MAX || kb > INT32_MAX || exceeds_int(mloc, width) ||
+        exceeds_int(nloc, width))
         return rl_fail(code, "HSUMMA: a rank's part (%lld x %lld of C) or an outer panel of %lld exceeds the int counts of "
                              "MPI and CBLAS; use more ranks or a smaller B", (long long)mloc, (long long)nloc, (long long)width);
-    int64_t side = p->grid_rows > p->grid_cols ? p->grid_rows : p->grid_cols;
-    if (rl_mul_overflows(p->m, p->k, &v) || rl_mul_overflows(v, esz * side, &v) || rl_mul_overflows(p->k, p->n, &v) ||
-        rl_mul_overflows(v, esz * side, &v) || rl_mul_overflows(p->m, p->n, &v) || rl_mul_overflows(v, esz, &v))
-        return rl_fail(code, "HSUMMA: the matrices are too large to count their bytes in 64 bits");
+    if (bytes_overflow(p)) return rl_fail(code, "HSUMMA: the matrices are too large to count their bytes in 64 bits");
     if (step_bound(p) > (double)((int64_t)1 << MAX_STEPS_LOG))
-        return rl_fail(code, "HSUMMA: about %.3g steps per replay exceed 2^%d; raise b, B or the block-cyclic block",
+        return rl_fail(code, "HSUMMA: up to %.3g steps per replay (k/b + k/B + owner changes) exceed 2^%d; raise b, B or "
+                             "the block-cyclic block",
                        step_bound(p), MAX_STEPS_LOG);
     return RELAY_OK;
 }
@@ -224,29 +250,57 @@ static void panel_traffic(rl_hsumma_traffic *t, int64_t bytes, int64_t ninner, i
     }
 }
 
-void rl_hsumma_rank_traffic(const relay_hsumma_params *p, int rank, rl_hsumma_traffic *t)
+void rl_hsumma_line_traffic(const relay_hsumma_params *p, int is_row, int index, rl_hsumma_traffic *t)
 {
     rl_hsumma_dims d;
     rl_hsumma_place pl;
     rl_outer_step s;
     rl_hsumma_dims_of(p, &d);
-    rl_hsumma_place_of(p, p->group_rows, p->group_cols, rank, &pl);
-    int64_t esz = (int64_t)relay_type_size(p->type);
-    int64_t a_row = rl_dim_local_len(&d.m, pl.row) * esz, b_col = rl_dim_local_len(&d.n, pl.col) * esz;
+    rl_hsumma_place_of(p, p->group_rows, p->group_cols, is_row ? index * p->grid_cols : index, &pl);
     memset(t, 0, sizeof *t);
     for (int64_t k0 = 0; k0 < p->k; k0 = s.k1) {
         rl_hsumma_outer_step(p, &d, k0, &s);
         int64_t w = s.k1 - s.k0, ninner = rl_hsumma_inner_count(p, &s);
-        panel_traffic(t, a_row * w, ninner, pl.col == s.a_col, pl.j == s.a_col % pl.in_cols, pl.group_cols, pl.in_cols);
-        panel_traffic(t, b_col * w, ninner, pl.row == s.b_row, pl.i == s.b_row % pl.in_rows, pl.group_rows, pl.in_rows);
+        if (is_row) panel_traffic(t, w, ninner, pl.row == s.b_row, pl.i == s.b_row % pl.in_rows, pl.group_rows, pl.in_rows);
+        else panel_traffic(t, w, ninner, pl.col == s.a_col, pl.j == s.a_col % pl.in_cols, pl.group_cols, pl.in_cols);
     }
+}
+
+/* Adds a line's traffic for panels of `bytes` per k index (none if 0). */
+static void add_scaled(rl_hsumma_traffic *t, const rl_hsumma_traffic *line, int64_t bytes)
+{
+    if (!bytes) return;
+    t->send_bytes += line->send_bytes * bytes;
+    t->recv_bytes += line->recv_bytes * bytes;
+    t->local_bytes += line->local_bytes * bytes;
+    t->send_msgs += line->send_msgs;
+    t->recv_msgs += line->recv_msgs;
+}
+
+void rl_hsumma_combine_traffic(const relay_hsumma_params *p, int rank, const rl_hsumma_traffic *a_col,
+                               const rl_hsumma_traffic *b_row, rl_hsumma_traffic *t)
+{
+    rl_hsumma_dims d;
+    rl_hsumma_dims_of(p, &d);
+    int64_t esz = (int64_t)relay_type_size(p->type);
+    memset(t, 0, sizeof *t);
+    add_scaled(t, a_col, rl_dim_local_len(&d.m, rank / p->grid_cols) * esz);
+    add_scaled(t, b_row, rl_dim_local_len(&d.n, rank % p->grid_cols) * esz);
+}
+
+void rl_hsumma_rank_traffic(const relay_hsumma_params *p, int rank, rl_hsumma_traffic *t)
+{
+    rl_hsumma_traffic a, b;
+    rl_hsumma_line_traffic(p, 0, rank % p->grid_cols, &a);
+    rl_hsumma_line_traffic(p, 1, rank / p->grid_cols, &b);
+    rl_hsumma_combine_traffic(p, rank, &a, &b, t);
 }
 
 /* The plan's totals, one outer step at a time: every rank off a panel's
  * owner line receives it (broadcast counted per receiver), the owners copy
  * it once, and each non-empty grid row (column) receives J-1 outer and
  * (t-J) * ninner inner messages of A's panel (likewise for B). */
-static void plan_stats(const relay_hsumma_params *p, relay_plan_stats *st, int64_t *outer, int64_t *inner)
+void rl_hsumma_stats(const relay_hsumma_params *p, relay_plan_stats *st, int64_t *outer, int64_t *inner)
 {
     rl_hsumma_dims d;
     rl_outer_step s;
@@ -287,7 +341,7 @@ relay_status rl_hsumma_plan_new(relay_plan **out, const relay_hsumma_params *par
     p->type = params->type;
     p->schedule = RELAY_SCHED_P2P;
     int64_t outer, inner;
-    plan_stats(&h->params, &p->stats, &outer, &inner);
+    rl_hsumma_stats(&h->params, &p->stats, &outer, &inner);
     p->rounds = (int32_t)(outer + inner);
     p->fingerprint = rl_plan_hash(p, NULL);
     *out = p;
@@ -322,8 +376,11 @@ relay_status rl_hsumma_from_ints(rl_hsumma *h, const int64_t *v, relay_type type
     if ((int64_t)p->grid_rows * p->grid_cols != nranks)
         return rl_fail(RELAY_ERR_FORMAT, "HSUMMA plan's %d x %d grid is not its %lld ranks", p->grid_rows, p->grid_cols,
                        (long long)nranks);
+    if (p->dist == RELAY_HSUMMA_CHECKERBOARD && p->dist_block != 0)
+        return rl_fail(RELAY_ERR_FORMAT, "HSUMMA plan is checkerboard but has a block-cyclic block (%lld)", (long long)p->dist_block);
+    int model = h->groups_from == RELAY_GROUPS_MODEL;
     if ((h->groups_from == RELAY_GROUPS_AT_BIND) != (p->group_rows == 0) || h->groups_from < RELAY_GROUPS_GIVEN ||
-        h->groups_from > RELAY_GROUPS_AUTOTUNE)
+        h->groups_from > RELAY_GROUPS_AUTOTUNE || (model && !(p->network.alpha > 0 && p->network.beta > 0)))
         return rl_fail(RELAY_ERR_FORMAT, "HSUMMA plan's groups (%d x %d) and their origin (%d) disagree", p->group_rows,
                        p->group_cols, (int)h->groups_from);
     return RELAY_OK;
@@ -354,7 +411,7 @@ relay_status relay_plan_hsumma_info(const relay_plan *p, relay_hsumma_info *info
     relay_plan_stats unused;
     info->params = h->params;
     info->groups_from = h->groups_from;
-    plan_stats(&h->params, &unused, &info->outer_steps, &info->inner_steps);
+    rl_hsumma_stats(&h->params, &unused, &info->outer_steps, &info->inner_steps);
     return RELAY_OK;
 }
 
@@ -450,6 +507,21 @@ relay_status relay_hsumma_model(const relay_hsumma_params *p, int group_rows, in
     return RELAY_OK;
 }
 
+int rl_hsumma_next_grouping(const relay_hsumma_params *p, int *I, int *J)
+{
+    if (*I < 1) {
+        *I = *J = 1;
+        return 1;
+    }
+    do {
+        if (++*J > p->grid_cols) {
+            *J = 1;
+            if (++*I > p->grid_rows) return 0;
+        }
+    } while (p->grid_rows % *I || p->grid_cols % *J);
+    return 1;
+}
+
 relay_status relay_hsumma_best_groups(const relay_hsumma_params *p, const relay_hsumma_network *net, int *group_rows,
                                       int *group_cols)
 {
@@ -458,19 +530,17 @@ relay_status relay_hsumma_best_groups(const relay_hsumma_params *p, const relay_
     if (!group_rows || !group_cols) return rl_fail(RELAY_ERR_ARG, "relay_hsumma_best_groups: NULL argument");
     double best = INFINITY;
     int bi = 1, bj = 1;
-    for (int I = 1; I <= p->grid_rows; I++)
-        for (int J = 1; J <= p->grid_cols && p->grid_rows % I == 0; J++) {
-            if (p->grid_cols % J) continue;
-            double lat, bw;
-            model_cost(p, I, J, net, &lat, &bw);
-            /* Within rounding of the best, fewer groups win (SUMMA first). */
-            int tie = isfinite(best) && fabs(lat + bw - best) <= 1e-12 * best;
-            if (tie ? (int64_t)I * J < (int64_t)bi * bj : lat + bw < best) {
-                best = tie ? best : lat + bw;
-                bi = I;
-                bj = J;
-            }
+    for (int I = 0, J = 0; rl_hsumma_next_grouping(p, &I, &J);) {
+        double lat, bw;
+        model_cost(p, I, J, net, &lat, &bw);
+        /* Within rounding of the best, fewer groups win (SUMMA first). */
+        int tie = isfinite(best) && fabs(lat + bw - best) <= 1e-12 * best;
+        if (tie ? (int64_t)I * J < (int64_t)bi * bj : lat + bw < best) {
+            best = tie ? best : lat + bw;
+            bi = I;
+            bj = J;
         }
+    }
     *group_rows = bi;
     *group_cols = bj;
     return RELAY_OK;

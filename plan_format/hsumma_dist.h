@@ -9,6 +9,8 @@
 
 #include "plan_internal.h"
 
+static inline int64_t rl_min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
 /* One dimension of length len cut over `parts` grid rows or columns:
  * balanced contiguous parts (block == 0) or block-cyclic with `block`. */
 typedef struct {
@@ -39,6 +41,10 @@ typedef struct {
     int a_col, b_row;
     int64_t a_local, b_local;
 } rl_outer_step;
+
+/* The widest outer step: B, k, and the longest run of k one grid column
+ * of A or grid row of B holds bound it.  Panel buffers have this width. */
+int64_t rl_hsumma_max_width(const relay_hsumma_params *p);
 
 /* The outer step that starts at k0 < k. */
 void rl_hsumma_outer_step(const relay_hsumma_params *p, const rl_hsumma_dims *d, int64_t k0, rl_outer_step *s);
@@ -76,6 +82,15 @@ typedef struct {
     int64_t send_bytes, recv_bytes, send_msgs, recv_msgs, local_bytes;
 } rl_hsumma_traffic;
 void rl_hsumma_rank_traffic(const relay_hsumma_params *p, int rank, rl_hsumma_traffic *t);
+/* The same in two parts, for many ranks at O(s + t) walks: a grid
+ * column's traffic of A's panels (is_row 0) or a grid row's of B's
+ * (is_row 1), per byte of a rank's panel row or column; then one rank's
+ * from its column's and row's. */
+void rl_hsumma_line_traffic(const relay_hsumma_params *p, int is_row, int index, rl_hsumma_traffic *t);
+void rl_hsumma_combine_traffic(const relay_hsumma_params *p, int rank, const rl_hsumma_traffic *a_col,
+                               const rl_hsumma_traffic *b_row, rl_hsumma_traffic *t);
+/* The plan's statistics and step counts, one outer step at a time. */
+void rl_hsumma_stats(const relay_hsumma_params *p, relay_plan_stats *st, int64_t *outer, int64_t *inner);
 
 /* A plan's integer fields in file order (plan-format.md), and back. */
 enum {
@@ -87,6 +102,10 @@ void rl_hsumma_to_ints(const rl_hsumma *h, int64_t *v);
 /* Fills h from decoded fields (ranged to int) and checks it for a plan of
  * nranks ranks: RELAY_ERR_FORMAT with the reason. */
 relay_status rl_hsumma_from_ints(rl_hsumma *h, const int64_t *v, relay_type type, double alpha, double beta, int64_t nranks);
+
+/* Steps to the next I x J (group_rows x group_cols) the grid allows (I dividing its rows, J
+ * its columns), I-major; 0 x 0 starts at 1 x 1.  Returns 0 after the last. */
+int rl_hsumma_next_grouping(const relay_hsumma_params *p, int *group_rows, int *group_cols);
 
 /* A new plan of these (checked) parameters, its statistics and fingerprint. */
 relay_status rl_hsumma_plan_new(relay_plan **out, const relay_hsumma_params *p, relay_hsumma_groups_from from);

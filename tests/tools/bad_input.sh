@@ -42,6 +42,7 @@ plan_error 2 "hsumma: malformed --shape" hsumma --grid 2x2 --shape 8x8 -o out.pl
 plan_error 2 "hsumma: bad --dist" hsumma --grid 2x2 --shape 8x8x8 --dist cyclic -o out.plan
 plan_error 2 "hsumma: --alpha without --beta" hsumma --grid 2x2 --shape 8x8x8 --alpha 1e-6 -o out.plan
 plan_error 2 "hsumma: panel beyond int counts" hsumma --grid 1x1 --shape 70000x70000x70000 --block 40000 -o out.plan
+plan_error 2 "hsumma: statistics beyond int64" hsumma --grid 256x256 --shape 16777216x16777216x94906265 --block 16384 --groups 1x1 --type z -o out.plan
 plan_error 2 "unknown option" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --bogus -o out.plan
 plan_error 2 "missing value" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO -o
 plan_error 2 "missing --to" transform --ranks 2 --from $GOOD_FROM -o out.plan

@@ -169,6 +169,11 @@ check_hsumma hsumma-groups-uneven 8 --grid 2x4 --shape 37x23x29 --groups 2x2 --b
 check_hsumma hsumma-cyclic 6 --grid 3x2 --shape 30x31x32 --groups 3x1 --block 2 --outer-block 4 --dist cyclic:3 --type s
 check_hsumma hsumma-model 8 --grid 4x2 --shape 64x64x64 --alpha 1e-4 --beta 1e-9 --block 4
 check_hsumma hsumma-at-bind 4 --grid 1x4 --shape 16x64x50 --block 8 --type c
+# Ranks with different broadcast counts on both sides of the persistent-request
+# limit (an empty grid row; in-group columns of 65,537 and 65,536): all ranks
+# must still choose persistent or plain broadcasts alike.
+check_hsumma hsumma-empty-row 4 --grid 2x2 --shape 1x2x40000 --groups 1x1 --block 1
+check_hsumma hsumma-persistent-limit 4 --grid 1x4 --shape 2x4x43691 --groups 1x2 --block 1
 # --autotune writes a plan with the groups it timed fastest, which replays correctly.
 "$MPIEXEC" -n 4 "$RUN" hsumma-summa.plan --autotune tuned.plan --verify --json --iters 1 >run.json 2>err.txt ||
     fail "hsumma autotune: relay-run failed: $(cat err.txt)"
