@@ -133,6 +133,22 @@ static void pack_stats(msgpack_packer *pk, const relay_plan_stats *s)
     pack_int(pk, "pieces", s->pieces);
 }
 
+/* The keys every header starts with: kind and nranks. */
+static void pack_kind(msgpack_packer *pk, const relay_plan *p)
+{
+    pack_str(pk, "kind");
+    pack_str(pk, kind_name(p->kind));
+    pack_int(pk, "nranks", p->nranks);
+}
+
+/* And ends with (before a transform's section index): stats and fingerprint. */
+static void pack_identity(msgpack_packer *pk, const relay_plan *p)
+{
+    pack_stats(pk, &p->stats);
+    pack_str(pk, "fingerprint");
+    msgpack_pack_uint64(pk, p->fingerprint);
+}
+
 /* A bit matrix as binary data: each column in ceil(n/8) little-endian bytes. */
 static void pack_matrix(msgpack_packer *pk, const char *key, const rl_gf2 *m)
 {
@@ -151,9 +167,7 @@ static void pack_bmmc_header(msgpack_packer *pk, const relay_plan *p)
 {
     const rl_bmmc *b = p->bmmc;
     msgpack_pack_map(pk, 5);
-    pack_str(pk, "kind");
-    pack_str(pk, kind_name(p->kind));
-    pack_int(pk, "nranks", p->nranks);
+    pack_kind(pk, p);
     pack_str(pk, "bmmc");
     msgpack_pack_map(pk, 8);
     pack_int(pk, "n", b->n);
@@ -165,9 +179,7 @@ static void pack_bmmc_header(msgpack_packer *pk, const relay_plan *p)
     pack_matrix(pk, "w", &b->w);
     pack_str(pk, "cv");
     msgpack_pack_uint64(pk, b->cv);
-    pack_stats(pk, &p->stats);
-    pack_str(pk, "fingerprint");
-    msgpack_pack_uint64(pk, p->fingerprint);
+    pack_identity(pk, p);
 }
 
 /* An HSUMMA plan is its header alone: the parameters, from which every
@@ -177,9 +189,7 @@ static void pack_hsumma_header(msgpack_packer *pk, const relay_plan *p)
     int64_t v[RL_HS_INTS];
     rl_hsumma_to_ints(p->hsumma, v);
     msgpack_pack_map(pk, 6);
-    pack_str(pk, "kind");
-    pack_str(pk, kind_name(p->kind));
-    pack_int(pk, "nranks", p->nranks);
+    pack_kind(pk, p);
     pack_int(pk, "type", p->type);
     pack_str(pk, "hsumma");
     msgpack_pack_map(pk, RL_HS_INTS + 2);
@@ -188,9 +198,7 @@ static void pack_hsumma_header(msgpack_packer *pk, const relay_plan *p)
     msgpack_pack_double(pk, p->hsumma->params.network.alpha);
     pack_str(pk, "net_beta");
     msgpack_pack_double(pk, p->hsumma->params.network.beta);
-    pack_stats(pk, &p->stats);
-    pack_str(pk, "fingerprint");
-    msgpack_pack_uint64(pk, p->fingerprint);
+    pack_identity(pk, p);
 }
 
 static void pack_header(msgpack_packer *pk, const relay_plan *p, const encoded_plan *ep)
@@ -204,9 +212,7 @@ static void pack_header(msgpack_packer *pk, const relay_plan *p, const encoded_p
         return;
     }
     msgpack_pack_map(pk, 11);
-    pack_str(pk, "kind");
-    pack_str(pk, kind_name(p->kind));
-    pack_int(pk, "nranks", p->nranks);
+    pack_kind(pk, p);
     pack_int(pk, "type", p->type);
     pack_int(pk, "schedule", p->schedule);
     pack_int(pk, "rounds", p->rounds);
@@ -222,9 +228,7 @@ static void pack_header(msgpack_packer *pk, const relay_plan *p, const encoded_p
         pack_layout(pk, p->pairs[k].src);
     }
     pack_int32s(pk, "sigma", p->sigma, (size_t)p->nranks);
-    pack_stats(pk, &p->stats);
-    pack_str(pk, "fingerprint");
-    msgpack_pack_uint64(pk, p->fingerprint);
+    pack_identity(pk, p);
     /* Section index: offset (from the end of the header), size, XXH3 of the
      * bytes, and the section's content checksum (part of the fingerprint). */
     pack_str(pk, "sections");

@@ -128,14 +128,7 @@ static void print_bmmc_json(const relay_plan *p, const bmmc_volumes *v)
     json_begin_array(&w, "per_rank");
     for (int r = 0; r < p->nranks; r++) {
         int64_t sent = nblocks - v->keeps[r];
-        json_begin_object(&w, NULL);
-        json_int(&w, "rank", r);
-        json_int(&w, "send_bytes", sent * v->block_bytes);
-        json_int(&w, "recv_bytes", sent * v->block_bytes);
-        json_int(&w, "send_msgs", sent);
-        json_int(&w, "recv_msgs", sent);
-        json_int(&w, "local_bytes", v->keeps[r] * v->block_bytes);
-        json_end_object(&w);
+        dump_json_rank(&w, r, sent * v->block_bytes, sent * v->block_bytes, sent, sent, v->keeps[r] * v->block_bytes);
     }
     json_end_array(&w);
     json_end_object(&w);

@@ -83,14 +83,7 @@ static void print_rank(const relay_plan *p, int rank)
 /* One rank's traffic as a per_rank entry (SPEC section 4). */
 static void json_traffic(json_writer *w, int rank, const rl_hsumma_traffic *t)
 {
-    json_begin_object(w, NULL);
-    json_int(w, "rank", rank);
-    json_int(w, "send_bytes", t->send_bytes);
-    json_int(w, "recv_bytes", t->recv_bytes);
-    json_int(w, "send_msgs", t->send_msgs);
-    json_int(w, "recv_msgs", t->recv_msgs);
-    json_int(w, "local_bytes", t->local_bytes);
-    json_end_object(w);
+    dump_json_rank(w, rank, t->send_bytes, t->recv_bytes, t->send_msgs, t->recv_msgs, t->local_bytes);
 }
 
 /* Every grid column's traffic of A's panels and every grid row's of B's:

@@ -38,3 +38,16 @@ void dump_json_volumes(json_writer *w, int64_t total, int64_t remote, int64_t re
     json_int(w, "messages", messages);
     json_int(w, "pieces", pieces);
 }
+
+void dump_json_rank(json_writer *w, int rank, int64_t send_bytes, int64_t recv_bytes, int64_t send_msgs,
+                    int64_t recv_msgs, int64_t local_bytes)
+{
+    json_begin_object(w, NULL);
+    json_int(w, "rank", rank);
+    json_int(w, "send_bytes", send_bytes);
+    json_int(w, "recv_bytes", recv_bytes);
+    json_int(w, "send_msgs", send_msgs);
+    json_int(w, "recv_msgs", recv_msgs);
+    json_int(w, "local_bytes", local_bytes);
+    json_end_object(w);
+}

@@ -452,14 +452,7 @@ static void json_per_rank(json_writer *w, const plan_volumes *v, int nranks)
     json_begin_array(w, "per_rank");
     for (int r = 0; r < nranks; r++) {
         const rank_volume *rv = &v->per_rank[r];
-        json_begin_object(w, NULL);
-        json_int(w, "rank", r);
-        json_int(w, "send_bytes", rv->send_bytes);
-        json_int(w, "recv_bytes", rv->recv_bytes);
-        json_int(w, "send_msgs", rv->send_msgs);
-        json_int(w, "recv_msgs", rv->recv_msgs);
-        json_int(w, "local_bytes", rv->local_bytes);
-        json_end_object(w);
+        dump_json_rank(w, r, rv->send_bytes, rv->recv_bytes, rv->send_msgs, rv->recv_msgs, rv->local_bytes);
     }
     json_end_array(w);
 }
