@@ -58,8 +58,8 @@ struct rl_hsumma_exec {
     size_t esz;
     MPI_Datatype dtype;
     int64_t mloc, nloc, ka, kb;  /* A is mloc x ka, B kb x nloc, C mloc x nloc */
-    char *a_out, *a_in;          /* A panels: outer (mloc x B) and inner (mloc x b), column-major */
-    char *b_out, *b_in;          /* B panels: outer (B x nloc) and inner (b x nloc), row-major */
+    char *a_out, *a_in;          /* A panels: outer (mloc x widest step) and inner (mloc x b), column-major */
+    char *b_out, *b_in;          /* B panels: outer (widest step x nloc) and inner (b x nloc), row-major */
     MPI_Comm comm[NCOMMS];
     MPI_Request *bcasts;         /* persistent broadcasts, in walk order (or NULL: plain MPI_Bcast) */
     int64_t nbcasts;
