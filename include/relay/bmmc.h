@@ -40,23 +40,23 @@ typedef struct {
 } relay_bmmc;
 
 /* The standard permutations. */
-relay_status relay_bmmc_identity(relay_bmmc *out, int n);
+RELAY_API relay_status relay_bmmc_identity(relay_bmmc *out, int n);
 /* A 2^rows_log x 2^cols_log column-major matrix to its column-major transpose. */
-relay_status relay_bmmc_transpose(relay_bmmc *out, int rows_log, int cols_log);
-relay_status relay_bmmc_bit_reversal(relay_bmmc *out, int n);      /* y_i = x_(n-1-i) */
-relay_status relay_bmmc_vector_reversal(relay_bmmc *out, int n);   /* y = N-1-x */
-relay_status relay_bmmc_gray_code(relay_bmmc *out, int n);         /* y_i = x_i ^ x_(i+1) */
-relay_status relay_bmmc_shuffle(relay_bmmc *out, int n);           /* perfect shuffle: y = 2x mod (N-1), x = N-1 fixed */
-relay_status relay_bmmc_unshuffle(relay_bmmc *out, int n);
+RELAY_API relay_status relay_bmmc_transpose(relay_bmmc *out, int rows_log, int cols_log);
+RELAY_API relay_status relay_bmmc_bit_reversal(relay_bmmc *out, int n);      /* y_i = x_(n-1-i) */
+RELAY_API relay_status relay_bmmc_vector_reversal(relay_bmmc *out, int n);   /* y = N-1-x */
+RELAY_API relay_status relay_bmmc_gray_code(relay_bmmc *out, int n);         /* y_i = x_i ^ x_(i+1) */
+RELAY_API relay_status relay_bmmc_shuffle(relay_bmmc *out, int n);           /* perfect shuffle: y = 2x mod (N-1), x = N-1 fixed */
+RELAY_API relay_status relay_bmmc_unshuffle(relay_bmmc *out, int n);
 /* first, then second: y = A2 (A1 x ^ c1) ^ c2 (Lemma 1). */
-relay_status relay_bmmc_compose(relay_bmmc *out, const relay_bmmc *first, const relay_bmmc *second);
-relay_status relay_bmmc_inverse(relay_bmmc *out, const relay_bmmc *perm);
+RELAY_API relay_status relay_bmmc_compose(relay_bmmc *out, const relay_bmmc *first, const relay_bmmc *second);
+RELAY_API relay_status relay_bmmc_inverse(relay_bmmc *out, const relay_bmmc *perm);
 /* y for one index (a serial reference and a convenience). */
-uint64_t relay_bmmc_apply(const relay_bmmc *perm, uint64_t x);
+RELAY_API uint64_t relay_bmmc_apply(const relay_bmmc *perm, uint64_t x);
 
 /* Plans perm on 2^p ranks with rank bits at f; RELAY_ERR_ARG for a
  * singular matrix, bits beyond n, p > n or f > n - p. */
-relay_status relay_plan_bmmc(relay_plan **out, const relay_bmmc *perm, int p, int f, size_t elem_size);
+RELAY_API relay_status relay_plan_bmmc(relay_plan **out, const relay_bmmc *perm, int p, int f, size_t elem_size);
 
 /* The factors and facts of a BMMC plan, for inspection (relay-dump). */
 typedef struct {
@@ -66,7 +66,7 @@ typedef struct {
     relay_bmmc perm;        /* as planned (actual layout) */
     relay_bmmc v, w;        /* processor-major factors: y = V (W x) ^ c_v; w's complement is 0 */
 } relay_bmmc_info;
-relay_status relay_plan_bmmc_info(const relay_plan *p, relay_bmmc_info *info);
+RELAY_API relay_status relay_plan_bmmc_info(const relay_plan *p, relay_bmmc_info *info);
 
 #ifdef __cplusplus
 }

@@ -29,17 +29,17 @@ typedef struct relay_exec relay_exec;
  * the communicator size differs from the plan's rank count, or ranks hold
  * plans with different fingerprints, or a rank lacks its own section.
  * The plan may be freed afterwards: the executor keeps what it needs. */
-relay_status relay_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm comm);
+RELAY_API relay_status relay_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm comm);
 
 /* One replay: relay_exec_start followed by relay_exec_wait. */
-relay_status relay_exec_run(relay_exec *e, void *const *dst, const void *const *src,
+RELAY_API relay_status relay_exec_run(relay_exec *e, void *const *dst, const void *const *src,
         const void *alpha, const void *beta);
 
 /* Split-phase replay: start posts receives, packs and starts sends; wait does
  * the local pieces, unpacks each message as it lands and completes. */
-relay_status relay_exec_start(relay_exec *e, void *const *dst, const void *const *src,
+RELAY_API relay_status relay_exec_start(relay_exec *e, void *const *dst, const void *const *src,
         const void *alpha, const void *beta);
-relay_status relay_exec_wait(relay_exec *e);
+RELAY_API relay_status relay_exec_wait(relay_exec *e);
 
 /* Memory this rank's executor holds beyond the user's buffers (pack and
  * receive buffers, requests, task lists, its copy of the section), and the
@@ -48,18 +48,18 @@ typedef struct {
     int64_t extra_bytes;
     int64_t remote_bytes;
 } relay_exec_memory;
-relay_status relay_exec_get_memory(const relay_exec *e, relay_exec_memory *m);
+RELAY_API relay_status relay_exec_get_memory(const relay_exec *e, relay_exec_memory *m);
 
 /* ---- HSUMMA plans on the machine (relay/hsumma.h) ----------------------- */
 
 /* Measures alpha and beta by ping-pong between ranks 0 and 1 of comm
  * (collective; every rank gets rank 0's numbers; 1 rank: zeros). */
-relay_status relay_hsumma_measure_network(MPI_Comm comm, relay_hsumma_network *net);
+RELAY_API relay_status relay_hsumma_measure_network(MPI_Comm comm, relay_hsumma_network *net);
 
 /* Times `outer_steps` outer steps (at least 1) of every I x J the grid
  * allows, on scratch data, and returns a copy of p whose groups are the
  * fastest (groups_from RELAY_GROUPS_AUTOTUNE).  Collective over comm. */
-relay_status relay_hsumma_autotune(relay_plan **out, const relay_plan *p, MPI_Comm comm, int outer_steps);
+RELAY_API relay_status relay_hsumma_autotune(relay_plan **out, const relay_plan *p, MPI_Comm comm, int outer_steps);
 
 /* What an HSUMMA executor did: the groups it runs with, the network it
  * measured at bind (zeros if it measured nothing), and the seconds the last
@@ -70,11 +70,11 @@ typedef struct {
     relay_hsumma_network measured;
     double comm_seconds, compute_seconds;
 } relay_hsumma_report;
-relay_status relay_exec_hsumma_report(const relay_exec *e, relay_hsumma_report *r);
+RELAY_API relay_status relay_exec_hsumma_report(const relay_exec *e, relay_hsumma_report *r);
 
 /* Frees the executor and its communicator.  MPI_Comm_free is collective in
  * MPI's sense: free an executor on every rank, after its last replay. */
-void relay_exec_free(relay_exec *e);
+RELAY_API void relay_exec_free(relay_exec *e);
 
 #ifdef __cplusplus
 }

@@ -87,13 +87,13 @@ typedef struct {
 /* Fills p for an m x n x k product of type t on an s x t grid: automatic
  * groups chosen at bind, b = B = 64, checkerboard, dist_block 64,
  * Van de Geijn broadcasts. */
-relay_status relay_hsumma_params_init(relay_hsumma_params *p, int64_t m, int64_t n, int64_t k,
+RELAY_API relay_status relay_hsumma_params_init(relay_hsumma_params *p, int64_t m, int64_t n, int64_t k,
         int grid_rows, int grid_cols, relay_type type);
 
 /* Plans C := alpha A B + beta C on grid_rows * grid_cols ranks.  Bad shapes
  * (a group count that does not divide the grid, b > B, negative sizes, a
  * panel above MPI's int count) fail with RELAY_ERR_ARG and a message. */
-relay_status relay_plan_hsumma(relay_plan **out, const relay_hsumma_params *params);
+RELAY_API relay_status relay_plan_hsumma(relay_plan **out, const relay_hsumma_params *params);
 
 /* The parameters of an HSUMMA plan, with its groups as planned (0 x 0 when
  * chosen at bind) and where they came from; step counts of one replay. */
@@ -102,12 +102,12 @@ typedef struct {
     relay_hsumma_groups_from groups_from;
     int64_t outer_steps, inner_steps;
 } relay_hsumma_info;
-relay_status relay_plan_hsumma_info(const relay_plan *p, relay_hsumma_info *info);
+RELAY_API relay_status relay_plan_hsumma_info(const relay_plan *p, relay_hsumma_info *info);
 
 /* The layout of one operand (0 = A, 1 = B, 2 = C) over the plan's ranks,
  * for relay_plan_transform into or out of the SUMMA distribution.  Free it
  * with relay_layout_free. */
-relay_status relay_plan_hsumma_layout(const relay_plan *p, int which, relay_layout **out);
+RELAY_API relay_status relay_plan_hsumma_layout(const relay_plan *p, int which, relay_layout **out);
 
 /* The model's communication time of one replay with I x J groups (section
  * IV generalised to s x t grids, m x n x k and outer and inner blocks; for
@@ -115,11 +115,11 @@ relay_status relay_plan_hsumma_layout(const relay_plan *p, int which, relay_layo
  * per outer step, A's panel broadcast over J ranks and B's over I; per
  * inner step, over t/J and s/I ranks; message sizes are the average local
  * panel.  latency and bandwidth may be NULL. */
-relay_status relay_hsumma_model(const relay_hsumma_params *p, int group_rows, int group_cols,
+RELAY_API relay_status relay_hsumma_model(const relay_hsumma_params *p, int group_rows, int group_cols,
         const relay_hsumma_network *net, double *seconds, double *latency, double *bandwidth);
 /* The I x J that minimises the model (ties go to fewer groups, so SUMMA
  * wins when nothing beats it). */
-relay_status relay_hsumma_best_groups(const relay_hsumma_params *p, const relay_hsumma_network *net,
+RELAY_API relay_status relay_hsumma_best_groups(const relay_hsumma_params *p, const relay_hsumma_network *net,
         int *group_rows, int *group_cols);
 
 #ifdef __cplusplus

@@ -27,7 +27,7 @@ typedef struct relay_layout relay_layout;
  * (at least the largest local row count, or column count for row-major
  * elem_order); 0 means the smallest legal one on each rank, max(1, numroc).
  * The layout has nprow*npcol ranks. */
-relay_status relay_layout_block_cyclic(relay_layout **out, int64_t m, int64_t n,
+RELAY_API relay_status relay_layout_block_cyclic(relay_layout **out, int64_t m, int64_t n,
         int64_t mb, int64_t nb, int nprow, int npcol, relay_order grid_order,
         int rsrc, int csrc, int64_t lld, relay_order elem_order);
 
@@ -37,26 +37,26 @@ relay_status relay_layout_block_cyclic(relay_layout **out, int64_t m, int64_t n,
  * (nbr*nbc entries each) are optional: pass NULL for both and each rank's
  * blocks are packed tightly in increasing block index.  Blocks of one rank
  * must not overlap in its buffer.  All arrays are copied. */
-relay_status relay_layout_grid(relay_layout **out, int nranks, int64_t m, int64_t n,
+RELAY_API relay_status relay_layout_grid(relay_layout **out, int nranks, int64_t m, int64_t n,
         int nbr, const int64_t *row_splits, int nbc, const int64_t *col_splits,
         const int *owners, const int64_t *offsets, const int64_t *lds,
         relay_order elem_order);
 
 /* Elements rank's local buffer must hold for this layout (0 if it owns
  * nothing or rank is out of range). */
-int64_t relay_layout_local_elems(const relay_layout *l, int rank);
+RELAY_API int64_t relay_layout_local_elems(const relay_layout *l, int rank);
 
 /* Read-only facts about a layout. */
-int relay_layout_nranks(const relay_layout *l);
-int64_t relay_layout_rows(const relay_layout *l);
-int64_t relay_layout_cols(const relay_layout *l);
+RELAY_API int relay_layout_nranks(const relay_layout *l);
+RELAY_API int64_t relay_layout_rows(const relay_layout *l);
+RELAY_API int64_t relay_layout_cols(const relay_layout *l);
 
 /* Where global element (i, j) lives: its owner rank and its index in the
  * owner's local buffer.  RELAY_ERR_ARG if (i, j) is outside the matrix. */
-relay_status relay_layout_locate(const relay_layout *l, int64_t i, int64_t j,
+RELAY_API relay_status relay_layout_locate(const relay_layout *l, int64_t i, int64_t j,
         int *rank, int64_t *index);
 
-void relay_layout_free(relay_layout *l);
+RELAY_API void relay_layout_free(relay_layout *l);
 
 #ifdef __cplusplus
 }

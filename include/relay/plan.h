@@ -27,7 +27,7 @@ typedef struct {
 } relay_plan_options;
 
 /* Fills o with the defaults above (inter_node_weight 1). */
-void relay_plan_options_init(relay_plan_options *o);
+RELAY_API void relay_plan_options_init(relay_plan_options *o);
 
 typedef struct relay_plan relay_plan;
 
@@ -35,44 +35,44 @@ typedef struct relay_plan relay_plan;
  * (m x n), src is B's (m x n for RELAY_OP_N, n x m otherwise).  Each
  * layout may have fewer ranks than nranks; the others own nothing of it.
  * opts may be NULL for the defaults. */
-relay_status relay_plan_transform(relay_plan **out, int nranks, const relay_layout *dst,
+RELAY_API relay_status relay_plan_transform(relay_plan **out, int nranks, const relay_layout *dst,
         const relay_layout *src, relay_op op, relay_type type, const relay_plan_options *opts);
 
 /* Plans count transforms (A_k, B_k, op_k) of one element type that move in
  * one communication round: each rank sends at most one message per peer,
  * carrying the pieces of every pair. */
-relay_status relay_plan_transform_batch(relay_plan **out, int nranks, int count,
+RELAY_API relay_status relay_plan_transform_batch(relay_plan **out, int nranks, int count,
         const relay_layout *const *dst, const relay_layout *const *src, const relay_op *ops,
         relay_type type, const relay_plan_options *opts);
 
 /* Plan files (MessagePack; see docs/plan-format.md).  load/decode with
  * rank >= 0 keep only that rank's section; rank -1 keeps every section. */
-relay_status relay_plan_save(const relay_plan *p, const char *path);
-relay_status relay_plan_load(relay_plan **out, const char *path, int rank);
-relay_status relay_plan_encode(const relay_plan *p, void **buf, size_t *len); /* free() the buffer */
-relay_status relay_plan_decode(relay_plan **out, const void *buf, size_t len, int rank);
+RELAY_API relay_status relay_plan_save(const relay_plan *p, const char *path);
+RELAY_API relay_status relay_plan_load(relay_plan **out, const char *path, int rank);
+RELAY_API relay_status relay_plan_encode(const relay_plan *p, void **buf, size_t *len); /* free() the buffer */
+RELAY_API relay_status relay_plan_decode(relay_plan **out, const void *buf, size_t len, int rank);
 
-int relay_plan_nranks(const relay_plan *p);
-relay_plan_kind relay_plan_get_kind(const relay_plan *p);
-relay_type relay_plan_type(const relay_plan *p);
-int relay_plan_count(const relay_plan *p);        /* transform pairs (1 unless batched) */
-uint64_t relay_plan_fingerprint(const relay_plan *p);
-relay_schedule relay_plan_schedule(const relay_plan *p); /* as planned: never AUTO */
-int relay_plan_rounds(const relay_plan *p);      /* communication steps of one replay */
+RELAY_API int relay_plan_nranks(const relay_plan *p);
+RELAY_API relay_plan_kind relay_plan_get_kind(const relay_plan *p);
+RELAY_API relay_type relay_plan_type(const relay_plan *p);
+RELAY_API int relay_plan_count(const relay_plan *p);        /* transform pairs (1 unless batched) */
+RELAY_API uint64_t relay_plan_fingerprint(const relay_plan *p);
+RELAY_API relay_schedule relay_plan_schedule(const relay_plan *p); /* as planned: never AUTO */
+RELAY_API int relay_plan_rounds(const relay_plan *p);      /* communication steps of one replay */
 
 /* sigma[j] = the rank that receives the blocks the destination layout
  * assigns to rank j (identity without relabeling).  nranks entries. */
-relay_status relay_plan_relabeling(const relay_plan *p, int *sigma);
+RELAY_API relay_status relay_plan_relabeling(const relay_plan *p, int *sigma);
 
 /* The destination layout of pair `index` with sigma applied to its owners. */
-const relay_layout *relay_plan_dst_layout(const relay_plan *p, int index);
+RELAY_API const relay_layout *relay_plan_dst_layout(const relay_plan *p, int index);
 /* The source layout of pair `index`. */
-const relay_layout *relay_plan_src_layout(const relay_plan *p, int index);
+RELAY_API const relay_layout *relay_plan_src_layout(const relay_plan *p, int index);
 
 /* Elements that rank's buffer for pair `index` must hold: the destination
  * (relabeled) buffer when is_dst, the source buffer otherwise; -1 on bad
  * arguments. */
-int64_t relay_plan_buffer_elems(const relay_plan *p, int is_dst, int index, int rank);
+RELAY_API int64_t relay_plan_buffer_elems(const relay_plan *p, int is_dst, int index, int rank);
 
 /* Communication statistics of the plan (bytes include rank-local copies in
  * bytes_total only). */
@@ -83,9 +83,9 @@ typedef struct {
     int64_t messages;              /* remote messages in one replay */
     int64_t pieces;                /* overlay pieces (remote and local) */
 } relay_plan_stats;
-relay_status relay_plan_get_stats(const relay_plan *p, relay_plan_stats *stats);
+RELAY_API relay_status relay_plan_get_stats(const relay_plan *p, relay_plan_stats *stats);
 
-void relay_plan_free(relay_plan *p);
+RELAY_API void relay_plan_free(relay_plan *p);
 
 #ifdef __cplusplus
 }

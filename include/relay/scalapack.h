@@ -29,29 +29,29 @@ extern "C" {
 #endif
 
 /* B(ib:ib+m-1, jb:jb+n-1) := A(ia:ia+m-1, ja:ja+n-1). */
-relay_status relay_psgemr2d(int m, int n, const float *a, int ia, int ja, const int *desca,
+RELAY_API relay_status relay_psgemr2d(int m, int n, const float *a, int ia, int ja, const int *desca,
                             float *b, int ib, int jb, const int *descb, int ictxt);
-relay_status relay_pdgemr2d(int m, int n, const double *a, int ia, int ja, const int *desca,
+RELAY_API relay_status relay_pdgemr2d(int m, int n, const double *a, int ia, int ja, const int *desca,
                             double *b, int ib, int jb, const int *descb, int ictxt);
-relay_status relay_pcgemr2d(int m, int n, const void *a, int ia, int ja, const int *desca,
+RELAY_API relay_status relay_pcgemr2d(int m, int n, const void *a, int ia, int ja, const int *desca,
                             void *b, int ib, int jb, const int *descb, int ictxt);
-relay_status relay_pzgemr2d(int m, int n, const void *a, int ia, int ja, const int *desca,
+RELAY_API relay_status relay_pzgemr2d(int m, int n, const void *a, int ia, int ja, const int *desca,
                             void *b, int ib, int jb, const int *descb, int ictxt);
 
 /* C(ic:ic+m-1, jc:jc+n-1) := beta * C + alpha * op(A(ia:ia+n-1, ja:ja+m-1)),
  * op = transpose (tran, tranu) or conjugate transpose (tranc).  beta = 0
  * never reads C. */
-relay_status relay_pstran(int m, int n, float alpha, const float *a, int ia, int ja, const int *desca,
+RELAY_API relay_status relay_pstran(int m, int n, float alpha, const float *a, int ia, int ja, const int *desca,
                           float beta, float *c, int ic, int jc, const int *descc);
-relay_status relay_pdtran(int m, int n, double alpha, const double *a, int ia, int ja, const int *desca,
+RELAY_API relay_status relay_pdtran(int m, int n, double alpha, const double *a, int ia, int ja, const int *desca,
                           double beta, double *c, int ic, int jc, const int *descc);
-relay_status relay_pctranu(int m, int n, const void *alpha, const void *a, int ia, int ja, const int *desca,
+RELAY_API relay_status relay_pctranu(int m, int n, const void *alpha, const void *a, int ia, int ja, const int *desca,
                            const void *beta, void *c, int ic, int jc, const int *descc);
-relay_status relay_pztranu(int m, int n, const void *alpha, const void *a, int ia, int ja, const int *desca,
+RELAY_API relay_status relay_pztranu(int m, int n, const void *alpha, const void *a, int ia, int ja, const int *desca,
                            const void *beta, void *c, int ic, int jc, const int *descc);
-relay_status relay_pctranc(int m, int n, const void *alpha, const void *a, int ia, int ja, const int *desca,
+RELAY_API relay_status relay_pctranc(int m, int n, const void *alpha, const void *a, int ia, int ja, const int *desca,
                            const void *beta, void *c, int ic, int jc, const int *descc);
-relay_status relay_pztranc(int m, int n, const void *alpha, const void *a, int ia, int ja, const int *desca,
+RELAY_API relay_status relay_pztranc(int m, int n, const void *alpha, const void *a, int ia, int ja, const int *desca,
                            const void *beta, void *c, int ic, int jc, const int *descc);
 
 /* The plan cache.  Each context keeps its RELAY_SCALAPACK_CACHE_SIZE most
@@ -64,8 +64,8 @@ typedef struct {
     long long misses;    /* calls that planned */
     long long entries;   /* plans held now, over all contexts */
 } relay_scalapack_cache_stats;
-relay_status relay_scalapack_cache_get_stats(relay_scalapack_cache_stats *stats);
-relay_status relay_scalapack_cache_clear(void);
+RELAY_API relay_status relay_scalapack_cache_get_stats(relay_scalapack_cache_stats *stats);
+RELAY_API relay_status relay_scalapack_cache_clear(void);
 
 #ifdef __cplusplus
 }

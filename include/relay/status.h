@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "relay/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -27,10 +29,10 @@ typedef enum {
 } relay_status;
 
 /* A short constant name for a status, e.g. "RELAY_ERR_ARG". Never NULL. */
-const char *relay_status_str(relay_status s);
+RELAY_API const char *relay_status_str(relay_status s);
 
 /* The message of the last failing relay call on this thread ("" if none). */
-const char *relay_last_error(void);
+RELAY_API const char *relay_last_error(void);
 
 /* Element types: real and complex (interleaved re, im) in single and double precision. */
 typedef enum { RELAY_FLOAT, RELAY_DOUBLE, RELAY_CFLOAT, RELAY_CDOUBLE } relay_type;
@@ -42,7 +44,7 @@ typedef enum { RELAY_OP_N, RELAY_OP_T, RELAY_OP_C } relay_op;
 typedef enum { RELAY_COL_MAJOR, RELAY_ROW_MAJOR } relay_order;
 
 /* Size in bytes of one element of type t (0 for an invalid type). */
-size_t relay_type_size(relay_type t);
+RELAY_API size_t relay_type_size(relay_type t);
 
 #ifdef __cplusplus
 }
