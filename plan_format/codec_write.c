@@ -20,7 +20,7 @@
 
 #include "codec.h"
 #include "error.h"
-#include "hsumma_dist.h"
+#include "hsumma_fields.h"
 #include "plan_internal.h"
 
 /* The encoded parts of a plan, before they are joined or written. */
