@@ -1,4 +1,4 @@
-/* scalapack_compat.c — relay behind ScaLAPACK's p?gemr2d and p?tran.
+/* scalapack.c — relay behind ScaLAPACK's p?gemr2d and p?tran.
  *
  * One call runs four steps:
  *   1. context: the BLACS context's processes, as a communicator of their
