@@ -31,7 +31,7 @@ relay_status rl_hsumma_plan_new(relay_plan **out, const relay_hsumma_params *par
     return RELAY_OK;
 }
 
-/* ---- the public queries ---------------------------------------------------- */
+/* ---- the public queries -------------------------------------------------- */
 
 relay_status relay_hsumma_params_init(relay_hsumma_params *p, int64_t m, int64_t n, int64_t k, int grid_rows, int grid_cols,
                                       relay_type type)

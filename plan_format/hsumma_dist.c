@@ -10,7 +10,7 @@
 
 #include "hsumma_dist.h"
 
-/* ---- one distributed dimension ------------------------------------------ */
+/* ---- one distributed dimension ------------------------------------------- */
 
 int64_t rl_dim_part_start(const rl_dim *d, int part)
 {
@@ -69,7 +69,7 @@ void rl_hsumma_dims_of(const relay_hsumma_params *p, rl_hsumma_dims *d)
     d->kb = (rl_dim){p->k, p->grid_rows, blk};
 }
 
-/* ---- steps and places ------------------------------------------------------ */
+/* ---- steps and places ---------------------------------------------------- */
 
 int64_t rl_hsumma_max_width(const relay_hsumma_params *p)
 {
@@ -104,7 +104,7 @@ void rl_hsumma_place_of(const relay_hsumma_params *p, int group_rows, int group_
     pl->j = pl->col % pl->in_cols;
 }
 
-/* ---- groupings and local sizes --------------------------------------------- */
+/* ---- groupings and local sizes ------------------------------------------- */
 
 int rl_hsumma_next_grouping(const relay_hsumma_params *p, int *I, int *J)
 {

@@ -11,7 +11,7 @@
 #include "layout_internal.h"
 #include "scalapack_internal.h"
 
-/* ---- 2. this process's view ------------------------------------------------------ */
+/* ---- 2. this process's view ---------------------------------------------- */
 
 rl_matrix_view rl_scalapack_view_of(const int *desc, int i, int j)
 {
@@ -23,7 +23,7 @@ rl_matrix_view rl_scalapack_view_of(const int *desc, int i, int j)
     return v;
 }
 
-/* ---- 3. the key: one matrix's layout, checked -------------------------------- */
+/* ---- 3. the key: one matrix's layout, checked ---------------------------- */
 
 /* A matrix's layout as the key stores it: m, n, i, j, mb, nb, rsrc, csrc,
  * nprow, npcol, then per grid position the owner's rank in the context
@@ -108,7 +108,7 @@ relay_status rl_scalapack_build_key(int32_t **out, size_t *len, const rl_process
     return RELAY_OK;
 }
 
-/* ---- the layout a key describes ---------------------------------------------------- */
+/* ---- the layout a key describes ------------------------------------------ */
 
 /* Splits of a submatrix extent starting at global index origin (0-based)
  * at the block boundaries of block size nb; returns the block count. */

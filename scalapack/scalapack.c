@@ -7,7 +7,7 @@
 #include "mpi_error.h"
 #include "scalapack_internal.h"
 
-/* ---- one call ----------------------------------------------------------------- */
+/* ---- one call ------------------------------------------------------------ */
 
 /* A call's arguments: gemr2d's with op N and no scalars, tran's. */
 typedef struct {
@@ -59,7 +59,7 @@ static relay_status run_call(const call *c)
     return st;
 }
 
-/* ---- the entry points --------------------------------------------------------- */
+/* ---- the entry points ---------------------------------------------------- */
 
 static relay_status gemr2d(const char *fn, relay_type t, int m, int n, const void *a, int ia, int ja, const int *desca, void *b,
                            int ib, int jb, const int *descb, int ictxt)

@@ -38,7 +38,7 @@ MPI_Comm Cblacs2sys_handle(int sysctxt);
 /* The fields of a ScaLAPACK array descriptor. */
 enum { DTYPE_, CTXT_, M_, N_, MB_, NB_, RSRC_, CSRC_, LLD_, DLEN_ };
 
-/* ---- 1. contexts (context.c) ------------------------------------------------ */
+/* ---- 1. contexts (context.c) --------------------------------------------- */
 
 typedef struct rl_cache_entry {
     struct rl_cache_entry *next;  /* most recently used first */
@@ -63,7 +63,7 @@ typedef struct rl_blacs_context {
  * its processes) when new or when the handle now names another process set. */
 relay_status rl_scalapack_find_context(int ictxt, int nprow, int npcol, rl_blacs_context **out);
 
-/* ---- 2. and 3. views and keys (descriptors.c) -------------------------------- */
+/* ---- 2. and 3. views and keys (descriptors.c) ---------------------------- */
 
 /* What one process knows about one matrix of the call. */
 typedef struct {
@@ -92,7 +92,7 @@ relay_status rl_scalapack_build_key(int32_t **out, size_t *len, const rl_process
  * the context's nprocs processes. */
 relay_status rl_scalapack_key_layout(relay_layout **out, const int32_t *matrix_key, int nprocs);
 
-/* ---- 4. the plan cache (plan_cache.c) ---------------------------------------- */
+/* ---- 4. the plan cache (plan_cache.c) ------------------------------------ */
 
 /* The executor for a key (taken over): moved to the front when cached,
  * planned and bound if not (collective over the context). */
