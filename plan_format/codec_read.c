@@ -19,6 +19,7 @@
 #include "codec.h"
 #include "error.h"
 #include "hsumma_dist.h"
+#include "hsumma_fields.h"
 #include "mp_reader.h"
 #include "plan_internal.h"
 

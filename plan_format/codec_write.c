@@ -10,17 +10,16 @@
  *             none: the header holds the factors or the parameters).
  * Sections are encoded independently (in parallel), so a reader can seek to
  * its own. */
-#define _POSIX_C_SOURCE 200809L /* mkstemp, fsync, fdopen */
 #include <errno.h>
 #include <msgpack.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 #include <xxhash.h>
 
+#include "atomic_file.h"
 #include "codec.h"
 #include "error.h"
-#include "hsumma_dist.h"
+#include "hsumma_fields.h"
 #include "plan_internal.h"
 
 /* The encoded parts of a plan, before they are joined or written. */
@@ -342,41 +341,29 @@ static int write_all(FILE *f, const msgpack_sbuffer *sb)
     return sb->size == 0 || fwrite(sb->data, 1, sb->size, f) == sb->size;
 }
 
-static relay_status write_file(FILE *f, const encoded_plan *ep)
+static relay_status write_parts(FILE *f, const encoded_plan *ep)
 {
     int ok = write_all(f, &ep->preamble) && write_all(f, &ep->header);
     for (int r = 0; ok && r < ep->nranks; r++) ok = write_all(f, &ep->sections[r]);
-    ok = ok && fflush(f) == 0 && fsync(fileno(f)) == 0;
     return ok ? RELAY_OK : rl_fail(RELAY_ERR_IO, "writing the plan failed: %s", strerror(errno));
 }
 
-/* Writes to a temporary file beside `path` and renames it over `path`, so
- * that readers never see a partial plan and a failure leaves nothing. */
+/* Writes the plan atomically (atomic_file.h): readers never see a partial
+ * plan, a failure leaves nothing, and the file's mode follows the umask. */
 relay_status relay_plan_save(const relay_plan *p, const char *path)
 {
     relay_status st = check_complete(p, "relay_plan_save");
     if (st) return st;
     if (!path || !*path) return rl_fail(RELAY_ERR_ARG, "relay_plan_save: empty path");
-    size_t n = strlen(path) + 16;
-    char *tmp = malloc(n);
-    if (!tmp) return RL_NOMEM();
-    snprintf(tmp, n, "%s.tmp.XXXXXX", path);
     encoded_plan ep;
+    rl_atomic_file af;
     st = encode(p, &ep);
-    int fd = st ? -1 : mkstemp(tmp);
-    if (!st && fd < 0) st = rl_fail(RELAY_ERR_IO, "cannot create a temporary file beside %s: %s", path, strerror(errno));
-    FILE *f = fd < 0 ? NULL : fdopen(fd, "wb");
-    if (fd >= 0 && !f) {
-        close(fd);
-        st = rl_fail(RELAY_ERR_IO, "cannot open %s: %s", tmp, strerror(errno));
-    }
-    if (f) {
-        st = write_file(f, &ep);
-        if (fclose(f) != 0 && !st) st = rl_fail(RELAY_ERR_IO, "closing %s failed: %s", tmp, strerror(errno));
-        if (!st && rename(tmp, path) != 0) st = rl_fail(RELAY_ERR_IO, "cannot rename the plan to %s: %s", path, strerror(errno));
-        if (st) unlink(tmp);
+    if (!st) st = rl_atomic_open(&af, path);
+    if (!st) {
+        st = write_parts(af.file, &ep);
+        if (st) rl_atomic_abort(&af);
+        else st = rl_atomic_commit(&af);
     }
     encoded_free(&ep);
-    free(tmp);
     return st;
 }

@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "hsumma_dist.h"
+#include "hsumma_fields.h"
 #include "plan_internal.h"
 
 static void put_i64(XXH3_state_t *h, int64_t v) { XXH3_64bits_update(h, &v, sizeof v); }

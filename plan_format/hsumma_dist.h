@@ -1,6 +1,7 @@
 /* hsumma_dist.h — what every rank derives from an HSUMMA plan's few
- * parameters (hsumma.c): how each dimension is distributed, the sequence
- * of outer and inner steps, and each rank's place in the groups.
+ * parameters (hsumma_dist.c): how each dimension is distributed, the
+ * sequence of outer and inner steps, each rank's place in the groups, the
+ * groupings the grid allows, local sizes, traffic and statistics.
  *
  * Nothing is stored per step or per rank: a plan is its parameters, and
  * planner, executor and relay-dump walk the same steps from them. */
@@ -20,10 +21,13 @@ typedef struct {
 } rl_dim;
 
 int rl_dim_owner(const rl_dim *d, int64_t g);
+int64_t rl_dim_part_start(const rl_dim *d, int part);   /* first index of a part (contiguous parts only) */
 int64_t rl_dim_local(const rl_dim *d, int64_t g);        /* index on its owner */
 int64_t rl_dim_local_len(const rl_dim *d, int part);
 int64_t rl_dim_run_end(const rl_dim *d, int64_t g);      /* end of the owner's run holding g */
 int64_t rl_dim_global(const rl_dim *d, int part, int64_t l); /* part's local index l, globally */
+/* Part 0 holds the most of any part, in both distributions. */
+static inline int64_t rl_dim_max_local_len(const rl_dim *d) { return rl_dim_local_len(d, 0); }
 
 /* The four distributed dimensions of C = A B. */
 typedef struct {
@@ -68,9 +72,9 @@ typedef struct {
 } rl_hsumma_place;
 void rl_hsumma_place_of(const relay_hsumma_params *p, int group_rows, int group_cols, int rank, rl_hsumma_place *pl);
 
-/* Checks p (RELAY_ERR_ARG, or `code` for a decoded plan) including that
- * every local size and panel fits the int counts of MPI and CBLAS. */
-relay_status rl_hsumma_check(const relay_hsumma_params *p, relay_status code);
+/* Steps to the next I x J (group_rows x group_cols) the grid allows (I dividing its rows, J
+ * its columns), I-major; 0 x 0 starts at 1 x 1.  Returns 0 after the last. */
+int rl_hsumma_next_grouping(const relay_hsumma_params *p, int *group_rows, int *group_cols);
 
 /* Elements of rank's A (which 0), B (1) or C (2). */
 int64_t rl_hsumma_local_elems(const relay_hsumma_params *p, int which, int rank);
@@ -91,23 +95,5 @@ void rl_hsumma_combine_traffic(const relay_hsumma_params *p, int rank, const rl_
                                const rl_hsumma_traffic *b_row, rl_hsumma_traffic *t);
 /* The plan's statistics and step counts, one outer step at a time. */
 void rl_hsumma_stats(const relay_hsumma_params *p, relay_plan_stats *st, int64_t *outer, int64_t *inner);
-
-/* A plan's integer fields in file order (plan-format.md), and back. */
-enum {
-    RL_HS_M, RL_HS_N, RL_HS_K, RL_HS_GRID_ROWS, RL_HS_GRID_COLS, RL_HS_GROUP_ROWS, RL_HS_GROUP_COLS, RL_HS_INNER,
-    RL_HS_OUTER, RL_HS_DIST, RL_HS_DIST_BLOCK, RL_HS_BCAST, RL_HS_GROUPS_FROM, RL_HS_INTS
-};
-extern const char *const rl_hsumma_keys[RL_HS_INTS];
-void rl_hsumma_to_ints(const rl_hsumma *h, int64_t *v);
-/* Fills h from decoded fields (ranged to int) and checks it for a plan of
- * nranks ranks: RELAY_ERR_FORMAT with the reason. */
-relay_status rl_hsumma_from_ints(rl_hsumma *h, const int64_t *v, relay_type type, double alpha, double beta, int64_t nranks);
-
-/* Steps to the next I x J (group_rows x group_cols) the grid allows (I dividing its rows, J
- * its columns), I-major; 0 x 0 starts at 1 x 1.  Returns 0 after the last. */
-int rl_hsumma_next_grouping(const relay_hsumma_params *p, int *group_rows, int *group_cols);
-
-/* A new plan of these (checked) parameters, its statistics and fingerprint. */
-relay_status rl_hsumma_plan_new(relay_plan **out, const relay_hsumma_params *p, relay_hsumma_groups_from from);
 
 #endif

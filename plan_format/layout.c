@@ -18,9 +18,7 @@ int64_t rl_block_extent(int64_t rows, int64_t cols, int64_t ld, relay_order o)
     return o == RELAY_COL_MAJOR ? (cols - 1) * ld + rows : (rows - 1) * ld + cols;
 }
 
-/* ScaLAPACK's NUMROC: how many of n rows (in blocks of nb) process iproc of
- * nprocs holds when block 0 lives on isrc. */
-static int64_t numroc(int64_t n, int64_t nb, int iproc, int isrc, int nprocs)
+int64_t rl_numroc(int64_t n, int64_t nb, int iproc, int isrc, int nprocs)
 {
     int mydist = (nprocs + iproc - isrc) % nprocs;
     int64_t nblocks = n / nb;
@@ -118,8 +116,8 @@ static relay_status bc_check(int64_t m, int64_t n, int64_t mb, int64_t nb, int n
     if (lld < 0) return rl_fail(RELAY_ERR_ARG, "block-cyclic layout: lld = %lld is negative", (long long)lld);
     if (lld > 0) {
         /* The largest local count is on the source process (it gets the extra block). */
-        int64_t need = elem_order == RELAY_COL_MAJOR ? numroc(m, mb, rsrc, rsrc, nprow)
-                                                     : numroc(n, nb, csrc, csrc, npcol);
+        int64_t need = elem_order == RELAY_COL_MAJOR ? rl_numroc(m, mb, rsrc, rsrc, nprow)
+                                                     : rl_numroc(n, nb, csrc, csrc, npcol);
         if (lld < need)
             return rl_fail(RELAY_ERR_ARG, "block-cyclic layout: lld = %lld is smaller than the largest local %s count %lld",
                            (long long)lld, elem_order == RELAY_COL_MAJOR ? "row" : "column", (long long)need);
@@ -144,8 +142,8 @@ static relay_status bc_fill_rank_sizes(relay_layout *l)
     for (int r = 0; r < l->nranks; r++) {
         int pr, pc;
         bc_coords_of(bc, r, &pr, &pc);
-        int64_t locr = numroc(l->m, bc->mb, pr, bc->rsrc, bc->nprow);
-        int64_t locc = numroc(l->n, bc->nb, pc, bc->csrc, bc->npcol);
+        int64_t locr = rl_numroc(l->m, bc->mb, pr, bc->rsrc, bc->nprow);
+        int64_t locc = rl_numroc(l->n, bc->nb, pc, bc->csrc, bc->npcol);
         int64_t inner = l->order == RELAY_COL_MAJOR ? locr : locc;
         int64_t ld = bc->lld ? bc->lld : (inner > 1 ? inner : 1);
         int64_t ext;

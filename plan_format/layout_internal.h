@@ -70,6 +70,10 @@ int64_t rl_layout_block_count(const relay_layout *l, int rank);
  * block-cyclic layouts: the block description is shared by formula. */
 relay_status rl_layout_relabel(relay_layout **out, const relay_layout *l, const int32_t *sigma, int nranks);
 
+/* ScaLAPACK's NUMROC: how many of n rows (in blocks of nb) process iproc of
+ * nprocs holds when block 0 lives on isrc. */
+int64_t rl_numroc(int64_t n, int64_t nb, int iproc, int isrc, int nprocs);
+
 /* Extent in elements of a rows x cols block stored at ld in order o:
  * one past its last element, relative to its offset. */
 int64_t rl_block_extent(int64_t rows, int64_t cols, int64_t ld, relay_order o);

@@ -17,6 +17,7 @@
 #include "relay/hsumma.h"
 #include "relay/plan.h"
 #include "gf2.h"
+#include "hsumma_check.h"
 #include "layout_internal.h"
 
 /* All plan records are made of 64-bit fields only, so they have no padding
@@ -103,8 +104,9 @@ void rl_bmmc_keeps_block(const rl_bmmc *b, int first_rank, int count, unsigned c
  * A = Q V W Q^-1, c = Q c_v. */
 void rl_bmmc_from_factors(rl_bmmc *b);
 
-/* An HSUMMA plan (kind RELAY_PLAN_HSUMMA) is its parameters: every rank
- * derives its steps, groups and panels from them (hsumma_dist.h). */
+/* An HSUMMA plan (kind RELAY_PLAN_HSUMMA) is its parameters, which pass
+ * rl_hsumma_check (hsumma_check.h): every rank derives its steps, groups
+ * and panels from them (hsumma_dist.h). */
 typedef struct {
     relay_hsumma_params params;  /* groups 0 x 0 while they are chosen at bind */
     relay_hsumma_groups_from groups_from;
@@ -127,6 +129,10 @@ struct relay_plan {
     rl_bmmc *bmmc;           /* BMMC plans only */
     rl_hsumma *hsumma;       /* HSUMMA plans only */
 };
+
+/* A new HSUMMA plan of these parameters (checked), with its statistics and
+ * fingerprint (hsumma.c). */
+relay_status rl_hsumma_plan_new(relay_plan **out, const relay_hsumma_params *p, relay_hsumma_groups_from from);
 
 /* Allocation and release of the plan's parts. */
 relay_plan *rl_plan_alloc(int nranks, int count);

@@ -1,6 +1,6 @@
 /* hsumma_plan.c — planning SUMMA and HSUMMA products (paper 002).
  *
- * An HSUMMA plan is its parameters (plan_format/hsumma.c derives the rest);
+ * An HSUMMA plan is its parameters (plan_format/hsumma_dist.c derives the rest);
  * planning checks them and settles the groups: as given, by the cost model
  * when the caller supplies the network's alpha and beta, or left to
  * relay_exec_create, which measures the network it runs on. */

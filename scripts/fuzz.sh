@@ -16,7 +16,9 @@ clang -std=c17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=
   -Iinclude -Iplan_format -Wno-unknown-pragmas \
   tests/fuzz/fuzz_plan_decode.c plan_format/error.c plan_format/layout.c plan_format/plan.c \
   plan_format/hash.c plan_format/validate.c plan_format/mp_reader.c plan_format/codec_read.c \
-  plan_format/codec_write.c plan_format/bmmc.c plan_format/hsumma.c -lmsgpackc -lxxhash -lm -o "$out/fuzz_plan_decode"
+  plan_format/codec_write.c plan_format/atomic_file.c plan_format/bmmc.c plan_format/hsumma_dist.c \
+  plan_format/hsumma_check.c plan_format/hsumma_fields.c plan_format/hsumma.c plan_format/hsumma_model.c \
+  -lmsgpackc -lxxhash -lm -o "$out/fuzz_plan_decode"
 echo "fuzz: running the plan decoder fuzzer for ${seconds}s"
 "$out/fuzz_plan_decode" -max_total_time="$seconds" -malloc_limit_mb=512 -rss_limit_mb=2048 \
   -max_len=8192 -print_final_stats=1 "$out/corpus" 2>"$out/log" || { tail -60 "$out/log"; exit 1; }

@@ -1,4 +1,4 @@
-/* test_codec.c — plan files: round trips, per-rank loading, and hostile input.
+/* test_codec.c — plan files: round trips, per-rank loading, file modes, and hostile input.
  *
  * Round trips must give the same fingerprint and re-encode to the same bytes;
  * a rank's own section must equal the one of the full plan.  Every
@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -94,6 +95,35 @@ static void test_save_and_load_files(void **state)
     unlink(path);
     rmdir(dir);
     relay_plan_free(p);
+}
+
+/* The mode of a plan saved under umask `mask` (the file is removed). */
+static mode_t saved_mode(const relay_plan *p, const char *dir, mode_t mask)
+{
+    char path[160];
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/umask%03o.plan", dir, (unsigned)mask);
+    mode_t old = umask(mask);
+    relay_status st = relay_plan_save(p, path);
+    umask(old);
+    assert_int_equal(st, RELAY_OK);
+    assert_int_equal(stat(path, &sb), 0);
+    unlink(path);
+    return sb.st_mode & 07777;
+}
+
+/* A plan file is readable by whom the umask allows (mkstemp made 0600),
+ * and saving leaves no temporary file behind. */
+static void test_saved_mode_follows_umask(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/relay-codec-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    relay_plan *p = sample_plan(2, RELAY_OP_N, 0);
+    assert_int_equal(saved_mode(p, dir, 022), 0644);
+    assert_int_equal(saved_mode(p, dir, 077), 0600);
+    relay_plan_free(p);
+    assert_int_equal(rmdir(dir), 0); /* empty */
 }
 
 /* Decoding must fail cleanly; returns the status. */
@@ -213,6 +243,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip_is_identical),
         cmocka_unit_test(test_save_and_load_files),
+        cmocka_unit_test(test_saved_mode_follows_umask),
         cmocka_unit_test(test_every_truncation_is_refused),
         cmocka_unit_test(test_every_bit_flip_is_refused),
         cmocka_unit_test(test_versions_magic_and_absurd_counts),

@@ -1,0 +1,112 @@
+/* plan_cache.c — step 4 of a call (scalapack_internal.h): each BLACS
+ * context's cache of bound executors, keyed by the call's key, most
+ * recently used first and at most RELAY_SCALAPACK_CACHE_SIZE long.  Every
+ * process of a context makes the same calls, so all hold the same list and
+ * planning, binding and eviction (collective frees) happen together. */
+#include <string.h>
+#include <xxhash.h>
+
+#include "error.h"
+#include "scalapack_internal.h"
+
+static relay_scalapack_cache_stats stats;
+
+static void entry_free(rl_cache_entry *e)
+{
+    relay_exec_free(e->exec);
+    free(e->key);
+    free(e);
+}
+
+/* Plans the transform a key describes and binds it over the context. */
+static relay_status plan_entry(rl_cache_entry *e, const rl_blacs_context *cx)
+{
+    const int32_t *k = e->key;
+    relay_layout *src = NULL, *dst = NULL;
+    relay_plan *plan = NULL;
+    relay_status st = rl_scalapack_key_layout(&src, k + RL_KEY_HEAD, cx->nprocs);
+    if (!st) st = rl_scalapack_key_layout(&dst, k + RL_KEY_HEAD + k[RL_KEY_SRC_LEN], cx->nprocs);
+    if (!st) st = relay_plan_transform(&plan, cx->nprocs, dst, src, (relay_op)k[RL_KEY_OP], (relay_type)k[RL_KEY_TYPE], NULL);
+    if (!st) st = relay_exec_create(&e->exec, plan, cx->comm);
+    relay_plan_free(plan);
+    relay_layout_free(src);
+    relay_layout_free(dst);
+    return st;
+}
+
+/* Drops the least recently used entry of a full cache (collective over the
+ * context: every process holds the same list). */
+static void evict_if_full(rl_blacs_context *cx)
+{
+    if (cx->nentries < RELAY_SCALAPACK_CACHE_SIZE) return;
+    rl_cache_entry **last = &cx->entries;
+    while ((*last)->next) last = &(*last)->next;
+    entry_free(*last);
+    *last = NULL;
+    cx->nentries--;
+    stats.entries--;
+}
+
+/* The cached entry of a key, moved to the front; NULL if none. */
+static rl_cache_entry *cached(rl_blacs_context *cx, uint64_t hash, const int32_t *key, size_t len)
+{
+    for (rl_cache_entry **at = &cx->entries; *at; at = &(*at)->next) {
+        rl_cache_entry *e = *at;
+        if (e->hash != hash || e->key_len != len || memcmp(e->key, key, len * sizeof *key)) continue;
+        *at = e->next;
+        e->next = cx->entries;
+        cx->entries = e;
+        return e;
+    }
+    return NULL;
+}
+
+relay_status rl_scalapack_lookup(rl_blacs_context *cx, int32_t *key, size_t len, relay_exec **exec)
+{
+    uint64_t h = XXH3_64bits(key, len * sizeof *key);
+    rl_cache_entry *e = cached(cx, h, key, len);
+    if (e) {
+        free(key);
+        stats.hits++;
+        *exec = e->exec;
+        return RELAY_OK;
+    }
+    e = calloc(1, sizeof *e);
+    if (!e) {
+        free(key);
+        return RL_NOMEM();
+    }
+    *e = (rl_cache_entry){NULL, h, len, key, NULL};
+    relay_status st = plan_entry(e, cx);
+    if (st) {
+        free(key);
+        free(e);
+        return st;
+    }
+    evict_if_full(cx);
+    e->next = cx->entries;
+    cx->entries = e;
+    cx->nentries++;
+    stats.entries++;
+    stats.misses++;
+    *exec = e->exec;
+    return RELAY_OK;
+}
+
+void rl_scalapack_drop_entries(rl_blacs_context *cx)
+{
+    for (rl_cache_entry *e = cx->entries, *next; e; e = next) {
+        next = e->next;
+        entry_free(e);
+    }
+    cx->entries = NULL;
+    stats.entries -= cx->nentries;
+    cx->nentries = 0;
+}
+
+relay_status relay_scalapack_cache_get_stats(relay_scalapack_cache_stats *s)
+{
+    if (!s) return rl_fail(RELAY_ERR_ARG, "relay_scalapack_cache_get_stats: NULL argument");
+    *s = stats;
+    return RELAY_OK;
+}

@@ -1,0 +1,104 @@
+/* scalapack_internal.h — the parts of relay_scalapack (relay/scalapack.h)
+ * and what they share.
+ *
+ * One call runs four steps, each in its own file:
+ *   1. context (context.c): the BLACS context's processes, as a
+ *      communicator of their own (created once per context, ordered by
+ *      BLACS process number);
+ *   2. gather (scalapack.c): every process contributes what only it knows
+ *      (its place in each matrix's grid, its descriptors and local leading
+ *      dimensions), so that all hold the same global view, even those
+ *      outside a grid;
+ *   3. key (descriptors.c): the view, flattened, identifies the data
+ *      movement; it is checked (identically on every process, so errors
+ *      are collective) and looked up in the context's plan cache;
+ *   4. replay (plan_cache.c, scalapack.c): on a miss the matrices' layouts
+ *      are rebuilt as relay grid layouts (any submatrix origin, any process
+ *      map, per-process lld), planned and bound; then the executor replays
+ *      over the arrays.
+ * Caches are per context, so evicting (a collective free) involves exactly
+ * the processes that share the context and make the same calls. */
+#ifndef RELAY_SCALAPACK_INTERNAL_H
+#define RELAY_SCALAPACK_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+#include "relay/relay.h"
+#include "relay/scalapack.h"
+
+/* BLACS (Debian ships no C header for it). */
+void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
+int Cblacs_pnum(int ctxt, int prow, int pcol);
+void Cblacs_get(int ctxt, int what, int *val);
+MPI_Comm Cblacs2sys_handle(int sysctxt);
+
+/* The fields of a ScaLAPACK array descriptor. */
+enum { DTYPE_, CTXT_, M_, N_, MB_, NB_, RSRC_, CSRC_, LLD_, DLEN_ };
+
+/* ---- 1. contexts (context.c) --------------------------------------------- */
+
+typedef struct rl_cache_entry {
+    struct rl_cache_entry *next;  /* most recently used first */
+    uint64_t hash;
+    size_t key_len;
+    int32_t *key;
+    relay_exec *exec;
+} rl_cache_entry;
+
+typedef struct rl_blacs_context {
+    struct rl_blacs_context *next; /* creation order */
+    int ictxt;
+    MPI_Comm sys;                 /* the system communicator the context lives in */
+    int nprocs;
+    int *pnum;                    /* its processes' ranks in sys, grid row-major */
+    MPI_Comm comm;                /* those processes, in increasing pnum order */
+    rl_cache_entry *entries;
+    int nentries;
+} rl_blacs_context;
+
+/* The context of ictxt (an nprow x npcol grid), created (collectively over
+ * its processes) when new or when the handle now names another process set. */
+relay_status rl_scalapack_find_context(int ictxt, int nprow, int npcol, rl_blacs_context **out);
+
+/* ---- 2. and 3. views and keys (descriptors.c) ---------------------------- */
+
+/* What one process knows about one matrix of the call. */
+typedef struct {
+    int32_t row, col;            /* its place in the matrix's grid, -1 outside */
+    int32_t nprow, npcol;
+    int32_t desc[DLEN_];
+    int32_t i, j;                /* 1-based origin of the submatrix */
+} rl_matrix_view;
+
+typedef struct {
+    rl_matrix_view src, dst;
+} rl_process_view;
+
+/* This process's view of a matrix (desc NULL or CTXT -1: outside its grid). */
+rl_matrix_view rl_scalapack_view_of(const int *desc, int i, int j);
+
+/* The key of a call of op on an m x n result from all nprocs processes'
+ * views: type, op, then the source's and the destination's layout, each
+ * checked (fn names the call in error messages). */
+enum { RL_KEY_TYPE, RL_KEY_OP, RL_KEY_SRC_LEN, RL_KEY_HEAD };
+relay_status rl_scalapack_build_key(int32_t **out, size_t *len, const rl_process_view *all, int nprocs, relay_type type,
+                                    relay_op op, int64_t m, int64_t n, const char *fn);
+
+/* The layout one matrix's part of a key (at key + RL_KEY_HEAD for the
+ * source, + key[RL_KEY_SRC_LEN] more for the destination) describes, over
+ * the context's nprocs processes. */
+relay_status rl_scalapack_key_layout(relay_layout **out, const int32_t *matrix_key, int nprocs);
+
+/* ---- 4. the plan cache (plan_cache.c) ------------------------------------ */
+
+/* The executor for a key (taken over): moved to the front when cached,
+ * planned and bound if not (collective over the context). */
+relay_status rl_scalapack_lookup(rl_blacs_context *cx, int32_t *key, size_t len, relay_exec **exec);
+
+/* Frees every cached executor of the context (collective over it). */
+void rl_scalapack_drop_entries(rl_blacs_context *cx);
+
+#endif
