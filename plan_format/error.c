@@ -9,7 +9,7 @@ static _Thread_local char last_error[1024];
 
 const char *relay_last_error(void) { return last_error; }
 
-relay_status rl_fail(relay_status s, const char *fmt, ...)
+relay_status relay_internal_fail(relay_status s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -43,27 +43,4 @@ size_t relay_type_size(relay_type t)
     case RELAY_CDOUBLE: return 16;
     }
     return 0;
-}
-
-void *rl_calloc(size_t count, size_t size)
-{
-    if (count == 0) count = 1;
-    return calloc(count, size);
-}
-
-void *rl_malloc_array(size_t count, size_t size)
-{
-    if (count == 0) count = 1;
-    if (size && count > SIZE_MAX / size) return NULL;
-    return malloc(count * size);
-}
-
-int rl_mul_overflows(int64_t a, int64_t b, int64_t *out)
-{
-    return __builtin_mul_overflow(a, b, out);
-}
-
-int rl_add_overflows(int64_t a, int64_t b, int64_t *out)
-{
-    return __builtin_add_overflow(a, b, out);
 }

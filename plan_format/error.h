@@ -3,22 +3,36 @@
 #ifndef RELAY_ERROR_H
 #define RELAY_ERROR_H
 
+#include <stdint.h>
 #include <stdlib.h>
+
 #include "relay/status.h"
 
 /* Records the message (printf-style) and returns s, so that callers write
- * `return rl_fail(RELAY_ERR_ARG, "m = %lld is negative", m);`. */
-relay_status rl_fail(relay_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+ * `return rl_fail(RELAY_ERR_ARG, "m = %lld is negative", m);`.
+ * The one internal function the shared libraries export (as
+ * relay_internal_fail, declared only here): relay_scalapack, a library of
+ * its own, must record into the same thread-local message that
+ * relay_last_error() of the library below it returns. */
+RELAY_API relay_status relay_internal_fail(relay_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define rl_fail relay_internal_fail
 
 #define RL_NOMEM() rl_fail(RELAY_ERR_NOMEM, "out of memory in %s", __func__)
 
 /* calloc/malloc of count elements that never return NULL for count 0 and
- * check count*size for overflow. */
-void *rl_calloc(size_t count, size_t size);
-void *rl_malloc_array(size_t count, size_t size);
+ * check count*size for overflow.  Inline, like the checks below, so that
+ * every library of relay has them without exporting them. */
+static inline void *rl_calloc(size_t count, size_t size) { return calloc(count ? count : 1, size); }
+
+static inline void *rl_malloc_array(size_t count, size_t size)
+{
+    if (count == 0) count = 1;
+    if (size && count > SIZE_MAX / size) return NULL;
+    return malloc(count * size);
+}
 
 /* Non-zero when a*b (a+b) overflows int64_t; the result goes to *out. */
-int rl_mul_overflows(int64_t a, int64_t b, int64_t *out);
-int rl_add_overflows(int64_t a, int64_t b, int64_t *out);
+static inline int rl_mul_overflows(int64_t a, int64_t b, int64_t *out) { return __builtin_mul_overflow(a, b, out); }
+static inline int rl_add_overflows(int64_t a, int64_t b, int64_t *out) { return __builtin_add_overflow(a, b, out); }
 
 #endif

@@ -18,17 +18,6 @@ int64_t rl_block_extent(int64_t rows, int64_t cols, int64_t ld, relay_order o)
     return o == RELAY_COL_MAJOR ? (cols - 1) * ld + rows : (rows - 1) * ld + cols;
 }
 
-int64_t rl_numroc(int64_t n, int64_t nb, int iproc, int isrc, int nprocs)
-{
-    int mydist = (nprocs + iproc - isrc) % nprocs;
-    int64_t nblocks = n / nb;
-    int64_t num = (nblocks / nprocs) * nb;
-    int64_t extra = nblocks % nprocs;
-    if (mydist < extra) num += nb;
-    else if (mydist == extra) num += n % nb;
-    return num;
-}
-
 static int valid_order(relay_order o) { return o == RELAY_COL_MAJOR || o == RELAY_ROW_MAJOR; }
 
 static int base_rank(const relay_layout *l, int rank)

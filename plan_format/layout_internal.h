@@ -71,8 +71,18 @@ int64_t rl_layout_block_count(const relay_layout *l, int rank);
 relay_status rl_layout_relabel(relay_layout **out, const relay_layout *l, const int32_t *sigma, int nranks);
 
 /* ScaLAPACK's NUMROC: how many of n rows (in blocks of nb) process iproc of
- * nprocs holds when block 0 lives on isrc. */
-int64_t rl_numroc(int64_t n, int64_t nb, int iproc, int isrc, int nprocs);
+ * nprocs holds when block 0 lives on isrc.  Inline: relay_scalapack, a
+ * library of its own, checks descriptors with it too. */
+static inline int64_t rl_numroc(int64_t n, int64_t nb, int iproc, int isrc, int nprocs)
+{
+    int mydist = (nprocs + iproc - isrc) % nprocs;
+    int64_t nblocks = n / nb;
+    int64_t num = (nblocks / nprocs) * nb;
+    int64_t extra = nblocks % nprocs;
+    if (mydist < extra) num += nb;
+    else if (mydist == extra) num += n % nb;
+    return num;
+}
 
 /* Extent in elements of a rows x cols block stored at ld in order o:
  * one past its last element, relative to its offset. */
