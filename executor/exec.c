@@ -1,0 +1,133 @@
+/* exec.c — the executor's facade: binding a plan to a communicator and
+ * replaying it, whatever the plan's kind (relay/exec.h).
+ *
+ * relay_exec_create (collective) chooses the plan kind's table of
+ * operations (exec_kind.h), lets the kind prepare this rank's part, agrees
+ * with every other rank on the plan (fingerprint, communicator size, each
+ * rank's section where the kind needs one, and every rank's preparation:
+ * one MPI_Allreduce), duplicates the communicator and lets the kind bind on
+ * the duplicate.  Start, wait, memory and free check what is common to all
+ * kinds and hand the rest to the kind. */
+#include "agree.h"
+#include "error.h"
+#include "exec_kind.h"
+#include "mpi_error.h"
+#include "relay/exec.h"
+
+struct relay_exec {
+    const rl_exec_kind *kind;
+    void *state;        /* the kind's, made by its prepare */
+    MPI_Comm comm;      /* the executor's own duplicate, errors returned */
+    int active;         /* a replay is in flight */
+};
+
+static const rl_exec_kind *kind_of(const relay_plan *p)
+{
+    switch (p->kind) {
+    case RELAY_PLAN_BMMC: return &rl_exec_bmmc;
+    case RELAY_PLAN_HSUMMA: return &rl_exec_hsumma;
+    default: return &rl_exec_transform;
+    }
+}
+
+/* What ranks agree on at create, reduced by maximum alongside the verdict. */
+enum { AGREE_FP, AGREE_NOT_FP, AGREE_SIZE, AGREE_SECTION, AGREE_N };
+
+/* Every rank learns whether all can bind the plan.  The verdicts in order:
+ * this rank's own failure, a communicator size a rank's plan was not made
+ * for, different plans, a missing section, another rank's failure. */
+static relay_status agree_on_plan(MPI_Comm comm, const relay_plan *p, int size, int has_part, relay_status local)
+{
+    uint64_t v[AGREE_N];
+    rl_agree_same_init(&v[AGREE_FP], p->fingerprint);
+    v[AGREE_SIZE] = size != p->nranks;
+    v[AGREE_SECTION] = !has_part;
+    relay_status st = rl_agree_values(comm, local, v, AGREE_N, "preparing its part of the plan");
+    if (local || st == RELAY_ERR_MPI) return st; /* a failing rank keeps its own message */
+    if (v[AGREE_SIZE])
+        return rl_fail(RELAY_ERR_MISMATCH, "the communicator has %d ranks but a rank's plan was made for a different count (this rank's: %d)",
+                       size, p->nranks);
+    if (!rl_agree_same(&v[AGREE_FP])) return rl_fail(RELAY_ERR_MISMATCH, "ranks hold different plans (fingerprints differ)");
+    if (v[AGREE_SECTION]) return rl_fail(RELAY_ERR_MISMATCH, "a rank's plan lacks that rank's own section");
+    return st;
+}
+
+static relay_status dup_comm(MPI_Comm comm, MPI_Comm *own)
+{
+    int rc = MPI_Comm_dup(comm, own);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(*own, MPI_ERRORS_RETURN);
+    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "MPI_Comm_dup");
+}
+
+relay_status relay_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm comm)
+{
+    if (!out || !p) return rl_fail(RELAY_ERR_ARG, "relay_exec_create: NULL argument");
+    if (comm == MPI_COMM_NULL) return rl_fail(RELAY_ERR_ARG, "relay_exec_create: the communicator is MPI_COMM_NULL");
+    relay_exec *e = calloc(1, sizeof *e);
+    if (!e) return RL_NOMEM();
+    e->kind = kind_of(p);
+    e->comm = MPI_COMM_NULL;
+    int rank, size;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    int has_part = !e->kind->needs_section || (size == p->nranks && p->sections[rank] != NULL);
+    relay_status st = has_part ? e->kind->prepare(&e->state, p, rank, size) : RELAY_OK;
+    st = agree_on_plan(comm, p, size, has_part, st);
+    if (!st) st = dup_comm(comm, &e->comm);
+    if (!st) st = e->kind->bind(e->state, e->comm);
+    if (st) {
+        relay_exec_free(e);
+        return st;
+    }
+    *out = e;
+    return RELAY_OK;
+}
+
+relay_status relay_exec_start(relay_exec *e, void *const *dst, const void *const *src, const void *alpha, const void *beta)
+{
+    if (!e) return rl_fail(RELAY_ERR_ARG, "relay_exec_start: executor is NULL");
+    if (e->active) return rl_fail(RELAY_ERR_ARG, "relay_exec_start: a replay is already in flight; call relay_exec_wait first");
+    if (!dst || !src) return rl_fail(RELAY_ERR_ARG, "relay_exec_start: the dst or src array is NULL");
+    relay_status st = e->kind->start(e->state, dst, src, alpha, beta);
+    e->active = st == RELAY_OK;
+    return st;
+}
+
+relay_status relay_exec_wait(relay_exec *e)
+{
+    if (!e) return rl_fail(RELAY_ERR_ARG, "relay_exec_wait: executor is NULL");
+    if (!e->active) return rl_fail(RELAY_ERR_ARG, "relay_exec_wait: no replay is in flight");
+    e->active = 0;
+    return e->kind->wait(e->state);
+}
+
+relay_status relay_exec_run(relay_exec *e, void *const *dst, const void *const *src, const void *alpha, const void *beta)
+{
+    relay_status st = relay_exec_start(e, dst, src, alpha, beta);
+    return st ? st : relay_exec_wait(e);
+}
+
+relay_status relay_exec_get_memory(const relay_exec *e, relay_exec_memory *m)
+{
+    if (!e || !m) return rl_fail(RELAY_ERR_ARG, "relay_exec_get_memory: NULL argument");
+    e->kind->memory(e->state, m);
+    return RELAY_OK;
+}
+
+relay_status relay_exec_hsumma_report(const relay_exec *e, relay_hsumma_report *r)
+{
+    if (!e || !r) return rl_fail(RELAY_ERR_ARG, "relay_exec_hsumma_report: NULL argument");
+    if (!e->kind->hsumma_report)
+        return rl_fail(RELAY_ERR_ARG, "relay_exec_hsumma_report: the executor does not replay an HSUMMA plan");
+    e->kind->hsumma_report(e->state, r);
+    return RELAY_OK;
+}
+
+void relay_exec_free(relay_exec *e)
+{
+    if (!e) return;
+    if (e->active) relay_exec_wait(e);
+    e->kind->free(e->state);
+    if (e->comm != MPI_COMM_NULL) MPI_Comm_free(&e->comm);
+    free(e);
+}
