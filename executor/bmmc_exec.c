@@ -14,12 +14,14 @@
  *   3. places each arriving block (and its own block, without a message)
  *      at the offsets V gives, again in Gray-code order, as it lands.
  * Requests are persistent: one receive and one send per partner, created
- * when binding, on the executor's own communicator. */
+ * when binding, on the executor's own communicator.  The executor's facade
+ * (exec.c) drives this file through its kind table, rl_exec_bmmc
+ * (exec_kind.h). */
 #include <limits.h>
 #include <string.h>
 
-#include "bmmc_exec.h"
 #include "error.h"
+#include "exec_kind.h"
 #include "mpi_error.h"
 
 /* ---- walking a block: cache tiles in Gray-code order --------------------- */
@@ -92,7 +94,7 @@ static void walk_scatter(char *dst, const char *src, const walk *w, uint64_t bas
     }
 }
 
-struct rl_bmmc_exec {
+typedef struct {
     rl_bmmc b;
     int rank;
     int offset_bits, block_bits;   /* n - p, n - p - r */
@@ -105,10 +107,15 @@ struct rl_bmmc_exec {
     MPI_Datatype elem_type;
     int own_block;
     walk w_walk, v_walk;           /* step 1 over a rank, step 3 over a block */
-};
+    char *out;                     /* the replay in flight: where step 3 places */
+} rl_bmmc_exec;
 
+/* ---- preparing and binding ----------------------------------------------- */
 
-relay_status rl_bmmc_exec_create(rl_bmmc_exec **out, const rl_bmmc *b, int rank)
+/* Partners and buffers of `rank`, no MPI call, so that every rank can agree
+ * on success before binding.  On failure *out may hold a partial
+ * preparation. */
+static relay_status create(rl_bmmc_exec **out, const rl_bmmc *b, int rank)
 {
     rl_bmmc_exec *x = calloc(1, sizeof *x);
     if (!x) return RL_NOMEM();
@@ -138,8 +145,23 @@ relay_status rl_bmmc_exec_create(rl_bmmc_exec **out, const rl_bmmc *b, int rank)
     return RELAY_OK;
 }
 
-relay_status rl_bmmc_exec_bind(rl_bmmc_exec *x, MPI_Comm comm)
+/* A BMMC plan needs no section: every rank derives its part from the
+ * factors, which are checked first. */
+static relay_status bmmc_prepare(void **state, const relay_plan *p, int rank, int nranks)
 {
+    (void)nranks;
+    relay_status st = p->bmmc ? rl_bmmc_validate(p->bmmc) : rl_fail(RELAY_ERR_FORMAT, "BMMC plan without its factors");
+    if (st || rank >= p->nranks) return st;
+    rl_bmmc_exec *x = NULL;
+    st = create(&x, p->bmmc, rank);
+    *state = x;
+    return st;
+}
+
+/* The persistent requests, on the executor's own communicator. */
+static relay_status bmmc_bind(void *state, MPI_Comm comm)
+{
+    rl_bmmc_exec *x = state;
     int rc = MPI_Type_contiguous((int)x->esz, MPI_BYTE, &x->elem_type);
     if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&x->elem_type);
     for (int blk = 0; blk < x->nblocks && rc == MPI_SUCCESS; blk++) {
@@ -151,6 +173,8 @@ relay_status rl_bmmc_exec_bind(rl_bmmc_exec *x, MPI_Comm comm)
     }
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "BMMC: creating persistent requests");
 }
+
+/* ---- replaying ------------------------------------------------------------ */
 
 /* Step 1: temp = W applied inside the rank. */
 static void apply_w(rl_bmmc_exec *x, const char *in)
@@ -167,17 +191,24 @@ static void place_block(rl_bmmc_exec *x, char *out, const char *from, int blk, i
     walk_scatter(out, from + (size_t)first * x->esz, &x->v_walk, base, rl_gf2_mask(x->offset_bits), x->esz);
 }
 
-relay_status rl_bmmc_exec_start(rl_bmmc_exec *x, const void *in)
+/* A BMMC replay moves opaque elements: one buffer each way, no scalars. */
+static relay_status bmmc_start(void *state, void *const *dst, const void *const *src, const void *alpha, const void *beta)
 {
-    apply_w(x, in);
+    rl_bmmc_exec *x = state;
+    if (!dst[0] || !src[0]) return rl_fail(RELAY_ERR_ARG, "relay_exec_start: a BMMC plan needs dst[0] and src[0]");
+    if (alpha || beta) return rl_fail(RELAY_ERR_ARG, "relay_exec_start: a BMMC plan moves elements as they are; pass NULL alpha and beta");
+    x->out = dst[0];
+    apply_w(x, src[0]);
     int rc = MPI_SUCCESS;
     for (int k = 0; k < 2 * x->nblocks && rc == MPI_SUCCESS; k++)
         if (x->reqs[k] != MPI_REQUEST_NULL) rc = MPI_Start(&x->reqs[k]);
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "BMMC: starting the exchange");
 }
 
-relay_status rl_bmmc_exec_wait(rl_bmmc_exec *x, void *out)
+static relay_status bmmc_wait(void *state)
 {
+    rl_bmmc_exec *x = state;
+    char *out = x->out;
     if (x->own_block >= 0) place_block(x, out, x->temp, x->own_block, x->rank);
     int rc = MPI_SUCCESS;
     for (int n = 0; n < x->nblocks - (x->own_block >= 0) && rc == MPI_SUCCESS; n++) {
@@ -189,19 +220,19 @@ relay_status rl_bmmc_exec_wait(rl_bmmc_exec *x, void *out)
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "BMMC: completing the exchange");
 }
 
-int64_t rl_bmmc_exec_remote_bytes(const rl_bmmc_exec *x)
+/* ---- the executor's BMMC kind (exec_kind.h) -------------------------------- */
+
+static void bmmc_memory(const void *state, relay_exec_memory *m)
 {
+    const rl_bmmc_exec *x = state;
     int partners = x->nblocks - (x->own_block >= 0);
-    return 2 * partners * x->block * (int64_t)x->esz;
+    m->extra_bytes = 2 * x->elems * (int64_t)x->esz + x->nblocks * (int64_t)(2 * sizeof(int) + 2 * sizeof(MPI_Request));
+    m->remote_bytes = 2 * partners * x->block * (int64_t)x->esz;
 }
 
-int64_t rl_bmmc_exec_extra_bytes(const rl_bmmc_exec *x)
+static void bmmc_free(void *state)
 {
-    return 2 * x->elems * (int64_t)x->esz + x->nblocks * (int64_t)(2 * sizeof(int) + 2 * sizeof(MPI_Request));
-}
-
-void rl_bmmc_exec_free(rl_bmmc_exec *x)
-{
+    rl_bmmc_exec *x = state;
     if (!x) return;
     for (int k = 0; x->reqs && k < 2 * x->nblocks; k++)
         if (x->reqs[k] != MPI_REQUEST_NULL) MPI_Request_free(&x->reqs[k]);
@@ -213,3 +244,14 @@ void rl_bmmc_exec_free(rl_bmmc_exec *x)
     free(x->recv);
     free(x);
 }
+
+const rl_exec_kind rl_exec_bmmc = {
+    .needs_section = 0,
+    .prepare = bmmc_prepare,
+    .bind = bmmc_bind,
+    .start = bmmc_start,
+    .wait = bmmc_wait,
+    .memory = bmmc_memory,
+    .hsumma_report = NULL,
+    .free = bmmc_free,
+};

@@ -21,7 +21,11 @@
  * persistent.  Where the MPI library offers persistent collectives
  * (MPI-4's MPI_Bcast_init, or Open MPI 4's MPIX_Bcast_init extension) each
  * broadcast is a persistent request created at bind over the executor's
- * fixed panel buffers; otherwise it is a plain MPI_Bcast. */
+ * fixed panel buffers; otherwise it is a plain MPI_Bcast.
+ *
+ * The executor's facade (exec.c) drives this file through its kind table,
+ * rl_exec_hsumma (exec_kind.h); the autotuner (hsumma_tune.c) drives it
+ * directly, a few outer steps at a time. */
 #include <cblas.h>
 #include <complex.h>
 #include <string.h>
@@ -38,11 +42,14 @@
 #endif
 #endif
 
+#include "agree.h"
 #include "error.h"
+#include "exec_kind.h"
 #include "hsumma_dist.h"
 #include "hsumma_exec.h"
 #include "kernels.h"
 #include "mpi_error.h"
+#include "relay/exec.h"
 
 enum { OUTER_ROW, OUTER_COL, INNER_ROW, INNER_COL, NCOMMS };
 
@@ -220,8 +227,8 @@ static int walk(rl_hsumma_exec *x, walker *w, int64_t max_outer)
 
 /* ---- binding ---------------------------------------------------------------- */
 
-/* Groups left to bind time: the model with the network measured now.  All
- * ranks get rank 0's measurement, so they choose alike. */
+/* Groups left to bind time: the model with the network measured now
+ * (network.c).  All ranks get rank 0's measurement, so they choose alike. */
 static relay_status settle_groups(rl_hsumma_exec *x, MPI_Comm comm)
 {
     if (x->p.group_rows) return RELAY_OK;
@@ -274,29 +281,18 @@ static relay_status create_bcasts(rl_hsumma_exec *x, int64_t most)
 #endif
 }
 
-/* Every rank learns whether all succeeded and the largest of their values:
- * one that failed alone must not leave the others waiting in a broadcast,
- * and a persistent broadcast must never meet a plain one.  The failing rank
- * keeps its own message. */
-static relay_status agree(MPI_Comm comm, relay_status local, int64_t *value, const char *what)
-{
-    int64_t v[2] = {local != RELAY_OK, *value};
-    int rc = MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT64_T, MPI_MAX, comm);
-    if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "MPI_Allreduce in relay_exec_create");
-    *value = v[1];
-    if (local) return local;
-    return v[0] ? rl_fail(RELAY_ERR_MISMATCH, "another rank could not %s", what) : RELAY_OK;
-}
-
 relay_status rl_hsumma_exec_bind(rl_hsumma_exec *x, MPI_Comm comm)
 {
     relay_status st = settle_groups(x, comm);
     if (st) return st; /* collective failures: every rank sees them */
     rl_hsumma_place_of(&x->p, x->p.group_rows, x->p.group_cols, x->rank, &x->pl);
     st = split_comms(x, comm);
-    int64_t most = st ? 0 : count_bcasts(x), none = 0;
-    st = agree(comm, st, &most, "split the HSUMMA communicators");
-    if (!st) st = agree(comm, create_bcasts(x, most), &none, "create its HSUMMA broadcasts");
+    /* One rank that failed alone must not leave the others waiting in a
+     * broadcast, and a persistent broadcast must never meet a plain one:
+     * every rank learns the largest count of broadcasts. */
+    uint64_t most = st ? 0 : (uint64_t)count_bcasts(x);
+    st = rl_agree_values(comm, st, &most, 1, "splitting the HSUMMA communicators");
+    if (!st) st = rl_agree(comm, create_bcasts(x, (int64_t)most), "creating the HSUMMA broadcasts");
     return st;
 }
 
@@ -345,25 +341,6 @@ relay_status rl_hsumma_exec_run_outer(rl_hsumma_exec *x, int64_t max_outer)
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "an HSUMMA broadcast");
 }
 
-relay_status rl_hsumma_exec_wait(rl_hsumma_exec *x) { return rl_hsumma_exec_run_outer(x, -1); }
-
-void rl_hsumma_exec_report(const rl_hsumma_exec *x, relay_hsumma_report *r)
-{
-    *r = (relay_hsumma_report){x->p.group_rows, x->p.group_cols, x->measured, x->comm_seconds, x->compute_seconds};
-}
-
-int64_t rl_hsumma_exec_extra_bytes(const rl_hsumma_exec *x)
-{
-    int64_t outer = rl_hsumma_max_width(&x->p), inner = rl_min64(x->p.inner_block, outer);
-    return (x->mloc + x->nloc) * (outer + inner) * (int64_t)x->esz + x->nbcasts * (int64_t)sizeof(MPI_Request);
-}
-
-int64_t rl_hsumma_exec_remote_bytes(const rl_hsumma_exec *x)
-{
-    rl_hsumma_traffic t;
-    rl_hsumma_rank_traffic(&x->p, x->rank, &t);
-    return t.send_bytes + t.recv_bytes;
-}
 
 void rl_hsumma_exec_free(rl_hsumma_exec *x)
 {
@@ -379,3 +356,58 @@ void rl_hsumma_exec_free(rl_hsumma_exec *x)
     free(x->b_in);
     free(x);
 }
+
+/* ---- the executor's HSUMMA kind (exec_kind.h) ------------------------------------- */
+
+/* No section: the plan's parameters give every rank its part. */
+static relay_status hsumma_prepare(void **state, const relay_plan *p, int rank, int nranks)
+{
+    (void)nranks;
+    relay_status st = p->hsumma ? rl_hsumma_check(&p->hsumma->params, RELAY_ERR_FORMAT)
+                                : rl_fail(RELAY_ERR_FORMAT, "HSUMMA plan without its parameters");
+    if (st || rank >= p->nranks) return st;
+    rl_hsumma_exec *x = NULL;
+    st = rl_hsumma_exec_create(&x, p->hsumma, rank);
+    *state = x;
+    return st;
+}
+
+static relay_status hsumma_bind(void *state, MPI_Comm comm) { return rl_hsumma_exec_bind(state, comm); }
+
+/* C in dst[0], A and B in src[0] and src[1]. */
+static relay_status hsumma_start(void *state, void *const *dst, const void *const *src, const void *alpha, const void *beta)
+{
+    return rl_hsumma_exec_start(state, dst[0], src[0], src[1], alpha, beta);
+}
+
+/* The whole product runs here: the broadcasts are blocking, as in the paper. */
+static relay_status hsumma_wait(void *state) { return rl_hsumma_exec_run_outer(state, -1); }
+
+static void hsumma_memory(const void *state, relay_exec_memory *m)
+{
+    const rl_hsumma_exec *x = state;
+    int64_t outer = rl_hsumma_max_width(&x->p), inner = rl_min64(x->p.inner_block, outer);
+    rl_hsumma_traffic t;
+    rl_hsumma_rank_traffic(&x->p, x->rank, &t);
+    m->extra_bytes = (x->mloc + x->nloc) * (outer + inner) * (int64_t)x->esz + x->nbcasts * (int64_t)sizeof(MPI_Request);
+    m->remote_bytes = t.send_bytes + t.recv_bytes;
+}
+
+static void hsumma_report(const void *state, relay_hsumma_report *r)
+{
+    const rl_hsumma_exec *x = state;
+    *r = (relay_hsumma_report){x->p.group_rows, x->p.group_cols, x->measured, x->comm_seconds, x->compute_seconds};
+}
+
+static void hsumma_free(void *state) { rl_hsumma_exec_free(state); }
+
+const rl_exec_kind rl_exec_hsumma = {
+    .needs_section = 0,
+    .prepare = hsumma_prepare,
+    .bind = hsumma_bind,
+    .start = hsumma_start,
+    .wait = hsumma_wait,
+    .memory = hsumma_memory,
+    .hsumma_report = hsumma_report,
+    .free = hsumma_free,
+};

@@ -1,12 +1,12 @@
-/* hsumma_exec.h — the executor's SUMMA/HSUMMA replay (hsumma_exec.c),
- * bound and driven by exec.c like the other plan kinds. */
+/* hsumma_exec.h — the SUMMA/HSUMMA replay (hsumma_exec.c) as the autotuner
+ * (hsumma_tune.c) drives it: a few outer steps at a time.  The executor's
+ * facade reaches it through rl_exec_hsumma (exec_kind.h) instead. */
 #ifndef RELAY_HSUMMA_EXEC_H
 #define RELAY_HSUMMA_EXEC_H
 
 #include <mpi.h>
 
 #include "plan_internal.h"
-#include "relay/exec.h"
 
 typedef struct rl_hsumma_exec rl_hsumma_exec;
 
@@ -20,13 +20,9 @@ relay_status rl_hsumma_exec_create(rl_hsumma_exec **out, const rl_hsumma *h, int
 relay_status rl_hsumma_exec_bind(rl_hsumma_exec *x, MPI_Comm comm);
 relay_status rl_hsumma_exec_start(rl_hsumma_exec *x, void *c, const void *a, const void *b, const void *alpha,
         const void *beta);
-/* Runs the whole product: the broadcasts are blocking, as in the paper. */
-relay_status rl_hsumma_exec_wait(rl_hsumma_exec *x);
-/* Runs only the first max_outer outer steps (autotuning; -1: all). */
+/* Runs the first max_outer outer steps (-1: the whole product); the
+ * broadcasts are blocking, as in the paper. */
 relay_status rl_hsumma_exec_run_outer(rl_hsumma_exec *x, int64_t max_outer);
-void rl_hsumma_exec_report(const rl_hsumma_exec *x, relay_hsumma_report *r);
-int64_t rl_hsumma_exec_extra_bytes(const rl_hsumma_exec *x);
-int64_t rl_hsumma_exec_remote_bytes(const rl_hsumma_exec *x);
 void rl_hsumma_exec_free(rl_hsumma_exec *x);
 
 #endif

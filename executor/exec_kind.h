@@ -1,0 +1,41 @@
+/* exec_kind.h — what the executor's facade (exec.c) asks of each plan kind.
+ *
+ * relay_exec holds what every kind shares: its own communicator, the
+ * agreement of all ranks on the plan, the replay-in-flight flag and the
+ * argument checks common to all kinds.  Everything else is the kind's, behind
+ * one table of operations chosen once from the plan's kind at
+ * relay_exec_create, and an opaque state the kind's prepare creates:
+ *   rl_exec_transform  sections, messages, pack buffers (transform_exec.c)
+ *   rl_exec_bmmc       a factored BMMC permutation (bmmc_exec.c)
+ *   rl_exec_hsumma     the SUMMA/HSUMMA product (hsumma_exec.c) */
+#ifndef RELAY_EXEC_KIND_H
+#define RELAY_EXEC_KIND_H
+
+#include <mpi.h>
+
+#include "plan_internal.h"
+#include "relay/exec.h"
+
+typedef struct {
+    /* Whether a rank needs its own section of the plan (else it derives
+     * its part from the plan's header). */
+    int needs_section;
+    /* This rank's part of plan p, with no MPI call, so that every rank can
+     * agree on success before binding; nranks is the communicator's size.
+     * On failure *state may hold a partial preparation: free frees it. */
+    relay_status (*prepare)(void **state, const relay_plan *p, int rank, int nranks);
+    /* Collective over comm, the executor's own duplicate, which outlives
+     * the state: requests, communicators, agreements among ranks. */
+    relay_status (*bind)(void *state, MPI_Comm comm);
+    /* Takes the replay's buffers (dst and src are not NULL) and starts it. */
+    relay_status (*start)(void *state, void *const *dst, const void *const *src, const void *alpha, const void *beta);
+    relay_status (*wait)(void *state);
+    void (*memory)(const void *state, relay_exec_memory *m);
+    /* NULL for the kinds that are not HSUMMA. */
+    void (*hsumma_report)(const void *state, relay_hsumma_report *r);
+    void (*free)(void *state); /* NULL or partial states too */
+} rl_exec_kind;
+
+extern const rl_exec_kind rl_exec_transform, rl_exec_bmmc, rl_exec_hsumma;
+
+#endif

@@ -1,0 +1,302 @@
+/* transform_exec.c — preparing and binding a transform plan: this rank's
+ * part of the executor's kind rl_exec_transform (exec_kind.h).
+ *
+ * Preparing (no MPI call) validates and copies this rank's section, builds
+ * the tasks and pack buffers of its messages (transform_pack.c) and the
+ * step tables of its schedule.  Binding, collective on the executor's own
+ * communicator, settles the schedule every rank can replay (alltoallv's int
+ * counts limit it to pack buffers below 2 GiB; past that every rank replays
+ * p2p instead), creates one persistent request per message (or the
+ * alltoallv), and under p2p agrees with each peer on the messages that
+ * travel directly, piece by piece.  The replay is transform_schedules.c. */
+#include <limits.h>
+
+#include "agree.h"
+#include "error.h"
+#include "exec_kind.h"
+#include "mpi_error.h"
+#include "transform_pack.h"
+#include "transform_schedules.h"
+
+/* ---- preparing --------------------------------------------------------- */
+
+static void index_steps(int *at, const int64_t *step, int nmsg)
+{
+    for (int k = 0; k < nmsg; k++) at[step[k]] = k;
+}
+
+/* Rounds: which send and which receive (if any) each step holds. */
+static relay_status build_steps(rl_transform_exec *x, int32_t rounds)
+{
+    x->rounds = rounds;
+    x->send_at = rl_malloc_array((size_t)rounds, sizeof *x->send_at);
+    x->recv_at = rl_malloc_array((size_t)rounds, sizeof *x->recv_at);
+    if (!x->send_at || !x->recv_at) return RL_NOMEM();
+    for (int32_t r = 0; r < rounds; r++) x->send_at[r] = x->recv_at[r] = -1;
+    if (x->sec->nsend) index_steps(x->send_at, x->sec->send_round, x->sec->nsend);
+    if (x->sec->nrecv) index_steps(x->recv_at, x->sec->recv_round, x->sec->nrecv);
+    return RELAY_OK;
+}
+
+static void a2a_side(int *counts, int *displs, const rl_message *msg, int nmsg, const int64_t *byte_off, size_t esz)
+{
+    for (int k = 0; k < nmsg; k++) {
+        counts[msg[k].peer] = (int)(msg[k].elems * (int64_t)esz);
+        displs[msg[k].peer] = (int)byte_off[k];
+    }
+}
+
+/* Alltoallv's byte counts and displacements.  They are ints: when a pack
+ * buffer reaches 2 GiB they cannot describe it, and a2a stays NULL. */
+static relay_status build_a2a(rl_transform_exec *x)
+{
+    if (x->sends.byte_off[x->sec->nsend] > INT_MAX || x->recvs.byte_off[x->sec->nrecv] > INT_MAX) return RELAY_OK;
+    x->a2a = rl_calloc(4 * (size_t)x->nranks, sizeof *x->a2a);
+    if (!x->a2a) return RL_NOMEM();
+    int n = x->nranks;
+    a2a_side(x->a2a, x->a2a + n, x->sec->send, x->sec->nsend, x->sends.byte_off, x->esz);
+    a2a_side(x->a2a + 2 * n, x->a2a + 3 * n, x->sec->recv, x->sec->nrecv, x->recvs.byte_off, x->esz);
+    return RELAY_OK;
+}
+
+/* Everything this rank prepares before it knows whether all ranks agree;
+ * the facade calls it only where the plan holds this rank's section. */
+static relay_status transform_prepare(void **state, const relay_plan *p, int rank, int nranks)
+{
+    rl_transform_exec *x = *state = calloc(1, sizeof *x);
+    if (!x) return RL_NOMEM();
+    x->comm = MPI_COMM_NULL;
+    x->a2a_req = MPI_REQUEST_NULL;
+    x->rank = rank;
+    x->nranks = nranks;
+    const rl_section *s = p->sections[rank];
+    relay_status st = rl_section_validate(s, p);
+    if (!st) st = rl_section_clone(&x->sec, s, p->count);
+    if (st) return st;
+    x->count = p->count;
+    x->type = p->type;
+    x->esz = relay_type_size(p->type);
+    x->pairs = rl_malloc_array((size_t)p->count, sizeof *x->pairs);
+    x->dst = rl_calloc((size_t)p->count, sizeof *x->dst);
+    x->src = rl_calloc((size_t)p->count, sizeof *x->src);
+    if (!x->pairs || !x->dst || !x->src) return RL_NOMEM();
+    for (int k = 0; k < p->count; k++)
+        x->pairs[k] = (rl_pair_info){p->pairs[k].op, p->pairs[k].dst->order, p->pairs[k].src->order};
+    st = rl_message_set_build(&x->sends, x->sec->send, x->sec->nsend, x->sec->send_pieces, x->esz);
+    if (!st) st = rl_message_set_build(&x->recvs, x->sec->recv, x->sec->nrecv, x->sec->recv_pieces, x->esz);
+    if (!st) st = rl_transform_local_tasks(x);
+    while (x->first_send < x->sec->nsend && x->sec->send[x->first_send].peer < x->rank) x->first_send++;
+    x->schedule = p->schedule;
+    if (!st && x->schedule == RELAY_SCHED_ROUNDS) st = build_steps(x, p->rounds);
+    if (!st && x->schedule == RELAY_SCHED_ALLTOALLV) st = build_a2a(x);
+    return st;
+}
+
+/* ---- binding: requests ------------------------------------------------- */
+
+/* MPI count and datatype of a message of `elems` elements. */
+static void wire_shape(int64_t elems, size_t esz, MPI_Datatype unit, int *count, MPI_Datatype *type)
+{
+    int64_t bytes = elems * (int64_t)esz;
+    if (bytes <= INT_MAX) {
+        *count = (int)bytes;
+        *type = MPI_BYTE;
+    } else {
+        *count = (int)(rl_padded_bytes(bytes) / WIRE_UNIT);
+        *type = unit;
+    }
+}
+
+static relay_status create_requests(rl_transform_exec *x)
+{
+    const rl_section *s = x->sec;
+    MPI_Datatype unit;
+    int rc = MPI_Type_contiguous(WIRE_UNIT, MPI_BYTE, &unit);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&unit);
+    if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "MPI_Type_contiguous");
+    x->reqs = rl_malloc_array((size_t)s->nrecv + (size_t)s->nsend, sizeof *x->reqs);
+    if (!x->reqs) {
+        MPI_Type_free(&unit);
+        return RL_NOMEM();
+    }
+    for (int k = 0; k < s->nrecv + s->nsend; k++) x->reqs[k] = MPI_REQUEST_NULL;
+    for (int k = 0; k < s->nrecv && rc == MPI_SUCCESS; k++) {
+        int count;
+        MPI_Datatype type;
+        wire_shape(s->recv[k].elems, x->esz, unit, &count, &type);
+        rc = MPI_Recv_init(x->recvs.buf + x->recvs.byte_off[k], count, type, (int)s->recv[k].peer, TAG_STAGED, x->comm, &x->reqs[k]);
+    }
+    for (int k = 0; k < s->nsend && rc == MPI_SUCCESS; k++) {
+        int count;
+        MPI_Datatype type;
+        wire_shape(s->send[k].elems, x->esz, unit, &count, &type);
+        rc = MPI_Send_init(x->sends.buf + x->sends.byte_off[k], count, type, (int)s->send[k].peer, TAG_STAGED, x->comm,
+                           &x->reqs[s->nrecv + k]);
+    }
+    MPI_Type_free(&unit); /* requests keep their own reference */
+    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "creating persistent requests");
+}
+
+/* Alltoallv only if every rank can describe its pack buffers with int
+ * counts (build_a2a); else every rank replays p2p.  The plan's schedule is
+ * the same on every rank (exec.c agreed on the fingerprint), so either all
+ * ranks take part in this agreement or none. */
+static relay_status settle_schedule(rl_transform_exec *x)
+{
+    if (x->schedule != RELAY_SCHED_ALLTOALLV) return RELAY_OK;
+    uint64_t cannot = !x->a2a;
+    relay_status st = rl_agree_values(x->comm, RELAY_OK, &cannot, 1, "settling the schedule");
+    if (!st && cannot) x->schedule = RELAY_SCHED_P2P;
+    return st;
+}
+
+/* With MPI-4, alltoallv is a persistent collective created once like the
+ * point-to-point requests; before MPI-4 each replay starts MPI_Ialltoallv. */
+static relay_status create_a2a_request(rl_transform_exec *x)
+{
+#if MPI_VERSION >= 4
+    int n = x->nranks, *c = x->a2a;
+    int rc = MPI_Alltoallv_init(rl_message_set_buf(&x->sends), c, c + n, MPI_BYTE, rl_message_set_buf(&x->recvs), c + 2 * n, c + 3 * n, MPI_BYTE,
+                                x->comm, MPI_INFO_NULL, &x->a2a_req);
+    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "MPI_Alltoallv_init");
+#else
+    (void)x;
+    return RELAY_OK;
+#endif
+}
+
+/* ---- binding: direct messages ----------------------------------------------------- */
+
+/* A message whose every piece is one contiguous run in the sender's B and in
+ * the receiver's A, with nothing to transform (op N, one element order),
+ * needs no packing.  Under p2p its pieces travel as one MPI message each,
+ * straight from B into A (or into the receive buffer and then unpacked, when
+ * a replay's alpha is not 1 or beta not 0).  Shared-memory MPI moves such a
+ * run with a single copy, so a remote element costs one memory pass instead
+ * of three.  These transfers use MPI_Isend/MPI_Irecv: their buffers are the
+ * user's, which may change at every replay.  Each side sees only its own
+ * half of a piece, so binding exchanges one byte per message and side. */
+static int contiguous_run(relay_order o, int64_t rows, int64_t cols, int64_t ld)
+{
+    return o == RELAY_COL_MAJOR ? rows == ld || cols == 1 : cols == ld || rows == 1;
+}
+
+static char side_is_direct(const rl_transform_exec *x, const rl_message *m, const rl_piece *pieces)
+{
+    for (int64_t i = m->first; i < m->first + m->count; i++) {
+        const rl_piece *pc = &pieces[i];
+        const rl_pair_info *pi = &x->pairs[pc->pair];
+        if (pi->op != RELAY_OP_N || pi->src_order != pi->dst_order || !contiguous_run(pi->dst_order, pc->rows, pc->cols, pc->ld) ||
+            pc->rows * pc->cols * (int64_t)x->esz > INT_MAX)
+            return 0;
+    }
+    return 1;
+}
+
+static int64_t count_pieces(const rl_message *msg, int nmsg, const char *direct)
+{
+    int64_t n = 0;
+    for (int k = 0; k < nmsg; k++) n += direct[k] ? msg[k].count : 0;
+    return n;
+}
+
+/* Collective in effect: each rank tells each peer of a message whether its
+ * side of the message is direct; both ends then agree on the AND. */
+static relay_status agree_direct(rl_transform_exec *x)
+{
+    const rl_section *s = x->sec;
+    int n = s->nsend + s->nrecv;
+    char *mine = rl_malloc_array((size_t)n, 1), *theirs = rl_malloc_array((size_t)n, 1);
+    MPI_Request *reqs = rl_malloc_array(2 * (size_t)n, sizeof *reqs);
+    x->send_direct = rl_calloc((size_t)s->nsend + 1, 1);
+    x->recv_direct = rl_calloc((size_t)s->nrecv + 1, 1);
+    relay_status st = !mine || !theirs || !reqs || !x->send_direct || !x->recv_direct ? RL_NOMEM() : RELAY_OK;
+    int rc = MPI_SUCCESS;
+    for (int k = 0; !st && k < n && rc == MPI_SUCCESS; k++) {
+        int sending = k < s->nsend;
+        const rl_message *m = sending ? &s->send[k] : &s->recv[k - s->nsend];
+        mine[k] = side_is_direct(x, m, sending ? s->send_pieces : s->recv_pieces);
+        rc = MPI_Isend(&mine[k], 1, MPI_CHAR, (int)m->peer, sending ? TAG_SENDER_SIDE : TAG_RECEIVER_SIDE, x->comm, &reqs[2 * k]);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Irecv(&theirs[k], 1, MPI_CHAR, (int)m->peer, sending ? TAG_RECEIVER_SIDE : TAG_SENDER_SIDE, x->comm,
+                           &reqs[2 * k + 1]);
+    }
+    if (!st && rc == MPI_SUCCESS) rc = MPI_Waitall(2 * n, reqs, MPI_STATUSES_IGNORE);
+    if (!st && rc != MPI_SUCCESS) st = rl_mpi_fail(rc, "agreeing on direct messages");
+    for (int k = 0; !st && k < n; k++) {
+        if (k < s->nsend) x->send_direct[k] = mine[k] && theirs[k];
+        else x->recv_direct[k - s->nsend] = mine[k] && theirs[k];
+    }
+    free(mine);
+    free(theirs);
+    free(reqs);
+    if (st) return st;
+    x->ndirect_recv_pieces = count_pieces(s->recv, s->nrecv, x->recv_direct);
+    x->ndirect_pieces = x->ndirect_recv_pieces + count_pieces(s->send, s->nsend, x->send_direct);
+    for (int k = 0; k < s->nrecv; k++) x->nstaged_recv += !x->recv_direct[k];
+    x->direct_reqs = rl_malloc_array((size_t)x->ndirect_pieces, sizeof *x->direct_reqs);
+    return x->direct_reqs ? RELAY_OK : RL_NOMEM();
+}
+
+static relay_status transform_bind(void *state, MPI_Comm comm)
+{
+    rl_transform_exec *x = state;
+    x->comm = comm;
+    relay_status st = settle_schedule(x);
+    if (!st) st = x->schedule == RELAY_SCHED_ALLTOALLV ? create_a2a_request(x) : create_requests(x);
+    return st || x->schedule != RELAY_SCHED_P2P ? st : agree_direct(x);
+}
+
+/* ---- the executor's transform kind (exec_kind.h) --------------------- */
+
+static void transform_memory(const void *state, relay_exec_memory *m)
+{
+    const rl_transform_exec *x = state;
+    const rl_section *s = x->sec;
+    int64_t remote = 0, extra = x->sends.byte_off[s->nsend] + x->recvs.byte_off[s->nrecv];
+    for (int k = 0; k < s->nsend; k++) remote += s->send[k].elems * (int64_t)x->esz;
+    for (int k = 0; k < s->nrecv; k++) remote += s->recv[k].elems * (int64_t)x->esz;
+    extra += (x->sends.ntasks + x->recvs.ntasks + x->nlocal_tasks) * (int64_t)sizeof(rl_task);
+    extra += (int64_t)(s->nsend + s->nrecv) * (int64_t)(sizeof(MPI_Request) + 2 * sizeof(int64_t) + sizeof(rl_message));
+    extra += (s->nsend_pieces + s->nrecv_pieces) * (int64_t)sizeof(rl_piece) + s->nlocal * (int64_t)sizeof(rl_local_piece);
+    extra += x->a2a ? 4 * (int64_t)x->nranks * (int64_t)sizeof(int) : 0;
+    extra += x->send_at ? 2 * (int64_t)x->rounds * (int64_t)sizeof(int) : 0;
+    extra += x->ndirect_pieces * (int64_t)sizeof(MPI_Request) + (x->send_direct ? s->nsend + s->nrecv : 0);
+    *m = (relay_exec_memory){extra, remote};
+}
+
+static void transform_free(void *state)
+{
+    rl_transform_exec *x = state;
+    if (!x) return;
+    int nreq = x->sec ? x->sec->nrecv + x->sec->nsend : 0;
+    for (int k = 0; x->reqs && k < nreq; k++)
+        if (x->reqs[k] != MPI_REQUEST_NULL) MPI_Request_free(&x->reqs[k]);
+    if (x->a2a_req != MPI_REQUEST_NULL) MPI_Request_free(&x->a2a_req);
+    free(x->reqs);
+    free(x->send_at);
+    free(x->recv_at);
+    free(x->send_direct);
+    free(x->recv_direct);
+    free(x->direct_reqs);
+    free(x->a2a);
+    rl_message_set_free(&x->sends);
+    rl_message_set_free(&x->recvs);
+    free(x->local_tasks);
+    free(x->pairs);
+    free(x->dst);
+    free(x->src);
+    rl_section_free(x->sec);
+    free(x);
+}
+
+const rl_exec_kind rl_exec_transform = {
+    .needs_section = 1,
+    .prepare = transform_prepare,
+    .bind = transform_bind,
+    .start = rl_transform_start,
+    .wait = rl_transform_wait,
+    .memory = transform_memory,
+    .hsumma_report = NULL,
+    .free = transform_free,
+};

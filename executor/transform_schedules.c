@@ -1,0 +1,178 @@
+/* transform_schedules.c — replaying a transform: the two halves, start and
+ * wait, of each schedule.
+ *   p2p:       start: start all receives; pack each message and start its
+ *              send (direct messages: one MPI message per piece, no
+ *              packing).  wait: copy the local pieces straight from B to A;
+ *              MPI_Waitany and unpack+transform each message as it lands;
+ *              wait for the sends.
+ *   rounds:    start: start all receives; pack and start step 0's send.
+ *              wait: per step, the local pieces if it is theirs; wait for
+ *              its receive and unpack it, wait for its send, pack and start
+ *              the next one.
+ *   alltoallv: start: pack everything, start one (non-blocking or, with
+ *              MPI-4, persistent) MPI_Alltoallv.  wait: local pieces, wait,
+ *              unpack everything.
+ * The requests and the schedule as replayed were settled at bind
+ * (transform_exec.c); the moves of elements are transform_pack.c's. */
+#include "error.h"
+#include "mpi_error.h"
+#include "transform_pack.h"
+#include "transform_schedules.h"
+
+/* ---- p2p -------------------------------------------------------------- */
+
+/* One MPI message per piece of direct message k: from B (sending), or into
+ * A or its slot of the receive buffer (receiving).  *req advances. */
+static int post_direct(rl_transform_exec *x, int k, int sending, MPI_Request **req)
+{
+    const rl_section *s = x->sec;
+    const rl_message *m = sending ? &s->send[k] : &s->recv[k];
+    const rl_piece *pieces = sending ? s->send_pieces : s->recv_pieces;
+    int rc = MPI_SUCCESS;
+    int64_t pos = 0;
+    for (int64_t i = m->first; i < m->first + m->count && rc == MPI_SUCCESS; i++) {
+        const rl_piece *pc = &pieces[i];
+        int bytes = (int)(pc->rows * pc->cols * (int64_t)x->esz), tag = TAG_PIECE_BASE + (int)((i - m->first) % TAG_PIECES);
+        if (sending)
+            rc = MPI_Isend(rl_elem_at((void *)x->src[pc->pair], pc->off, x->esz), bytes, MPI_BYTE, (int)m->peer, tag, x->comm,
+                           (*req)++);
+        else {
+            char *to = x->direct_into_a ? rl_elem_at(x->dst[pc->pair], pc->off, x->esz)
+                                        : rl_elem_at(x->recvs.buf + x->recvs.byte_off[k], pos, x->esz);
+            rc = MPI_Irecv(to, bytes, MPI_BYTE, (int)m->peer, tag, x->comm, (*req)++);
+        }
+        pos += pc->rows * pc->cols;
+    }
+    return rc;
+}
+
+static int start_p2p(rl_transform_exec *x)
+{
+    const rl_section *s = x->sec;
+    MPI_Request *direct = x->direct_reqs;
+    int rc = MPI_SUCCESS;
+    x->direct_into_a = x->scalars.alpha_one && x->scalars.beta_zero;
+    for (int k = 0; k < s->nrecv && rc == MPI_SUCCESS; k++)
+        rc = x->recv_direct[k] ? post_direct(x, k, 0, &direct) : MPI_Start(&x->reqs[k]);
+    for (int n = 0; n < s->nsend && rc == MPI_SUCCESS; n++) {
+        int k = (x->first_send + n) % s->nsend;
+        if (x->send_direct[k]) {
+            rc = post_direct(x, k, 1, &direct);
+            continue;
+        }
+        rl_transform_pack(x, k);
+        rc = MPI_Start(&x->reqs[s->nrecv + k]);
+    }
+    return rc;
+}
+
+static int wait_p2p(rl_transform_exec *x)
+{
+    const rl_section *s = x->sec;
+    int rc = MPI_SUCCESS;
+    for (int n = 0; n < x->nstaged_recv && rc == MPI_SUCCESS; n++) {
+        int k;
+        rc = MPI_Waitany(s->nrecv, x->reqs, &k, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS && k != MPI_UNDEFINED) rl_transform_unpack(x, k);
+    }
+    if (rc == MPI_SUCCESS && x->ndirect_recv_pieces)
+        rc = MPI_Waitall((int)x->ndirect_recv_pieces, x->direct_reqs, MPI_STATUSES_IGNORE);
+    for (int k = 0; k < s->nrecv && rc == MPI_SUCCESS && !x->direct_into_a; k++)
+        if (x->recv_direct[k]) rl_transform_unpack(x, k);
+    if (rc == MPI_SUCCESS && s->nsend) rc = MPI_Waitall(s->nsend, x->reqs + s->nrecv, MPI_STATUSES_IGNORE);
+    if (rc == MPI_SUCCESS && x->ndirect_pieces > x->ndirect_recv_pieces)
+        rc = MPI_Waitall((int)(x->ndirect_pieces - x->ndirect_recv_pieces), x->direct_reqs + x->ndirect_recv_pieces,
+                         MPI_STATUSES_IGNORE);
+    return rc;
+}
+
+/* ---- rounds ----------------------------------------------------------- */
+
+static int start_step_send(rl_transform_exec *x, int32_t step)
+{
+    if (step >= x->rounds || x->send_at[step] < 0) return MPI_SUCCESS;
+    rl_transform_pack(x, x->send_at[step]);
+    return MPI_Start(&x->reqs[x->sec->nrecv + x->send_at[step]]);
+}
+
+/* Receives are all posted up front, so a step's send never waits for its
+ * receiver to arrive at that step; the pacing comes from each rank waiting
+ * for its own step's receive before it starts the next send. */
+static int start_rounds(rl_transform_exec *x)
+{
+    int rc = x->sec->nrecv ? MPI_Startall(x->sec->nrecv, x->reqs) : MPI_SUCCESS;
+    return rc == MPI_SUCCESS ? start_step_send(x, 0) : rc;
+}
+
+static int wait_rounds(rl_transform_exec *x)
+{
+    int rc = MPI_SUCCESS;
+    for (int32_t r = 0; r < x->rounds && rc == MPI_SUCCESS; r++) {
+        if (r == x->sec->local_round) rl_transform_move_locals(x);
+        if (x->recv_at[r] >= 0) {
+            rc = MPI_Wait(&x->reqs[x->recv_at[r]], MPI_STATUS_IGNORE);
+            if (rc == MPI_SUCCESS) rl_transform_unpack(x, x->recv_at[r]);
+        }
+        if (rc == MPI_SUCCESS && x->send_at[r] >= 0) rc = MPI_Wait(&x->reqs[x->sec->nrecv + x->send_at[r]], MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS) rc = start_step_send(x, r + 1);
+    }
+    return rc;
+}
+
+/* ---- alltoallv -------------------------------------------------------- */
+
+static int start_a2a(rl_transform_exec *x)
+{
+    for (int k = 0; k < x->sec->nsend; k++) rl_transform_pack(x, k);
+#if MPI_VERSION >= 4
+    return MPI_Start(&x->a2a_req);
+#else
+    int n = x->nranks, *c = x->a2a;
+    return MPI_Ialltoallv(rl_message_set_buf(&x->sends), c, c + n, MPI_BYTE, rl_message_set_buf(&x->recvs), c + 2 * n, c + 3 * n,
+                          MPI_BYTE, x->comm, &x->a2a_req);
+#endif
+}
+
+static int wait_a2a(rl_transform_exec *x)
+{
+    int rc = MPI_Wait(&x->a2a_req, MPI_STATUS_IGNORE);
+    for (int k = 0; k < x->sec->nrecv && rc == MPI_SUCCESS; k++) rl_transform_unpack(x, k);
+    return rc;
+}
+
+/* ---- the replay ------------------------------------------------------- */
+
+static relay_status check_buffers(const rl_transform_exec *x, void *const *dst, const void *const *src)
+{
+    for (int k = 0; k < x->count; k++) {
+        if (x->sec->dst_elems[k] > 0 && !dst[k])
+            return rl_fail(RELAY_ERR_ARG, "relay_exec_start: dst[%d] is NULL but rank %d holds %lld elements of it",
+                           k, x->rank, (long long)x->sec->dst_elems[k]);
+        if (x->sec->src_elems[k] > 0 && !src[k])
+            return rl_fail(RELAY_ERR_ARG, "relay_exec_start: src[%d] is NULL but rank %d holds %lld elements of it",
+                           k, x->rank, (long long)x->sec->src_elems[k]);
+    }
+    return RELAY_OK;
+}
+
+relay_status rl_transform_start(void *state, void *const *dst, const void *const *src, const void *alpha, const void *beta)
+{
+    rl_transform_exec *x = state;
+    relay_status st = check_buffers(x, dst, src);
+    if (st) return st;
+    for (int k = 0; k < x->count; k++) {
+        x->dst[k] = dst[k];
+        x->src[k] = src[k];
+    }
+    rl_scalars_set(&x->scalars, x->type, alpha, beta);
+    int rc = x->schedule == RELAY_SCHED_ALLTOALLV ? start_a2a(x) : x->schedule == RELAY_SCHED_ROUNDS ? start_rounds(x) : start_p2p(x);
+    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "starting the replay");
+}
+
+relay_status rl_transform_wait(void *state)
+{
+    rl_transform_exec *x = state;
+    if (x->schedule != RELAY_SCHED_ROUNDS) rl_transform_move_locals(x); /* rounds copy in their own step */
+    int rc = x->schedule == RELAY_SCHED_ALLTOALLV ? wait_a2a(x) : x->schedule == RELAY_SCHED_ROUNDS ? wait_rounds(x) : wait_p2p(x);
+    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "completing the replay");
+}
