@@ -1,4 +1,4 @@
-/* layout_spec.c — parsing relay-plan's layout specs (see layout_spec.h):
+/* layout_spec.c — parsing relay-plan's layout specs (the grammar: plan.h):
  * the block-cyclic "bc:" form, and "json:" files read by a small strict
  * reader that accepts exactly one object of known keys whose values are
  * integers, arrays of integers or strings, and names the line and column of
@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "layout_spec.h"
+#include "options.h"
+#include "plan.h"
 
 /* ---- bc:MxN:MBxNB:PRxPC[:grid=row|col][:elem=col|row][:src=R,C] ------- */
 
@@ -50,10 +51,9 @@ static int parse_two(char *field, char sep, const char *what, int64_t min, int64
 
 static int parse_order(const char *text, const char *what, relay_order *out, cli_error *e)
 {
-    static const char *const names[] = {"col", "row"}; /* RELAY_COL_MAJOR, RELAY_ROW_MAJOR */
     int i;
-    if (cli_parse_choice(text, what, names, 2, &i, e)) return e->status;
-    *out = i == 0 ? RELAY_COL_MAJOR : RELAY_ROW_MAJOR;
+    if (cli_parse_keyword(text, what, cli_order_words, &i, e)) return e->status;
+    *out = (relay_order)i;
     return CLI_OK;
 }
 

@@ -1,10 +1,10 @@
-/* progress.c — the progress line of relay-plan (see progress.h). */
+/* progress.c — the progress line of relay-plan (see plan.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "progress.h"
+#include "plan.h"
 
 static double seconds(clockid_t clock)
 {

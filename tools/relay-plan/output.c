@@ -1,13 +1,13 @@
-/* plan_output.c — writing a plan file and its summary line (plan_output.h). */
+/* output.c — what every relay-plan subcommand does with its plan: check the
+ * output path before planning, end the planning step, write the file and
+ * print the one summary line (see plan.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "plan_output.h"
-#include "progress.h"
-#include "relay/relay.h"
+#include "plan.h"
 
 int check_output_path(const char *path, cli_error *e)
 {
@@ -27,7 +27,7 @@ int check_output_path(const char *path, cli_error *e)
     return CLI_OK;
 }
 
-int save_plan(const relay_plan *plan, const char *path, cli_error *e)
+static int save_plan(const relay_plan *plan, const char *path, cli_error *e)
 {
     progress pr;
     progress_start(&pr, "relay-plan: writing");
@@ -54,7 +54,7 @@ static void print_shape(const relay_plan *plan, const relay_plan_stats *s)
     printf(", %lld outer and %lld inner steps", (long long)h.outer_steps, (long long)h.inner_steps);
 }
 
-void print_summary(const relay_plan *plan, const char *path, double plan_s)
+static void print_summary(const relay_plan *plan, const char *path, double plan_s)
 {
     relay_plan_stats s;
     relay_plan_get_stats(plan, &s);
@@ -67,23 +67,14 @@ void print_summary(const relay_plan *plan, const char *path, double plan_s)
            cli_bytes(s.bytes_remote).text, plan_s, (long long)file_bytes, cli_bytes(file_bytes).text);
 }
 
-int finish_plan(int status, relay_status st, relay_plan *plan, const char *path, double plan_s, cli_error *e)
+void start_planning(progress *planning) { progress_start(planning, "relay-plan: planning"); }
+
+int finish_plan(progress *planning, relay_status st, relay_plan *plan, const char *path, cli_error *e)
 {
-    if (!status && st) status = cli_fail_relay(e, st == RELAY_ERR_ARG ? CLI_USAGE : CLI_FAILED, st, "cannot plan");
+    double plan_s = progress_stop(planning);
+    int status = st ? cli_fail_relay(e, st == RELAY_ERR_ARG ? CLI_USAGE : CLI_FAILED, st, "cannot plan") : CLI_OK;
     if (!status) status = save_plan(plan, path, e);
     if (!status) print_summary(plan, path, plan_s);
     relay_plan_free(plan);
-    return status;
-}
-
-int run_subcommand(int status, int help, void (*print_help)(void), int (*run)(const void *request, cli_error *e),
-                   const void *request, cli_error *e)
-{
-    if (!status && help) {
-        print_help();
-        return CLI_OK;
-    }
-    if (!status) status = run(request, e);
-    if (status) cli_report("relay-plan", e);
     return status;
 }

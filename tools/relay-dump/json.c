@@ -1,7 +1,8 @@
-/* dump_json.c — the SPEC section 4 keys of `relay-dump --json`. */
+/* json.c — the SPEC section 4 keys that every `relay-dump --json` object
+ * carries, written alike for every plan kind (see dump.h). */
 #include <stdio.h>
 
-#include "dump_json.h"
+#include "dump.h"
 
 json_writer dump_json_open(const relay_plan *p, const char *kind)
 {

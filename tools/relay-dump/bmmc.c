@@ -1,4 +1,4 @@
-/* dump_bmmc.c — relay-dump for BMMC plans: the permutation, its factors,
+/* bmmc.c — relay-dump for BMMC plans: the permutation, its factors,
  * the rank r of the lower-left block that sets the partner count, and the
  * partners of one rank.
  *
@@ -9,8 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "dump_bmmc.h"
-#include "dump_json.h"
+#include "dump.h"
 
 static void print_matrix(const char *title, const rl_gf2 *m, int gap_after)
 {
@@ -161,14 +160,14 @@ static int dump_bmmc_rank(const relay_plan *p, int rank, int json, cli_error *e)
     return CLI_OK;
 }
 
-int dump_bmmc(const char *path, const relay_plan *p, int json, int rank, cli_error *e)
+int dump_bmmc(const dump_request *r, const relay_plan *p, cli_error *e)
 {
-    if (rank >= 0) return dump_bmmc_rank(p, rank, json, e);
+    if (r->rank >= 0) return dump_bmmc_rank(p, (int)r->rank, r->json, e);
     bmmc_volumes v = {0};
     int status = count_bmmc_volumes(p->bmmc, &v, e);
-    if (!status && json) print_bmmc_json(p, &v);
+    if (!status && r->json) print_bmmc_json(p, &v);
     else if (!status) {
-        print_bmmc_summary(path, p, &v);
+        print_bmmc_summary(r->path, p, &v);
         printf("\n");
         status = dump_bmmc_rank(p, 0, 0, e);
     }

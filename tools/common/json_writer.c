@@ -1,8 +1,8 @@
-/* json_out.c — a small streaming JSON writer (see json_out.h). */
+/* json_writer.c — a small streaming JSON writer (see json_writer.h). */
 #include <assert.h>
 #include <math.h>
 
-#include "json_out.h"
+#include "json_writer.h"
 
 json_writer json_start(FILE *f)
 {

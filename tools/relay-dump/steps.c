@@ -1,4 +1,4 @@
-/* dump_steps.c — the steps of a rounds schedule, as relay-dump shows them.
+/* steps.c — the steps of a rounds schedule, as relay-dump shows them.
  *
  * Everything is read back from the sections (send_round, recv_round,
  * local_round), so the view checks the plan rather than trusting the
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dump_steps.h"
+#include "dump.h"
 
 enum { STEPS_SHOWN = 16, TRANSFERS_SHOWN = 12 };
 

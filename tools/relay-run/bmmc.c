@@ -1,4 +1,4 @@
-/* run_bmmc.c — relay-run's fill function and check for BMMC plans.
+/* bmmc.c — relay-run's fill function and check for BMMC plans.
  *
  * The element at global index x holds x: byte k of it is byte k mod 8 of x
  * (little-endian) for elements of 8 bytes or more; for smaller elements,
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run_bmmc.h"
+#include "run.h"
 
 static void fill_element(unsigned char *e, size_t esz, uint64_t x)
 {
@@ -24,21 +24,25 @@ static uint64_t global_index(const relay_bmmc_info *b, uint64_t o, int rank)
     return low | (uint64_t)rank << b->f | (o >> b->f) << (b->f + b->p);
 }
 
-int run_bmmc_buffers(const relay_plan *p, int rank, void **in, void **out)
+/* One input b[0] of every element's global index, one output a[0] all ones. */
+int prepare_bmmc(const relay_plan *p, int rank, run_buffers *buf, cli_error *e)
 {
     relay_bmmc_info b;
     relay_plan_bmmc_info(p, &b);
     uint64_t elems = 1ull << (b.n - b.p);
-    *in = malloc(elems * b.elem_size);
-    *out = malloc(elems * b.elem_size);
-    if (!*in || !*out) return 0;
-    for (uint64_t o = 0; o < elems; o++) fill_element((unsigned char *)*in + o * b.elem_size, b.elem_size, global_index(&b, o, rank));
-    memset(*out, 0xff, elems * b.elem_size);
-    return 1;
+    if (run_buffers_init(buf, 1, e)) return e->status;
+    buf->b[0] = malloc(elems * b.elem_size);
+    buf->a[0] = malloc(elems * b.elem_size);
+    if (!buf->b[0] || !buf->a[0]) return cli_fail(e, CLI_FAILED, "out of memory on rank %d", rank);
+    unsigned char *in = buf->b[0];
+    for (uint64_t o = 0; o < elems; o++) fill_element(in + o * b.elem_size, b.elem_size, global_index(&b, o, rank));
+    memset(buf->a[0], 0xff, elems * b.elem_size);
+    return CLI_OK;
 }
 
-int64_t run_bmmc_check(const relay_plan *p, int rank, const void *out, int64_t *checked, char *first, size_t cap)
+int64_t check_bmmc(const relay_plan *p, int rank, const run_buffers *buf, int64_t *checked, char *first, size_t cap)
 {
+    const unsigned char *out = buf->a[0];
     relay_bmmc_info b;
     relay_bmmc inverse;
     relay_plan_bmmc_info(p, &b);
@@ -49,7 +53,7 @@ int64_t run_bmmc_check(const relay_plan *p, int rank, const void *out, int64_t *
     for (uint64_t o = 0; want && o < elems; o++) {
         uint64_t y = global_index(&b, o, rank), x = relay_bmmc_apply(&inverse, y);
         fill_element(want, b.elem_size, x);
-        if (!memcmp((const unsigned char *)out + o * b.elem_size, want, b.elem_size)) continue;
+        if (!memcmp(out + o * b.elem_size, want, b.elem_size)) continue;
         if (wrong++ == 0)
             snprintf(first, cap, "index %llu does not hold the element from index %llu", (unsigned long long)y,
                      (unsigned long long)x);

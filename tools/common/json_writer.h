@@ -1,11 +1,11 @@
-/* json_out.h — writing one compact JSON document to a stream, for the
+/* json_writer.h — writing one compact JSON document to a stream, for the
  * --json output of relay-dump and relay-run.
  *
  * The writer tracks nesting and commas; keys are given with each value
  * inside objects and are NULL inside arrays.  Strings are escaped; doubles
  * that are not finite become null. */
-#ifndef RELAY_JSON_OUT_H
-#define RELAY_JSON_OUT_H
+#ifndef RELAY_JSON_WRITER_H
+#define RELAY_JSON_WRITER_H
 
 #include <stdint.h>
 #include <stdio.h>

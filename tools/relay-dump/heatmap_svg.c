@@ -1,5 +1,5 @@
-/* volume_svg.c — the rank-to-rank volume heat map of relay-dump --svg
- * (see volume_svg.h).  Colours follow the viridis map on a log scale from
+/* heatmap_svg.c — the rank-to-rank volume heat map of relay-dump --svg
+ * (see dump.h).  Colours follow the viridis map on a log scale from
  * the smallest to the largest non-zero cell; cells without traffic stay
  * light grey.  Cells carry a tooltip while there are at most 64 bins. */
 #define _POSIX_C_SOURCE 200809L
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "volume_svg.h"
+#include "dump.h"
 
 enum {
     PLOT_PX = 640,           /* the plot is at most this wide and high */
@@ -213,8 +213,8 @@ static void draw(FILE *f, const volume_matrix *m, const char *title, const char 
 
 /* ---- writing atomically ----------------------------------------------- */
 
-int volume_svg_write(const char *path, const volume_matrix *m, const char *title, const char *subtitle,
-                     cli_error *e)
+int heatmap_svg_write(const char *path, const volume_matrix *m, const char *title, const char *subtitle,
+                      cli_error *e)
 {
     size_t len = strlen(path) + sizeof ".tmp.XXXXXX";
     char *tmp = malloc(len);

@@ -1,148 +1,25 @@
-/* relay_dump.c — relay-dump: what a plan file moves.
- *
- *   relay-dump FILE [--json] [--rank R] [--svg OUT.svg]
- *
- * By default a summary for people: kind, ranks, type, ops, layouts, sigma,
- * volumes, a per-rank table and the largest messages; --json the same facts
- * as one JSON object with the keys of SPEC section 4; --rank R the detail of
- * one rank's section; --svg a heat map of the rank-to-rank volumes.  Every
- * volume is counted here from the plan's sections, independently of the
- * statistics the planner stored (only bytes_remote_identity comes from
- * them).  Links relay_exec only: no planner.  Reference: docs/cli.md. */
-#include <limits.h>
+/* transform.c — relay-dump for transform plans: by default a summary for
+ * people (kind, ranks, type, ops, layouts, sigma, volumes, the steps of a
+ * rounds schedule, a per-rank table and the largest messages); --json the
+ * same facts as one JSON object with the keys of SPEC section 4; --rank R
+ * the detail of one rank's section; --svg a heat map of the rank-to-rank
+ * volumes.  Every volume is counted here from the plan's sections,
+ * independently of the statistics the planner stored (only
+ * bytes_remote_identity comes from them). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_util.h"
-#include "dump_bmmc.h"
-#include "dump_json.h"
-#include "dump_hsumma.h"
-#include "dump_steps.h"
-#include "json_out.h"
-#include "plan_internal.h"
-#include "volume_svg.h"
-
-static const char program[] = "relay-dump";
-
-static const char help_text[] =
-    "NAME\n"
-    "    relay-dump - show what a relay plan file moves\n"
-    "\n"
-    "SYNOPSIS\n"
-    "    relay-dump FILE [--json] [--rank R] [--svg OUT.svg]\n"
-    "    relay-dump --help\n"
-    "\n"
-    "DESCRIPTION\n"
-    "    Reads a plan file written by relay-plan (or relay_plan_save) and prints, by default, a\n"
-    "    summary: kind, ranks, element type, op(s), the layouts, the relabeling sigma, the\n"
-    "    volumes (bytes moved in total, bytes crossing ranks with sigma and with the identity,\n"
-    "    messages, pieces), a per-rank table (abbreviated to the first and last ranks plus\n"
-    "    min/median/max above 32 ranks) and the 10 largest rank-to-rank messages.  Volumes are\n"
-    "    counted from the plan's per-rank sections.  Sizes are in bytes.\n"
-    "    For a BMMC plan: the permutation's matrix A and complement, its factors V and W in\n"
-    "    processor-major coordinates, the rank r of V's lower-left block (2^r partners per\n"
-    "    rank), the volumes, and the partners of rank 0 (--rank R: of rank R).\n"
-    "    For an HSUMMA plan: the product, the grid and its groups (and where they came from),\n"
-    "    the blocks and steps, the volumes (a broadcast counted once per receiving rank), the\n"
-    "    cost model's time for every grouping when the plan carries network parameters, and\n"
-    "    rank 0's place and traffic (--rank R: rank R's).\n"
-    "\n"
-    "OPTIONS\n"
-    "    --json         print one JSON object instead: format_version, kind, ranks, type, op,\n"
-    "                   relabel, sigma, schedule, rounds, bytes_total, bytes_remote,\n"
-    "                   bytes_remote_identity, messages, pieces, fingerprint, pairs and\n"
-    "                   per_rank [{rank, send_bytes, recv_bytes, send_msgs, recv_msgs,\n"
-    "                   local_bytes}]; see docs/cli.md\n"
-    "    --rank R       show one rank's section instead: its messages to and from each peer\n"
-    "                   (pieces, bytes), its local copies and its buffer sizes per pair; with\n"
-    "                   --json as one object.  Reads only that section of the file.\n"
-    "    --svg OUT.svg  also write a heat map of the bytes each rank sends to each rank (sender\n"
-    "                   rows, receiver columns, log colour scale, rank-local copies on the\n"
-    "                   diagonal; above 256 ranks, 256 x 256 bins of consecutive ranks)\n"
-    "    -h, --help     print this help and exit\n"
-    "\n"
-    "EXIT STATUS\n"
-    "    0  success\n"
-    "    1  the plan file cannot be read or is not a valid plan, or OUT.svg cannot be written\n"
-    "    2  the command line is wrong (unknown option, missing or bad value, not one FILE,\n"
-    "       a rank that the plan does not have)\n"
-    "    Errors are one line on stderr; OUT.svg is written atomically or not at all.\n"
-    "\n"
-    "EXAMPLES\n"
-    "    relay-dump t.plan\n"
-    "    relay-dump t.plan --json | python3 -m json.tool\n"
-    "    relay-dump t.plan --rank 3\n"
-    "    relay-dump t.plan --svg t.svg\n"
-    "\n"
-    "SEE ALSO\n"
-    "    relay-plan(1), relay-run(1), docs/cli.md, docs/plan-format.md\n";
+#include "dump.h"
 
 enum { TABLE_FULL_MAX = 32, TABLE_EDGE_ROWS = 8, TOP_TALKERS = 10, SIGMA_FULL_MAX = 16, PAIRS_SHOWN = 8 };
 
-typedef struct {
-    const char *path, *svg;
-    int json, help;
-    int64_t rank;            /* -1: the whole plan */
-} dump_request;
-
-/* ---- the command line --------------------------------------------------- */
-
-enum { OPT_JSON, OPT_RANK, OPT_SVG, OPT_HELP, OPT_H };
-static const cli_option dump_options[] = {{"--json", 0}, {"--rank", 1}, {"--svg", 1}, {"--help", 0}, {"-h", 0}};
-
-static int parse_args(int argc, char **argv, dump_request *r, cli_error *e)
-{
-    *r = (dump_request){.rank = -1};
-    cli_scanner s = cli_scan(argc, argv, 1);
-    const char *value;
-    for (int i; (i = cli_next(&s, dump_options, 5, &value, e)) != CLI_END;) {
-        switch (i) {
-        case CLI_BAD: return e->status;
-        case CLI_POSITIONAL:
-            if (r->path) return cli_fail(e, CLI_USAGE, "unexpected argument '%s': one plan FILE at a time", value);
-            r->path = value;
-            break;
-        case OPT_JSON: r->json = 1; break;
-        case OPT_SVG: r->svg = value; break;
-        case OPT_RANK:
-            if (cli_parse_int(value, "--rank", 0, INT_MAX, &r->rank, e)) return e->status;
-            break;
-        default: r->help = 1;
-        }
-    }
-    if (!r->path && !r->help) return cli_fail(e, CLI_USAGE, "missing the plan FILE (see --help)");
-    return CLI_OK;
-}
-
 /* ---- names -------------------------------------------------------------- */
-
-static const char *type_code(relay_type t) { return t == RELAY_FLOAT ? "s" : t == RELAY_DOUBLE ? "d" : t == RELAY_CFLOAT ? "c" : "z"; }
 
 static const char *type_name(relay_type t)
 {
     return t == RELAY_FLOAT ? "float" : t == RELAY_DOUBLE ? "double" : t == RELAY_CFLOAT ? "complex float" : "complex double";
 }
-
-static const char *op_code(relay_op op) { return op == RELAY_OP_N ? "N" : op == RELAY_OP_T ? "T" : "C"; }
-
-static const char *kind_name(relay_plan_kind k)
-{
-    return k == RELAY_PLAN_TRANSFORM ? "transform" : k == RELAY_PLAN_BMMC ? "bmmc" : "hsumma";
-}
-
-static const char *relabel_name(relay_relabel r)
-{
-    return r == RELAY_RELABEL_NONE ? "none" : r == RELAY_RELABEL_GREEDY ? "greedy" : "optimal";
-}
-
-static const char *schedule_name(relay_schedule s)
-{
-    static const char *const names[] = {"auto", "p2p", "rounds", "alltoallv"};
-    return names[s];
-}
-
-static const char *order_name(relay_order o) { return o == RELAY_COL_MAJOR ? "col" : "row"; }
 
 /* Communication steps of one replay: 1 for p2p (one wave) and alltoallv
  * (one exchange), the colouring's step count for rounds. */
@@ -204,11 +81,11 @@ static void describe_layout(const relay_layout *l, char *buf, size_t cap)
         snprintf(buf + n, cap - (size_t)n,
                  "block-cyclic, %lld x %lld blocks on a %d x %d grid (%s-major), block (0,0) on (%d,%d), lld %s, "
                  "%s-major elements",
-                 (long long)bc->mb, (long long)bc->nb, bc->nprow, bc->npcol, order_name(bc->grid_order), bc->rsrc,
-                 bc->csrc, lld, order_name(l->order));
+                 (long long)bc->mb, (long long)bc->nb, bc->nprow, bc->npcol, cli_order_words[bc->grid_order], bc->rsrc,
+                 bc->csrc, lld, cli_order_words[l->order]);
     } else {
         snprintf(buf + n, cap - (size_t)n, "grid of %d x %d blocks over %d ranks, %s storage, %s-major elements",
-                 l->nbr, l->nbc, l->base_nranks, l->explicit_offsets ? "explicit" : "packed", order_name(l->order));
+                 l->nbr, l->nbc, l->base_nranks, l->explicit_offsets ? "explicit" : "packed", cli_order_words[l->order]);
     }
 }
 
@@ -220,13 +97,13 @@ static void json_layout(json_writer *w, const char *key, const relay_layout *l)
     json_int(w, "n", l->n);
     json_int(w, "block_rows", l->nbr);
     json_int(w, "block_cols", l->nbc);
-    json_string(w, "elem", order_name(l->order));
+    json_string(w, "elem", cli_order_words[l->order]);
     if (l->kind == RL_LAYOUT_BLOCK_CYCLIC) {
         json_int(w, "mb", l->bc.mb);
         json_int(w, "nb", l->bc.nb);
         json_int(w, "nprow", l->bc.nprow);
         json_int(w, "npcol", l->bc.npcol);
-        json_string(w, "grid", order_name(l->bc.grid_order));
+        json_string(w, "grid", cli_order_words[l->bc.grid_order]);
         json_int(w, "rsrc", l->bc.rsrc);
         json_int(w, "csrc", l->bc.csrc);
         json_int(w, "lld", l->bc.lld);
@@ -267,8 +144,8 @@ static void print_pairs(const relay_plan *p)
 {
     char desc[512];
     for (int k = 0; k < p->count && k < PAIRS_SHOWN; k++) {
-        if (p->count > 1) printf("  pair %-5d op %s\n", k, op_code(p->pairs[k].op));
-        else printf("  op         %s\n", op_code(p->pairs[k].op));
+        if (p->count > 1) printf("  pair %-5d op %s\n", k, cli_op_words[p->pairs[k].op]);
+        else printf("  op         %s\n", cli_op_words[p->pairs[k].op]);
         describe_layout(p->pairs[k].dst, desc, sizeof desc);
         printf("  A (to)     %s\n", desc);
         describe_layout(p->pairs[k].src, desc, sizeof desc);
@@ -283,12 +160,12 @@ static void print_header(const char *path, const relay_plan *p, const plan_volum
     relay_plan_get_stats(p, &st);
     printf("%s: relay plan, format %d.%d, fingerprint %016llx\n", path, p->format_major, p->format_minor,
            (unsigned long long)p->fingerprint);
-    printf("  kind       %s\n  ranks      %d\n  type       %s (%s, %zu bytes)\n", kind_name(p->kind), p->nranks,
-           type_code(p->type), type_name(p->type), relay_type_size(p->type));
+    printf("  kind       %s\n  ranks      %d\n  type       %s (%s, %zu bytes)\n", cli_kind_words[p->kind], p->nranks,
+           cli_type_words[p->type], type_name(p->type), relay_type_size(p->type));
     print_pairs(p);
-    printf("  relabel    %s\n", relabel_name(p->relabel));
+    printf("  relabel    %s\n", cli_relabel_words[p->relabel]);
     print_sigma(p);
-    printf("  schedule   %s, %d round%s\n", schedule_name(p->schedule), rounds_of(p), rounds_of(p) == 1 ? "" : "s");
+    printf("  schedule   %s, %d round%s\n", cli_schedule_words[p->schedule], rounds_of(p), rounds_of(p) == 1 ? "" : "s");
     printf("  volumes    %lld bytes total (%s), %lld remote (%s), %lld remote with identity sigma (%s)\n",
            (long long)v->bytes_total, cli_bytes(v->bytes_total).text, (long long)v->bytes_remote,
            cli_bytes(v->bytes_remote).text, (long long)st.bytes_remote_identity,
@@ -426,11 +303,11 @@ static int print_summary(const char *path, const relay_plan *p, const plan_volum
 static void json_ops(json_writer *w, const relay_plan *p)
 {
     if (p->count == 1) {
-        json_string(w, "op", op_code(p->pairs[0].op));
+        json_string(w, "op", cli_op_words[p->pairs[0].op]);
         return;
     }
     json_begin_array(w, "op");
-    for (int k = 0; k < p->count; k++) json_string(w, NULL, op_code(p->pairs[k].op));
+    for (int k = 0; k < p->count; k++) json_string(w, NULL, cli_op_words[p->pairs[k].op]);
     json_end_array(w);
 }
 
@@ -439,7 +316,7 @@ static void json_pairs(json_writer *w, const relay_plan *p)
     json_begin_array(w, "pairs");
     for (int k = 0; k < p->count; k++) {
         json_begin_object(w, NULL);
-        json_string(w, "op", op_code(p->pairs[k].op));
+        json_string(w, "op", cli_op_words[p->pairs[k].op]);
         json_layout(w, "dst", p->pairs[k].dst);
         json_layout(w, "src", p->pairs[k].src);
         json_end_object(w);
@@ -462,14 +339,14 @@ static void print_json_summary(const relay_plan *p, const plan_volumes *v, const
 {
     relay_plan_stats st;
     relay_plan_get_stats(p, &st);
-    json_writer w = dump_json_open(p, kind_name(p->kind));
-    json_string(&w, "type", type_code(p->type));
+    json_writer w = dump_json_open(p, cli_kind_words[p->kind]);
+    json_string(&w, "type", cli_type_words[p->type]);
     json_ops(&w, p);
-    json_string(&w, "relabel", relabel_name(p->relabel));
+    json_string(&w, "relabel", cli_relabel_words[p->relabel]);
     json_begin_array(&w, "sigma");
     for (int r = 0; r < p->nranks; r++) json_int(&w, NULL, p->sigma[r]);
     json_end_array(&w);
-    json_string(&w, "schedule", schedule_name(p->schedule));
+    json_string(&w, "schedule", cli_schedule_words[p->schedule]);
     json_int(&w, "rounds", rounds_of(p));
     if (steps) step_view_json(&w, steps, p);
     dump_json_volumes(&w, v->bytes_total, v->bytes_remote, st.bytes_remote_identity, v->messages, v->pieces);
@@ -500,7 +377,7 @@ static void print_section(const char *path, const relay_plan *p, const rl_sectio
 {
     int64_t esz = (int64_t)relay_type_size(p->type);
     rank_volume v = section_volume(s, esz);
-    printf("%s: rank %d of %d (%s, type %s)\n", path, s->rank, p->nranks, kind_name(p->kind), type_code(p->type));
+    printf("%s: rank %d of %d (%s, type %s)\n", path, s->rank, p->nranks, cli_kind_words[p->kind], cli_type_words[p->type]);
     for (int k = 0; k < p->count; k++)
         printf("  buffers    pair %d: A %lld elements (%s), B %lld elements (%s)\n", k, (long long)s->dst_elems[k],
                cli_bytes(s->dst_elems[k] * esz).text, (long long)s->src_elems[k], cli_bytes(s->src_elems[k] * esz).text);
@@ -540,7 +417,7 @@ static void print_json_section(const relay_plan *p, const rl_section *s)
     json_begin_object(&w, NULL);
     json_int(&w, "rank", s->rank);
     json_int(&w, "ranks", p->nranks);
-    json_string(&w, "type", type_code(p->type));
+    json_string(&w, "type", cli_type_words[p->type]);
     json_elems(&w, "dst_elems", s->dst_elems, p->count);
     json_elems(&w, "src_elems", s->src_elems, p->count);
     json_int(&w, "send_bytes", v.send_bytes);
@@ -575,24 +452,14 @@ static int write_svg(const char *out, const char *path, const relay_plan *p, con
                      cli_bytes(v->bytes_remote).text, (long long)v->messages, cli_bytes(v->bytes_total).text);
     if (m.bin_ranks > 1)
         snprintf(subtitle + n, sizeof subtitle - (size_t)n, "; each cell sums %d x %d ranks", m.bin_ranks, m.bin_ranks);
-    int status = volume_svg_write(out, &m, title, subtitle, e);
+    int status = heatmap_svg_write(out, &m, title, subtitle, e);
     volume_matrix_free(&m);
     return status;
 }
 
-/* ---- main --------------------------------------------------------------- */
+/* ---- the request -------------------------------------------------------- */
 
-static int load_plan(const dump_request *r, relay_plan **p, cli_error *e)
-{
-    /* --rank alone reads one section; anything else needs them all. */
-    int section = r->rank >= 0 && !r->svg ? (int)r->rank : -1;
-    relay_status st = relay_plan_load(p, r->path, section);
-    if (st) return cli_fail_relay(e, st == RELAY_ERR_ARG ? CLI_USAGE : CLI_FAILED, st, r->path);
-    if (r->rank >= (*p)->nranks)
-        return cli_fail(e, CLI_USAGE, "--rank %lld: the plan has ranks 0 to %d", (long long)r->rank, (*p)->nranks - 1);
-    return CLI_OK;
-}
-
+/* --json, built on the steps of a rounds plan. */
 static int print_json(const relay_plan *p, const plan_volumes *v, cli_error *e)
 {
     step_view sv;
@@ -603,49 +470,22 @@ static int print_json(const relay_plan *p, const plan_volumes *v, cli_error *e)
     return CLI_OK;
 }
 
-static int dump(const dump_request *r, cli_error *e)
+/* One rank's section (--rank without --svg: the only section loaded). */
+static void dump_section(const dump_request *r, const relay_plan *p)
 {
-    relay_plan *p = NULL;
-    plan_volumes v = {0};
-    int whole_plan = r->rank < 0 || r->svg;
-    int status = load_plan(r, &p, e);
-    if (!status && p->bmmc) {
-        status = r->svg ? cli_fail(e, CLI_USAGE, "--svg: a BMMC plan's volumes are uniform (see the partners instead)")
-                        : dump_bmmc(r->path, p, r->json, (int)r->rank, e);
-        relay_plan_free(p);
-        return status;
-    }
-    if (!status && p->hsumma) {
-        status = r->svg ? cli_fail(e, CLI_USAGE, "--svg: an HSUMMA plan moves broadcasts, not a volume matrix (see --rank)")
-                        : dump_hsumma(r->path, p, r->json, (int)r->rank, e);
-        relay_plan_free(p);
-        return status;
-    }
-    if (!status && whole_plan) status = count_volumes(p, &v, e);
-    if (!status && r->svg) status = write_svg(r->svg, r->path, p, &v, e);
-    if (!status && r->rank >= 0) {
-        if (r->json) print_json_section(p, p->sections[r->rank]);
-        else print_section(r->path, p, p->sections[r->rank]);
-    } else if (!status && r->json) {
-        status = print_json(p, &v, e);
-    } else if (!status) {
-        status = print_summary(r->path, p, &v, e);
-    }
-    free(v.per_rank);
-    relay_plan_free(p);
-    return status;
+    if (r->json) print_json_section(p, p->sections[r->rank]);
+    else print_section(r->path, p, p->sections[r->rank]);
 }
 
-int main(int argc, char **argv)
+int dump_transform(const dump_request *r, const relay_plan *p, cli_error *e)
 {
-    dump_request r;
-    cli_error e;
-    int status = parse_args(argc, argv, &r, &e);
-    if (!status && r.help) {
-        fputs(help_text, stdout);
-        return CLI_OK;
-    }
-    if (!status) status = dump(&r, &e);
-    if (status) cli_report(program, &e);
+    plan_volumes v = {0};
+    int status = CLI_OK;
+    if (r->rank < 0 || r->svg) status = count_volumes(p, &v, e);
+    if (!status && r->svg) status = write_svg(r->svg, r->path, p, &v, e);
+    if (!status && r->rank >= 0) dump_section(r, p);
+    else if (!status && r->json) status = print_json(p, &v, e);
+    else if (!status) status = print_summary(r->path, p, &v, e);
+    free(v.per_rank);
     return status;
 }

@@ -1,4 +1,4 @@
-/* bmmc_cli.c — `relay-plan bmmc`: a BMMC permutation plan from a named
+/* bmmc.c — `relay-plan bmmc`: a BMMC permutation plan from a named
  * permutation (or a composition of them) or an explicit matrix.
  *
  *   relay-plan bmmc --ranks P (--perm NAME[,NAME...] --bits N | --matrix C0,..,CN-1)
@@ -10,12 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bmmc_cli.h"
-#include "plan_output.h"
-#include "progress.h"
-#include "relay/relay.h"
+#include "options.h"
+#include "plan.h"
 
-const char bmmc_help_text[] =
+const char bmmc_help[] =
     "    relay-plan bmmc --ranks P (--perm NAME[,NAME...] [--bits N] | --matrix C0,..,CN-1)\n"
     "                    [--complement C] [--inverse] [--rank-bits F|major|minor]\n"
     "                    [--elem-size S] -o FILE\n"
@@ -44,44 +42,28 @@ const char bmmc_help_text[] =
 typedef struct {
     int64_t ranks, bits, elem_size;
     const char *perm, *matrix, *complement, *rank_bits, *output;
-    int inverse, help;
+    int inverse;
 } bmmc_request;
 
-enum { OPT_RANKS, OPT_PERM, OPT_BITS, OPT_MATRIX, OPT_COMPLEMENT, OPT_INVERSE, OPT_RANK_BITS, OPT_ELEM_SIZE, OPT_O,
-       OPT_OUTPUT, OPT_HELP, OPT_H, OPT_COUNT };
-static const cli_option bmmc_options[OPT_COUNT] = {
-    {"--ranks", 1}, {"--perm", 1},      {"--bits", 1}, {"--matrix", 1}, {"--complement", 1}, {"--inverse", 0},
-    {"--rank-bits", 1}, {"--elem-size", 1}, {"-o", 1}, {"--output", 1}, {"--help", 0},      {"-h", 0},
+#define AT(field) offsetof(bmmc_request, field)
+static const cli_option bmmc_options[] = {
+    CLI_INT("--ranks", AT(ranks), 1, 1 << 24),
+    CLI_TEXT("--perm", AT(perm)),
+    CLI_INT("--bits", AT(bits), 1, RELAY_BMMC_MAX_BITS),
+    CLI_TEXT("--matrix", AT(matrix)),
+    CLI_TEXT("--complement", AT(complement)),
+    CLI_FLAG("--inverse", AT(inverse)),
+    CLI_TEXT("--rank-bits", AT(rank_bits)),
+    CLI_INT("--elem-size", AT(elem_size), 1, 1 << 20),
+    CLI_TEXT("-o", AT(output)),
+    CLI_TEXT("--output", AT(output)),
+    CLI_END,
 };
+#undef AT
 
-static int apply_option(bmmc_request *r, int id, const char *value, cli_error *e)
+/* The options that must be there, and that exclude each other. */
+static int check_request(const bmmc_request *r, cli_error *e)
 {
-    switch (id) {
-    case OPT_RANKS: return cli_parse_int(value, "--ranks", 1, 1 << 24, &r->ranks, e);
-    case OPT_BITS: return cli_parse_int(value, "--bits", 1, RELAY_BMMC_MAX_BITS, &r->bits, e);
-    case OPT_ELEM_SIZE: return cli_parse_int(value, "--elem-size", 1, 1 << 20, &r->elem_size, e);
-    case OPT_PERM: r->perm = value; return CLI_OK;
-    case OPT_MATRIX: r->matrix = value; return CLI_OK;
-    case OPT_COMPLEMENT: r->complement = value; return CLI_OK;
-    case OPT_RANK_BITS: r->rank_bits = value; return CLI_OK;
-    case OPT_INVERSE: r->inverse = 1; return CLI_OK;
-    case OPT_O:
-    case OPT_OUTPUT: r->output = value; return CLI_OK;
-    default: r->help = 1; return CLI_OK;
-    }
-}
-
-static int parse_bmmc_args(int argc, char **argv, bmmc_request *r, cli_error *e)
-{
-    *r = (bmmc_request){.elem_size = 8};
-    cli_scanner s = cli_scan(argc, argv, 2);
-    const char *value;
-    for (int i; (i = cli_next(&s, bmmc_options, OPT_COUNT, &value, e)) != CLI_END;) {
-        if (i == CLI_BAD) return e->status;
-        if (i == CLI_POSITIONAL) return cli_fail(e, CLI_USAGE, "unexpected argument '%s' (see --help)", value);
-        if (apply_option(r, i, value, e)) return e->status;
-    }
-    if (r->help) return CLI_OK;
     if (!r->ranks) return cli_fail(e, CLI_USAGE, "missing --ranks P (see --help)");
     if (r->ranks & (r->ranks - 1)) return cli_fail(e, CLI_USAGE, "--ranks: %lld is not a power of two", (long long)r->ranks);
     if (!r->perm == !r->matrix) return cli_fail(e, CLI_USAGE, "give exactly one of --perm and --matrix (see --help)");
@@ -194,27 +176,22 @@ static int rank_bit_position(const bmmc_request *r, int n, int p, int64_t *f, cl
     return *f < 0 ? cli_fail(e, CLI_USAGE, "--ranks: %lld ranks need at least %d index bits", (long long)r->ranks, p) : CLI_OK;
 }
 
-static int run_bmmc(const void *request, cli_error *e)
+int plan_bmmc(int argc, char **argv, int *help, cli_error *e)
 {
-    const bmmc_request *r = request;
+    bmmc_request r = {.elem_size = 8};
+    if (cli_parse_options(argc, argv, 2, bmmc_options, &r, help, e)) return e->status;
+    if (*help) return CLI_OK;
     relay_bmmc perm;
-    relay_plan *plan = NULL;
-    int p = log2_of((uint64_t)r->ranks);
+    int p = log2_of((uint64_t)r.ranks);
     int64_t f = 0;
-    int status = build_perm(r, &perm, e);
-    if (!status) status = rank_bit_position(r, perm.n, p, &f, e);
-    if (!status) status = check_output_path(r->output, e);
-    progress pr;
-    progress_start(&pr, "relay-plan: planning");
-    relay_status st = status ? RELAY_OK : relay_plan_bmmc(&plan, &perm, p, (int)f, (size_t)r->elem_size);
-    double plan_s = progress_stop(&pr);
-    return finish_plan(status, st, plan, r->output, plan_s, e);
-}
-
-int bmmc_main(int argc, char **argv, void (*print_help)(void))
-{
-    bmmc_request r;
-    cli_error e;
-    int status = parse_bmmc_args(argc, argv, &r, &e);
-    return run_subcommand(status, r.help, print_help, run_bmmc, &r, &e);
+    int status = check_request(&r, e);
+    if (!status) status = build_perm(&r, &perm, e);
+    if (!status) status = rank_bit_position(&r, perm.n, p, &f, e);
+    if (!status) status = check_output_path(r.output, e);
+    if (status) return status;
+    relay_plan *plan = NULL;
+    progress planning;
+    start_planning(&planning);
+    relay_status st = relay_plan_bmmc(&plan, &perm, p, (int)f, (size_t)r.elem_size);
+    return finish_plan(&planning, st, plan, r.output, e);
 }

@@ -1,4 +1,4 @@
-/* dump_hsumma.c — relay-dump for SUMMA/HSUMMA plans: the product, the grid
+/* hsumma.c — relay-dump for SUMMA/HSUMMA plans: the product, the grid
  * and its groups, the steps, the volumes, one rank's place and traffic,
  * and, when the plan carries network parameters, the cost model's time for
  * every grouping the grid allows.
@@ -8,11 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "dump_hsumma.h"
-#include "dump_json.h"
+#include "dump.h"
 #include "hsumma_dist.h"
 
-static const char *const type_codes[] = {"s", "d", "c", "z"};
 static const char *const from_names[] = {"given", "model", "at bind", "autotune"};
 static const char *const bcast_names[] = {"Van de Geijn", "binomial"};
 
@@ -45,7 +43,7 @@ static void print_summary(const char *path, const relay_plan *p, const relay_hsu
     printf("%s: HSUMMA plan, format %d.%d, fingerprint %016llx\n", path, p->format_major, p->format_minor,
            (unsigned long long)p->fingerprint);
     printf("  C := alpha A B + beta C, C %lld x %lld, k = %lld, type %s\n", (long long)hp->m, (long long)hp->n, (long long)hp->k,
-           type_codes[hp->type]);
+           cli_type_words[hp->type]);
     printf("  grid %d x %d (%d ranks, rank = row * %d + column); distribution ", hp->grid_rows, hp->grid_cols, p->nranks,
            hp->grid_cols);
     print_dist(hp);
@@ -126,7 +124,7 @@ static int print_json(const relay_plan *p, const relay_hsumma_info *info, cli_er
     }
     const relay_plan_stats *st = &p->stats;
     json_writer w = dump_json_open(p, "hsumma");
-    dump_json_no_relabel(&w, p, type_codes[hp->type], "broadcasts", p->rounds);
+    dump_json_no_relabel(&w, p, cli_type_words[hp->type], "broadcasts", p->rounds);
     dump_json_volumes(&w, st->bytes_total, st->bytes_remote, st->bytes_remote_identity, st->messages, st->pieces);
     json_begin_object(&w, "hsumma");
     json_int(&w, "m", hp->m);
@@ -145,7 +143,7 @@ static int print_json(const relay_plan *p, const relay_hsumma_info *info, cli_er
     json_int(&w, "inner_steps", info->inner_steps);
     json_double(&w, "net_alpha", hp->network.alpha);
     json_double(&w, "net_beta", hp->network.beta);
-    json_string(&w, "bcast_model", hp->network.bcast == RELAY_BCAST_VAN_DE_GEIJN ? "vdg" : "binomial");
+    json_string(&w, "bcast_model", cli_bcast_words[hp->network.bcast]);
     json_end_object(&w);
     json_per_rank(&w, p, &lines);
     json_end_object(&w);
@@ -155,24 +153,24 @@ static int print_json(const relay_plan *p, const relay_hsumma_info *info, cli_er
     return CLI_OK;
 }
 
-int dump_hsumma(const char *path, const relay_plan *p, int json, int rank, cli_error *e)
+int dump_hsumma(const dump_request *r, const relay_plan *p, cli_error *e)
 {
     relay_hsumma_info info;
     relay_status st = relay_plan_hsumma_info(p, &info);
-    if (st) return cli_fail_relay(e, CLI_FAILED, st, path);
-    if (json && rank < 0) return print_json(p, &info, e);
-    if (json) {
+    if (st) return cli_fail_relay(e, CLI_FAILED, st, r->path);
+    if (r->json && r->rank < 0) return print_json(p, &info, e);
+    if (r->json) {
         rl_hsumma_traffic t;
-        rl_hsumma_rank_traffic(&info.params, rank, &t);
+        rl_hsumma_rank_traffic(&info.params, (int)r->rank, &t);
         json_writer w = json_start(stdout);
-        json_traffic(&w, rank, &t);
+        json_traffic(&w, (int)r->rank, &t);
         json_finish(&w);
-    } else {
-        if (rank < 0) {
-            print_summary(path, p, &info);
-            printf("\n");
-        }
-        print_rank(p, rank < 0 ? 0 : rank);
+        return CLI_OK;
     }
+    if (r->rank < 0) {
+        print_summary(r->path, p, &info);
+        printf("\n");
+    }
+    print_rank(p, r->rank < 0 ? 0 : (int)r->rank);
     return CLI_OK;
 }

@@ -1,4 +1,4 @@
-/* hsumma_cli.c — `relay-plan hsumma`: a SUMMA / HSUMMA product plan.
+/* hsumma.c — `relay-plan hsumma`: a SUMMA / HSUMMA product plan.
  *
  *   relay-plan hsumma --grid SxT --shape MxNxK [--groups IxJ|auto]
  *       [--block b] [--outer-block B] [--dist checkerboard|cyclic:NB]
@@ -9,12 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hsumma_cli.h"
-#include "plan_output.h"
-#include "progress.h"
-#include "relay/relay.h"
+#include "options.h"
+#include "plan.h"
 
-const char hsumma_help_text[] =
+const char hsumma_help[] =
     "    relay-plan hsumma --grid SxT --shape MxNxK [--groups IxJ|auto] [--block b]\n"
     "                      [--outer-block B] [--dist checkerboard|cyclic:NB] [--type s|d|c|z]\n"
     "                      [--alpha A --beta B] [--bcast vdg|binomial] -o FILE\n"
@@ -43,17 +41,9 @@ const char hsumma_help_text[] =
 typedef struct {
     relay_hsumma_params p;
     const char *output;
-    int help, have_grid, have_shape;
+    int have_grid, have_shape;
+    int type, bcast; /* indices of cli_type_words and cli_bcast_words: the enum values */
 } hsumma_request;
-
-enum { OPT_GRID, OPT_SHAPE, OPT_GROUPS, OPT_BLOCK, OPT_OUTER, OPT_DIST, OPT_TYPE, OPT_ALPHA, OPT_BETA, OPT_BCAST, OPT_O,
-       OPT_OUTPUT, OPT_HELP, OPT_H, OPT_COUNT };
-static const cli_option hsumma_options[OPT_COUNT] = {
-    {"--grid", 1},  {"--shape", 1}, {"--groups", 1}, {"--block", 1}, {"--outer-block", 1}, {"--dist", 1}, {"--type", 1},
-    {"--alpha", 1}, {"--beta", 1},  {"--bcast", 1},  {"-o", 1},      {"--output", 1},      {"--help", 0}, {"-h", 0},
-};
-static const char *const type_names[] = {"s", "d", "c", "z"};
-static const char *const bcast_names[] = {"vdg", "binomial"};
 
 /* "AxB" or "AxBxC": count positive integers (at most max each). */
 static int parse_dims(const char *text, const char *what, int count, int64_t max, int64_t *out, cli_error *e)
@@ -81,8 +71,44 @@ static int parse_seconds(const char *text, const char *what, double *out, cli_er
     return CLI_OK;
 }
 
-static int parse_dist(const char *text, relay_hsumma_params *p, cli_error *e)
+/* ---- the options that fill the parameters --------------------------------- */
+
+static int parse_grid(void *request, const char *text, cli_error *e)
 {
+    hsumma_request *r = request;
+    int64_t v[2];
+    if (parse_dims(text, "--grid", 2, 1 << 24, v, e)) return e->status;
+    r->p.grid_rows = (int)v[0];
+    r->p.grid_cols = (int)v[1];
+    r->have_grid = 1;
+    return CLI_OK;
+}
+
+static int parse_shape(void *request, const char *text, cli_error *e)
+{
+    hsumma_request *r = request;
+    int64_t v[3];
+    if (parse_dims(text, "--shape", 3, (int64_t)1 << 40, v, e)) return e->status;
+    r->p.m = v[0];
+    r->p.n = v[1];
+    r->p.k = v[2];
+    r->have_shape = 1;
+    return CLI_OK;
+}
+
+static int parse_groups(void *request, const char *text, cli_error *e)
+{
+    hsumma_request *r = request;
+    int64_t v[2] = {0, 0}; /* auto */
+    if (strcmp(text, "auto") != 0 && parse_dims(text, "--groups", 2, 1 << 24, v, e)) return e->status;
+    r->p.group_rows = (int)v[0];
+    r->p.group_cols = (int)v[1];
+    return CLI_OK;
+}
+
+static int parse_dist(void *request, const char *text, cli_error *e)
+{
+    relay_hsumma_params *p = &((hsumma_request *)request)->p;
     if (strcmp(text, "checkerboard") == 0) {
         p->dist = RELAY_HSUMMA_CHECKERBOARD;
         return CLI_OK;
@@ -93,88 +119,58 @@ static int parse_dist(const char *text, relay_hsumma_params *p, cli_error *e)
     return cli_parse_int(text + 7, "--dist cyclic block", 1, (int64_t)1 << 40, &p->dist_block, e);
 }
 
-static int apply_option(hsumma_request *r, int id, const char *value, cli_error *e)
+static int parse_alpha(void *request, const char *text, cli_error *e)
 {
-    int64_t v[3];
-    int choice = 0, status = CLI_OK;
-    relay_hsumma_params *p = &r->p;
-    switch (id) {
-    case OPT_GRID:
-        if (!(status = parse_dims(value, "--grid", 2, 1 << 24, v, e))) {
-            p->grid_rows = (int)v[0];
-            p->grid_cols = (int)v[1];
-            r->have_grid = 1;
-        }
-        return status;
-    case OPT_SHAPE:
-        if (!(status = parse_dims(value, "--shape", 3, (int64_t)1 << 40, v, e))) {
-            p->m = v[0];
-            p->n = v[1];
-            p->k = v[2];
-            r->have_shape = 1;
-        }
-        return status;
-    case OPT_GROUPS:
-        if (strcmp(value, "auto") == 0) return p->group_rows = p->group_cols = 0, CLI_OK;
-        if (!(status = parse_dims(value, "--groups", 2, 1 << 24, v, e))) {
-            p->group_rows = (int)v[0];
-            p->group_cols = (int)v[1];
-        }
-        return status;
-    case OPT_BLOCK: return cli_parse_int(value, "--block", 1, (int64_t)1 << 40, &p->inner_block, e);
-    case OPT_OUTER: return cli_parse_int(value, "--outer-block", 1, (int64_t)1 << 40, &p->outer_block, e);
-    case OPT_DIST: return parse_dist(value, p, e);
-    case OPT_TYPE:
-        if (!(status = cli_parse_choice(value, "--type", type_names, 4, &choice, e))) p->type = (relay_type)choice;
-        return status;
-    case OPT_ALPHA: return parse_seconds(value, "--alpha", &p->network.alpha, e);
-    case OPT_BETA: return parse_seconds(value, "--beta", &p->network.beta, e);
-    case OPT_BCAST:
-        if (!(status = cli_parse_choice(value, "--bcast", bcast_names, 2, &choice, e))) p->network.bcast = (relay_bcast_model)choice;
-        return status;
-    case OPT_O:
-    case OPT_OUTPUT: r->output = value; return CLI_OK;
-    default: r->help = 1; return CLI_OK;
-    }
+    return parse_seconds(text, "--alpha", &((hsumma_request *)request)->p.network.alpha, e);
 }
 
-static int parse_hsumma_args(int argc, char **argv, hsumma_request *r, cli_error *e)
+static int parse_beta(void *request, const char *text, cli_error *e)
 {
-    *r = (hsumma_request){0};
-    relay_hsumma_params_init(&r->p, 0, 0, 0, 1, 1, RELAY_DOUBLE);
-    r->p.outer_block = 0; /* default: b */
-    cli_scanner s = cli_scan(argc, argv, 2);
-    const char *value;
-    for (int i; (i = cli_next(&s, hsumma_options, OPT_COUNT, &value, e)) != CLI_END;) {
-        if (i == CLI_BAD) return e->status;
-        if (i == CLI_POSITIONAL) return cli_fail(e, CLI_USAGE, "unexpected argument '%s' (see --help)", value);
-        if (apply_option(r, i, value, e)) return e->status;
-    }
-    if (r->help) return CLI_OK;
+    return parse_seconds(text, "--beta", &((hsumma_request *)request)->p.network.beta, e);
+}
+
+#define AT(field) offsetof(hsumma_request, field)
+static const cli_option hsumma_options[] = {
+    CLI_CUSTOM("--grid", parse_grid),
+    CLI_CUSTOM("--shape", parse_shape),
+    CLI_CUSTOM("--groups", parse_groups),
+    CLI_INT("--block", AT(p.inner_block), 1, (int64_t)1 << 40),
+    CLI_INT("--outer-block", AT(p.outer_block), 1, (int64_t)1 << 40),
+    CLI_CUSTOM("--dist", parse_dist),
+    CLI_KEYWORD("--type", AT(type), cli_type_words),
+    CLI_CUSTOM("--alpha", parse_alpha),
+    CLI_CUSTOM("--beta", parse_beta),
+    CLI_KEYWORD("--bcast", AT(bcast), cli_bcast_words),
+    CLI_TEXT("-o", AT(output)),
+    CLI_TEXT("--output", AT(output)),
+    CLI_END,
+};
+#undef AT
+
+/* The options that must be there, and the defaults that follow others. */
+static int complete_request(hsumma_request *r, cli_error *e)
+{
     if (!r->have_grid) return cli_fail(e, CLI_USAGE, "missing --grid SxT (see --help)");
     if (!r->have_shape) return cli_fail(e, CLI_USAGE, "missing --shape MxNxK (see --help)");
     if (!r->output) return cli_fail(e, CLI_USAGE, "missing -o FILE (see --help)");
     if ((r->p.network.alpha > 0) != (r->p.network.beta > 0)) return cli_fail(e, CLI_USAGE, "give --alpha and --beta together");
     if (!r->p.outer_block) r->p.outer_block = r->p.inner_block;
+    r->p.type = (relay_type)r->type;
+    r->p.network.bcast = (relay_bcast_model)r->bcast;
     return CLI_OK;
 }
 
-static int run_hsumma(const void *request, cli_error *e)
+int plan_hsumma(int argc, char **argv, int *help, cli_error *e)
 {
-    const hsumma_request *r = request;
+    hsumma_request r = {.type = RELAY_DOUBLE, .bcast = RELAY_BCAST_VAN_DE_GEIJN};
+    relay_hsumma_params_init(&r.p, 0, 0, 0, 1, 1, RELAY_DOUBLE);
+    r.p.outer_block = 0; /* default: b */
+    if (cli_parse_options(argc, argv, 2, hsumma_options, &r, help, e)) return e->status;
+    if (*help) return CLI_OK;
+    if (complete_request(&r, e) || check_output_path(r.output, e)) return e->status;
     relay_plan *plan = NULL;
-    int status = check_output_path(r->output, e);
-    progress pr;
-    progress_start(&pr, "relay-plan: planning");
-    relay_status st = status ? RELAY_OK : relay_plan_hsumma(&plan, &r->p);
-    double seconds = progress_stop(&pr);
-    return finish_plan(status, st, plan, r->output, seconds, e);
-}
-
-int hsumma_main(int argc, char **argv, void (*print_help)(void))
-{
-    hsumma_request r;
-    cli_error e;
-    int status = parse_hsumma_args(argc, argv, &r, &e);
-    return run_subcommand(status, r.help, print_help, run_hsumma, &r, &e);
+    progress planning;
+    start_planning(&planning);
+    relay_status st = relay_plan_hsumma(&plan, &r.p);
+    return finish_plan(&planning, st, plan, r.output, e);
 }
