@@ -10,7 +10,7 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j "$JOBS" >/dev/null
 plan=build/demo.plan
 set -x
-build/planner/relay-plan transform --ranks 4 --from bc:2000x2000:32x32:1x4 --to bc:2000x2000:128x128:2x2 \
+build/bin/relay-plan transform --ranks 4 --from bc:2000x2000:32x32:1x4 --to bc:2000x2000:128x128:2x2 \
   --op T --type d -o "$plan"
-build/executor/relay-dump "$plan"
-mpiexec -n 4 --oversubscribe build/executor/relay-run "$plan" --iters 5 --verify
+build/bin/relay-dump "$plan"
+mpiexec -n 4 build/bin/relay-run "$plan" --iters 5 --verify

@@ -1,0 +1,176 @@
+/* bmmc.c — relay-dump for BMMC plans: the permutation, its factors,
+ * the rank r of the lower-left block that sets the partner count, and the
+ * partners of one rank.
+ *
+ * Matrices print one row per target bit (row i: bit i of y), one column per
+ * source bit, '1' or '.', with a gap between the offset and the rank bits.
+ * Volumes are derived here from the factors (rl_bmmc_keeps_block), not
+ * read from the planner's statistics. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dump.h"
+
+static void print_matrix(const char *title, const rl_gf2 *m, int gap_after)
+{
+    printf("  %s\n", title);
+    for (int i = 0; i < m->n; i++) {
+        printf("    y%-2d ", i);
+        for (int j = 0; j < m->n; j++) {
+            if (j == gap_after) putchar(' ');
+            putchar(m->col[j] >> i & 1 ? '1' : '.');
+        }
+        putchar('\n');
+        if (i + 1 == gap_after) putchar('\n');
+    }
+}
+
+typedef struct {
+    int64_t sent_blocks;     /* over all ranks */
+    int64_t block_bytes;
+    unsigned char *keeps;    /* per rank */
+} bmmc_volumes;
+
+static int count_bmmc_volumes(const rl_bmmc *b, bmmc_volumes *v, cli_error *e)
+{
+    int P = 1 << b->p;
+    v->keeps = malloc((size_t)P);
+    if (!v->keeps) return cli_fail(e, CLI_FAILED, "out of memory for %d ranks", P);
+    rl_bmmc_keeps_block(b, 0, P, v->keeps);
+    v->sent_blocks = 0;
+    for (int k = 0; k < P; k++) v->sent_blocks += ((int64_t)1 << b->rank) - v->keeps[k];
+    v->block_bytes = b->elem_size << (b->n - b->p - b->rank);
+    return CLI_OK;
+}
+
+static const char *layout_name(const rl_bmmc *b)
+{
+    return b->f == b->n - b->p ? "processor-major" : b->f == 0 ? "processor-minor" : "rank bits in the middle";
+}
+
+static void print_bmmc_summary(const char *path, const relay_plan *p, const bmmc_volumes *v)
+{
+    const rl_bmmc *b = p->bmmc;
+    int off = b->n - b->p;
+    printf("%s: BMMC plan, format %d.%d, fingerprint %016llx\n", path, p->format_major, p->format_minor,
+           (unsigned long long)p->fingerprint);
+    printf("  2^%d elements of %lld bytes on %d ranks (p = %d); rank bits %d..%d (%s), 2^%d elements per rank\n", b->n,
+           (long long)b->elem_size, p->nranks, b->p, b->f, b->f + b->p - 1, layout_name(b), off);
+    printf("\npermutation y = A x XOR c, c = 0x%llx\n", (unsigned long long)b->c);
+    print_matrix("A (actual layout)", &b->a, -1);
+    printf("\nfactors in processor-major coordinates (bits 0..%d: offset, %d..%d: rank): Q^-1 A Q = V W\n", off - 1, off,
+           b->n - 1);
+    print_matrix("W: a permutation inside every rank (its lower-left block is zero)", &b->w, off);
+    print_matrix("V: moves blocks between ranks (lower-left block zero but for its last r columns)", &b->v, off);
+    printf("  c_V = 0x%llx\n", (unsigned long long)b->cv);
+    printf("\nrank of V's lower-left block: r = %d, so each rank exchanges with 2^r = %d ranks (Lemma 3),\n", b->rank, 1 << b->rank);
+    printf("  one block of 2^%d elements (%lld bytes) each; no index travels\n", off - b->rank, (long long)v->block_bytes);
+    printf("volumes: %lld bytes total, %lld bytes remote, %lld messages\n", (long long)(b->elem_size << b->n),
+           (long long)(v->sent_blocks * v->block_bytes), (long long)v->sent_blocks);
+}
+
+static void print_partners(const relay_plan *p, int rank, const int *to, const int *from)
+{
+    const rl_bmmc *b = p->bmmc;
+    int off = b->n - b->p;
+    printf("rank %d: %d blocks of 2^%d consecutive elements (block b: offsets b * 2^%d onwards, after W)\n", rank,
+           1 << b->rank, off - b->rank, off - b->rank);
+    printf("  %8s %8s %8s\n", "block", "to", "from");
+    for (int blk = 0; blk < 1 << b->rank; blk++)
+        printf("  %8d %8d %8d%s\n", blk, to[blk], from[blk], to[blk] == rank ? "  (kept: no message)" : "");
+}
+
+static void json_matrix(json_writer *w, const char *key, const rl_gf2 *m)
+{
+    json_begin_array(w, key);
+    for (int j = 0; j < m->n; j++) json_int(w, NULL, (int64_t)m->col[j]);
+    json_end_array(w);
+}
+
+static void json_partners(json_writer *w, int rank, int nblocks, const int *to, const int *from)
+{
+    json_begin_array(w, "partners");
+    for (int blk = 0; blk < nblocks; blk++) {
+        json_begin_object(w, NULL);
+        json_int(w, "block", blk);
+        json_int(w, "to", to[blk]);
+        json_int(w, "from", from[blk]);
+        json_bool(w, "kept", to[blk] == rank);
+        json_end_object(w);
+    }
+    json_end_array(w);
+}
+
+/* The SPEC section 4 keys (a BMMC plan moves opaque bytes: type "bytes",
+ * op N, no relabeling, one p2p wave), then the factors. */
+static void print_bmmc_json(const relay_plan *p, const bmmc_volumes *v)
+{
+    const rl_bmmc *b = p->bmmc;
+    int64_t remote = v->sent_blocks * v->block_bytes, nblocks = (int64_t)1 << b->rank;
+    json_writer w = dump_json_open(p, "bmmc");
+    dump_json_no_relabel(&w, p, "bytes", "p2p", 1);
+    dump_json_volumes(&w, b->elem_size << b->n, remote, remote, v->sent_blocks, v->sent_blocks);
+    json_begin_object(&w, "bmmc");
+    json_int(&w, "n", b->n);
+    json_int(&w, "p", b->p);
+    json_int(&w, "f", b->f);
+    json_int(&w, "elem_size", b->elem_size);
+    json_int(&w, "rank", b->rank);
+    json_int(&w, "partners", nblocks);
+    json_int(&w, "block_bytes", v->block_bytes);
+    json_matrix(&w, "a", &b->a);
+    json_int(&w, "c", (int64_t)b->c);
+    json_matrix(&w, "v", &b->v);
+    json_matrix(&w, "w", &b->w);
+    json_int(&w, "cv", (int64_t)b->cv);
+    json_end_object(&w);
+    json_begin_array(&w, "per_rank");
+    for (int r = 0; r < p->nranks; r++) {
+        int64_t sent = nblocks - v->keeps[r];
+        dump_json_rank(&w, r, sent * v->block_bytes, sent * v->block_bytes, sent, sent, v->keeps[r] * v->block_bytes);
+    }
+    json_end_array(&w);
+    json_end_object(&w);
+    json_finish(&w);
+}
+
+/* One rank: what it sends and receives (a rank keeps a block exactly when
+ * it is also the source of that block, so the counts match). */
+static int dump_bmmc_rank(const relay_plan *p, int rank, int json, cli_error *e)
+{
+    int nblocks = 1 << p->bmmc->rank;
+    int *to = malloc((size_t)nblocks * sizeof *to), *from = malloc((size_t)nblocks * sizeof *from);
+    if (!to || !from) {
+        free(to);
+        free(from);
+        return cli_fail(e, CLI_FAILED, "out of memory for %d partners", nblocks);
+    }
+    rl_bmmc_partners(p->bmmc, rank, to, from);
+    if (json) {
+        json_writer w = json_start(stdout);
+        json_begin_object(&w, NULL);
+        json_int(&w, "rank", rank);
+        json_int(&w, "block_elems", (int64_t)1 << (p->bmmc->n - p->bmmc->p - p->bmmc->rank));
+        json_partners(&w, rank, nblocks, to, from);
+        json_end_object(&w);
+        json_finish(&w);
+    } else print_partners(p, rank, to, from);
+    free(to);
+    free(from);
+    return CLI_OK;
+}
+
+int dump_bmmc(const dump_request *r, const relay_plan *p, cli_error *e)
+{
+    if (r->rank >= 0) return dump_bmmc_rank(p, (int)r->rank, r->json, e);
+    bmmc_volumes v = {0};
+    int status = count_bmmc_volumes(p->bmmc, &v, e);
+    if (!status && r->json) print_bmmc_json(p, &v);
+    else if (!status) {
+        print_bmmc_summary(r->path, p, &v);
+        printf("\n");
+        status = dump_bmmc_rank(p, 0, 0, e);
+    }
+    free(v.keeps);
+    return status;
+}

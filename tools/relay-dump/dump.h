@@ -1,0 +1,98 @@
+/* dump.h — what the files of relay-dump share: the request main.c reads
+ * from the command line, the view of each plan kind (transform.c, bmmc.c,
+ * hsumma.c), the keys every --json object carries (json.c), the steps of a
+ * rounds schedule (steps.c) and the heat map of --svg (heatmap_svg.c). */
+#ifndef RELAY_DUMP_H
+#define RELAY_DUMP_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "json_writer.h"
+#include "plan_internal.h"
+
+/* relay-dump FILE [--json] [--rank R] [--svg OUT.svg] */
+typedef struct {
+    const char *path, *svg;
+    int json;
+    int64_t rank;            /* -1: the whole plan */
+} dump_request;
+
+/* ---- the plan kinds ------------------------------------------------------ */
+
+/* What the request asks of a plan of each kind, on stdout: the summary for
+ * people, --json, one rank's part (--rank), and for transforms the heat
+ * map (--svg).  A plan loaded for one rank holds only that rank's section. */
+int dump_transform(const dump_request *r, const relay_plan *p, cli_error *e);
+int dump_bmmc(const dump_request *r, const relay_plan *p, cli_error *e);
+int dump_hsumma(const dump_request *r, const relay_plan *p, cli_error *e);
+
+/* ---- the SPEC section 4 keys of --json (json.c) -------------------------- */
+
+/* Starts the object: format_version, kind, ranks and fingerprint. */
+json_writer dump_json_open(const relay_plan *p, const char *kind);
+/* For kinds without relabeling (BMMC, HSUMMA): type, op N, relabel none,
+ * the identity sigma, schedule and rounds. */
+void dump_json_no_relabel(json_writer *w, const relay_plan *p, const char *type, const char *schedule, int64_t rounds);
+/* One per_rank entry: rank, send_bytes, recv_bytes, send_msgs, recv_msgs,
+ * local_bytes. */
+void dump_json_rank(json_writer *w, int rank, int64_t send_bytes, int64_t recv_bytes, int64_t send_msgs,
+                    int64_t recv_msgs, int64_t local_bytes);
+/* bytes_total, bytes_remote, bytes_remote_identity, messages, pieces. */
+void dump_json_volumes(json_writer *w, int64_t total, int64_t remote, int64_t remote_identity, int64_t messages,
+                       int64_t pieces);
+
+/* ---- the steps of a rounds schedule (steps.c) ---------------------------- */
+
+/* One transfer of a step: a message from -> to, or a local copy (from == to). */
+typedef struct {
+    int64_t step;
+    int32_t from, to;
+} step_transfer;
+
+/* What each rank does in each step, read back from the sections. */
+typedef struct {
+    step_transfer *t;        /* by step, then sender */
+    int64_t n;
+    int contention_free;     /* every rank sends <= 1 and receives <= 1 per step,
+                                and sender and receiver agree on each step */
+} step_view;
+
+/* Builds the view from every section (all must be loaded); 0 on success,
+ * -1 when out of memory. */
+int step_view_build(step_view *v, const relay_plan *p);
+void step_view_free(step_view *v);
+
+/* The text block of the summary (up to 16 steps, 12 transfers a step). */
+void step_view_print(const step_view *v, const relay_plan *p, FILE *out);
+
+/* "contention_free", "superblock" (block-cyclic pairs) and "steps":
+ * [{"step", "copies": [ranks], "sends": [[from, to], ...]}]. */
+void step_view_json(json_writer *w, const step_view *v, const relay_plan *p);
+
+/* ---- the heat map of --svg (heatmap_svg.c) ------------------------------- */
+
+/* The rank-to-rank volumes: sender rows, receiver columns, a log-scaled
+ * colour per cell, a legend in bytes and labelled axes. */
+enum { VOLUME_MAX_BINS = 256 };
+
+/* bytes[s*nbins + d]: bytes that senders in bin s send to receivers in bin
+ * d, a bin being bin_ranks consecutive ranks (1 up to 256 ranks). */
+typedef struct {
+    int nranks;
+    int nbins;
+    int bin_ranks;
+    double *bytes;
+} volume_matrix;
+
+/* An empty matrix for nranks ranks, binned to at most VOLUME_MAX_BINS. */
+int volume_matrix_init(volume_matrix *m, int nranks, cli_error *e);
+void volume_matrix_add(volume_matrix *m, int from, int to, double bytes);
+void volume_matrix_free(volume_matrix *m);
+
+/* Writes the heat map atomically (temporary file + rename); title and
+ * subtitle head the picture. */
+int heatmap_svg_write(const char *path, const volume_matrix *m, const char *title, const char *subtitle, cli_error *e);
+
+#endif

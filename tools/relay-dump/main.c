@@ -1,0 +1,126 @@
+/* main.c — relay-dump: what a plan file moves.
+ *
+ *   relay-dump FILE [--json] [--rank R] [--svg OUT.svg]
+ *
+ * Reads the options, loads the plan (only one rank's section for --rank
+ * alone) and hands it to the view of its kind: transform.c, bmmc.c,
+ * hsumma.c.  Links relay_exec only: no planner.  Reference: docs/cli.md. */
+#include <limits.h>
+#include <stdio.h>
+
+#include "dump.h"
+#include "options.h"
+
+static const char program[] = "relay-dump";
+
+static const char help_text[] =
+    "NAME\n"
+    "    relay-dump - show what a relay plan file moves\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    relay-dump FILE [--json] [--rank R] [--svg OUT.svg]\n"
+    "    relay-dump --help\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    Reads a plan file written by relay-plan (or relay_plan_save) and prints, by default, a\n"
+    "    summary: kind, ranks, element type, op(s), the layouts, the relabeling sigma, the\n"
+    "    volumes (bytes moved in total, bytes crossing ranks with sigma and with the identity,\n"
+    "    messages, pieces), a per-rank table (abbreviated to the first and last ranks plus\n"
+    "    min/median/max above 32 ranks) and the 10 largest rank-to-rank messages.  Volumes are\n"
+    "    counted from the plan's per-rank sections.  Sizes are in bytes.\n"
+    "    For a BMMC plan: the permutation's matrix A and complement, its factors V and W in\n"
+    "    processor-major coordinates, the rank r of V's lower-left block (2^r partners per\n"
+    "    rank), the volumes, and the partners of rank 0 (--rank R: of rank R).\n"
+    "    For an HSUMMA plan: the product, the grid and its groups (and where they came from),\n"
+    "    the blocks and steps, the volumes (a broadcast counted once per receiving rank), the\n"
+    "    cost model's time for every grouping when the plan carries network parameters, and\n"
+    "    rank 0's place and traffic (--rank R: rank R's).\n"
+    "\n"
+    "OPTIONS\n"
+    "    --json         print one JSON object instead: format_version, kind, ranks, type, op,\n"
+    "                   relabel, sigma, schedule, rounds, bytes_total, bytes_remote,\n"
+    "                   bytes_remote_identity, messages, pieces, fingerprint, pairs and\n"
+    "                   per_rank [{rank, send_bytes, recv_bytes, send_msgs, recv_msgs,\n"
+    "                   local_bytes}]; see docs/cli.md\n"
+    "    --rank R       show one rank's section instead: its messages to and from each peer\n"
+    "                   (pieces, bytes), its local copies and its buffer sizes per pair; with\n"
+    "                   --json as one object.  Reads only that section of the file.\n"
+    "    --svg OUT.svg  also write a heat map of the bytes each rank sends to each rank (sender\n"
+    "                   rows, receiver columns, log colour scale, rank-local copies on the\n"
+    "                   diagonal; above 256 ranks, 256 x 256 bins of consecutive ranks)\n"
+    "    -h, --help     print this help and exit\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0  success\n"
+    "    1  the plan file cannot be read or is not a valid plan, or OUT.svg cannot be written\n"
+    "    2  the command line is wrong (unknown option, missing or bad value, not one FILE,\n"
+    "       a rank that the plan does not have)\n"
+    "    Errors are one line on stderr; OUT.svg is written atomically or not at all.\n"
+    "\n"
+    "EXAMPLES\n"
+    "    relay-dump t.plan\n"
+    "    relay-dump t.plan --json | python3 -m json.tool\n"
+    "    relay-dump t.plan --rank 3\n"
+    "    relay-dump t.plan --svg t.svg\n"
+    "\n"
+    "SEE ALSO\n"
+    "    relay-plan(1), relay-run(1), docs/cli.md, docs/plan-format.md\n";
+
+#define AT(field) offsetof(dump_request, field)
+static const cli_option dump_options[] = {
+    CLI_FILE("plan FILE", AT(path)),
+    CLI_FLAG("--json", AT(json)),
+    CLI_INT("--rank", AT(rank), 0, INT_MAX),
+    CLI_TEXT("--svg", AT(svg)),
+    CLI_END,
+};
+#undef AT
+
+/* The view of each plan kind, and why it has no heat map (NULL: it has). */
+static const struct {
+    int (*dump)(const dump_request *r, const relay_plan *p, cli_error *e);
+    const char *no_svg;
+} kinds[] = {
+    [RELAY_PLAN_TRANSFORM] = {dump_transform, NULL},
+    [RELAY_PLAN_BMMC] = {dump_bmmc, "--svg: a BMMC plan's volumes are uniform (see the partners instead)"},
+    [RELAY_PLAN_HSUMMA] = {dump_hsumma, "--svg: an HSUMMA plan moves broadcasts, not a volume matrix (see --rank)"},
+};
+
+static int load_plan(const dump_request *r, relay_plan **p, cli_error *e)
+{
+    /* --rank alone reads one section; anything else needs them all. */
+    int section = r->rank >= 0 && !r->svg ? (int)r->rank : -1;
+    relay_status st = relay_plan_load(p, r->path, section);
+    if (st) return cli_fail_relay(e, st == RELAY_ERR_ARG ? CLI_USAGE : CLI_FAILED, st, r->path);
+    if (r->rank >= (*p)->nranks)
+        return cli_fail(e, CLI_USAGE, "--rank %lld: the plan has ranks 0 to %d", (long long)r->rank, (*p)->nranks - 1);
+    return CLI_OK;
+}
+
+static int dump(const dump_request *r, cli_error *e)
+{
+    relay_plan *p = NULL;
+    int status = load_plan(r, &p, e);
+    if (!status) {
+        relay_plan_kind kind = relay_plan_get_kind(p);
+        if (r->svg && kinds[kind].no_svg) status = cli_fail(e, CLI_USAGE, "%s", kinds[kind].no_svg);
+        else status = kinds[kind].dump(r, p, e);
+    }
+    relay_plan_free(p);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    dump_request r = {.rank = -1};
+    cli_error e;
+    int help;
+    int status = cli_parse_options(argc, argv, 1, dump_options, &r, &help, &e);
+    if (!status && help) {
+        fputs(help_text, stdout);
+        return CLI_OK;
+    }
+    if (!status) status = dump(&r, &e);
+    if (status) cli_report(program, &e);
+    return status;
+}

@@ -1,0 +1,491 @@
+/* transform.c — relay-dump for transform plans: by default a summary for
+ * people (kind, ranks, type, ops, layouts, sigma, volumes, the steps of a
+ * rounds schedule, a per-rank table and the largest messages); --json the
+ * same facts as one JSON object with the keys of SPEC section 4; --rank R
+ * the detail of one rank's section; --svg a heat map of the rank-to-rank
+ * volumes.  Every volume is counted here from the plan's sections,
+ * independently of the statistics the planner stored (only
+ * bytes_remote_identity comes from them). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump.h"
+
+enum { TABLE_FULL_MAX = 32, TABLE_EDGE_ROWS = 8, TOP_TALKERS = 10, SIGMA_FULL_MAX = 16, PAIRS_SHOWN = 8 };
+
+/* ---- names -------------------------------------------------------------- */
+
+static const char *type_name(relay_type t)
+{
+    return t == RELAY_FLOAT ? "float" : t == RELAY_DOUBLE ? "double" : t == RELAY_CFLOAT ? "complex float" : "complex double";
+}
+
+/* Communication steps of one replay: 1 for p2p (one wave) and alltoallv
+ * (one exchange), the colouring's step count for rounds. */
+static int rounds_of(const relay_plan *p) { return p->rounds; }
+
+/* ---- volumes, counted from the sections ------------------------------------ */
+
+typedef struct {
+    int64_t send_bytes, recv_bytes, send_msgs, recv_msgs, local_bytes, send_pieces, recv_pieces, local_pieces;
+} rank_volume;
+
+typedef struct {
+    int64_t bytes_total, bytes_remote, messages, pieces;
+    rank_volume *per_rank;   /* nranks entries */
+} plan_volumes;
+
+static int64_t message_bytes(const rl_message *msgs, int n, int64_t esz)
+{
+    int64_t sum = 0;
+    for (int k = 0; k < n; k++) sum += msgs[k].elems * esz;
+    return sum;
+}
+
+static rank_volume section_volume(const rl_section *s, int64_t esz)
+{
+    rank_volume v = {message_bytes(s->send, s->nsend, esz), message_bytes(s->recv, s->nrecv, esz), s->nsend, s->nrecv,
+                     0, s->nsend_pieces, s->nrecv_pieces, s->nlocal};
+    for (int64_t i = 0; i < s->nlocal; i++) v.local_bytes += s->local[i].rows * s->local[i].cols * esz;
+    return v;
+}
+
+/* Needs every section (a plan loaded with rank -1). */
+static int count_volumes(const relay_plan *p, plan_volumes *v, cli_error *e)
+{
+    int64_t esz = (int64_t)relay_type_size(p->type);
+    *v = (plan_volumes){0};
+    v->per_rank = calloc((size_t)p->nranks, sizeof *v->per_rank);
+    if (!v->per_rank) return cli_fail(e, CLI_FAILED, "out of memory for %d ranks", p->nranks);
+    for (int r = 0; r < p->nranks; r++) {
+        rank_volume rv = section_volume(p->sections[r], esz);
+        v->per_rank[r] = rv;
+        v->bytes_remote += rv.send_bytes;
+        v->bytes_total += rv.send_bytes + rv.local_bytes;
+        v->messages += rv.send_msgs;
+        v->pieces += rv.send_pieces + rv.local_pieces;
+    }
+    return CLI_OK;
+}
+
+/* ---- layouts ------------------------------------------------------------ */
+
+static void describe_layout(const relay_layout *l, char *buf, size_t cap)
+{
+    int n = snprintf(buf, cap, "%lld x %lld, ", (long long)l->m, (long long)l->n);
+    if (l->kind == RL_LAYOUT_BLOCK_CYCLIC) {
+        const rl_block_cyclic *bc = &l->bc;
+        char lld[32] = "smallest";
+        if (bc->lld) snprintf(lld, sizeof lld, "%lld", (long long)bc->lld);
+        snprintf(buf + n, cap - (size_t)n,
+                 "block-cyclic, %lld x %lld blocks on a %d x %d grid (%s-major), block (0,0) on (%d,%d), lld %s, "
+                 "%s-major elements",
+                 (long long)bc->mb, (long long)bc->nb, bc->nprow, bc->npcol, cli_order_words[bc->grid_order], bc->rsrc,
+                 bc->csrc, lld, cli_order_words[l->order]);
+    } else {
+        snprintf(buf + n, cap - (size_t)n, "grid of %d x %d blocks over %d ranks, %s storage, %s-major elements",
+                 l->nbr, l->nbc, l->base_nranks, l->explicit_offsets ? "explicit" : "packed", cli_order_words[l->order]);
+    }
+}
+
+static void json_layout(json_writer *w, const char *key, const relay_layout *l)
+{
+    json_begin_object(w, key);
+    json_string(w, "kind", l->kind == RL_LAYOUT_BLOCK_CYCLIC ? "block_cyclic" : "grid");
+    json_int(w, "m", l->m);
+    json_int(w, "n", l->n);
+    json_int(w, "block_rows", l->nbr);
+    json_int(w, "block_cols", l->nbc);
+    json_string(w, "elem", cli_order_words[l->order]);
+    if (l->kind == RL_LAYOUT_BLOCK_CYCLIC) {
+        json_int(w, "mb", l->bc.mb);
+        json_int(w, "nb", l->bc.nb);
+        json_int(w, "nprow", l->bc.nprow);
+        json_int(w, "npcol", l->bc.npcol);
+        json_string(w, "grid", cli_order_words[l->bc.grid_order]);
+        json_int(w, "rsrc", l->bc.rsrc);
+        json_int(w, "csrc", l->bc.csrc);
+        json_int(w, "lld", l->bc.lld);
+    } else {
+        json_int(w, "nranks", l->base_nranks);
+        json_bool(w, "explicit_offsets", l->explicit_offsets);
+    }
+    json_end_object(w);
+}
+
+/* ---- the summary for people --------------------------------------------- */
+
+static int sigma_is_identity(const relay_plan *p)
+{
+    for (int r = 0; r < p->nranks; r++)
+        if (p->sigma[r] != r) return 0;
+    return 1;
+}
+
+static void print_sigma(const relay_plan *p)
+{
+    printf("  sigma      ");
+    if (sigma_is_identity(p)) {
+        printf("identity\n");
+        return;
+    }
+    for (int r = 0; r < p->nranks; r++) {
+        if (p->nranks > SIGMA_FULL_MAX && r == TABLE_EDGE_ROWS) {
+            printf(" ...");
+            r = p->nranks - 4;
+        }
+        printf(" %d", p->sigma[r]);
+    }
+    printf("\n");
+}
+
+static void print_pairs(const relay_plan *p)
+{
+    char desc[512];
+    for (int k = 0; k < p->count && k < PAIRS_SHOWN; k++) {
+        if (p->count > 1) printf("  pair %-5d op %s\n", k, cli_op_words[p->pairs[k].op]);
+        else printf("  op         %s\n", cli_op_words[p->pairs[k].op]);
+        describe_layout(p->pairs[k].dst, desc, sizeof desc);
+        printf("  A (to)     %s\n", desc);
+        describe_layout(p->pairs[k].src, desc, sizeof desc);
+        printf("  B (from)   %s\n", desc);
+    }
+    if (p->count > PAIRS_SHOWN) printf("  ... and %d more pairs (see --json)\n", p->count - PAIRS_SHOWN);
+}
+
+static void print_header(const char *path, const relay_plan *p, const plan_volumes *v)
+{
+    relay_plan_stats st;
+    relay_plan_get_stats(p, &st);
+    printf("%s: relay plan, format %d.%d, fingerprint %016llx\n", path, p->format_major, p->format_minor,
+           (unsigned long long)p->fingerprint);
+    printf("  kind       %s\n  ranks      %d\n  type       %s (%s, %zu bytes)\n", cli_kind_words[p->kind], p->nranks,
+           cli_type_words[p->type], type_name(p->type), relay_type_size(p->type));
+    print_pairs(p);
+    printf("  relabel    %s\n", cli_relabel_words[p->relabel]);
+    print_sigma(p);
+    printf("  schedule   %s, %d round%s\n", cli_schedule_words[p->schedule], rounds_of(p), rounds_of(p) == 1 ? "" : "s");
+    printf("  volumes    %lld bytes total (%s), %lld remote (%s), %lld remote with identity sigma (%s)\n",
+           (long long)v->bytes_total, cli_bytes(v->bytes_total).text, (long long)v->bytes_remote,
+           cli_bytes(v->bytes_remote).text, (long long)st.bytes_remote_identity,
+           cli_bytes(st.bytes_remote_identity).text);
+    printf("             %lld messages, %lld pieces\n", (long long)v->messages, (long long)v->pieces);
+}
+
+/* The columns of the per-rank table, in order. */
+enum { COL_SEND_BYTES, COL_RECV_BYTES, COL_SEND_MSGS, COL_RECV_MSGS, COL_LOCAL_BYTES, NCOLS };
+
+static void row_values(const rank_volume *v, int64_t out[NCOLS])
+{
+    out[COL_SEND_BYTES] = v->send_bytes;
+    out[COL_RECV_BYTES] = v->recv_bytes;
+    out[COL_SEND_MSGS] = v->send_msgs;
+    out[COL_RECV_MSGS] = v->recv_msgs;
+    out[COL_LOCAL_BYTES] = v->local_bytes;
+}
+
+static void print_row(const char *label, const int64_t values[NCOLS])
+{
+    printf("  %8s", label);
+    for (int c = 0; c < NCOLS; c++) printf(" %13lld", (long long)values[c]);
+    printf("\n");
+}
+
+static void print_rank_row(const plan_volumes *v, int r)
+{
+    char label[16];
+    int64_t values[NCOLS];
+    snprintf(label, sizeof label, "%d", r);
+    row_values(&v->per_rank[r], values);
+    print_row(label, values);
+}
+
+static int int64_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Rows min, median and max of every column. */
+static int print_column_stats(const plan_volumes *v, int nranks, cli_error *e)
+{
+    int64_t *column = malloc((size_t)nranks * sizeof *column);
+    if (!column) return cli_fail(e, CLI_FAILED, "out of memory");
+    int64_t lo[NCOLS], mid[NCOLS], hi[NCOLS], values[NCOLS];
+    for (int c = 0; c < NCOLS; c++) {
+        for (int r = 0; r < nranks; r++) {
+            row_values(&v->per_rank[r], values);
+            column[r] = values[c];
+        }
+        qsort(column, (size_t)nranks, sizeof *column, int64_cmp);
+        lo[c] = column[0];
+        mid[c] = column[nranks / 2];
+        hi[c] = column[nranks - 1];
+    }
+    free(column);
+    print_row("min", lo);
+    print_row("median", mid);
+    print_row("max", hi);
+    return CLI_OK;
+}
+
+static int print_rank_table(const plan_volumes *v, int nranks, cli_error *e)
+{
+    printf("per rank (bytes and messages of one replay)\n  %8s %13s %13s %13s %13s %13s\n", "rank", "send_bytes",
+           "recv_bytes", "send_msgs", "recv_msgs", "local_bytes");
+    if (nranks <= TABLE_FULL_MAX) {
+        for (int r = 0; r < nranks; r++) print_rank_row(v, r);
+        return CLI_OK;
+    }
+    for (int r = 0; r < TABLE_EDGE_ROWS; r++) print_rank_row(v, r);
+    printf("  %8s   (%d ranks not shown)\n", "...", nranks - 2 * TABLE_EDGE_ROWS);
+    for (int r = nranks - TABLE_EDGE_ROWS; r < nranks; r++) print_rank_row(v, r);
+    return print_column_stats(v, nranks, e);
+}
+
+typedef struct {
+    int from, to;
+    int64_t bytes, pieces;
+} talker;
+
+/* Keeps top[0..*n) sorted by decreasing bytes, at most TOP_TALKERS. */
+static void consider_talker(talker *top, int *n, talker t)
+{
+    int at = *n;
+    while (at > 0 && top[at - 1].bytes < t.bytes) at--;
+    if (at >= TOP_TALKERS) return;
+    int last = *n < TOP_TALKERS ? *n : TOP_TALKERS - 1;
+    memmove(&top[at + 1], &top[at], (size_t)(last - at) * sizeof *top);
+    top[at] = t;
+    if (*n < TOP_TALKERS) (*n)++;
+}
+
+static void print_top_talkers(const relay_plan *p)
+{
+    talker top[TOP_TALKERS];
+    int n = 0;
+    int64_t esz = (int64_t)relay_type_size(p->type);
+    for (int r = 0; r < p->nranks; r++) {
+        const rl_section *s = p->sections[r];
+        for (int k = 0; k < s->nsend; k++)
+            consider_talker(top, &n, (talker){r, (int)s->send[k].peer, s->send[k].elems * esz, s->send[k].count});
+    }
+    printf("top talkers (largest messages)\n");
+    if (n == 0) printf("  none: every piece stays on its rank\n");
+    for (int i = 0; i < n; i++)
+        printf("  %8d -> %-8d %13lld bytes (%s), %lld pieces\n", top[i].from, top[i].to, (long long)top[i].bytes,
+               cli_bytes(top[i].bytes).text, (long long)top[i].pieces);
+}
+
+/* For a rounds plan: its steps, read back from the sections. */
+static int print_steps(const relay_plan *p, cli_error *e)
+{
+    step_view sv;
+    if (p->schedule != RELAY_SCHED_ROUNDS) return CLI_OK;
+    if (step_view_build(&sv, p)) return cli_fail(e, CLI_FAILED, "out of memory for the steps of %d ranks", p->nranks);
+    step_view_print(&sv, p, stdout);
+    step_view_free(&sv);
+    return CLI_OK;
+}
+
+static int print_summary(const char *path, const relay_plan *p, const plan_volumes *v, cli_error *e)
+{
+    print_header(path, p, v);
+    if (print_steps(p, e)) return e->status;
+    if (print_rank_table(v, p->nranks, e)) return e->status;
+    print_top_talkers(p);
+    return CLI_OK;
+}
+
+/* ---- the summary as JSON ------------------------------------------------ */
+
+static void json_ops(json_writer *w, const relay_plan *p)
+{
+    if (p->count == 1) {
+        json_string(w, "op", cli_op_words[p->pairs[0].op]);
+        return;
+    }
+    json_begin_array(w, "op");
+    for (int k = 0; k < p->count; k++) json_string(w, NULL, cli_op_words[p->pairs[k].op]);
+    json_end_array(w);
+}
+
+static void json_pairs(json_writer *w, const relay_plan *p)
+{
+    json_begin_array(w, "pairs");
+    for (int k = 0; k < p->count; k++) {
+        json_begin_object(w, NULL);
+        json_string(w, "op", cli_op_words[p->pairs[k].op]);
+        json_layout(w, "dst", p->pairs[k].dst);
+        json_layout(w, "src", p->pairs[k].src);
+        json_end_object(w);
+    }
+    json_end_array(w);
+}
+
+static void json_per_rank(json_writer *w, const plan_volumes *v, int nranks)
+{
+    json_begin_array(w, "per_rank");
+    for (int r = 0; r < nranks; r++) {
+        const rank_volume *rv = &v->per_rank[r];
+        dump_json_rank(w, r, rv->send_bytes, rv->recv_bytes, rv->send_msgs, rv->recv_msgs, rv->local_bytes);
+    }
+    json_end_array(w);
+}
+
+/* steps: the rounds plan's steps, or NULL. */
+static void print_json_summary(const relay_plan *p, const plan_volumes *v, const step_view *steps)
+{
+    relay_plan_stats st;
+    relay_plan_get_stats(p, &st);
+    json_writer w = dump_json_open(p, cli_kind_words[p->kind]);
+    json_string(&w, "type", cli_type_words[p->type]);
+    json_ops(&w, p);
+    json_string(&w, "relabel", cli_relabel_words[p->relabel]);
+    json_begin_array(&w, "sigma");
+    for (int r = 0; r < p->nranks; r++) json_int(&w, NULL, p->sigma[r]);
+    json_end_array(&w);
+    json_string(&w, "schedule", cli_schedule_words[p->schedule]);
+    json_int(&w, "rounds", rounds_of(p));
+    if (steps) step_view_json(&w, steps, p);
+    dump_json_volumes(&w, v->bytes_total, v->bytes_remote, st.bytes_remote_identity, v->messages, v->pieces);
+    json_pairs(&w, p);
+    json_per_rank(&w, v, p->nranks);
+    json_end_object(&w);
+    json_finish(&w);
+}
+
+/* ---- one rank's section ------------------------------------------------- */
+
+/* step: the rounds schedule's step of each message, or NULL. */
+static void print_messages(const char *title, const char *peer_label, const rl_message *msgs, const int64_t *step, int n,
+                           int64_t esz)
+{
+    int64_t bytes = message_bytes(msgs, n, esz);
+    printf("  %-10s %d messages, %lld bytes (%s)\n", title, n, (long long)bytes, cli_bytes(bytes).text);
+    if (n) printf("    %8s %10s %13s%s\n", peer_label, "pieces", "bytes", step ? "            step" : "");
+    for (int k = 0; k < n; k++) {
+        printf("    %8lld %10lld %13lld (%s)", (long long)msgs[k].peer, (long long)msgs[k].count,
+               (long long)(msgs[k].elems * esz), cli_bytes(msgs[k].elems * esz).text);
+        if (step) printf(" %6lld", (long long)step[k]);
+        printf("\n");
+    }
+}
+
+static void print_section(const char *path, const relay_plan *p, const rl_section *s)
+{
+    int64_t esz = (int64_t)relay_type_size(p->type);
+    rank_volume v = section_volume(s, esz);
+    printf("%s: rank %d of %d (%s, type %s)\n", path, s->rank, p->nranks, cli_kind_words[p->kind], cli_type_words[p->type]);
+    for (int k = 0; k < p->count; k++)
+        printf("  buffers    pair %d: A %lld elements (%s), B %lld elements (%s)\n", k, (long long)s->dst_elems[k],
+               cli_bytes(s->dst_elems[k] * esz).text, (long long)s->src_elems[k], cli_bytes(s->src_elems[k] * esz).text);
+    printf("  local      %lld pieces, %lld bytes (%s)\n", (long long)v.local_pieces, (long long)v.local_bytes,
+           cli_bytes(v.local_bytes).text);
+    print_messages("sends", "to", s->send, s->send_round, s->nsend, esz);
+    print_messages("receives", "from", s->recv, s->recv_round, s->nrecv, esz);
+}
+
+static void json_messages(json_writer *w, const char *key, const rl_message *msgs, const int64_t *step, int n,
+                          int64_t esz)
+{
+    json_begin_array(w, key);
+    for (int k = 0; k < n; k++) {
+        json_begin_object(w, NULL);
+        json_int(w, "peer", msgs[k].peer);
+        json_int(w, "pieces", msgs[k].count);
+        json_int(w, "bytes", msgs[k].elems * esz);
+        if (step) json_int(w, "step", step[k]);
+        json_end_object(w);
+    }
+    json_end_array(w);
+}
+
+static void json_elems(json_writer *w, const char *key, const int64_t *elems, int count)
+{
+    json_begin_array(w, key);
+    for (int k = 0; k < count; k++) json_int(w, NULL, elems[k]);
+    json_end_array(w);
+}
+
+static void print_json_section(const relay_plan *p, const rl_section *s)
+{
+    int64_t esz = (int64_t)relay_type_size(p->type);
+    rank_volume v = section_volume(s, esz);
+    json_writer w = json_start(stdout);
+    json_begin_object(&w, NULL);
+    json_int(&w, "rank", s->rank);
+    json_int(&w, "ranks", p->nranks);
+    json_string(&w, "type", cli_type_words[p->type]);
+    json_elems(&w, "dst_elems", s->dst_elems, p->count);
+    json_elems(&w, "src_elems", s->src_elems, p->count);
+    json_int(&w, "send_bytes", v.send_bytes);
+    json_int(&w, "recv_bytes", v.recv_bytes);
+    json_int(&w, "send_msgs", v.send_msgs);
+    json_int(&w, "recv_msgs", v.recv_msgs);
+    json_int(&w, "send_pieces", v.send_pieces);
+    json_int(&w, "recv_pieces", v.recv_pieces);
+    json_int(&w, "local_pieces", v.local_pieces);
+    json_int(&w, "local_bytes", v.local_bytes);
+    json_messages(&w, "send", s->send, s->send_round, s->nsend, esz);
+    json_messages(&w, "recv", s->recv, s->recv_round, s->nrecv, esz);
+    json_end_object(&w);
+    json_finish(&w);
+}
+
+/* ---- the heat map ------------------------------------------------------- */
+
+static int write_svg(const char *out, const char *path, const relay_plan *p, const plan_volumes *v, cli_error *e)
+{
+    volume_matrix m;
+    if (volume_matrix_init(&m, p->nranks, e)) return e->status;
+    int64_t esz = (int64_t)relay_type_size(p->type);
+    for (int r = 0; r < p->nranks; r++) {
+        const rl_section *s = p->sections[r];
+        for (int k = 0; k < s->nsend; k++) volume_matrix_add(&m, r, (int)s->send[k].peer, (double)(s->send[k].elems * esz));
+        volume_matrix_add(&m, r, r, (double)v->per_rank[r].local_bytes);
+    }
+    char title[512], subtitle[512];
+    snprintf(title, sizeof title, "%s: bytes from sender (row) to receiver (column)", path);
+    int n = snprintf(subtitle, sizeof subtitle, "%d ranks, %s remote in %lld messages, %s in total", p->nranks,
+                     cli_bytes(v->bytes_remote).text, (long long)v->messages, cli_bytes(v->bytes_total).text);
+    if (m.bin_ranks > 1)
+        snprintf(subtitle + n, sizeof subtitle - (size_t)n, "; each cell sums %d x %d ranks", m.bin_ranks, m.bin_ranks);
+    int status = heatmap_svg_write(out, &m, title, subtitle, e);
+    volume_matrix_free(&m);
+    return status;
+}
+
+/* ---- the request -------------------------------------------------------- */
+
+/* --json, built on the steps of a rounds plan. */
+static int print_json(const relay_plan *p, const plan_volumes *v, cli_error *e)
+{
+    step_view sv;
+    int rounds = p->schedule == RELAY_SCHED_ROUNDS;
+    if (rounds && step_view_build(&sv, p)) return cli_fail(e, CLI_FAILED, "out of memory for the steps of %d ranks", p->nranks);
+    print_json_summary(p, v, rounds ? &sv : NULL);
+    if (rounds) step_view_free(&sv);
+    return CLI_OK;
+}
+
+/* One rank's section (--rank without --svg: the only section loaded). */
+static void dump_section(const dump_request *r, const relay_plan *p)
+{
+    if (r->json) print_json_section(p, p->sections[r->rank]);
+    else print_section(r->path, p, p->sections[r->rank]);
+}
+
+int dump_transform(const dump_request *r, const relay_plan *p, cli_error *e)
+{
+    plan_volumes v = {0};
+    int status = CLI_OK;
+    if (r->rank < 0 || r->svg) status = count_volumes(p, &v, e);
+    if (!status && r->svg) status = write_svg(r->svg, r->path, p, &v, e);
+    if (!status && r->rank >= 0) dump_section(r, p);
+    else if (!status && r->json) status = print_json(p, &v, e);
+    else if (!status) status = print_summary(r->path, p, &v, e);
+    free(v.per_rank);
+    return status;
+}

@@ -1,0 +1,185 @@
+/* transform.c — `relay-plan transform`: a plan of A := alpha op(B) + beta A
+ * between two layouts, with optional relabeling and a message schedule.
+ *
+ *   relay-plan transform --ranks P --from SPEC --to SPEC [--op N|T|C]
+ *       [--type s|d|c|z] [--relabel none|greedy|optimal]
+ *       [--schedule auto|p2p|rounds|alltoallv]
+ *       [--ranks-per-node K | --node-map FILE] [--node-weight W] -o FILE
+ *
+ * Reference: docs/cli.md; the layout specs: plan.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "plan.h"
+
+const char transform_help[] =
+    "    Layout specs:\n"
+    "      bc:MxN:MBxNB:PRxPC[:grid=row|col][:elem=col|row][:src=R,C]\n"
+    "          ScaLAPACK block-cyclic: M x N matrix, MB x NB blocks, PR x PC process grid\n"
+    "          numbered row-major (grid=row, default) or column-major, element order\n"
+    "          column-major (elem=col, default) or row-major, block (0,0) on process (R,C)\n"
+    "          (default 0,0), smallest legal local leading dimension.\n"
+    "      json:PATH\n"
+    "          a custom grid layout read from the JSON file PATH:\n"
+    "          {\"nranks\":4, \"m\":M, \"n\":N, \"row_splits\":[0,..,M], \"col_splits\":[0,..,N],\n"
+    "           \"owners\":[one rank per block, row-major over blocks], \"order\":\"col\"|\"row\",\n"
+    "           \"offsets\":[..], \"lds\":[..]}   (order, offsets and lds optional)\n"
+    "\n"
+    "OPTIONS\n"
+    "    --ranks P        ranks of the plan (1 to 2147483647); the layouts may use fewer\n"
+    "    --from SPEC      layout of the source matrix B\n"
+    "    --to SPEC        layout of the destination matrix A\n"
+    "    --op N|T|C       op(B): identity (default), transpose, conjugate transpose\n"
+    "    --type s|d|c|z   element type: float, double (default), complex float, complex double\n"
+    "    --relabel MODE   process relabeling: none (default), greedy (a 2-approximation) or\n"
+    "                     optimal (an exact linear assignment); A's blocks of rank j then go\n"
+    "                     to rank sigma(j), chosen to minimise the bytes that cross ranks\n"
+    "    --ranks-per-node K  ranks r with equal r / K share a node: relabeling then also\n"
+    "                     prefers keeping data on its node (node-aware cost)\n"
+    "    --node-map FILE  the node of every rank, as P whitespace-separated integers\n"
+    "    --node-weight W  cost of a byte between nodes relative to one within a node\n"
+    "                     (default 4, from 1 to 1000); with --ranks-per-node or --node-map\n"
+    "    --schedule S     message schedule: p2p (all messages at once, unpacked as they\n"
+    "                     land), rounds (contention-free steps: each rank sends to one and\n"
+    "                     receives from one rank per step, max-degree steps), alltoallv\n"
+    "                     (one MPI_Alltoallv), or auto (default: alltoallv when nearly all\n"
+    "                     rank pairs exchange small messages, else p2p)\n"
+    "    -o, --output FILE  the plan file to write\n"
+    "    -h, --help       print this help and exit\n"
+    "    Options take their value as the next argument or after '=' (--ranks=4).\n";
+
+typedef struct {
+    int64_t ranks, ranks_per_node;
+    const char *from, *to, *output, *node_map;
+    int op, type, relabel, schedule; /* indices of the cli_*_words: the enum values */
+    double node_weight;
+} transform_request;
+
+static int parse_node_weight(void *request, const char *text, cli_error *e)
+{
+    transform_request *r = request;
+    char *end;
+    double w = strtod(text, &end);
+    if (end == text || *end || !(w >= 1.0 && w <= 1000.0))
+        return cli_fail(e, CLI_USAGE, "--node-weight: '%s' is not a number from 1 to 1000", text);
+    r->node_weight = w;
+    return CLI_OK;
+}
+
+#define AT(field) offsetof(transform_request, field)
+static const cli_option transform_options[] = {
+    CLI_INT("--ranks", AT(ranks), 1, 2147483647),
+    CLI_TEXT("--from", AT(from)),
+    CLI_TEXT("--to", AT(to)),
+    CLI_KEYWORD("--op", AT(op), cli_op_words),
+    CLI_KEYWORD("--type", AT(type), cli_type_words),
+    CLI_KEYWORD("--relabel", AT(relabel), cli_relabel_words),
+    CLI_KEYWORD("--schedule", AT(schedule), cli_schedule_words),
+    CLI_TEXT("-o", AT(output)),
+    CLI_TEXT("--output", AT(output)),
+    CLI_INT("--ranks-per-node", AT(ranks_per_node), 1, 2147483647),
+    CLI_TEXT("--node-map", AT(node_map)),
+    CLI_CUSTOM("--node-weight", parse_node_weight),
+    CLI_END,
+};
+#undef AT
+
+/* The options that must be there, and that exclude each other. */
+static int check_request(const transform_request *r, cli_error *e)
+{
+    if (!r->ranks) return cli_fail(e, CLI_USAGE, "missing --ranks P (see --help)");
+    if (!r->from) return cli_fail(e, CLI_USAGE, "missing --from SPEC, the layout of B (see --help)");
+    if (!r->to) return cli_fail(e, CLI_USAGE, "missing --to SPEC, the layout of A (see --help)");
+    if (!r->output) return cli_fail(e, CLI_USAGE, "missing -o FILE (see --help)");
+    if (r->ranks_per_node && r->node_map) return cli_fail(e, CLI_USAGE, "give --ranks-per-node or --node-map, not both");
+    return CLI_OK;
+}
+
+/* ---- the work ----------------------------------------------------------- */
+
+static int build_layout(const char *option, const char *spec, relay_layout **out, cli_error *e)
+{
+    int status = layout_spec_parse(spec, out, e);
+    if (status) cli_prefix(e, option);
+    return status;
+}
+
+/* Reads P node indices (whitespace-separated) from path. */
+static int read_node_map(const char *path, int *nodes, int64_t ranks, cli_error *e)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return cli_fail(e, CLI_FAILED, "--node-map: cannot open '%s': %s", path, strerror(errno));
+    int64_t n = 0;
+    long long v;
+    int status = CLI_OK;
+    while (!status && fscanf(f, "%lld", &v) == 1) {
+        if (n >= ranks || v < 0 || v >= ranks)
+            status = cli_fail(e, CLI_FAILED, "--node-map: '%s' has more than %lld entries or a node outside [0, %lld)",
+                              path, (long long)ranks, (long long)ranks);
+        else nodes[n++] = (int)v;
+    }
+    if (!status && (!feof(f) || n != ranks))
+        status = cli_fail(e, CLI_FAILED, "--node-map: '%s' must hold exactly %lld integers", path, (long long)ranks);
+    fclose(f);
+    return status;
+}
+
+/* The node of every rank, when a node map was asked for (NULL otherwise). */
+static int node_map(const transform_request *r, int **nodes, cli_error *e)
+{
+    *nodes = NULL;
+    if (!r->ranks_per_node && !r->node_map) return CLI_OK;
+    *nodes = malloc((size_t)r->ranks * sizeof **nodes);
+    if (!*nodes) return cli_fail(e, CLI_FAILED, "out of memory for the node map");
+    if (r->node_map) return read_node_map(r->node_map, *nodes, r->ranks, e);
+    for (int64_t k = 0; k < r->ranks; k++) (*nodes)[k] = (int)(k / r->ranks_per_node);
+    return CLI_OK;
+}
+
+/* The planner's options: relabeling, schedule and the node map (or NULL). */
+static relay_plan_options plan_options(const transform_request *r, const int *nodes)
+{
+    relay_plan_options opts;
+    relay_plan_options_init(&opts);
+    opts.relabel = (relay_relabel)r->relabel;
+    opts.schedule = (relay_schedule)r->schedule;
+    opts.node_of_rank = nodes;
+    if (nodes) opts.inter_node_weight = r->node_weight;
+    return opts;
+}
+
+static int plan_layouts(const transform_request *r, const relay_layout *dst, const relay_layout *src, cli_error *e)
+{
+    int *nodes;
+    int status = node_map(r, &nodes, e);
+    if (!status) {
+        relay_plan_options opts = plan_options(r, nodes);
+        relay_plan *plan = NULL;
+        progress planning;
+        start_planning(&planning);
+        relay_status st = relay_plan_transform(&plan, (int)r->ranks, dst, src, (relay_op)r->op, (relay_type)r->type, &opts);
+        /* RELAY_ERR_ARG here means layouts that do not fit each other or the rank count. */
+        status = finish_plan(&planning, st, plan, r->output, e);
+    }
+    free(nodes);
+    return status;
+}
+
+int plan_transform(int argc, char **argv, int *help, cli_error *e)
+{
+    transform_request r = {.op = RELAY_OP_N, .type = RELAY_DOUBLE, .node_weight = 4.0};
+    if (cli_parse_options(argc, argv, 2, transform_options, &r, help, e)) return e->status;
+    if (*help) return CLI_OK;
+    if (check_request(&r, e)) return e->status;
+    relay_layout *src = NULL, *dst = NULL;
+    int status = build_layout("--from", r.from, &src, e);
+    if (!status) status = build_layout("--to", r.to, &dst, e);
+    if (!status) status = check_output_path(r.output, e);
+    if (!status) status = plan_layouts(&r, dst, src, e);
+    relay_layout_free(src);
+    relay_layout_free(dst);
+    return status;
+}

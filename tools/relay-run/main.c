@@ -1,0 +1,341 @@
+/* main.c — relay-run: replays a plan file under MPI.
+ *
+ *   mpiexec -n P relay-run FILE [--iters K] [--warmup W] [--verify] [--json] [--autotune OUT]
+ *
+ * Each rank reads only its own section of FILE, binds the plan to
+ * MPI_COMM_WORLD, fills its inputs by the fill function of the plan's kind
+ * (transform.c, bmmc.c, hsumma.c), runs W warm-up and K timed replays and,
+ * with --verify, checks every element the replays wrote.  A step that
+ * fails on any rank fails on all of them (they agree with MPI_Allreduce
+ * before the next collective step), and the lowest failing rank reports it
+ * in one line.  Links relay_exec only.  Reference: docs/cli.md. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "json_writer.h"
+#include "options.h"
+#include "run.h"
+
+static const char program[] = "relay-run";
+
+static const char help_text[] =
+    "NAME\n"
+    "    relay-run - replay a relay plan file under MPI, time it and verify the result\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    mpiexec -n P relay-run FILE [--iters K] [--warmup W] [--verify] [--json] [--autotune OUT]\n"
+    "    relay-run --help\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    Each of the P ranks (P must be the plan's rank count) reads its own section of the\n"
+    "    plan FILE, binds the plan to MPI_COMM_WORLD, fills its part of every source matrix B\n"
+    "    from the global indices (i, j) of B:\n"
+    "        real part       (7*i + 13*j) mod 1021 - 510\n"
+    "        imaginary part  (3*i +  5*j) mod  509 - 254     (complex types only)\n"
+    "    (small integers: exact in every element type), sets A to NaN, and runs W warm-up and\n"
+    "    K timed replays of A := op(B) (alpha 1, beta 0).  A replay's time is the largest over\n"
+    "    the ranks, measured from a barrier.  With --verify every element A(i, j) must equal\n"
+    "    op(B)(i, j) exactly: B(i, j) for op N, B(j, i) for T, its conjugate for C.\n"
+    "    A BMMC plan (relay-plan bmmc) moves opaque elements instead: the element at global\n"
+    "    index x holds x (byte k is byte k mod 8 of x, little-endian; elements under 8 bytes\n"
+    "    hold the XOR of x's bytes j with j mod S = k), and --verify checks that index y holds\n"
+    "    the element from index x with y = A x XOR c.\n"
+    "    An HSUMMA plan (relay-plan hsumma) computes C := A B: A(i, l) = (7i + 13l) mod 61 - 30,\n"
+    "    B(l, j) = (5l + 11j) mod 53 - 26 (imaginary parts (3i + 5l) mod 29 - 14 and\n"
+    "    (2l + 7j) mod 31 - 15 for complex types), C set to NaN; --verify compares every element\n"
+    "    of C with a serial product (exact for doubles, within 4 k epsilon of the terms' sizes\n"
+    "    otherwise).  The line also names the groups replayed and the last replay's broadcast\n"
+    "    and computation seconds (slowest rank).\n"
+    "    Prints one line on stdout (rank 0).\n"
+    "\n"
+    "OPTIONS\n"
+    "    --iters K    timed replays (default 10, at least 1)\n"
+    "    --warmup W   untimed replays before them (default 1)\n"
+    "    --verify     check every element of A after the last replay\n"
+    "    --json       print one JSON object on one line: ranks, iters, warmup, verified,\n"
+    "                 verify_requested, wrong_elements, load_s, create_s, run_s_median,\n"
+    "                 run_s_min, bytes_remote (seconds and bytes; verified is false unless\n"
+    "                 --verify was given and every element matched); HSUMMA plans add\n"
+    "                 group_rows, group_cols, comm_s and compute_s\n"
+    "    --autotune OUT  HSUMMA plans: time two outer steps of every grouping the grid allows,\n"
+    "                 write the plan with the fastest groups to OUT (rank 0) and replay that one\n"
+    "    -h, --help   print this help and exit\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0  every replay ran and, with --verify, every element matched\n"
+    "    1  the plan file cannot be read or does not fit the job (rank count, kind), a replay\n"
+    "       failed, or verification found wrong elements\n"
+    "    2  the command line is wrong (unknown option, missing or bad value, not one FILE)\n"
+    "    Errors are one line on stderr, from the lowest rank that saw them; every rank exits\n"
+    "    with the same status.\n"
+    "\n"
+    "EXAMPLES\n"
+    "    mpiexec -n 4 relay-run t.plan --verify\n"
+    "    mpiexec -n 4 relay-run t.plan --iters 50 --warmup 5 --json\n"
+    "\n"
+    "SEE ALSO\n"
+    "    relay-plan(1), relay-dump(1), docs/cli.md\n";
+
+typedef struct {
+    const char *path, *autotune;
+    int64_t iters, warmup;
+    int verify, json;
+} run_request;
+
+/* ---- the command line (parsed alike on every rank) ---------------------- */
+
+#define AT(field) offsetof(run_request, field)
+static const cli_option run_options[] = {
+    CLI_FILE("plan FILE", AT(path)),
+    CLI_INT("--iters", AT(iters), 1, INT_MAX),
+    CLI_INT("--warmup", AT(warmup), 0, INT_MAX),
+    CLI_FLAG("--verify", AT(verify)),
+    CLI_FLAG("--json", AT(json)),
+    CLI_TEXT("--autotune", AT(autotune)),
+    CLI_END,
+};
+#undef AT
+
+/* ---- agreeing on failures ------------------------------------------------- */
+
+/* Every rank learns the worst status of a step; the lowest failing rank
+ * reports its message, so that a failure is one line however many ranks
+ * saw it. */
+static int agree(int status, const cli_error *e)
+{
+    int rank, size, worst, reporter;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (!worst) return CLI_OK;
+    int me = status ? rank : size;
+    MPI_Allreduce(&me, &reporter, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (rank == reporter) cli_report(program, e);
+    return worst;
+}
+
+static double max_over_ranks(double v)
+{
+    double m;
+    MPI_Allreduce(&v, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return m;
+}
+
+/* ---- the plan kinds ------------------------------------------------------- */
+
+/* Each kind's fill function and check (run.h). */
+static const struct {
+    int (*prepare)(const relay_plan *p, int rank, run_buffers *buf, cli_error *e);
+    int64_t (*check)(const relay_plan *p, int rank, const run_buffers *buf, int64_t *checked, char *first, size_t cap);
+} kinds[] = {
+    [RELAY_PLAN_TRANSFORM] = {prepare_transform, check_transform},
+    [RELAY_PLAN_BMMC] = {prepare_bmmc, check_bmmc},
+    [RELAY_PLAN_HSUMMA] = {prepare_hsumma, check_hsumma},
+};
+
+/* ---- the replay state ----------------------------------------------------- */
+
+typedef struct {
+    relay_plan *plan;
+    relay_exec *exec;
+    run_buffers buf;
+    double load_s, create_s;
+} replay_state;
+
+static int load_section(replay_state *s, const char *path, int rank, cli_error *e)
+{
+    relay_status st = relay_plan_load(&s->plan, path, rank);
+    if (!st) return CLI_OK;
+    char what[600];
+    snprintf(what, sizeof what, "cannot load rank %d's section of '%s'", rank, path);
+    return cli_fail_relay(e, CLI_FAILED, st, what);
+}
+
+static int create_executor(replay_state *s, cli_error *e)
+{
+    relay_status st = relay_exec_create(&s->exec, s->plan, MPI_COMM_WORLD);
+    return st ? cli_fail_relay(e, CLI_FAILED, st, "cannot bind the plan to the MPI job") : CLI_OK;
+}
+
+static void free_state(replay_state *s)
+{
+    run_buffers_free(&s->buf);
+    relay_exec_free(s->exec);
+    relay_plan_free(s->plan);
+}
+
+/* ---- replaying and checking ----------------------------------------------- */
+
+/* One replay; its time is the largest over the ranks.  A failure on any
+ * rank is known to all by the same reduction. */
+static int replay_once(replay_state *s, double *seconds, cli_error *e)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    relay_status st = relay_exec_run(s->exec, s->buf.a, (const void *const *)s->buf.b, NULL, NULL);
+    double mine[2] = {MPI_Wtime() - t0, st ? 1.0 : 0.0}, all[2];
+    MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    *seconds = all[0];
+    if (st) cli_fail_relay(e, CLI_FAILED, st, "replay failed");
+    return agree(st ? CLI_FAILED : CLI_OK, e);
+}
+
+static int replay_all(replay_state *s, const run_request *r, double *times, cli_error *e)
+{
+    double t;
+    for (int64_t k = 0; k < r->warmup; k++)
+        if (replay_once(s, &t, e)) return CLI_FAILED;
+    for (int64_t k = 0; k < r->iters; k++)
+        if (replay_once(s, &times[k], e)) return CLI_FAILED;
+    return CLI_OK;
+}
+
+/* Checks every element this rank holds of every output.  Returns the
+ * status the ranks agree on: every rank with a wrong element fails, and the
+ * lowest one reports the total and its first wrong element. */
+static int verify(const replay_state *s, int rank, int64_t *wrong_total, cli_error *e)
+{
+    char first[256];
+    int64_t counts[2], totals[2]; /* wrong, checked */
+    counts[0] = kinds[relay_plan_get_kind(s->plan)].check(s->plan, rank, &s->buf, &counts[1], first, sizeof first);
+    MPI_Allreduce(counts, totals, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    *wrong_total = totals[0];
+    if (counts[0])
+        cli_fail(e, CLI_FAILED, "verification failed: %lld of %lld elements wrong; first on rank %d: %s", (long long)totals[0],
+                 (long long)totals[1], rank, first);
+    return agree(counts[0] ? CLI_FAILED : CLI_OK, e);
+}
+
+/* ---- reporting (rank 0) --------------------------------------------------- */
+
+typedef struct {
+    int ranks;
+    double median, min;
+    int64_t wrong, bytes_remote;
+    int verified;
+    int hsumma;                  /* the HSUMMA report below is filled */
+    relay_hsumma_report report;  /* groups replayed; the last replay's seconds, slowest rank */
+} run_result;
+
+static int double_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sorts times in place. */
+static void summarise_times(double *times, int64_t n, run_result *res)
+{
+    qsort(times, (size_t)n, sizeof *times, double_cmp);
+    res->min = times[0];
+    res->median = n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+}
+
+static void print_json(const run_request *r, const replay_state *s, const run_result *res)
+{
+    json_writer w = json_start(stdout);
+    json_begin_object(&w, NULL);
+    json_int(&w, "ranks", res->ranks);
+    json_int(&w, "iters", r->iters);
+    json_int(&w, "warmup", r->warmup);
+    json_bool(&w, "verified", res->verified);
+    json_bool(&w, "verify_requested", r->verify);
+    json_int(&w, "wrong_elements", res->wrong);
+    json_double(&w, "load_s", s->load_s);
+    json_double(&w, "create_s", s->create_s);
+    json_double(&w, "run_s_median", res->median);
+    json_double(&w, "run_s_min", res->min);
+    json_int(&w, "bytes_remote", res->bytes_remote);
+    if (res->hsumma) {
+        json_int(&w, "group_rows", res->report.group_rows);
+        json_int(&w, "group_cols", res->report.group_cols);
+        json_double(&w, "comm_s", res->report.comm_seconds);
+        json_double(&w, "compute_s", res->report.compute_seconds);
+    }
+    json_end_object(&w);
+    json_finish(&w);
+}
+
+static void print_text(const run_request *r, const replay_state *s, const run_result *res)
+{
+    const char *verdict = !r->verify ? "not checked (--verify)" : res->verified ? "yes" : "NO";
+    printf("%s: %d ranks, %lld replays after %lld warm-up: median %.6f s, min %.6f s; load %.3f s, create %.3f s; "
+           "%lld bytes remote (%s) per replay; ",
+           r->path, res->ranks, (long long)r->iters, (long long)r->warmup, res->median, res->min, s->load_s,
+           s->create_s, (long long)res->bytes_remote, cli_bytes(res->bytes_remote).text);
+    if (res->hsumma)
+        printf("groups %d x %d, last replay %.6f s in broadcasts and %.6f s computing; ", res->report.group_rows,
+               res->report.group_cols, res->report.comm_seconds, res->report.compute_seconds);
+    printf("verified: %s\n", verdict);
+}
+
+/* ---- main ----------------------------------------------------------------- */
+
+/* The steps before the replays, each agreed on: load this rank's section,
+ * tune the groups (--autotune), bind, and prepare the buffers. */
+static int set_up(replay_state *s, const run_request *r, int rank, cli_error *e)
+{
+    double t0 = MPI_Wtime();
+    int status = agree(load_section(s, r->path, rank, e), e);
+    s->load_s = max_over_ranks(MPI_Wtime() - t0);
+    if (!status && r->autotune) status = agree(autotune_hsumma(&s->plan, r->autotune, rank, e), e);
+    if (!status) {
+        t0 = MPI_Wtime();
+        status = agree(create_executor(s, e), e);
+        s->create_s = max_over_ranks(MPI_Wtime() - t0);
+    }
+    if (!status) status = agree(kinds[relay_plan_get_kind(s->plan)].prepare(s->plan, rank, &s->buf, e), e);
+    return status;
+}
+
+/* After the replays: their times, the check (--verify) and the line rank 0
+ * prints.  Sorts times. */
+static int report_results(const replay_state *s, const run_request *r, int rank, int nranks, double *times, cli_error *e)
+{
+    run_result res = {.ranks = nranks};
+    relay_plan_stats st;
+    relay_plan_get_stats(s->plan, &st);
+    res.bytes_remote = st.bytes_remote;
+    summarise_times(times, r->iters, &res);
+    res.hsumma = report_hsumma(s->exec, &res.report);
+    int status = r->verify ? verify(s, rank, &res.wrong, e) : CLI_OK;
+    res.verified = r->verify && !status;
+    if (rank == 0) {
+        if (r->json) print_json(r, s, &res);
+        else print_text(r, s, &res);
+        fflush(stdout);
+    }
+    return status;
+}
+
+static int replay_file(const run_request *r, int rank, int nranks)
+{
+    replay_state s = {0};
+    cli_error e;
+    double *times = calloc((size_t)r->iters, sizeof *times);
+    int status = agree(times ? CLI_OK : cli_fail(&e, CLI_FAILED, "out of memory"), &e);
+    if (!status) status = set_up(&s, r, rank, &e);
+    if (!status) status = replay_all(&s, r, times, &e);
+    if (!status) status = report_results(&s, r, rank, nranks, times, &e);
+    free(times);
+    free_state(&s);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, nranks;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    run_request r = {.iters = 10, .warmup = 1};
+    cli_error e;
+    int help;
+    int status = cli_parse_options(argc, argv, 1, run_options, &r, &help, &e);
+    if (status && rank == 0) cli_report(program, &e);
+    else if (!status && help && rank == 0) fputs(help_text, stdout);
+    else if (!status && !help) status = replay_file(&r, rank, nranks);
+    MPI_Finalize();
+    return status;
+}

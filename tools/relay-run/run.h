@@ -1,0 +1,61 @@
+/* run.h — what the files of relay-run share: this rank's buffers and their
+ * elements (buffers.c), and each plan kind's part of a replay, called by
+ * main.c: the fill function that prepares the buffers and the check of
+ * what a replay wrote (transform.c, bmmc.c, hsumma.c), and HSUMMA's
+ * autotune and report (hsumma.c). */
+#ifndef RELAY_RUN_H
+#define RELAY_RUN_H
+
+#include <complex.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "relay/relay.h"
+
+/* ---- this rank's buffers (buffers.c) ------------------------------------- */
+
+/* What one replay reads and writes: b[k] the inputs (B of every pair; A and
+ * B of an HSUMMA product), a[k] the outputs (A; C), NULL where a kind has
+ * fewer of them. */
+typedef struct {
+    int count;               /* entries of a and b */
+    void **a, **b;
+} run_buffers;
+
+/* count empty entries each. */
+int run_buffers_init(run_buffers *buf, int count, cli_error *e);
+void run_buffers_free(run_buffers *buf);
+
+/* Room for elems elements of type t (at least one); NULL on no memory. */
+void *run_alloc_elems(int64_t elems, relay_type t);
+
+/* Element idx of a buffer of type t (real types: the real part). */
+void run_store(void *buf, relay_type t, int64_t idx, double complex v);
+double complex run_load(const void *buf, relay_type t, int64_t idx);
+
+/* ---- the plan kinds ------------------------------------------------------ */
+
+/* Allocates and fills this rank's buffers: the inputs from the kind's fill
+ * function, the outputs set so that a replay must write every element. */
+int prepare_transform(const relay_plan *p, int rank, run_buffers *buf, cli_error *e);
+int prepare_bmmc(const relay_plan *p, int rank, run_buffers *buf, cli_error *e);
+int prepare_hsumma(const relay_plan *p, int rank, run_buffers *buf, cli_error *e);
+
+/* Checks every output element this rank holds.  Returns the count of wrong
+ * ones and sets *checked to the count checked; the first wrong one is
+ * described in first (cap bytes). */
+int64_t check_transform(const relay_plan *p, int rank, const run_buffers *buf, int64_t *checked, char *first, size_t cap);
+int64_t check_bmmc(const relay_plan *p, int rank, const run_buffers *buf, int64_t *checked, char *first, size_t cap);
+int64_t check_hsumma(const relay_plan *p, int rank, const run_buffers *buf, int64_t *checked, char *first, size_t cap);
+
+/* --autotune OUT: times two outer steps of every grouping the grid allows,
+ * rank 0 writes the plan with the fastest groups to OUT, and *plan becomes
+ * that plan.  Collective; CLI_USAGE for a plan that is not HSUMMA. */
+int autotune_hsumma(relay_plan **plan, const char *out, int rank, cli_error *e);
+
+/* The groups an HSUMMA executor replays with and its last replay's
+ * seconds, the slowest rank's.  Collective; 0 when x is not HSUMMA. */
+int report_hsumma(const relay_exec *x, relay_hsumma_report *report);
+
+#endif
