@@ -10,6 +10,7 @@
 #include "hsumma_dist.h"
 #include "hsumma_exec.h"
 #include "mpi_error.h"
+#include "relay/exec.h"
 
 enum { TUNE_REPS = 3 };
 

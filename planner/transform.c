@@ -304,7 +304,7 @@ static relay_status plan_sections(relay_plan *p)
     for (int r = 0; r < p->nranks; r++) {
         relay_status mine = plan_section(p, r, &p->sections[r]);
         if (mine) {
-#pragma omp critical(relay_plan_status)
+#pragma omp atomic write
             st = mine;
         }
     }

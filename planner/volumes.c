@@ -198,7 +198,7 @@ static relay_status sender_rows(const relay_plan *p, const separable *sp, sender
             acc.ntouched = 0;
         }
         if (!ok) {
-#pragma omp critical(relay_volumes_status)
+#pragma omp atomic write
             st = RELAY_ERR_NOMEM;
         }
         free(acc.bytes);
