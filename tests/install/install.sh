@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# install.sh — relay as an installed package, used the way people use it:
+# installs the build to a fresh prefix and, without LD_LIBRARY_PATH,
+#   - runs the installed relay-plan, relay-dump and mpiexec relay-run --verify;
+#   - checks that a plan file honours the umask like any file a tool writes;
+#   - checks that the installed shared libraries export relay_* symbols only
+#     and find each other (ldd: nothing "not found");
+#   - builds programs against the prefix with find_package(relay) and with
+#     pkg-config, and with a bare `-lrelay`, and runs them under mpiexec.
+#   usage: bash install.sh SOURCE_DIR BUILD_DIR LIBDIR MPIEXEC MPICC
+set -u
+[ $# -eq 5 ] || { echo "usage: $0 SOURCE_DIR BUILD_DIR LIBDIR MPIEXEC MPICC" >&2; exit 2; }
+SRC=$1 BUILD=$2 LIBDIR=$3 MPIEXEC=$4 MPICC=$5
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+unset LD_LIBRARY_PATH
+P=$WORK/prefix
+FAILURES=0
+fail() { echo "FAIL: $*" >&2; FAILURES=$((FAILURES + 1)); }
+ok() { echo "ok: $*"; }
+run() { # DESCRIPTION COMMAND...: the command must succeed
+    local what=$1
+    shift
+    if "$@" >"$WORK/out.txt" 2>&1; then ok "$what"; else fail "$what: $(tail -5 "$WORK/out.txt")"; fi
+}
+
+run "cmake --install to $P" cmake --install "$BUILD" --prefix "$P"
+cd "$WORK" || exit 1
+
+# The installed tools, from the prefix alone.
+umask 027
+run "relay-plan" "$P/bin/relay-plan" transform --ranks 4 --from bc:300x200:16x16:1x4 \
+    --to bc:300x200:64x32:2x2:grid=col --op N -o "$WORK/t.plan"
+mode=$(stat -c %a "$WORK/t.plan" 2>/dev/null)
+[ "$mode" = 640 ] && ok "plan file mode $mode under umask 027" || fail "plan file mode $mode under umask 027, expected 640"
+umask 022
+run "relay-dump" "$P/bin/relay-dump" "$WORK/t.plan"
+run "mpiexec relay-run --verify" "$MPIEXEC" -n 4 "$P/bin/relay-run" "$WORK/t.plan" --iters 2 --verify
+
+# Exported symbols and library lookup.
+libs=$(find "$P/$LIBDIR" -maxdepth 1 -type f -name 'librelay*.so.*')
+[ -n "$libs" ] || fail "no shared library installed in $P/$LIBDIR"
+for lib in $libs; do
+    others=$(nm -D --defined-only "$lib" | awk 'NF == 3 { print $3 }' | grep -v '^relay_')
+    [ -z "$others" ] && ok "$(basename "$lib") exports relay_* only" ||
+        fail "$(basename "$lib") exports non-relay symbols: $(echo $others | head -c 300)"
+done
+for f in $libs "$P"/bin/relay-*; do
+    missing=$(ldd "$f" | grep 'not found')
+    [ -z "$missing" ] && ok "ldd $(basename "$f")" || fail "ldd $(basename "$f"): $missing"
+done
+
+# A CMake project outside the tree: find_package(relay).
+run "configure a find_package(relay) project" cmake -S "$SRC/tests/install/consumer" -B "$WORK/consumer" \
+    -DCMAKE_PREFIX_PATH="$P" -DRELAY_SOURCE_DIR="$SRC" -DCMAKE_BUILD_TYPE=Release
+run "build it" cmake --build "$WORK/consumer"
+run "relay::relay program under mpiexec" "$MPIEXEC" -n 4 "$WORK/consumer/consumer_demo" 300 2
+run "relay::exec program under mpiexec" "$MPIEXEC" -n 4 "$WORK/consumer/consumer_replay" "$WORK/t.plan"
+
+# pkg-config, and -lrelay alone.
+export PKG_CONFIG_PATH="$P/$LIBDIR/pkgconfig"
+rpath="-Wl,-rpath,$P/$LIBDIR"
+run "pkg-config relay-exec build" sh -c "$MPICC -o replay_pc '$SRC/tests/install/replay_only.c' \
+    \$(pkg-config --cflags --libs relay-exec) $rpath"
+run "pkg-config relay-exec program under mpiexec" "$MPIEXEC" -n 4 ./replay_pc "$WORK/t.plan"
+run "pkg-config relay build" sh -c "$MPICC -o demo_pc -I'$SRC/examples' '$SRC/examples/demo.c' \
+    \$(pkg-config --cflags --libs relay) -lm $rpath"
+run "pkg-config relay program under mpiexec" "$MPIEXEC" -n 2 ./demo_pc 200 1
+run "-lrelay alone build" "$MPICC" -o demo_l -I"$SRC/examples" -I"$P/include" "$SRC/examples/demo.c" \
+    -L"$P/$LIBDIR" -lrelay -lm "$rpath"
+run "-lrelay alone program under mpiexec" "$MPIEXEC" -n 2 ./demo_l 200 1
+
+if [ "$FAILURES" -ne 0 ]; then
+    echo "$FAILURES check(s) failed" >&2
+    exit 1
+fi
+echo "all checks passed"
