@@ -2,15 +2,12 @@
  * (see dump.h).  Colours follow the viridis map on a log scale from
  * the smallest to the largest non-zero cell; cells without traffic stay
  * light grey.  Cells carry a tooltip while there are at most 64 bins. */
-#define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "atomic_file.h"
 #include "dump.h"
 
 enum {
@@ -216,31 +213,9 @@ static void draw(FILE *f, const volume_matrix *m, const char *title, const char 
 int heatmap_svg_write(const char *path, const volume_matrix *m, const char *title, const char *subtitle,
                       cli_error *e)
 {
-    size_t len = strlen(path) + sizeof ".tmp.XXXXXX";
-    char *tmp = malloc(len);
-    if (!tmp) return cli_fail(e, CLI_FAILED, "out of memory");
-    snprintf(tmp, len, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        int status = cli_fail(e, CLI_FAILED, "cannot write '%s': %s", path, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            unlink(tmp);
-        }
-        free(tmp);
-        return status;
-    }
-    fchmod(fd, 0644);
-    draw(f, m, title, subtitle);
-    int failed = ferror(f);
-    failed |= fclose(f) != 0;
-    if (failed || rename(tmp, path) != 0) {
-        int status = cli_fail(e, CLI_FAILED, "cannot write '%s': %s", path, strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return status;
-    }
-    free(tmp);
+    rl_atomic_file af;
+    if (rl_atomic_open(&af, path)) return cli_fail(e, CLI_FAILED, "cannot write '%s': %s", path, relay_last_error());
+    draw(af.file, m, title, subtitle);
+    if (rl_atomic_commit(&af)) return cli_fail(e, CLI_FAILED, "cannot write '%s': %s", path, relay_last_error());
     return CLI_OK;
 }

@@ -8,11 +8,13 @@
  * with --verify, checks every element the replays wrote.  A step that
  * fails on any rank fails on all of them (they agree with MPI_Allreduce
  * before the next collective step), and the lowest failing rank reports it
- * in one line.  Links relay_exec only.  Reference: docs/cli.md. */
+ * in one line.  Links relay_exec's internal archive, never the planner.
+ * Reference: docs/cli.md. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "agree.h"
 #include "json_writer.h"
 #include "options.h"
 #include "run.h"
@@ -101,18 +103,15 @@ static const cli_option run_options[] = {
 
 /* Every rank learns the worst status of a step; the lowest failing rank
  * reports its message, so that a failure is one line however many ranks
- * saw it. */
+ * saw it.  One reduction (the executor's agreement, agree.h). */
 static int agree(int status, const cli_error *e)
 {
-    int rank, size, worst, reporter;
+    uint64_t worst = (uint64_t)status;
+    int rank, reporter;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (!worst) return CLI_OK;
-    int me = status ? rank : size;
-    MPI_Allreduce(&me, &reporter, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (rl_agree_first(MPI_COMM_WORLD, status != CLI_OK, &worst, 1, &reporter)) return CLI_FAILED;
     if (rank == reporter) cli_report(program, e);
-    return worst;
+    return (int)worst;
 }
 
 static double max_over_ranks(double v)
