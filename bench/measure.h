@@ -1,5 +1,6 @@
 /* measure.h — the two measurements the serial benchmarks take: a
- * monotonic clock and the process's peak resident memory. */
+ * monotonic clock and the process's peak resident memory.  Both are POSIX:
+ * a file that includes this defines _POSIX_C_SOURCE before any include. */
 #ifndef RELAY_BENCH_MEASURE_H
 #define RELAY_BENCH_MEASURE_H
 

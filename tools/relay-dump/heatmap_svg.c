@@ -214,8 +214,8 @@ int heatmap_svg_write(const char *path, const volume_matrix *m, const char *titl
                       cli_error *e)
 {
     rl_atomic_file af;
-    if (rl_atomic_open(&af, path)) return cli_fail(e, CLI_FAILED, "cannot write '%s': %s", path, relay_last_error());
+    if (rl_atomic_open(&af, path)) return cli_fail(e, CLI_FAILED, "%s", relay_last_error());
     draw(af.file, m, title, subtitle);
-    if (rl_atomic_commit(&af)) return cli_fail(e, CLI_FAILED, "cannot write '%s': %s", path, relay_last_error());
+    if (rl_atomic_commit(&af)) return cli_fail(e, CLI_FAILED, "%s", relay_last_error());
     return CLI_OK;
 }

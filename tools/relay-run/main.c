@@ -166,16 +166,14 @@ static void free_state(replay_state *s)
 
 /* ---- replaying and checking ----------------------------------------------- */
 
-/* One replay; its time is the largest over the ranks.  A failure on any
- * rank is known to all by the same reduction. */
+/* One replay; its time is the largest over the ranks, and a failure on
+ * any rank is known to all by the agreement after it. */
 static int replay_once(replay_state *s, double *seconds, cli_error *e)
 {
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     relay_status st = relay_exec_run(s->exec, s->buf.a, (const void *const *)s->buf.b, NULL, NULL);
-    double mine[2] = {MPI_Wtime() - t0, st ? 1.0 : 0.0}, all[2];
-    MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    *seconds = all[0];
+    *seconds = max_over_ranks(MPI_Wtime() - t0);
     if (st) cli_fail_relay(e, CLI_FAILED, st, "replay failed");
     return agree(st ? CLI_FAILED : CLI_OK, e);
 }
