@@ -5,11 +5,14 @@
  * Between two block-cyclic layouts the volume factorises: the rows that a
  * process row of B and a process row of A share, times the columns that a
  * process column of B and a process column of A share.  Both counts come
- * from one walk over the merged row (column) breakpoints, so even 1 x 1
- * blocks of a 10^5 x 10^5 matrix cost O(10^5), not O(10^10).  Other pairs
- * cut each block of B by A's grid (overlay.c). */
+ * from the run progressions of bc_runs.c, in time of one period
+ * lcm(b P, b' P') of each dimension, so 1 x 1 blocks of a 10^5 x 10^5
+ * matrix cost O(10^5), not O(10^10), and a 10^12-row dimension of regular
+ * blocks costs a few progressions.  Other pairs cut each block of B by A's
+ * grid (overlay.c). */
 #include <string.h>
 
+#include "bc_runs.h"
 #include "error.h"
 #include "overlay.h"
 #include "volumes.h"
@@ -54,48 +57,43 @@ static void cut_block(int bi, int bj, void *vctx)
 
 /* ---- block-cyclic pairs: separable counts ------------------------------------ */
 
-/* A run of shared rows: process index on B's side, on A's side, and count. */
+/* Rows shared by a process of B and a process of A, and how many. */
 typedef struct { int32_t b, a; int64_t count; } share;
 
-static int share_cmp(const void *x, const void *y)
-{
-    const share *p = x, *q = y;
-    if (p->b != q->b) return p->b < q->b ? -1 : 1;
-    return (p->a > q->a) - (p->a < q->a);
-}
-
 /* The 1-D overlay of two cyclic distributions of `extent` indices (block
- * sizes nb_*, process counts np_*, sources src_*): merged shares, sorted by
- * (b, a), with b_first[pb] the first share of B process pb. */
+ * sizes nb_*, process counts np_*, sources src_*): shares sorted by (b, a),
+ * with b_first[pb] the first share of B process pb. */
 typedef struct {
     share *s;
     int64_t n;
     int64_t *b_first;   /* np_b + 1 */
 } shares;
 
+/* Sums the run progressions of bc_runs.c per (b, a): they come sorted by
+ * process pair, so each pair's shares are adjacent. */
 static relay_status overlay_1d(shares *out, int64_t extent, int64_t nb_b, int np_b, int src_b,
                                int64_t nb_a, int np_a, int src_a)
 {
-    int64_t cap = extent / nb_a + extent / nb_b + 2, n = 0;
-    out->s = rl_malloc_array((size_t)cap, sizeof *out->s);
+    rl_run_lattice *runs = NULL;
+    int64_t nruns = 0;
+    relay_status st = rl_bc_runs(&(rl_bc_dim){extent, nb_b, np_b, src_b}, &(rl_bc_dim){extent, nb_a, np_a, src_a}, &runs,
+                                 &nruns);
+    if (st) return st;
+    out->s = rl_malloc_array((size_t)nruns, sizeof *out->s);
     out->b_first = rl_calloc((size_t)np_b + 1, sizeof *out->b_first);
-    if (!out->s || !out->b_first) return RL_NOMEM();
-    for (int64_t i = 0; i < extent;) {
-        int64_t next_b = (i / nb_b + 1) * nb_b, next_a = (i / nb_a + 1) * nb_a;
-        int64_t next = next_b < next_a ? next_b : next_a;
-        if (next > extent) next = extent;
-        out->s[n++] = (share){(int32_t)((src_b + i / nb_b) % np_b), (int32_t)((src_a + i / nb_a) % np_a), next - i};
-        i = next;
+    if (!out->s || !out->b_first) {
+        free(runs);
+        return RL_NOMEM();
     }
-    if (n > 1) qsort(out->s, (size_t)n, sizeof *out->s, share_cmp);
-    int64_t merged = 0;
-    for (int64_t k = 0; k < n; k++) {
-        if (merged > 0 && out->s[merged - 1].b == out->s[k].b && out->s[merged - 1].a == out->s[k].a)
-            out->s[merged - 1].count += out->s[k].count;
-        else out->s[merged++] = out->s[k];
+    int64_t n = 0;
+    for (int64_t k = 0; k < nruns; k++) {
+        const rl_run_lattice *r = &runs[k];
+        if (n > 0 && out->s[n - 1].b == r->from && out->s[n - 1].a == r->to) out->s[n - 1].count += r->len * r->count;
+        else out->s[n++] = (share){r->from, r->to, r->len * r->count};
     }
-    out->n = merged;
-    for (int64_t k = 0; k < merged; k++) out->b_first[out->s[k].b + 1]++;
+    free(runs);
+    out->n = n;
+    for (int64_t k = 0; k < n; k++) out->b_first[out->s[k].b + 1]++;
     for (int p = 0; p < np_b; p++) out->b_first[p + 1] += out->b_first[p];
     return RELAY_OK;
 }
