@@ -72,22 +72,6 @@ void relay_layout_free(relay_layout *l)
 
 /* ---- block-cyclic ---------------------------------------------------- */
 
-static int bc_rank_of(const rl_block_cyclic *bc, int pr, int pc)
-{
-    return bc->grid_order == RELAY_ROW_MAJOR ? pr * bc->npcol + pc : pc * bc->nprow + pr;
-}
-
-static void bc_coords_of(const rl_block_cyclic *bc, int rank, int *pr, int *pc)
-{
-    if (bc->grid_order == RELAY_ROW_MAJOR) {
-        *pr = rank / bc->npcol;
-        *pc = rank % bc->npcol;
-    } else {
-        *pr = rank % bc->nprow;
-        *pc = rank / bc->nprow;
-    }
-}
-
 static relay_status bc_check(int64_t m, int64_t n, int64_t mb, int64_t nb, int nprow, int npcol,
                              relay_order grid_order, int rsrc, int csrc, int64_t lld,
                              relay_order elem_order)
@@ -130,7 +114,7 @@ static relay_status bc_fill_rank_sizes(relay_layout *l)
     if (!l->bc_ld) return RL_NOMEM();
     for (int r = 0; r < l->nranks; r++) {
         int pr, pc;
-        bc_coords_of(bc, r, &pr, &pc);
+        rl_bc_coords(bc, r, &pr, &pc);
         int64_t locr = rl_numroc(l->m, bc->mb, pr, bc->rsrc, bc->nprow);
         int64_t locc = rl_numroc(l->n, bc->nb, pc, bc->csrc, bc->npcol);
         int64_t inner = l->order == RELAY_COL_MAJOR ? locr : locc;
@@ -375,7 +359,7 @@ int64_t relay_layout_local_elems(const relay_layout *l, int rank)
 static int bc_base_owner(const relay_layout *l, int bi, int bj)
 {
     const rl_block_cyclic *bc = &l->bc;
-    return bc_rank_of(bc, (bc->rsrc + bi) % bc->nprow, (bc->csrc + bj) % bc->npcol);
+    return rl_bc_rank(bc, (bc->rsrc + bi) % bc->nprow, (bc->csrc + bj) % bc->npcol);
 }
 
 int rl_layout_owner(const relay_layout *l, int bi, int bj)
@@ -440,7 +424,7 @@ int64_t rl_layout_block_count(const relay_layout *l, int rank)
     if (b < 0) return 0;
     if (l->kind == RL_LAYOUT_GRID) return l->rank_first[b + 1] - l->rank_first[b];
     int pr, pc;
-    bc_coords_of(&l->bc, b, &pr, &pc);
+    rl_bc_coords(&l->bc, b, &pr, &pc);
     int64_t br = (l->nbr + l->bc.nprow - 1 - (pr - l->bc.rsrc + l->bc.nprow) % l->bc.nprow) / l->bc.nprow;
     int64_t bcn = (l->nbc + l->bc.npcol - 1 - (pc - l->bc.csrc + l->bc.npcol) % l->bc.npcol) / l->bc.npcol;
     return br * bcn;
@@ -457,7 +441,7 @@ void rl_layout_for_each_block(const relay_layout *l, int rank, rl_block_visitor 
     }
     const rl_block_cyclic *bc = &l->bc;
     int pr, pc;
-    bc_coords_of(bc, b, &pr, &pc);
+    rl_bc_coords(bc, b, &pr, &pc);
     for (int bi = (pr - bc->rsrc + bc->nprow) % bc->nprow; bi < l->nbr; bi += bc->nprow)
         for (int bj = (pc - bc->csrc + bc->npcol) % bc->npcol; bj < l->nbc; bj += bc->npcol)
             visit(bi, bj, ctx);

@@ -21,6 +21,18 @@ typedef struct {
     int64_t lld;             /* as given (0: smallest legal per rank) */
 } rl_block_cyclic;
 
+/* The rank of grid process (pr, pc), numbered in the grid's order, and back. */
+static inline int rl_bc_rank(const rl_block_cyclic *bc, int pr, int pc)
+{
+    return bc->grid_order == RELAY_ROW_MAJOR ? pr * bc->npcol + pc : pc * bc->nprow + pr;
+}
+
+static inline void rl_bc_coords(const rl_block_cyclic *bc, int rank, int *pr, int *pc)
+{
+    *pr = bc->grid_order == RELAY_ROW_MAJOR ? rank / bc->npcol : rank % bc->nprow;
+    *pc = bc->grid_order == RELAY_ROW_MAJOR ? rank % bc->npcol : rank / bc->nprow;
+}
+
 struct relay_layout {
     rl_layout_kind kind;
     int nranks;

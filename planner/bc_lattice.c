@@ -35,27 +35,14 @@ static int base_of(const relay_layout *l, int rank)
     return l->rank_unmap ? l->rank_unmap[rank] : rank < l->base_nranks ? rank : -1;
 }
 
-/* The base rank of grid process (pr, pc), by the grid order. */
-static int base_at(const rl_block_cyclic *bc, int pr, int pc)
-{
-    return bc->grid_order == RELAY_ROW_MAJOR ? pr * bc->npcol + pc : pc * bc->nprow + pr;
-}
-
 /* The rank holding the blocks of grid process (pr, pc), and their ld. */
 static int rank_of(const relay_layout *l, int pr, int pc)
 {
-    int base = base_at(&l->bc, pr, pc);
+    int base = rl_bc_rank(&l->bc, pr, pc);
     return l->rank_map ? l->rank_map[base] : base;
 }
 
-static int64_t ld_of(const relay_layout *l, int pr, int pc) { return l->bc_ld[base_at(&l->bc, pr, pc)]; }
-
-/* Grid process (pr, pc) of a base rank. */
-static void coords_of(const rl_block_cyclic *bc, int base, int *pr, int *pc)
-{
-    *pr = bc->grid_order == RELAY_ROW_MAJOR ? base / bc->npcol : base % bc->nprow;
-    *pc = bc->grid_order == RELAY_ROW_MAJOR ? base % bc->npcol : base / bc->nprow;
-}
+static int64_t ld_of(const relay_layout *l, int pr, int pc) { return l->bc_ld[rl_bc_rank(&l->bc, pr, pc)]; }
 
 /* ---- one pair's two 1-D overlays ---------------------------------------- */
 
@@ -102,7 +89,7 @@ static void sender_procs(const pair_overlay *ov, int rank, int *row, int *col)
     int base = base_of(ov->b, rank), pr, pc;
     *row = *col = -1;
     if (base < 0) return;
-    coords_of(&ov->b->bc, base, &pr, &pc);
+    rl_bc_coords(&ov->b->bc, base, &pr, &pc);
     *row = ov->transposed ? pc : pr;
     *col = ov->transposed ? pr : pc;
 }
@@ -111,7 +98,7 @@ static void receiver_procs(const pair_overlay *ov, int rank, int *row, int *col)
 {
     int base = base_of(ov->a, rank);
     *row = *col = -1;
-    if (base >= 0) coords_of(&ov->a->bc, base, row, col);
+    if (base >= 0) rl_bc_coords(&ov->a->bc, base, row, col);
 }
 
 /* ---- lattices ------------------------------------------------------------- */

@@ -104,17 +104,6 @@ static void shares_free(shares *s)
     free(s->b_first);
 }
 
-static int bc_rank(const rl_block_cyclic *bc, int pr, int pc)
-{
-    return bc->grid_order == RELAY_ROW_MAJOR ? pr * bc->npcol + pc : pc * bc->nprow + pr;
-}
-
-static void bc_coords(const rl_block_cyclic *bc, int rank, int *pr, int *pc)
-{
-    *pr = bc->grid_order == RELAY_ROW_MAJOR ? rank / bc->npcol : rank % bc->nprow;
-    *pc = bc->grid_order == RELAY_ROW_MAJOR ? rank % bc->npcol : rank / bc->nprow;
-}
-
 /* Row and column overlays of a block-cyclic pair: A's rows against the B
  * dimension that op maps onto them (B's rows, or B's columns when op
  * transposes), likewise for A's columns. */
@@ -145,11 +134,11 @@ static void count_separable(const separable *sp, const rl_pair *pr, int sender, 
     const rl_block_cyclic *a = &pr->dst->bc, *b = &pr->src->bc;
     if (sender >= b->nprow * b->npcol) return;
     int br, bc, t = rl_op_transposes(pr->op);
-    bc_coords(b, sender, &br, &bc);
+    rl_bc_coords(b, sender, &br, &bc);
     int row_side = t ? bc : br, col_side = t ? br : bc;
     for (int64_t i = sp->rows.b_first[row_side]; i < sp->rows.b_first[row_side + 1]; i++)
         for (int64_t j = sp->cols.b_first[col_side]; j < sp->cols.b_first[col_side + 1]; j++)
-            add(acc, bc_rank(a, sp->rows.s[i].a, sp->cols.s[j].a), sp->rows.s[i].count * sp->cols.s[j].count * esz);
+            add(acc, rl_bc_rank(a, sp->rows.s[i].a, sp->cols.s[j].a), sp->rows.s[i].count * sp->cols.s[j].count * esz);
 }
 
 static int is_separable(const rl_pair *pr)
