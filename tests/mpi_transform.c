@@ -288,6 +288,25 @@ static int hand_picked_cases(transform_case *cases, int P)
     tc->schedule = RELAY_SCHED_P2P;
     case_add_pair(tc, bc_simple(500, 90, 64, 90, P, 1, ROW), bc_simple(500, 90, 16, 90, P, 1, ROW), RELAY_OP_N);
 
+    /* Small source blocks (b = 1, 3 and 7 to 128; 1 x 1 blocks to a custom
+     * layout), op N and T: messages of many small pieces. */
+    static const int64_t small_blocks[] = {1, 3, 7};
+    for (int s = 0; s < 3; s++) {
+        for (int t = 0; t < 2; t++) {
+            char name[64];
+            int64_t b = small_blocks[s], m = 260, k = 300;
+            snprintf(name, sizeof name, "small blocks %lld -> 128, op %s", (long long)b, t ? "T" : "N");
+            tc = &cases[n++];
+            case_init(tc, name, RELAY_DOUBLE, 2, -1);
+            case_add_pair(tc, bc_simple(m, k, 128, 128, pr, pc, COL),
+                          bc_layout(t ? k : m, t ? m : k, b, b, pc, pr, ROW, 0, pr - 1, 0, COL),
+                          t ? RELAY_OP_T : RELAY_OP_N);
+        }
+    }
+    tc = &cases[n++];
+    case_init(tc, "1 x 1 blocks to a custom layout", RELAY_CFLOAT, CMPLX(1, -1), 0.5);
+    case_add_pair(tc, random_grid(17, 90, 70, P, 1), bc_simple(90, 70, 1, 1, pr, pc, COL), RELAY_OP_N);
+
     tc = &cases[n++];
     case_init(tc, "batch of 3: N, T, C", RELAY_CFLOAT, CMPLX(1, 2), -1);
     case_add_pair(tc, bc_simple(300, 257, 128, 128, pr, pc, COL),

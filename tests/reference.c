@@ -349,6 +349,8 @@ static int64_t random_block_size(ref_rng *r, int64_t extent)
 {
     if (ref_rng_percent(r, 15))
         return extent + ref_rng_range(r, 0, 4);      /* one block spans the dimension */
+    if (ref_rng_percent(r, 20))
+        return ref_rng_range(r, 1, 7);               /* small blocks, from 1 upwards */
     return ref_rng_range(r, max64(1, extent / 20), max64(1, (extent + 1) / 2));
 }
 
