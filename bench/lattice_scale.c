@@ -3,8 +3,9 @@
  * doubles, FROM x FROM blocks on a near-square pr x pc grid numbered
  * row-major to TO x TO blocks on pc x pr numbered column-major) and for
  * COSTA's Figure 3 (`--fig3`: 10 x 10 grids, row-major to column-major).
- * For one rank (rank 0) and for every rank: lattices, the pieces they
- * stand for, and the time to compute them, never expanding a piece.
+ * For one rank (rank 0, alone) and for every rank (one overlay shared by
+ * all): lattices, the pieces they stand for, and the time to compute them,
+ * never expanding a piece.
  *
  *   lattice_scale N P FROM TO        e.g. lattice_scale 100000 4096 32 128
  *   lattice_scale --fig3 B           COSTA Figure 3 with initial blocks B */
@@ -29,11 +30,11 @@ static int near_square_rows(int p)
 }
 
 /* Lattices and pieces of one rank's send and receive sides. */
-static relay_status count_rank(const rl_pair *pair, int rank, side_count *c)
+static relay_status count_rank(const rl_bc_overlay *ov, int rank, side_count *c)
 {
     for (int send = 0; send < 2; send++) {
         rl_lattice_side s;
-        relay_status st = rl_bc_section_lattices(pair, 1, rank, send, &s);
+        relay_status st = rl_bc_overlay_side(ov, rank, send, &s);
         if (st) return st;
         c->lattices += s.nlattices + s.nlocal;
         for (int64_t k = 0; k < s.nlattices; k++) c->pieces += rl_lattice_npieces(&s.lattices[k]);
@@ -41,6 +42,28 @@ static relay_status count_rank(const rl_pair *pair, int rank, side_count *c)
         rl_lattice_side_free(&s);
     }
     return RELAY_OK;
+}
+
+/* Rank 0 alone, as a rank planning its own section would (its own
+ * overlay), then every rank from one shared overlay, as a planner building
+ * every section would. */
+static relay_status count_all(const rl_pair *pair, int P, side_count *one, side_count *all, double *t_one,
+                              double *t_all)
+{
+    rl_bc_overlay *ov;
+    double t0 = now();
+    relay_status st = rl_bc_overlay_create(&ov, pair, 1);
+    if (st) return st;
+    st = count_rank(ov, 0, one);
+    rl_bc_overlay_free(ov);
+    double t1 = now();
+    if (!st) st = rl_bc_overlay_create(&ov, pair, 1);
+    if (st) return st;
+    for (int r = 0; !st && r < P; r++) st = count_rank(ov, r, all);
+    rl_bc_overlay_free(ov);
+    *t_one = t1 - t0;
+    *t_all = now() - t1;
+    return st;
 }
 
 static int fail(const char *what)
@@ -58,17 +81,14 @@ static int run(int64_t n, int P, int pr, int pc, int64_t from, int64_t to, relay
         return fail("layouts");
     rl_pair pair = {.op = RELAY_OP_N, .dst = la, .dst_relabeled = la, .src = lb};
     side_count one = {0}, all = {0};
-    double t0 = now();
-    relay_status st = count_rank(&pair, 0, &one);
-    double t1 = now();
-    for (int r = 0; !st && r < P; r++) st = count_rank(&pair, r, &all);
-    double t2 = now();
+    double t_one = 0, t_all = 0;
+    relay_status st = count_all(&pair, P, &one, &all, &t_one, &t_all);
     relay_layout_free(la);
     relay_layout_free(lb);
     if (st) return fail("lattices");
-    printf("| %lld | %d | %lld -> %lld | %lld | %lld | %.4f | %lld | %lld | %.2f | %.0f |\n", (long long)n, P,
-           (long long)from, (long long)to, (long long)one.lattices, (long long)one.pieces, t1 - t0,
-           (long long)all.lattices, (long long)all.pieces, t2 - t1, peak_rss_mib());
+    printf("| %lld | %d | %lld -> %lld | %lld | %lld | %.4f | %lld | %lld | %.3f | %.0f |\n", (long long)n, P,
+           (long long)from, (long long)to, (long long)one.lattices, (long long)one.pieces, t_one,
+           (long long)all.lattices, (long long)all.pieces, t_all, peak_rss_mib());
     return 0;
 }
 

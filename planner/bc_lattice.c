@@ -248,20 +248,52 @@ void rl_lattice_side_free(rl_lattice_side *s)
     memset(s, 0, sizeof *s);
 }
 
-/* Every lattice of the batch with `rank` at the side's end. */
-static relay_status collect(const rl_pair *pairs, int count, int rank, int send_side, ended_list *list)
+/* A batch's overlays, made once and shared by every rank's side. */
+struct rl_bc_overlay {
+    const rl_pair *pairs;
+    int count;
+    pair_overlay *pair;      /* count entries */
+};
+
+void rl_bc_overlay_free(rl_bc_overlay *ov)
 {
-    for (int k = 0; k < count; k++) {
-        relay_status st = check_rank(&pairs[k], rank);
-        pair_overlay ov = {0};
-        if (!st) st = overlay_init(&ov, &pairs[k], k);
-        if (!st) {
-            int r, c;
-            if (send_side) sender_procs(&ov, rank, &r, &c);
-            else receiver_procs(&ov, rank, &r, &c);
-            if (r >= 0) st = send_side ? add_products(&ov, k, r, -1, c, -1, list) : add_products(&ov, k, -1, r, -1, c, list);
-        }
-        overlay_free(&ov);
+    if (!ov) return;
+    for (int k = 0; ov->pair && k < ov->count; k++) overlay_free(&ov->pair[k]);
+    free(ov->pair);
+    free(ov);
+}
+
+relay_status rl_bc_overlay_create(rl_bc_overlay **out, const rl_pair *pairs, int count)
+{
+    if (!out || !pairs || count < 0) return rl_fail(RELAY_ERR_ARG, "rl_bc_overlay_create: invalid argument");
+    rl_bc_overlay *ov = calloc(1, sizeof *ov);
+    if (!ov || !(ov->pair = rl_calloc((size_t)count, sizeof *ov->pair))) {
+        free(ov);
+        return RL_NOMEM();
+    }
+    ov->pairs = pairs;
+    ov->count = count;
+    relay_status st = RELAY_OK;
+    for (int k = 0; k < count && !st; k++) st = overlay_init(&ov->pair[k], &pairs[k], k);
+    if (st) {
+        rl_bc_overlay_free(ov);
+        return st;
+    }
+    *out = ov;
+    return RELAY_OK;
+}
+
+/* Every lattice of the batch with `rank` at the side's end. */
+static relay_status collect(const rl_bc_overlay *ov, int rank, int send_side, ended_list *list)
+{
+    for (int k = 0; k < ov->count; k++) {
+        relay_status st = check_rank(&ov->pairs[k], rank);
+        int r = -1, c = -1;
+        if (!st && send_side) sender_procs(&ov->pair[k], rank, &r, &c);
+        else if (!st) receiver_procs(&ov->pair[k], rank, &r, &c);
+        if (!st && r >= 0)
+            st = send_side ? add_products(&ov->pair[k], k, r, -1, c, -1, list)
+                           : add_products(&ov->pair[k], k, -1, r, -1, c, list);
         if (st) return st;
     }
     return RELAY_OK;
@@ -291,16 +323,27 @@ static relay_status split(const ended_list *list, int rank, int send_side, rl_la
     return RELAY_OK;
 }
 
-relay_status rl_bc_section_lattices(const rl_pair *pairs, int count, int rank, int send_side, rl_lattice_side *out)
+relay_status rl_bc_overlay_side(const rl_bc_overlay *ov, int rank, int send_side, rl_lattice_side *out)
 {
-    if (!pairs || !out || count < 0) return rl_fail(RELAY_ERR_ARG, "rl_bc_section_lattices: invalid argument");
+    if (!ov || !out) return rl_fail(RELAY_ERR_ARG, "rl_bc_overlay_side: NULL argument");
     memset(out, 0, sizeof *out);
     ended_list list = {0};
-    relay_status st = collect(pairs, count, rank, send_side, &list);
+    relay_status st = collect(ov, rank, send_side, &list);
     if (!st && list.n) qsort(list.v, (size_t)list.n, sizeof *list.v, send_side ? by_receiver : by_sender);
     if (!st) st = split(&list, rank, send_side, out);
     free(list.v);
     if (st) rl_lattice_side_free(out);
+    return st;
+}
+
+relay_status rl_bc_section_lattices(const rl_pair *pairs, int count, int rank, int send_side, rl_lattice_side *out)
+{
+    if (!pairs || !out || count < 0) return rl_fail(RELAY_ERR_ARG, "rl_bc_section_lattices: invalid argument");
+    rl_bc_overlay *ov;
+    relay_status st = rl_bc_overlay_create(&ov, pairs, count);
+    if (st) return st;
+    st = rl_bc_overlay_side(ov, rank, send_side, out);
+    rl_bc_overlay_free(ov);
     return st;
 }
 

@@ -65,6 +65,15 @@ relay_status rl_bc_lattices(const rl_pair *pair, int64_t k, int y, int x, rl_lat
  * each dimension), never the pieces.  *out is filled on success; free it
  * with rl_lattice_side_free. */
 relay_status rl_bc_section_lattices(const rl_pair *pairs, int count, int rank, int send_side, rl_lattice_side *out);
+
+/* The same for many ranks of one batch: the two 1-D overlays of each pair
+ * are made once (rl_bc_overlay_create, one period of each dimension), and
+ * each rank's side then costs only its own products.  The overlay keeps a
+ * pointer to pairs, which must outlive it. */
+typedef struct rl_bc_overlay rl_bc_overlay;
+relay_status rl_bc_overlay_create(rl_bc_overlay **out, const rl_pair *pairs, int count);
+relay_status rl_bc_overlay_side(const rl_bc_overlay *ov, int rank, int send_side, rl_lattice_side *out);
+void rl_bc_overlay_free(rl_bc_overlay *ov);
 void rl_lattice_side_free(rl_lattice_side *s);
 
 /* Pieces in a lattice: count_r * count_c. */
