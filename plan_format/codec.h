@@ -3,8 +3,8 @@
 #define RELAY_CODEC_H
 
 #define RELAY_FORMAT_MAGIC "relay-plan"
-#define RELAY_FORMAT_MAJOR 1   /* a reader rejects any other major version */
-#define RELAY_FORMAT_MINOR 3   /* minor versions only add keys, which readers ignore */
+#define RELAY_FORMAT_MAJOR 2   /* a reader rejects any other major version */
+#define RELAY_FORMAT_MINOR 0   /* minor versions only add keys, which readers ignore */
 
 /* Sanity bounds a reader enforces before it allocates anything. */
 #define RELAY_MAX_RANKS (1 << 24)

@@ -90,8 +90,12 @@ static relay_status read_preamble(source *s, preamble *pre)
     if (!magic) return rl_fail(RELAY_ERR_FORMAT, "not a relay plan (bad magic)");
     if (r.error || have != 15) return format_error(&r, "preamble");
     if (pre->major != RELAY_FORMAT_MAJOR)
-        return rl_fail(RELAY_ERR_VERSION, "plan format version %lld.%lld is not readable by this relay (reads %d.x)",
-                       (long long)pre->major, (long long)pre->minor, RELAY_FORMAT_MAJOR);
+        return rl_fail(RELAY_ERR_VERSION,
+                       "plan format version %lld.%lld is not readable by this relay (reads %d.x)%s", (long long)pre->major,
+                       (long long)pre->minor, RELAY_FORMAT_MAJOR,
+                       pre->major < RELAY_FORMAT_MAJOR ? ": rebuild the plan with this relay's relay-plan (same command "
+                                                         "and layouts), or relay_plan_transform and relay_plan_save"
+                                                       : ": it was written by a newer relay");
     pre->length = (uint64_t)(r.p - b);
     return RELAY_OK;
 }
@@ -625,8 +629,8 @@ static void read_section_field(mp_reader *r, rl_section *s, int count, const cha
     else if (mp_key_is(key, klen, "dst_elems")) *have |= mp_read_int_array(r, s->dst_elems, (uint32_t)count, 0, INT64_MAX) << 2;
     else if (mp_key_is(key, klen, "send")) { if (read_records(r, (void **)&s->send, &n, RL_MESSAGE_FIELDS)) s->nsend = (int32_t)n; }
     else if (mp_key_is(key, klen, "recv")) { if (read_records(r, (void **)&s->recv, &n, RL_MESSAGE_FIELDS)) s->nrecv = (int32_t)n; }
-    else if (mp_key_is(key, klen, "send_pieces")) read_records(r, (void **)&s->send_pieces, &s->nsend_pieces, RL_PIECE_FIELDS);
-    else if (mp_key_is(key, klen, "recv_pieces")) read_records(r, (void **)&s->recv_pieces, &s->nrecv_pieces, RL_PIECE_FIELDS);
+    else if (mp_key_is(key, klen, "send_lattices")) read_records(r, (void **)&s->send_spans, &s->nsend_spans, RL_SPAN_FIELDS);
+    else if (mp_key_is(key, klen, "recv_lattices")) read_records(r, (void **)&s->recv_spans, &s->nrecv_spans, RL_SPAN_FIELDS);
     else if (mp_key_is(key, klen, "local")) read_records(r, (void **)&s->local, &s->nlocal, RL_LOCAL_FIELDS);
     else if (mp_key_is(key, klen, "local_round")) read_ranged(r, &s->local_round, 0, RELAY_MAX_RANKS);
     else if (mp_key_is(key, klen, "send_round") && !s->send_round) s->send_round = read_int_array(r, &nround[0], 0, RELAY_MAX_RANKS);
@@ -682,19 +686,12 @@ static relay_status read_section(source *src, const header *h, uint64_t base, in
     return RELAY_OK;
 }
 
-/* The fingerprint must follow from the header and the index's checksums. */
+/* The fingerprint must follow from the header (section contents are
+ * covered by the index's checksums). */
 static relay_status check_fingerprint(const header *h)
 {
-    if (h->plan->bmmc || h->plan->hsumma) /* no sections */
-        return rl_plan_hash(h->plan, NULL) == h->plan->fingerprint ? RELAY_OK
-                                                                  : rl_fail(RELAY_ERR_FORMAT, "plan fingerprint does not match its contents");
-    int n = h->plan->nranks;
-    uint64_t *sums = rl_malloc_array((size_t)n, sizeof *sums);
-    if (!sums) return RL_NOMEM();
-    for (int r = 0; r < n; r++) sums[r] = h->index[4 * (size_t)r + 3];
-    uint64_t fp = rl_plan_hash(h->plan, sums);
-    free(sums);
-    return fp == h->plan->fingerprint ? RELAY_OK : rl_fail(RELAY_ERR_FORMAT, "plan fingerprint does not match its contents");
+    return rl_plan_hash(h->plan) == h->plan->fingerprint ? RELAY_OK
+                                                         : rl_fail(RELAY_ERR_FORMAT, "plan fingerprint does not match its contents");
 }
 
 static relay_status decode(source *s, relay_plan **out, int rank)

@@ -106,8 +106,8 @@ static void pack_section(msgpack_packer *pk, const rl_section *s, int count)
     pack_ints(pk, "dst_elems", s->dst_elems, (size_t)count);
     pack_ints(pk, "send", (const int64_t *)s->send, (size_t)s->nsend * RL_MESSAGE_FIELDS);
     pack_ints(pk, "recv", (const int64_t *)s->recv, (size_t)s->nrecv * RL_MESSAGE_FIELDS);
-    pack_ints(pk, "send_pieces", (const int64_t *)s->send_pieces, (size_t)s->nsend_pieces * RL_PIECE_FIELDS);
-    pack_ints(pk, "recv_pieces", (const int64_t *)s->recv_pieces, (size_t)s->nrecv_pieces * RL_PIECE_FIELDS);
+    pack_ints(pk, "send_lattices", (const int64_t *)s->send_spans, (size_t)s->nsend_spans * RL_SPAN_FIELDS);
+    pack_ints(pk, "recv_lattices", (const int64_t *)s->recv_spans, (size_t)s->nrecv_spans * RL_SPAN_FIELDS);
     pack_ints(pk, "local", (const int64_t *)s->local, (size_t)s->nlocal * RL_LOCAL_FIELDS);
     if (rounds) {
         pack_ints(pk, "send_round", s->send_round, (size_t)s->nsend);

@@ -2,14 +2,17 @@
  *
  * XXH3-64 (libxxhash) over the little-endian bytes of the plan's 64-bit
  * records.  The fingerprint hashes the header (kind, ranks, type, schedule, rounds,
- * pairs with their layouts, sigma; a BMMC plan's factors; an HSUMMA plan's
- * parameters) and every section's checksum, so that a
- * rank holding only its own section still knows the fingerprint of the
- * whole plan: relay_exec_create compares it across ranks. */
+ * pairs with their layouts, sigma, statistics; a BMMC plan's factors; an
+ * HSUMMA plan's parameters) and the format's major version: everything the
+ * planner derives the sections from, so that a rank that built or read
+ * its own section alone knows the fingerprint of the whole plan
+ * (relay_exec_create compares it across ranks).  Each section has its own
+ * checksum, kept in the file's section index. */
 #include <xxhash.h>
 
 #include <string.h>
 
+#include "codec.h"
 #include "hsumma_fields.h"
 #include "plan_internal.h"
 
@@ -29,8 +32,8 @@ uint64_t rl_section_hash(const rl_section *s, int count)
     put_i64(h, s->rank);
     put_array(h, s->send, (size_t)s->nsend, sizeof *s->send);
     put_array(h, s->recv, (size_t)s->nrecv, sizeof *s->recv);
-    put_array(h, s->send_pieces, (size_t)s->nsend_pieces, sizeof *s->send_pieces);
-    put_array(h, s->recv_pieces, (size_t)s->nrecv_pieces, sizeof *s->recv_pieces);
+    put_array(h, s->send_spans, (size_t)s->nsend_spans, sizeof *s->send_spans);
+    put_array(h, s->recv_spans, (size_t)s->nrecv_spans, sizeof *s->recv_spans);
     put_array(h, s->local, (size_t)s->nlocal, sizeof *s->local);
     put_array(h, s->send_round, s->send_round ? (size_t)s->nsend : 0, sizeof(int64_t));
     put_array(h, s->recv_round, s->recv_round ? (size_t)s->nrecv : 0, sizeof(int64_t));
@@ -63,11 +66,12 @@ static void put_layout(XXH3_state_t *h, const relay_layout *l)
     }
 }
 
-uint64_t rl_plan_hash(const relay_plan *p, const uint64_t *section_checksums)
+uint64_t rl_plan_hash(const relay_plan *p)
 {
     XXH3_state_t *h = XXH3_createState();
     if (!h) return 0;
     XXH3_64bits_reset(h);
+    put_i64(h, RELAY_FORMAT_MAJOR);
     put_i64(h, p->kind);
     put_i64(h, p->nranks);
     put_i64(h, p->type);
@@ -81,7 +85,9 @@ uint64_t rl_plan_hash(const relay_plan *p, const uint64_t *section_checksums)
         put_layout(h, p->pairs[k].src);
     }
     put_array(h, p->sigma, (size_t)p->nranks, sizeof *p->sigma);
-    put_array(h, section_checksums, section_checksums ? (size_t)p->nranks : 0, sizeof *section_checksums);
+    const relay_plan_stats *st = &p->stats;
+    int64_t stats[] = {st->bytes_total, st->bytes_remote, st->bytes_remote_identity, st->messages, st->pieces};
+    put_array(h, stats, sizeof stats / sizeof *stats, sizeof *stats);
     if (p->bmmc) {
         const rl_bmmc *b = p->bmmc;
         int64_t facts[] = {b->n, b->p, b->f, b->elem_size, (int64_t)b->c, (int64_t)b->cv, b->rank};

@@ -26,7 +26,7 @@ relay_status rl_hsumma_plan_new(relay_plan **out, const relay_hsumma_params *par
     int64_t outer, inner;
     rl_hsumma_stats(&h->params, &p->stats, &outer, &inner);
     p->rounds = (int32_t)(outer + inner);
-    p->fingerprint = rl_plan_hash(p, NULL);
+    p->fingerprint = rl_plan_hash(p);
     *out = p;
     return RELAY_OK;
 }

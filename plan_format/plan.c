@@ -76,8 +76,8 @@ void rl_section_free(rl_section *s)
     if (!s) return;
     free(s->send);
     free(s->recv);
-    free(s->send_pieces);
-    free(s->recv_pieces);
+    free(s->send_spans);
+    free(s->recv_spans);
     free(s->local);
     free(s->send_round);
     free(s->recv_round);
@@ -105,8 +105,8 @@ relay_status rl_section_clone(rl_section **out, const rl_section *s, int count)
     *c = *s;
     c->send = dup_or_null(s->send, (size_t)s->nsend, sizeof *s->send, &failed);
     c->recv = dup_or_null(s->recv, (size_t)s->nrecv, sizeof *s->recv, &failed);
-    c->send_pieces = dup_or_null(s->send_pieces, (size_t)s->nsend_pieces, sizeof *s->send_pieces, &failed);
-    c->recv_pieces = dup_or_null(s->recv_pieces, (size_t)s->nrecv_pieces, sizeof *s->recv_pieces, &failed);
+    c->send_spans = dup_or_null(s->send_spans, (size_t)s->nsend_spans, sizeof *s->send_spans, &failed);
+    c->recv_spans = dup_or_null(s->recv_spans, (size_t)s->nrecv_spans, sizeof *s->recv_spans, &failed);
     c->local = dup_or_null(s->local, (size_t)s->nlocal, sizeof *s->local, &failed);
     if (s->send_round) c->send_round = dup_or_null(s->send_round, (size_t)s->nsend, sizeof(int64_t), &failed);
     if (s->recv_round) c->recv_round = dup_or_null(s->recv_round, (size_t)s->nrecv, sizeof(int64_t), &failed);

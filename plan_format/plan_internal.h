@@ -23,26 +23,39 @@
 /* All plan records are made of 64-bit fields only, so they have no padding
  * and their bytes can be hashed as they are. */
 
-/* Half of a piece as one side sees it: the rectangle and its place in that
- * side's buffer (B's for a sender, A's for a receiver). */
+/* A lattice of pieces as one side sees it: count_r x count_c pieces of
+ * rows x cols elements (A's coordinates), all of one pair, piece (i, j)
+ * (0 <= i < count_r, 0 <= j < count_c) starting at element
+ *     off + i * step_r + j * step_c
+ * of this rank's buffer (B's for a sender, A's for a receiver), stored at
+ * leading dimension ld in that layout's element order (transposed in B
+ * when the pair's op is T or C).  A plain piece is a 1 x 1 lattice.
+ *
+ * In a message a lattice travels as its virtual matrix V, of
+ * (count_r * rows) x (count_c * cols) elements, V(i*rows + r, j*cols + c)
+ * being element (r, c) of piece (i, j), stored tightly in B's element
+ * order (V transposed when op transposes), so that a lattice whose pieces
+ * touch packs with one move. */
 typedef struct {
-    int64_t pair;      /* transform pair index k */
-    int64_t rows;      /* extent in A's rows */
-    int64_t cols;      /* extent in A's columns */
-    int64_t off;       /* element offset of the rectangle's first element */
-    int64_t ld;        /* leading dimension at that place */
-} rl_piece;
+    int64_t pair;            /* transform pair index k */
+    int64_t rows, cols;      /* each piece, in A's coordinates */
+    int64_t count_r, count_c; /* pieces down A's rows, across A's columns */
+    int64_t off;             /* offset of piece (0, 0) */
+    int64_t step_r, step_c;  /* offset steps between pieces (>= 0; 0 along a count of 1) */
+    int64_t ld;              /* leading dimension of every piece */
+} rl_span;
 
-/* A piece copied inside one rank, straight from B to A. */
+/* A lattice a rank copies to itself, straight from B to A: both sides. */
 typedef struct {
     int64_t pair;
-    int64_t rows, cols;      /* in A's coordinates */
-    int64_t src_off, src_ld; /* in B_pair's buffer */
-    int64_t dst_off, dst_ld; /* in A_pair's buffer */
-} rl_local_piece;
+    int64_t rows, cols;
+    int64_t count_r, count_c;
+    int64_t src_off, src_step_r, src_step_c, src_ld; /* in B_pair's buffer */
+    int64_t dst_off, dst_step_r, dst_step_c, dst_ld; /* in A_pair's buffer */
+} rl_local_span;
 
-/* One message to or from a peer: pieces [first, first+count) of the
- * section's send or receive piece array; elems is their total size. */
+/* One message to or from a peer: lattices [first, first+count) of the
+ * section's send or receive array; elems is their total size. */
 typedef struct {
     int64_t peer;
     int64_t first;
@@ -55,13 +68,13 @@ typedef struct {
     int32_t nsend, nrecv;
     rl_message *send;        /* in increasing peer order */
     rl_message *recv;        /* in increasing peer order */
-    int64_t nsend_pieces, nrecv_pieces, nlocal;
-    rl_piece *send_pieces;
-    rl_piece *recv_pieces;
-    rl_local_piece *local;
+    int64_t nsend_spans, nrecv_spans, nlocal;
+    rl_span *send_spans;
+    rl_span *recv_spans;
+    rl_local_span *local;
     int64_t *send_round;     /* rounds schedule only (else NULL): the step of each send */
     int64_t *recv_round;     /* rounds schedule only (else NULL): the step of each receive */
-    int64_t local_round;     /* rounds schedule with local pieces: their step; else -1 */
+    int64_t local_round;     /* rounds schedule with local lattices: their step; else -1 */
     int64_t *src_elems;      /* per pair: elements this rank's B buffer holds */
     int64_t *dst_elems;      /* per pair: elements this rank's A buffer holds */
     uint64_t checksum;       /* hash of everything above */
@@ -150,16 +163,24 @@ static inline int64_t rl_elem_offset(relay_order o, int64_t ld, int64_t r, int64
     return o == RELAY_COL_MAJOR ? r + c * ld : r * ld + c;
 }
 
-/* Hashes: a section's checksum, and the plan's fingerprint from its header
- * and the checksums of all its sections (nranks entries). */
+/* Hashes: a section's checksum, and the plan's fingerprint.  The
+ * fingerprint covers the header alone (what the planner derives every
+ * section from), so that a rank that built or read only its own section
+ * knows it: relay_exec_create compares it across ranks. */
 uint64_t rl_section_hash(const rl_section *s, int count);
-uint64_t rl_plan_hash(const relay_plan *p, const uint64_t *section_checksums);
+uint64_t rl_plan_hash(const relay_plan *p);
+
+/* Pieces and elements of a lattice (no overflow once validated). */
+static inline int64_t rl_span_pieces(const rl_span *s) { return s->count_r * s->count_c; }
+static inline int64_t rl_span_elems(const rl_span *s) { return s->rows * s->cols * s->count_r * s->count_c; }
+static inline int64_t rl_local_span_pieces(const rl_local_span *s) { return s->count_r * s->count_c; }
+static inline int64_t rl_local_span_elems(const rl_local_span *s) { return s->rows * s->cols * s->count_r * s->count_c; }
 
 /* Records are stored as runs of 64-bit fields, in files as in memory. */
-enum { RL_MESSAGE_FIELDS = 4, RL_PIECE_FIELDS = 5, RL_LOCAL_FIELDS = 7 };
+enum { RL_MESSAGE_FIELDS = 4, RL_SPAN_FIELDS = 9, RL_LOCAL_FIELDS = 13 };
 _Static_assert(sizeof(rl_message) == RL_MESSAGE_FIELDS * sizeof(int64_t), "rl_message has padding");
-_Static_assert(sizeof(rl_piece) == RL_PIECE_FIELDS * sizeof(int64_t), "rl_piece has padding");
-_Static_assert(sizeof(rl_local_piece) == RL_LOCAL_FIELDS * sizeof(int64_t), "rl_local_piece has padding");
+_Static_assert(sizeof(rl_span) == RL_SPAN_FIELDS * sizeof(int64_t), "rl_span has padding");
+_Static_assert(sizeof(rl_local_span) == RL_LOCAL_FIELDS * sizeof(int64_t), "rl_local_span has padding");
 
 /* Checks that a section is self-consistent and within its declared buffer
  * sizes and the plan's rank count: the executor's trust boundary. */

@@ -1,7 +1,8 @@
 /* validate.c — the executor's trust boundary: a section is checked
- * completely before any byte of a user buffer is touched.  Every piece must
- * lie inside the buffer sizes the section declares, every message must
- * describe exactly its pieces, every peer must be a rank of the plan, and
+ * completely before any byte of a user buffer is touched.  Every piece of
+ * every lattice must lie inside the buffer sizes the section declares
+ * (proved from the lattice's last piece, with overflow-checked arithmetic), every message must
+ * describe exactly its lattices, every peer must be a rank of the plan, and
  * a rounds schedule must give each rank at most one send and one receive
  * per step. */
 #include "error.h"
@@ -20,39 +21,65 @@ static side side_of(const relay_plan *p, int64_t pair, int is_dst)
     return s;
 }
 
-/* Checks that a rows x cols piece (A coordinates) at off/ld fits in a buffer
- * of `elems` elements of the given side. */
-static relay_status check_place(side sd, int64_t rows, int64_t cols, int64_t off, int64_t ld,
-                                int64_t elems, const char *what, int64_t index)
+/* The extent, in elements, of a rows x cols piece (A coordinates) stored
+ * at leading dimension ld on a side: (outer - 1) * ld + inner. */
+static relay_status piece_extent(side sd, int64_t rows, int64_t cols, int64_t ld, int64_t *ext)
 {
     int64_t r = sd.transposed ? cols : rows, c = sd.transposed ? rows : cols;
     int64_t inner = sd.order == RELAY_COL_MAJOR ? r : c, outer = sd.order == RELAY_COL_MAJOR ? c : r;
-    int64_t ext, end;
-    if (rows <= 0 || cols <= 0)
-        return rl_fail(RELAY_ERR_FORMAT, "%s piece %lld has an empty or negative extent %lld x %lld",
-                       what, (long long)index, (long long)rows, (long long)cols);
-    if (off < 0 || ld < inner)
-        return rl_fail(RELAY_ERR_FORMAT, "%s piece %lld has offset %lld or leading dimension %lld out of range",
-                       what, (long long)index, (long long)off, (long long)ld);
-    if (rl_mul_overflows(outer - 1, ld, &ext) || rl_add_overflows(ext, inner, &ext) ||
-        rl_add_overflows(off, ext, &end) || end > elems)
-        return rl_fail(RELAY_ERR_FORMAT, "%s piece %lld reaches beyond its buffer of %lld elements",
-                       what, (long long)index, (long long)elems);
-    return RELAY_OK;
+    if (ld < inner) return RELAY_ERR_FORMAT;
+    return rl_mul_overflows(outer - 1, ld, ext) || rl_add_overflows(*ext, inner, ext) ? RELAY_ERR_FORMAT : RELAY_OK;
 }
 
-static relay_status check_pair(const relay_plan *p, int64_t pair, const char *what, int64_t index)
+/* Checks that every piece of a lattice on one side lies inside a buffer of
+ * `elems` elements: steps are not negative, so the farthest element is
+ * that of the last piece, off + (count_r-1) step_r + (count_c-1) step_c +
+ * the piece's extent, computed without overflow. */
+static relay_status check_place(side sd, const rl_span *sp, int64_t elems, const char *what, int64_t index)
 {
-    if (pair < 0 || pair >= p->count)
-        return rl_fail(RELAY_ERR_FORMAT, "%s piece %lld names pair %lld of a plan with %d",
-                       what, (long long)index, (long long)pair, p->count);
+    int64_t ext, end, down, across;
+    if (sp->off < 0 || sp->step_r < 0 || sp->step_c < 0 || (sp->count_r == 1 && sp->step_r) || (sp->count_c == 1 && sp->step_c))
+        return rl_fail(RELAY_ERR_FORMAT, "%s lattice %lld has offset %lld or steps %lld, %lld out of range", what,
+                       (long long)index, (long long)sp->off, (long long)sp->step_r, (long long)sp->step_c);
+    if (piece_extent(sd, sp->rows, sp->cols, sp->ld, &ext))
+        return rl_fail(RELAY_ERR_FORMAT, "%s lattice %lld has leading dimension %lld out of range for %lld x %lld pieces",
+                       what, (long long)index, (long long)sp->ld, (long long)sp->rows, (long long)sp->cols);
+    if (rl_mul_overflows(sp->count_r - 1, sp->step_r, &down) || rl_mul_overflows(sp->count_c - 1, sp->step_c, &across) ||
+        rl_add_overflows(sp->off, down, &end) || rl_add_overflows(end, across, &end) || rl_add_overflows(end, ext, &end) ||
+        end > elems)
+        return rl_fail(RELAY_ERR_FORMAT, "%s lattice %lld reaches beyond its buffer of %lld elements", what,
+                       (long long)index, (long long)elems);
     return RELAY_OK;
 }
 
-/* Messages must partition their piece array in order, name distinct peers
- * other than the section's rank, and carry exactly their pieces' elements. */
+/* A lattice's pair, shape and counts, and its element count. */
+static relay_status check_shape(const relay_plan *p, const rl_span *sp, const char *what, int64_t index, int64_t *elems)
+{
+    if (sp->pair < 0 || sp->pair >= p->count)
+        return rl_fail(RELAY_ERR_FORMAT, "%s lattice %lld names pair %lld of a plan with %d", what, (long long)index,
+                       (long long)sp->pair, p->count);
+    if (sp->rows <= 0 || sp->cols <= 0 || sp->count_r <= 0 || sp->count_c <= 0)
+        return rl_fail(RELAY_ERR_FORMAT, "%s lattice %lld has an empty or negative shape %lld x %lld pieces of %lld x %lld",
+                       what, (long long)index, (long long)sp->count_r, (long long)sp->count_c, (long long)sp->rows,
+                       (long long)sp->cols);
+    if (rl_mul_overflows(sp->rows, sp->cols, elems) || rl_mul_overflows(*elems, sp->count_r, elems) ||
+        rl_mul_overflows(*elems, sp->count_c, elems))
+        return rl_fail(RELAY_ERR_FORMAT, "%s lattice %lld holds more than 2^63 elements", what, (long long)index);
+    return RELAY_OK;
+}
+
+static relay_status check_span(const relay_plan *p, const rl_section *s, const rl_span *sp, int is_dst,
+                               const char *what, int64_t index, int64_t *elems)
+{
+    relay_status st = check_shape(p, sp, what, index, elems);
+    return st ? st : check_place(side_of(p, sp->pair, is_dst), sp, is_dst ? s->dst_elems[sp->pair] : s->src_elems[sp->pair],
+                                 what, index);
+}
+
+/* Messages must partition their lattice array in order, name distinct peers
+ * other than the section's rank, and carry exactly their lattices' elements. */
 static relay_status check_messages(const relay_plan *p, const rl_section *s, const rl_message *msg, int nmsg,
-                                   const rl_piece *pieces, int64_t npieces, int is_dst, const char *what)
+                                   const rl_span *spans, int64_t nspans, int is_dst, const char *what)
 {
     int64_t next = 0;
     char *seen = rl_calloc((size_t)p->nranks, 1);
@@ -60,22 +87,19 @@ static relay_status check_messages(const relay_plan *p, const rl_section *s, con
     relay_status st = RELAY_OK;
     for (int k = 0; k < nmsg && !st; k++) {
         const rl_message *m = &msg[k];
-        int64_t elems = 0;
+        int64_t elems = 0, e;
         if (m->peer < 0 || m->peer >= p->nranks || m->peer == s->rank || seen[m->peer])
             st = rl_fail(RELAY_ERR_FORMAT, "%s message %d of rank %d names peer %lld: not a distinct other rank of %d",
                          what, k, s->rank, (long long)m->peer, p->nranks);
-        else if (m->first != next || m->count <= 0 || m->count > npieces - next)
-            st = rl_fail(RELAY_ERR_FORMAT, "%s message %d of rank %d has a bad piece range", what, k, s->rank);
+        else if (m->first != next || m->count <= 0 || m->count > nspans - next)
+            st = rl_fail(RELAY_ERR_FORMAT, "%s message %d of rank %d has a bad lattice range", what, k, s->rank);
         for (int64_t i = m->first; !st && i < m->first + m->count; i++) {
-            const rl_piece *pc = &pieces[i];
-            st = check_pair(p, pc->pair, what, i);
-            if (!st) st = check_place(side_of(p, pc->pair, is_dst), pc->rows, pc->cols, pc->off, pc->ld,
-                                      is_dst ? s->dst_elems[pc->pair] : s->src_elems[pc->pair], what, i);
-            if (!st && rl_add_overflows(elems, pc->rows * pc->cols, &elems))
+            st = check_span(p, s, &spans[i], is_dst, what, i, &e);
+            if (!st && rl_add_overflows(elems, e, &elems))
                 st = rl_fail(RELAY_ERR_FORMAT, "%s message %d of rank %d overflows", what, k, s->rank);
         }
         if (!st && elems != m->elems)
-            st = rl_fail(RELAY_ERR_FORMAT, "%s message %d of rank %d declares %lld elements but its pieces hold %lld",
+            st = rl_fail(RELAY_ERR_FORMAT, "%s message %d of rank %d declares %lld elements but its lattices hold %lld",
                          what, k, s->rank, (long long)m->elems, (long long)elems);
         if (!st) {
             seen[m->peer] = 1;
@@ -83,9 +107,19 @@ static relay_status check_messages(const relay_plan *p, const rl_section *s, con
         }
     }
     free(seen);
-    if (!st && next != npieces)
-        st = rl_fail(RELAY_ERR_FORMAT, "%s pieces of rank %d are not all in a message", what, s->rank);
+    if (!st && next != nspans)
+        st = rl_fail(RELAY_ERR_FORMAT, "%s lattices of rank %d are not all in a message", what, s->rank);
     return st;
+}
+
+/* A local lattice is a sender's lattice in B and a receiver's in A. */
+static relay_status check_local(const relay_plan *p, const rl_section *s, const rl_local_span *l, int64_t index)
+{
+    rl_span from = {l->pair, l->rows, l->cols, l->count_r, l->count_c, l->src_off, l->src_step_r, l->src_step_c, l->src_ld};
+    rl_span to = {l->pair, l->rows, l->cols, l->count_r, l->count_c, l->dst_off, l->dst_step_r, l->dst_step_c, l->dst_ld};
+    int64_t e;
+    relay_status st = check_span(p, s, &from, 0, "local", index, &e);
+    return st ? st : check_span(p, s, &to, 1, "local", index, &e);
 }
 
 /* A rounds schedule gives each message a step in [0, rounds), and a rank
@@ -142,18 +176,11 @@ relay_status rl_section_validate(const rl_section *s, const relay_plan *p)
     for (int k = 0; k < p->count; k++)
         if (s->src_elems[k] < 0 || s->dst_elems[k] < 0)
             return rl_fail(RELAY_ERR_FORMAT, "rank %d declares a negative buffer size", s->rank);
-    relay_status st = check_messages(p, s, s->send, s->nsend, s->send_pieces, s->nsend_pieces, 0, "send");
-    if (!st) st = check_messages(p, s, s->recv, s->nrecv, s->recv_pieces, s->nrecv_pieces, 1, "receive");
+    relay_status st = check_messages(p, s, s->send, s->nsend, s->send_spans, s->nsend_spans, 0, "send");
+    if (!st) st = check_messages(p, s, s->recv, s->nrecv, s->recv_spans, s->nrecv_spans, 1, "receive");
     if (!st) st = check_rounds(p, s, s->send_round, s->nsend, "send");
     if (!st) st = check_rounds(p, s, s->recv_round, s->nrecv, "receive");
     if (!st) st = check_local_round(p, s);
-    for (int64_t i = 0; !st && i < s->nlocal; i++) {
-        const rl_local_piece *lp = &s->local[i];
-        st = check_pair(p, lp->pair, "local", i);
-        if (!st) st = check_place(side_of(p, lp->pair, 0), lp->rows, lp->cols, lp->src_off, lp->src_ld,
-                                  s->src_elems[lp->pair], "local", i);
-        if (!st) st = check_place(side_of(p, lp->pair, 1), lp->rows, lp->cols, lp->dst_off, lp->dst_ld,
-                                  s->dst_elems[lp->pair], "local", i);
-    }
+    for (int64_t i = 0; !st && i < s->nlocal; i++) st = check_local(p, s, &s->local[i], i);
     return st;
 }

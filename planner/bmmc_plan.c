@@ -156,7 +156,7 @@ relay_status relay_plan_bmmc(relay_plan **out, const relay_bmmc *perm, int p, in
         return rl_fail(RELAY_ERR_ARG, "relay_plan_bmmc: internal factoring check failed: %s", relay_last_error());
     }
     count_traffic(bm, &plan->stats);
-    plan->fingerprint = rl_plan_hash(plan, NULL);
+    plan->fingerprint = rl_plan_hash(plan);
     *out = plan;
     return RELAY_OK;
 }

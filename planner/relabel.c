@@ -138,24 +138,20 @@ static void keep_identity_if_better(const rl_gain_matrix *g, int32_t *sigma)
         for (int x = 0; x < g->n; x++) sigma[x] = x;
 }
 
-relay_status rl_relabel(const relay_plan *p, const relay_plan_options *o, int32_t *sigma, rl_relabel_result *res)
+relay_status rl_relabel(const rl_volumes *v, const relay_plan_options *o, int32_t *sigma, rl_relabel_result *res)
 {
-    rl_volumes v;
     gain_builder b = {0};
-    relay_status st = rl_volumes_compute(&v, p);
-    if (st) return st;
-    st = build_gains(&b, &v, o);
+    relay_status st = build_gains(&b, v, o);
     if (!st) {
-        rl_gain_matrix g = {v.n, b.start, b.col, b.gain};
+        rl_gain_matrix g = {v->n, b.start, b.col, b.gain};
         st = o->relabel == RELAY_RELABEL_OPTIMAL ? rl_lap_optimal(&g, sigma) : rl_lap_greedy(&g, sigma);
         if (!st) keep_identity_if_better(&g, sigma);
         if (!st && res) {
-            res->remote_identity = remote_bytes(&v, NULL);
-            res->remote = remote_bytes(&v, sigma);
+            res->remote_identity = remote_bytes(v, NULL);
+            res->remote = remote_bytes(v, sigma);
             res->gain = rl_lap_gain(&g, sigma);
         }
     }
-    rl_volumes_free(&v);
     free(b.start);
     free(b.col);
     free(b.gain);

@@ -2,7 +2,7 @@
 #ifndef RELAY_RELABEL_H
 #define RELAY_RELABEL_H
 
-#include "plan_internal.h"
+#include "volumes.h"
 
 typedef struct {
     int64_t remote_identity;   /* bytes crossing ranks with sigma = identity */
@@ -10,8 +10,8 @@ typedef struct {
     int64_t gain;              /* the solver's objective at sigma */
 } rl_relabel_result;
 
-/* Computes sigma (nranks entries) for p's pairs (.dst and .src must be set)
- * with the solver o->relabel names (greedy or optimal) and o's cost. */
-relay_status rl_relabel(const relay_plan *p, const relay_plan_options *o, int32_t *sigma, rl_relabel_result *res);
+/* Computes sigma (v->n entries) from the volumes of a plan's pairs with the
+ * solver o->relabel names (greedy or optimal) and o's cost. */
+relay_status rl_relabel(const rl_volumes *v, const relay_plan_options *o, int32_t *sigma, rl_relabel_result *res);
 
 #endif

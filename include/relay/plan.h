@@ -45,6 +45,18 @@ RELAY_API relay_status relay_plan_transform_batch(relay_plan **out, int nranks, 
         const relay_layout *const *dst, const relay_layout *const *src, const relay_op *ops,
         relay_type type, const relay_plan_options *opts);
 
+/* The same plan as relay_plan_transform_batch, holding the section of
+ * `rank` alone: time and memory follow that rank's lattices (and, for the
+ * header's statistics and sigma, the volumes between ranks), not the
+ * whole plan.  Its fingerprint is the whole plan's, so ranks that each
+ * build their own section pass relay_exec_create's agreement; typical
+ * inside a job, where every rank plans what it replays.  The rounds
+ * schedule needs every rank's messages and is refused
+ * (RELAY_ERR_UNSUPPORTED); such a plan cannot be saved. */
+RELAY_API relay_status relay_plan_transform_rank(relay_plan **out, int rank, int nranks, int count,
+        const relay_layout *const *dst, const relay_layout *const *src, const relay_op *ops,
+        relay_type type, const relay_plan_options *opts);
+
 /* Plan files (MessagePack; see docs/plan-format.md).  load/decode with
  * rank >= 0 keep only that rank's section; rank -1 keeps every section. */
 RELAY_API relay_status relay_plan_save(const relay_plan *p, const char *path);
