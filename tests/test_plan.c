@@ -1,7 +1,8 @@
 /* test_plan.c — the planner checked without MPI.
  *
- * Every plan is replayed serially from its sections alone: each send piece is
- * matched with the receive piece at the same place of the peer's message,
+ * Every plan is replayed serially from its sections alone: each piece of a
+ * send lattice is matched with the same piece of the receive lattice at the
+ * same place of the peer's message,
  * elements are copied one by one, and then every element of A must hold the
  * B element op() maps to it, written exactly once, with volumes that add up
  * to m*n.  Layout positions come from relay_layout_locate (checked against
@@ -88,6 +89,20 @@ static void copy_piece(const relay_plan *p, world *w, int from, int to, int64_t 
         }
 }
 
+/* Every piece (i, j) of a lattice, from its place in B to its place in A. */
+static void copy_lattice(const relay_plan *p, world *w, int from, int to, const rl_span *sp, const rl_span *rp)
+{
+    assert_int_equal(sp->pair, rp->pair);
+    assert_int_equal(sp->rows, rp->rows);
+    assert_int_equal(sp->cols, rp->cols);
+    assert_int_equal(sp->count_r, rp->count_r);
+    assert_int_equal(sp->count_c, rp->count_c);
+    for (int64_t j = 0; j < sp->count_c; j++)
+        for (int64_t i = 0; i < sp->count_r; i++)
+            copy_piece(p, w, from, to, sp->pair, sp->rows, sp->cols, sp->off + i * sp->step_r + j * sp->step_c, sp->ld,
+                       rp->off + i * rp->step_r + j * rp->step_c, rp->ld);
+}
+
 static const rl_message *find_recv(const rl_section *s, int peer)
 {
     for (int k = 0; k < s->nrecv; k++)
@@ -100,8 +115,10 @@ static void replay_serially(const relay_plan *p, world *w)
     for (int r = 0; r < p->nranks; r++) {
         const rl_section *s = p->sections[r];
         for (int64_t i = 0; i < s->nlocal; i++) {
-            const rl_local_piece *lp = &s->local[i];
-            copy_piece(p, w, r, r, lp->pair, lp->rows, lp->cols, lp->src_off, lp->src_ld, lp->dst_off, lp->dst_ld);
+            const rl_local_span *l = &s->local[i];
+            rl_span from = {l->pair, l->rows, l->cols, l->count_r, l->count_c, l->src_off, l->src_step_r, l->src_step_c, l->src_ld};
+            rl_span to = {l->pair, l->rows, l->cols, l->count_r, l->count_c, l->dst_off, l->dst_step_r, l->dst_step_c, l->dst_ld};
+            copy_lattice(p, w, r, r, &from, &to);
         }
         for (int k = 0; k < s->nsend; k++) {
             const rl_message *m = &s->send[k];
@@ -110,13 +127,8 @@ static void replay_serially(const relay_plan *p, world *w)
             assert_non_null(rm);
             assert_int_equal(rm->count, m->count);
             assert_int_equal(rm->elems, m->elems);
-            for (int64_t q = 0; q < m->count; q++) {
-                const rl_piece *sp = &s->send_pieces[m->first + q], *rp = &peer->recv_pieces[rm->first + q];
-                assert_int_equal(sp->pair, rp->pair);
-                assert_int_equal(sp->rows, rp->rows);
-                assert_int_equal(sp->cols, rp->cols);
-                copy_piece(p, w, r, (int)m->peer, sp->pair, sp->rows, sp->cols, sp->off, sp->ld, rp->off, rp->ld);
-            }
+            for (int64_t q = 0; q < m->count; q++)
+                copy_lattice(p, w, r, (int)m->peer, &s->send_spans[m->first + q], &peer->recv_spans[rm->first + q]);
         }
     }
 }
@@ -387,10 +399,10 @@ static void test_validator_rejects_corruption(void **state)
     assert_int_equal(relay_plan_transform(&p, 2, a, b, RELAY_OP_N, RELAY_DOUBLE, NULL), RELAY_OK);
     rl_section *s = p->sections[0];
     assert_true(s->nsend == 1 && s->nrecv == 1 && s->nlocal > 0);
-    int64_t saved = s->send_pieces[0].off;
-    s->send_pieces[0].off = s->src_elems[0];
+    int64_t saved = s->send_spans[0].off;
+    s->send_spans[0].off = s->src_elems[0];
     assert_int_equal(rl_section_validate(s, p), RELAY_ERR_FORMAT);
-    s->send_pieces[0].off = saved;
+    s->send_spans[0].off = saved;
     s->recv[0].peer = 0;
     assert_int_equal(rl_section_validate(s, p), RELAY_ERR_FORMAT);
     s->recv[0].peer = 1;
