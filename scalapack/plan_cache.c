@@ -18,15 +18,22 @@ static void entry_free(rl_cache_entry *e)
     free(e);
 }
 
-/* Plans the transform a key describes and binds it over the context. */
+/* Plans the transform a key describes and binds it over the context.  Each
+ * process builds its own section alone (relay_plan_transform_rank): the
+ * work of a call is that process's lattices, not every process's. */
 static relay_status plan_entry(rl_cache_entry *e, const rl_blacs_context *cx)
 {
     const int32_t *k = e->key;
     relay_layout *src = NULL, *dst = NULL;
     relay_plan *plan = NULL;
+    relay_op op = (relay_op)k[RL_KEY_OP];
+    int me;
     relay_status st = rl_scalapack_key_layout(&src, k + RL_KEY_HEAD, cx->nprocs);
     if (!st) st = rl_scalapack_key_layout(&dst, k + RL_KEY_HEAD + k[RL_KEY_SRC_LEN], cx->nprocs);
-    if (!st) st = relay_plan_transform(&plan, cx->nprocs, dst, src, (relay_op)k[RL_KEY_OP], (relay_type)k[RL_KEY_TYPE], NULL);
+    if (!st && MPI_Comm_rank(cx->comm, &me) != MPI_SUCCESS) st = rl_fail(RELAY_ERR_MPI, "MPI_Comm_rank of a BLACS context");
+    if (!st)
+        st = relay_plan_transform_rank(&plan, me, cx->nprocs, 1, (const relay_layout *const *)&dst,
+                                       (const relay_layout *const *)&src, &op, (relay_type)k[RL_KEY_TYPE], NULL);
     if (!st) st = relay_exec_create(&e->exec, plan, cx->comm);
     relay_plan_free(plan);
     relay_layout_free(src);

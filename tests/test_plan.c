@@ -133,6 +133,42 @@ static void replay_serially(const relay_plan *p, world *w)
     }
 }
 
+/* The statistics, computed from structure by the planner, must be what the
+ * sections hold: messages, remote bytes, and pieces (sent and local). */
+static void check_stats_against_sections(const relay_plan *p)
+{
+    relay_plan_stats st;
+    int64_t messages = 0, remote = 0, pieces = 0, esz = (int64_t)relay_type_size(p->type);
+    assert_int_equal(relay_plan_get_stats(p, &st), RELAY_OK);
+    for (int r = 0; r < p->nranks; r++) {
+        const rl_section *s = p->sections[r];
+        messages += s->nsend;
+        for (int k = 0; k < s->nsend; k++) remote += s->send[k].elems * esz;
+        for (int64_t i = 0; i < s->nsend_spans; i++) pieces += rl_span_pieces(&s->send_spans[i]);
+        for (int64_t i = 0; i < s->nlocal; i++) pieces += rl_local_span_pieces(&s->local[i]);
+    }
+    assert_int_equal(st.messages, messages);
+    assert_int_equal(st.bytes_remote, remote);
+    assert_int_equal(st.pieces, pieces);
+}
+
+/* Each rank's section planned alone is the whole plan's, with the same
+ * fingerprint and header. */
+static void check_rank_plans(const relay_plan *whole, const relay_layout *la, const relay_layout *lb, relay_op op,
+                             const relay_plan_options *o)
+{
+    for (int r = 0; r < whole->nranks; r++) {
+        relay_plan *one = NULL;
+        assert_int_equal(relay_plan_transform_rank(&one, r, whole->nranks, 1, &la, &lb, &op, whole->type, o), RELAY_OK);
+        assert_true(relay_plan_fingerprint(one) == relay_plan_fingerprint(whole));
+        assert_int_equal(relay_plan_schedule(one), relay_plan_schedule(whole));
+        assert_memory_equal(&one->stats, &whole->stats, sizeof one->stats);
+        for (int q = 0; q < whole->nranks; q++) assert_true((one->sections[q] != NULL) == (q == r));
+        assert_true(one->sections[r]->checksum == whole->sections[r]->checksum);
+        relay_plan_free(one);
+    }
+}
+
 static double b_id(int64_t i, int64_t j) { return (double)(i * 100003 + j + 1); }
 
 /* Plans dst := op(src) for one pair, replays serially and checks every element. */
@@ -169,6 +205,8 @@ static void check_pair_plan(int nranks, relay_layout *la, relay_layout *lb, rela
     assert_int_equal(relay_plan_get_stats(p, &st), RELAY_OK);
     assert_int_equal(st.bytes_total, la->m * la->n * 8);
     assert_true(st.bytes_remote <= st.bytes_total);
+    check_stats_against_sections(p);
+    check_rank_plans(p, la, lb, op, NULL);
     for (int r = 0; r < nranks; r++) {
         free(w.a[r]);
         free(w.b[r]);
@@ -194,6 +232,49 @@ static void test_random_pairs_replay_exactly(void **state)
         relay_layout_free(la);
         relay_layout_free(lb);
     }
+}
+
+/* Relabeled plans: the statistics still match the sections, and a rank's
+ * own plan finds the same sigma and fingerprint. */
+static void test_relabeled_rank_plans(void **state)
+{
+    (void)state;
+    relay_plan_options o;
+    relay_plan_options_init(&o);
+    for (int c = 0; c < 60; c++) {
+        rng_state = 9000 + (uint64_t)c;
+        int nranks = (int)uniform(1, 9);
+        int64_t m = uniform(1, 40), n = uniform(1, 40);
+        relay_layout *la = random_layout(nranks, m, n), *lb = random_layout(nranks, m, n);
+        relay_plan *p;
+        o.relabel = c % 2 ? RELAY_RELABEL_GREEDY : RELAY_RELABEL_OPTIMAL;
+        o.schedule = c % 3 == 0 ? RELAY_SCHED_ALLTOALLV : RELAY_SCHED_AUTO;
+        assert_int_equal(relay_plan_transform(&p, nranks, la, lb, RELAY_OP_N, RELAY_DOUBLE, &o), RELAY_OK);
+        check_stats_against_sections(p);
+        check_rank_plans(p, la, lb, RELAY_OP_N, &o);
+        relay_plan_free(p);
+        relay_layout_free(la);
+        relay_layout_free(lb);
+    }
+}
+
+/* A rounds schedule needs every rank's messages: one rank's plan refuses it. */
+static void test_rank_plan_refuses_rounds(void **state)
+{
+    (void)state;
+    relay_layout *a;
+    relay_plan *p = NULL;
+    relay_plan_options o;
+    relay_op op = RELAY_OP_N;
+    relay_plan_options_init(&o);
+    o.schedule = RELAY_SCHED_ROUNDS;
+    assert_int_equal(relay_layout_block_cyclic(&a, 10, 10, 2, 2, 2, 2, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR), RELAY_OK);
+    const relay_layout *as = a;
+    assert_int_equal(relay_plan_transform_rank(&p, 0, 4, 1, &as, &as, &op, RELAY_DOUBLE, &o), RELAY_ERR_UNSUPPORTED);
+    assert_non_null(strstr(relay_last_error(), "rounds"));
+    assert_int_equal(relay_plan_transform_rank(&p, 4, 4, 1, &as, &as, &op, RELAY_DOUBLE, NULL), RELAY_ERR_ARG);
+    assert_null(p);
+    relay_layout_free(a);
 }
 
 static void test_block_cyclic_32_to_128(void **state)
@@ -424,6 +505,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_pairs_replay_exactly),
         cmocka_unit_test(test_block_cyclic_32_to_128),
+        cmocka_unit_test(test_relabeled_rank_plans),
+        cmocka_unit_test(test_rank_plan_refuses_rounds),
         cmocka_unit_test(test_identical_layouts_stay_local),
         cmocka_unit_test(test_batch_one_message_per_peer),
         cmocka_unit_test(test_fingerprint_is_deterministic),
