@@ -2,7 +2,7 @@
 #ifndef RELAY_PLANNER_INTERNAL_H
 #define RELAY_PLANNER_INTERNAL_H
 
-#include "plan_internal.h"
+#include "volumes.h"
 
 /* Checks plan options against a plan of nranks ranks. */
 relay_status rl_check_options(const relay_plan_options *o, int nranks);
@@ -26,13 +26,34 @@ relay_status rl_reshape_table(rl_reshape **out, int pr, int pc, int qr, int qc);
 int rl_reshape_contention_free(const rl_reshape *rs);
 void rl_reshape_free(rl_reshape *rs);
 
-/* Gives a rounds plan ReSHAPE's steps when its single pair is a block-cyclic
- * resize in the paper's setting and the table is contention-free (*applied
- * then 1); needs the step lists allocated. */
-relay_status rl_reshape_schedule(relay_plan *p, int *applied);
+/* The transfers of one replay as a graph: for each sender y (CSR by
+ * sender), the ranks it sends to in increasing order, itself included when
+ * it copies locally, and each transfer's step in a rounds schedule (-1
+ * before one is given).  Derived from the volumes and sigma, so a rank
+ * that builds only its own section schedules every rank's transfers. */
+typedef struct {
+    int n;
+    int64_t *start;          /* n + 1 */
+    int32_t *to;
+    int64_t *step;
+} rl_transfers;
+
+/* The transfer from y to x, or -1. */
+int64_t rl_transfer_find(const rl_transfers *t, int y, int x);
+
+/* Gives the transfers ReSHAPE's steps when p's single pair is a block-cyclic
+ * resize in the paper's setting and the table is contention-free and covers
+ * every transfer (*applied then 1, p->rounds set). */
+relay_status rl_reshape_schedule(relay_plan *p, rl_transfers *t, int *applied);
 
 /* Resolves the requested schedule (auto by the rule in schedule.c) and, for
- * rounds, gives every message its step.  Needs the sections and stats. */
-relay_status rl_schedule_plan(relay_plan *p, relay_schedule requested);
+ * rounds, gives every transfer its step, from the volumes between ranks
+ * (volumes.h, logical receivers) and p's sigma and stats.  Sections are
+ * not needed: rl_schedule_sections then copies the steps into those the
+ * plan holds.  *t is filled for rounds (else empty); free it with
+ * rl_transfers_free. */
+relay_status rl_schedule_plan(relay_plan *p, relay_schedule requested, const rl_volumes *v, rl_transfers *t);
+relay_status rl_schedule_sections(relay_plan *p, const rl_transfers *t);
+void rl_transfers_free(rl_transfers *t);
 
 #endif

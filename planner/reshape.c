@@ -24,7 +24,7 @@
  * cell's blocks of every superblock: one message per step per rank.
  *
  * The table is used as the rounds schedule when it is contention-free and
- * consistent with the plan's messages; otherwise (shrinking, where ranks
+ * covers the plan's transfers (schedule.c's graph, from the volumes); otherwise (shrinking, where ranks
  * must receive more cells than there are steps, or a table with contention)
  * the planner falls back to the minimum-step colouring of schedule.c. */
 #include <string.h>
@@ -145,49 +145,25 @@ int rl_reshape_contention_free(const rl_reshape *rs)
     return ok;
 }
 
-/* The message of a sorted list that names peer, or -1. */
-static int find_peer(const rl_message *m, int n, int64_t peer)
+/* Gives every transfer of the plan its C_Transfer step; returns 0 (and
+ * leaves the plan for the colouring) if the table does not cover the
+ * plan's transfers exactly. */
+static int apply_table(rl_transfers *t, const rl_reshape *rs)
 {
-    int lo = 0, hi = n;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (m[mid].peer < peer) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < n && m[lo].peer == peer ? lo : -1;
-}
-
-/* Gives every message and local copy of the plan its C_Transfer step;
- * returns 0 (and leaves the plan for the colouring) if the table does not
- * cover the plan's transfers exactly. */
-static int apply_table(relay_plan *p, const rl_reshape *rs)
-{
-    int64_t P = (int64_t)rs->pr * rs->pc;
-    int64_t assigned = 0, transfers = 0;
-    for (int r = 0; r < p->nranks; r++) {
-        rl_section *s = p->sections[r];
-        transfers += s->nsend + (s->nlocal > 0);
-        for (int k = 0; k < s->nsend; k++) s->send_round[k] = -1;
-        for (int k = 0; k < s->nrecv; k++) s->recv_round[k] = -1;
-        s->local_round = -1;
-    }
+    int64_t P = (int64_t)rs->pr * rs->pc, assigned = 0;
+    for (int64_t e = 0; e < t->start[t->n]; e++) t->step[e] = -1;
     for (int64_t step = 0; step < rs->steps; step++)
-        for (int64_t src = 0; src < P && src < p->nranks; src++) {
-            int32_t dst = rs->transfer[step * P + src];
-            rl_section *from = p->sections[src], *to = dst < p->nranks ? p->sections[dst] : NULL;
-            if (dst == src) {
-                if (from->nlocal) from->local_round = step, assigned++;
-                continue;
-            }
-            int k = find_peer(from->send, from->nsend, dst), j = to ? find_peer(to->recv, to->nrecv, src) : -1;
-            if (k < 0 || j < 0) continue; /* a cell with no blocks in a partial matrix */
-            from->send_round[k] = to->recv_round[j] = step;
+        for (int64_t src = 0; src < P && src < t->n; src++) {
+            int64_t e = rl_transfer_find(t, (int)src, rs->transfer[step * P + src]);
+            if (e < 0) continue; /* a cell with no blocks in a partial matrix */
+            if (t->step[e] >= 0) return 0; /* a transfer twice: not the paper's table */
+            t->step[e] = step;
             assigned++;
         }
-    return assigned == transfers;
+    return assigned == t->start[t->n];
 }
 
-relay_status rl_reshape_schedule(relay_plan *p, int *applied)
+relay_status rl_reshape_schedule(relay_plan *p, rl_transfers *t, int *applied)
 {
     rl_block_cyclic from, to;
     *applied = 0;
@@ -195,7 +171,7 @@ relay_status rl_reshape_schedule(relay_plan *p, int *applied)
     rl_reshape *rs;
     relay_status st = rl_reshape_table(&rs, from.nprow, from.npcol, to.nprow, to.npcol);
     if (st) return st;
-    if (rs->contention_free && rs->steps <= p->nranks && apply_table(p, rs)) {
+    if (rs->contention_free && rs->steps <= p->nranks && apply_table(t, rs)) {
         p->rounds = (int32_t)rs->steps;
         *applied = 1;
     }

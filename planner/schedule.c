@@ -76,64 +76,88 @@ static void colour_edge(colouring *g, int32_t u, int32_t v)
     join(g, u, v, a);
 }
 
-/* The message of a sorted message list that names peer (binary search). */
-static int64_t message_to(const rl_message *m, int n, int64_t peer)
+/* ---- the transfer graph ---------------------------------------------------- */
+
+void rl_transfers_free(rl_transfers *t)
 {
-    int lo = 0, hi = n - 1;
+    free(t->start);
+    free(t->to);
+    free(t->step);
+    memset(t, 0, sizeof *t);
+}
+
+int64_t rl_transfer_find(const rl_transfers *t, int y, int x)
+{
+    int64_t lo = t->start[y], hi = t->start[y + 1];
     while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (m[mid].peer < peer) lo = mid + 1;
+        int64_t mid = lo + (hi - lo) / 2;
+        if (t->to[mid] < x) lo = mid + 1;
         else hi = mid;
     }
-    return lo;
+    return lo < t->start[y + 1] && t->to[lo] == x ? lo : -1;
 }
 
-/* A rank's local copies are its edge to itself: they take a step in which
- * the rank neither sends nor receives, as a copy does in ReSHAPE. */
-static int64_t max_degree(const relay_plan *p)
+static int by_rank(const void *a, const void *b)
 {
-    int64_t d = 0;
-    for (int r = 0; r < p->nranks; r++) {
-        const rl_section *s = p->sections[r];
-        int self = s->nlocal > 0;
-        if (s->nsend + self > d) d = s->nsend + self;
-        if (s->nrecv + self > d) d = s->nrecv + self;
-    }
-    return d;
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
 }
 
-static relay_status alloc_round_lists(relay_plan *p)
+/* Volumes are rows by logical receiver x; a transfer goes from each of
+ * their senders to sigma[x].  Transposed to rows by sender, sorted. */
+static relay_status build_transfers(rl_transfers *t, const rl_volumes *v, const int32_t *sigma)
 {
-    for (int r = 0; r < p->nranks; r++) {
-        rl_section *s = p->sections[r];
-        s->send_round = rl_malloc_array((size_t)s->nsend, sizeof *s->send_round);
-        s->recv_round = rl_malloc_array((size_t)s->nrecv, sizeof *s->recv_round);
-        if (!s->send_round || !s->recv_round) return RL_NOMEM();
+    int n = v->n;
+    t->n = n;
+    t->start = rl_calloc((size_t)n + 1, sizeof *t->start);
+    int64_t total = v->start[n], *cursor = rl_malloc_array((size_t)n, sizeof *cursor);
+    t->to = rl_malloc_array((size_t)total, sizeof *t->to);
+    t->step = rl_malloc_array((size_t)total, sizeof *t->step);
+    if (!t->start || !cursor || !t->to || !t->step) {
+        free(cursor);
+        return RL_NOMEM();
     }
+    for (int64_t e = 0; e < total; e++) t->start[v->from[e] + 1]++;
+    for (int y = 0; y < n; y++) t->start[y + 1] += t->start[y];
+    memcpy(cursor, t->start, (size_t)n * sizeof *cursor);
+    for (int x = 0; x < n; x++)
+        for (int64_t e = v->start[x]; e < v->start[x + 1]; e++) t->to[cursor[v->from[e]]++] = sigma[x];
+    for (int y = 0; y < n; y++)
+        qsort(t->to + t->start[y], (size_t)(t->start[y + 1] - t->start[y]), sizeof *t->to, by_rank);
+    for (int64_t e = 0; e < total; e++) t->step[e] = -1;
+    free(cursor);
     return RELAY_OK;
 }
 
-/* Writes each colour back as the step of the send and of the receive. */
-static void record_rounds(relay_plan *p, const colouring *g)
+/* The most transfers a rank sends or receives, its local copies counting
+ * as one (they take a step in which it neither sends nor receives). */
+static int64_t max_degree(const rl_transfers *t)
 {
-    int32_t P = p->nranks;
-    for (int32_t u = 0; u < P; u++)
+    int64_t d = 0, *in = rl_calloc((size_t)t->n, sizeof *in);
+    if (!in) return -1;
+    for (int y = 0; y < t->n; y++) {
+        if (t->start[y + 1] - t->start[y] > d) d = t->start[y + 1] - t->start[y];
+        for (int64_t e = t->start[y]; e < t->start[y + 1]; e++) in[t->to[e]]++;
+    }
+    for (int x = 0; x < t->n; x++) d = in[x] > d ? in[x] : d;
+    free(in);
+    return d;
+}
+
+/* Each transfer's step is the colour of its edge. */
+static void record_rounds(rl_transfers *t, const colouring *g)
+{
+    for (int32_t u = 0; u < t->n; u++)
         for (int64_t c = 0; c < g->degree; c++) {
             int32_t v = *slot(g, u, c);
-            if (v < 0) continue;
-            rl_section *from = p->sections[u], *to = p->sections[v - P];
-            if (v - P == u) {
-                from->local_round = c;
-                continue;
-            }
-            from->send_round[message_to(from->send, from->nsend, v - P)] = c;
-            to->recv_round[message_to(to->recv, to->nrecv, u)] = c;
+            if (v >= 0) t->step[rl_transfer_find(t, u, v - t->n)] = c;
         }
 }
 
-static relay_status colour_rounds(relay_plan *p)
+static relay_status colour_rounds(relay_plan *p, rl_transfers *t)
 {
-    int64_t degree = max_degree(p), vertices = 2 * (int64_t)p->nranks;
+    int64_t degree = max_degree(t), vertices = 2 * (int64_t)t->n;
+    if (degree < 0) return RL_NOMEM();
     colouring g = {0};
     g.degree = degree;
     g.at = rl_malloc_array((size_t)(vertices * (degree ? degree : 1)), sizeof *g.at);
@@ -144,12 +168,9 @@ static relay_status colour_rounds(relay_plan *p)
         : RELAY_OK;
     if (!st) {
         memset(g.at, 0xff, (size_t)(vertices * degree) * sizeof *g.at);
-        for (int32_t u = 0; u < p->nranks; u++) {
-            const rl_section *s = p->sections[u];
-            if (s->nlocal) colour_edge(&g, u, p->nranks + u);
-            for (int k = 0; k < s->nsend; k++) colour_edge(&g, u, p->nranks + (int32_t)s->send[k].peer);
-        }
-        record_rounds(p, &g);
+        for (int32_t u = 0; u < t->n; u++)
+            for (int64_t e = t->start[u]; e < t->start[u + 1]; e++) colour_edge(&g, u, t->n + t->to[e]);
+        record_rounds(t, &g);
         p->rounds = (int32_t)degree;
     }
     free(g.at);
@@ -158,16 +179,40 @@ static relay_status colour_rounds(relay_plan *p)
     return st;
 }
 
-/* ReSHAPE's table where it applies, else the colouring; then the sections'
- * checksums cover their steps. */
-static relay_status plan_rounds(relay_plan *p)
+/* ReSHAPE's table where it applies, else the colouring. */
+static relay_status plan_rounds(relay_plan *p, const rl_volumes *v, rl_transfers *t)
 {
     int applied = 0;
-    relay_status st = alloc_round_lists(p);
-    if (!st) st = rl_reshape_schedule(p, &applied);
-    if (!st && !applied) st = colour_rounds(p);
-    for (int r = 0; !st && r < p->nranks; r++) p->sections[r]->checksum = rl_section_hash(p->sections[r], p->count);
+    relay_status st = build_transfers(t, v, p->sigma);
+    if (!st) st = rl_reshape_schedule(p, t, &applied);
+    if (!st && !applied) st = colour_rounds(p, t);
     return st;
+}
+
+/* ---- a section's steps ------------------------------------------------------- */
+
+static relay_status section_steps(rl_section *s, const rl_transfers *t)
+{
+    s->send_round = rl_malloc_array((size_t)s->nsend, sizeof *s->send_round);
+    s->recv_round = rl_malloc_array((size_t)s->nrecv, sizeof *s->recv_round);
+    if (!s->send_round || !s->recv_round) return RL_NOMEM();
+    for (int k = 0; k < s->nsend; k++) s->send_round[k] = t->step[rl_transfer_find(t, s->rank, (int)s->send[k].peer)];
+    for (int k = 0; k < s->nrecv; k++) s->recv_round[k] = t->step[rl_transfer_find(t, (int)s->recv[k].peer, s->rank)];
+    if (s->nlocal) s->local_round = t->step[rl_transfer_find(t, s->rank, s->rank)];
+    return RELAY_OK;
+}
+
+relay_status rl_schedule_sections(relay_plan *p, const rl_transfers *t)
+{
+    if (p->schedule != RELAY_SCHED_ROUNDS) return RELAY_OK;
+    for (int r = 0; r < p->nranks; r++) {
+        rl_section *s = p->sections[r];
+        if (!s) continue;
+        relay_status st = section_steps(s, t);
+        if (st) return st;
+        s->checksum = rl_section_hash(s, p->count);
+    }
+    return RELAY_OK;
 }
 
 /* The auto rule.  A collective exchange pays off when nearly every pair of
@@ -189,9 +234,10 @@ static relay_schedule auto_schedule(const relay_plan *p)
     return dense && small ? RELAY_SCHED_ALLTOALLV : RELAY_SCHED_P2P;
 }
 
-relay_status rl_schedule_plan(relay_plan *p, relay_schedule requested)
+relay_status rl_schedule_plan(relay_plan *p, relay_schedule requested, const rl_volumes *v, rl_transfers *t)
 {
+    memset(t, 0, sizeof *t);
     p->schedule = requested == RELAY_SCHED_AUTO ? auto_schedule(p) : requested;
     p->rounds = 1;
-    return p->schedule == RELAY_SCHED_ROUNDS ? plan_rounds(p) : RELAY_OK;
+    return p->schedule == RELAY_SCHED_ROUNDS ? plan_rounds(p, v, t) : RELAY_OK;
 }

@@ -6,10 +6,12 @@
  *   2. sigma, when relabeling, from those volumes (relabel.c), and A's
  *      layout handed to it;
  *   3. the statistics, from the volumes and the grids (stats.c);
- *   4. the sections: each rank's lattices (section.c), every rank's or, for
- *      relay_plan_transform_rank, the calling rank's alone;
- *   5. the schedule (schedule.c) and the fingerprint, which covers the
- *      header only, so that both ways of planning agree on it. */
+ *   4. the schedule (schedule.c): resolved, and for rounds a step for
+ *      every transfer the volumes give;
+ *   5. the sections: each rank's lattices (section.c), every rank's or, for
+ *      relay_plan_transform_rank, the calling rank's alone, with their
+ *      steps; then the fingerprint, which covers the header only, so that
+ *      both ways of planning agree on it. */
 #include <string.h>
 
 #include "error.h"
@@ -90,26 +92,38 @@ static relay_status plan_sections(relay_plan *p, const rl_batch *b)
     return st ? rl_fail(st, "transform plan: building a rank's section failed (%s)", relay_status_str(st)) : RELAY_OK;
 }
 
-/* Steps 1-3: volumes, sigma and A's relabeled layouts, statistics. */
-static relay_status plan_header(relay_plan *p, const relay_layout *const *dst, const relay_plan_options *o)
+/* Steps 2-3: sigma and A's relabeled layouts, statistics. */
+static relay_status plan_header(relay_plan *p, const relay_layout *const *dst, const relay_plan_options *o,
+                                const rl_volumes *v)
 {
-    rl_volumes v;
-    relay_status st = rl_volumes_compute(&v, p);
-    if (st) return st;
-    st = relabel_destinations(p, dst, o, &v);
-    if (!st) rl_transform_stats(p, &v);
-    rl_volumes_free(&v);
+    relay_status st = relabel_destinations(p, dst, o, v);
+    if (!st) rl_transform_stats(p, v);
     return st;
 }
 
-/* Step 4: the sections of every rank (only_rank < 0) or of one. */
-static relay_status plan_sections_of(relay_plan *p, int only_rank)
+/* Step 5: the sections of every rank (only_rank < 0) or of one, with the
+ * steps of a rounds schedule. */
+static relay_status plan_sections_of(relay_plan *p, int only_rank, const rl_transfers *t)
 {
     rl_batch *b;
     relay_status st = rl_batch_create(&b, p->pairs, p->count);
     if (st) return st;
     st = only_rank < 0 ? plan_sections(p, b) : rl_batch_section(b, only_rank, &p->sections[only_rank]);
     rl_batch_free(b);
+    return st ? st : rl_schedule_sections(p, t);
+}
+
+static relay_status plan_steps(relay_plan *p, int only_rank, const relay_layout *const *dst, const relay_plan_options *o)
+{
+    rl_volumes v;
+    rl_transfers t = {0};
+    relay_status st = rl_volumes_compute(&v, p);
+    if (st) return st;
+    st = plan_header(p, dst, o, &v);
+    if (!st) st = rl_schedule_plan(p, o->schedule, &v, &t);
+    rl_volumes_free(&v);
+    if (!st) st = plan_sections_of(p, only_rank, &t);
+    rl_transfers_free(&t);
     return st;
 }
 
@@ -122,18 +136,13 @@ static relay_status plan_batch(relay_plan **out, int only_rank, int nranks, int 
     const relay_plan_options *o = opts ? opts : &defaults;
     relay_status st = check_transform_args(out, nranks, count, dst, src, ops, type, o);
     if (st) return st;
-    if (only_rank >= 0 && o->schedule == RELAY_SCHED_ROUNDS)
-        return rl_fail(RELAY_ERR_UNSUPPORTED, "transform plan of one rank: the rounds schedule colours every rank's "
-                                              "messages; plan the whole batch, or use p2p, alltoallv or auto");
     relay_plan *p = rl_plan_alloc(nranks, count);
     if (!p) return RL_NOMEM();
     p->kind = RELAY_PLAN_TRANSFORM;
     p->type = type;
     p->relabel = o->relabel;
     st = rl_plan_copy_layouts(p, dst, src, ops);
-    if (!st) st = plan_header(p, dst, o);
-    if (!st) st = plan_sections_of(p, only_rank);
-    if (!st) st = rl_schedule_plan(p, o->schedule);
+    if (!st) st = plan_steps(p, only_rank, dst, o);
     if (st) {
         relay_plan_free(p);
         return st;

@@ -153,7 +153,7 @@ static void check_stats_against_sections(const relay_plan *p)
 }
 
 /* Each rank's section planned alone is the whole plan's, with the same
- * fingerprint and header. */
+ * fingerprint and header (its checksum covers its steps too). */
 static void check_rank_plans(const relay_plan *whole, const relay_layout *la, const relay_layout *lb, relay_op op,
                              const relay_plan_options *o)
 {
@@ -162,6 +162,7 @@ static void check_rank_plans(const relay_plan *whole, const relay_layout *la, co
         assert_int_equal(relay_plan_transform_rank(&one, r, whole->nranks, 1, &la, &lb, &op, whole->type, o), RELAY_OK);
         assert_true(relay_plan_fingerprint(one) == relay_plan_fingerprint(whole));
         assert_int_equal(relay_plan_schedule(one), relay_plan_schedule(whole));
+        assert_int_equal(relay_plan_rounds(one), relay_plan_rounds(whole));
         assert_memory_equal(&one->stats, &whole->stats, sizeof one->stats);
         for (int q = 0; q < whole->nranks; q++) assert_true((one->sections[q] != NULL) == (q == r));
         assert_true(one->sections[r]->checksum == whole->sections[r]->checksum);
@@ -258,21 +259,35 @@ static void test_relabeled_rank_plans(void **state)
     }
 }
 
-/* A rounds schedule needs every rank's messages: one rank's plan refuses it. */
-static void test_rank_plan_refuses_rounds(void **state)
+/* Rounds come from the transfers the volumes give, not from the sections:
+ * a rank's own rounds plan has the whole plan's steps.  A rank out of
+ * range is refused. */
+static void test_rank_plans_with_rounds(void **state)
 {
     (void)state;
-    relay_layout *a;
-    relay_plan *p = NULL;
     relay_plan_options o;
-    relay_op op = RELAY_OP_N;
     relay_plan_options_init(&o);
     o.schedule = RELAY_SCHED_ROUNDS;
+    for (int c = 0; c < 40; c++) {
+        rng_state = 7000 + (uint64_t)c;
+        int nranks = (int)uniform(1, 12);
+        int64_t m = uniform(1, 50), n = uniform(1, 50);
+        relay_layout *la = random_layout(nranks, m, n), *lb = random_layout(nranks, m, n);
+        relay_plan *p;
+        o.relabel = c % 3 == 0 ? RELAY_RELABEL_GREEDY : RELAY_RELABEL_NONE;
+        assert_int_equal(relay_plan_transform(&p, nranks, la, lb, RELAY_OP_N, RELAY_DOUBLE, &o), RELAY_OK);
+        check_rank_plans(p, la, lb, RELAY_OP_N, &o);
+        relay_plan_free(p);
+        relay_layout_free(la);
+        relay_layout_free(lb);
+    }
+    relay_layout *a;
+    relay_plan *p = NULL;
+    relay_op op = RELAY_OP_N;
     assert_int_equal(relay_layout_block_cyclic(&a, 10, 10, 2, 2, 2, 2, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR), RELAY_OK);
     const relay_layout *as = a;
-    assert_int_equal(relay_plan_transform_rank(&p, 0, 4, 1, &as, &as, &op, RELAY_DOUBLE, &o), RELAY_ERR_UNSUPPORTED);
-    assert_non_null(strstr(relay_last_error(), "rounds"));
     assert_int_equal(relay_plan_transform_rank(&p, 4, 4, 1, &as, &as, &op, RELAY_DOUBLE, NULL), RELAY_ERR_ARG);
+    assert_int_equal(relay_plan_transform_rank(&p, -1, 4, 1, &as, &as, &op, RELAY_DOUBLE, NULL), RELAY_ERR_ARG);
     assert_null(p);
     relay_layout_free(a);
 }
@@ -506,7 +521,7 @@ int main(void)
         cmocka_unit_test(test_random_pairs_replay_exactly),
         cmocka_unit_test(test_block_cyclic_32_to_128),
         cmocka_unit_test(test_relabeled_rank_plans),
-        cmocka_unit_test(test_rank_plan_refuses_rounds),
+        cmocka_unit_test(test_rank_plans_with_rounds),
         cmocka_unit_test(test_identical_layouts_stay_local),
         cmocka_unit_test(test_batch_one_message_per_peer),
         cmocka_unit_test(test_fingerprint_is_deterministic),

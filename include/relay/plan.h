@@ -50,9 +50,8 @@ RELAY_API relay_status relay_plan_transform_batch(relay_plan **out, int nranks, 
  * header's statistics and sigma, the volumes between ranks), not the
  * whole plan.  Its fingerprint is the whole plan's, so ranks that each
  * build their own section pass relay_exec_create's agreement; typical
- * inside a job, where every rank plans what it replays.  The rounds
- * schedule needs every rank's messages and is refused
- * (RELAY_ERR_UNSUPPORTED); such a plan cannot be saved. */
+ * inside a job, where every rank plans what it replays.  Such a plan
+ * cannot be saved. */
 RELAY_API relay_status relay_plan_transform_rank(relay_plan **out, int rank, int nranks, int count,
         const relay_layout *const *dst, const relay_layout *const *src, const relay_op *ops,
         relay_type type, const relay_plan_options *opts);
