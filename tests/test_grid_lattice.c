@@ -210,9 +210,9 @@ static void bc_pair(grid_case *c, int64_t n, int64_t from, int64_t to, relay_op 
 }
 
 /* Per rank, each side's lattices as custom grids against as block-cyclic
- * layouts: at most `factor` times as many, plus 4; prints the largest
+ * layouts: at most `percent` percent as many, plus 2; prints the largest
  * ratio. */
-static void compare_with_bc(int64_t n, int64_t from, int64_t to, relay_op op, int custom, int64_t factor)
+static void compare_with_bc(int64_t n, int64_t from, int64_t to, relay_op op, int custom, int64_t percent)
 {
     grid_case bc, cu;
     lc_sides sb, sc;
@@ -225,7 +225,7 @@ static void compare_with_bc(int64_t n, int64_t from, int64_t to, relay_op op, in
         int64_t counts[2][2] = {{lc_send_lattices(&sb, r), lc_recv_lattices(&sb, r)},
                                 {lc_send_lattices(&sc, r), lc_recv_lattices(&sc, r)}};
         for (int s = 0; s < 2; s++) {
-            assert_true(counts[1][s] <= factor * counts[0][s] + 4);
+            assert_true(100 * counts[1][s] <= percent * counts[0][s] + 200);
             double ratio = (double)counts[1][s] / (double)(counts[0][s] ? counts[0][s] : 1);
             if (ratio > worst) worst = ratio;
         }
@@ -241,22 +241,21 @@ static void compare_with_bc(int64_t n, int64_t from, int64_t to, relay_op op, in
     case_free(&cu);
 }
 
-/* Blocks that divide each other need at most twice the block-cyclic
- * lattices (measured: 2.00 for 4 -> 16, where the greedy pass across
- * columns pairs the column offsets 0, 8 | 64, 72 | ... instead of taking
- * 0, 64, ... and 8, 72, ...; 1.00 for blocks of 1).  Blocks of 3 -> 7 cut
- * pieces of several shapes and measured 2.98: they are held to 4x, to
- * catch a regression, not to promise a bound. */
+/* Blocks that divide each other need no more lattices than the
+ * block-cyclic layouts (measured 1.00: trying several second elements
+ * finds the interleaved column phases 0, 64, ... and 8, 72, ..., which a
+ * greedy pass paired as 0, 8 | 64, 72 at twice the count).  Blocks of
+ * 3 -> 7 cut pieces of several shapes and measured 1.14: held to 1.25x. */
 static void test_block_cyclic_as_custom(void **state)
 {
     (void)state;
     const struct {
-        int64_t n, from, to, factor;
-    } moves[] = {{256, 4, 16, 2}, {64, 1, 16, 2}, {64, 16, 1, 2}, {64, 1, 1, 2}, {250, 3, 7, 4}};
+        int64_t n, from, to, percent;
+    } moves[] = {{256, 4, 16, 100}, {64, 1, 16, 100}, {64, 16, 1, 100}, {64, 1, 1, 100}, {250, 3, 7, 125}};
     for (size_t i = 0; i < sizeof moves / sizeof *moves; i++)
         for (int custom = 1; custom <= 3; custom++)
             for (int op = RELAY_OP_N; op <= RELAY_OP_T; op++)
-                compare_with_bc(moves[i].n, moves[i].from, moves[i].to, (relay_op)op, custom, moves[i].factor);
+                compare_with_bc(moves[i].n, moves[i].from, moves[i].to, (relay_op)op, custom, moves[i].percent);
 }
 
 /* ---- determinism ------------------------------------------------------------------------- */
