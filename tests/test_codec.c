@@ -692,6 +692,28 @@ static void check_rank_plans(const relay_plan *whole, int nranks, int count, con
     }
 }
 
+/* The header's statistics, which the planner derives from the layouts'
+ * structure (and a one-rank plan carries too), against the sections: bytes,
+ * messages and pieces (count_r * count_c per lattice) counted from them. */
+static void assert_stats_match_sections(const relay_plan *p)
+{
+    int64_t esz = (int64_t)relay_type_size(p->type), remote = 0, local = 0, messages = 0, pieces = 0;
+    for (int r = 0; r < p->nranks; r++) {
+        const rl_section *s = p->sections[r];
+        messages += s->nsend;
+        for (int k = 0; k < s->nsend; k++) remote += s->send[k].elems * esz;
+        for (int64_t i = 0; i < s->nsend_spans; i++) pieces += rl_span_pieces(&s->send_spans[i]);
+        for (int64_t i = 0; i < s->nlocal; i++) {
+            pieces += rl_local_span_pieces(&s->local[i]);
+            local += rl_local_span_elems(&s->local[i]) * esz;
+        }
+    }
+    assert_int_equal(p->stats.bytes_remote, remote);
+    assert_int_equal(p->stats.bytes_total, remote + local);
+    assert_int_equal(p->stats.messages, messages);
+    assert_int_equal(p->stats.pieces, pieces);
+}
+
 /* One random request: 1 or 2 pairs of random block-cyclic and grid
  * layouts, random ops, relabeling and a one-wave schedule. */
 static void check_random_request(void)
@@ -713,6 +735,7 @@ static void check_random_request(void)
     relay_plan *whole;
     const relay_layout *const *cd = (const relay_layout *const *)dst, *const *cs = (const relay_layout *const *)src;
     assert_int_equal(relay_plan_transform_batch(&whole, nranks, count, cd, cs, ops, type, &o), RELAY_OK);
+    assert_stats_match_sections(whole);
     check_rank_plans(whole, nranks, count, cd, cs, ops, &o);
     relay_plan_free(whole);
     for (int k = 0; k < count; k++) {
@@ -724,7 +747,7 @@ static void check_random_request(void)
 static void test_rank_plan_is_its_part_of_the_whole(void **state)
 {
     (void)state;
-    for (int trial = 0; trial < 60; trial++) check_random_request();
+    for (int trial = 0; trial < 300; trial++) check_random_request();
 }
 
 int main(void)
