@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # fuzz.sh SECONDS [BUILD_DIR] — fuzzes the plan decoder with libFuzzer under
 # AddressSanitizer and UndefinedBehaviorSanitizer for a bounded time, seeded
-# with valid plans written by BUILD_DIR's make_seeds.  Fails on any crash,
-# leak, sanitizer report or allocation above 512 MiB.
+# with valid plans written by BUILD_DIR's make_seeds.  Half its mutations
+# change one field of a section's records and re-seal the plan, so that they
+# reach the lattice checks past the checksums (tests/fuzz/fuzz_plan_decode.c).
+# Fails on any crash, leak, sanitizer report or allocation above 512 MiB.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}

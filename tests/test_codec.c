@@ -1,10 +1,13 @@
 /* test_codec.c — plan files: round trips, per-rank loading, file modes, and hostile input.
  *
  * Round trips must give the same fingerprint and re-encode to the same bytes;
- * a rank's own section must equal the one of the full plan.  Every
- * truncation and every single-bit flip of a sample plan, a wrong major
- * version, bad magic and absurd counts must be refused with
- * RELAY_ERR_FORMAT or RELAY_ERR_VERSION and a message, never a crash. */
+ * a rank's own section must equal the one of the full plan, and so must the
+ * section relay_plan_transform_rank builds alone.  Every truncation and
+ * every single-bit flip of a sample plan, a wrong major version, bad magic
+ * and absurd counts must be refused with RELAY_ERR_FORMAT or
+ * RELAY_ERR_VERSION and a message, never a crash.  Sections that lie about
+ * their lattices are re-sealed (content checksum, byte hash, header hash)
+ * so that the decoder's checks past the checksums are what refuses them. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,9 +17,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 #include <cmocka.h>
 
 #include "codec.h"
+#include "mp_reader.h"
 #include "plan_internal.h"
 
 static relay_plan *sample_plan(int nranks, relay_op op, int batch)
@@ -53,6 +58,8 @@ static void test_round_trip_is_identical(void **state)
             encode_ok(p, &buf, &len);
             assert_int_equal(relay_plan_decode(&q, buf, len, -1), RELAY_OK);
             assert_true(relay_plan_fingerprint(q) == relay_plan_fingerprint(p));
+            assert_int_equal(q->format_major, 2);
+            assert_int_equal(q->format_minor, 0);
             encode_ok(q, &again, &len2);
             assert_int_equal(len, len2);
             assert_memory_equal(buf, again, len);
@@ -208,34 +215,539 @@ static void test_versions_magic_and_absurd_counts(void **state)
     /* A header with a ranks count far beyond the limit. */
     const unsigned char huge_ranks[] = {0x81, 0xa6, 'n', 'r', 'a', 'n', 'k', 's', 0xce, 0x7f, 0xff, 0xff, 0xff};
     const unsigned char empty_map[] = {0x80};
-    assert_int_equal(decode_bad(buf, forge(buf, "relay-plan", 2, empty_map, 1)), RELAY_ERR_VERSION);
-    assert_int_equal(decode_bad(buf, forge(buf, "relay-plam", 1, empty_map, 1)), RELAY_ERR_FORMAT);
-    assert_int_equal(decode_bad(buf, forge(buf, "relay-plan", 1, huge_map, sizeof huge_map)), RELAY_ERR_FORMAT);
-    assert_int_equal(decode_bad(buf, forge(buf, "relay-plan", 1, huge_array, sizeof huge_array)), RELAY_ERR_FORMAT);
-    assert_int_equal(decode_bad(buf, forge(buf, "relay-plan", 1, huge_ranks, sizeof huge_ranks)), RELAY_ERR_FORMAT);
-    assert_int_equal(decode_bad(buf, forge(buf, "relay-plan", 1, empty_map, 1)), RELAY_ERR_FORMAT);
+    assert_int_equal(decode_bad(buf, forge(buf, "relay-plan", 3, empty_map, 1)), RELAY_ERR_VERSION);
+    assert_non_null(strstr(relay_last_error(), "newer"));
+    assert_int_equal(decode_bad(buf, forge(buf, "relay-plam", 2, empty_map, 1)), RELAY_ERR_FORMAT);
+    assert_int_equal(decode_bad(buf, forge(buf, "relay-plan", 2, huge_map, sizeof huge_map)), RELAY_ERR_FORMAT);
+    assert_int_equal(decode_bad(buf, forge(buf, "relay-plan", 2, huge_array, sizeof huge_array)), RELAY_ERR_FORMAT);
+    assert_int_equal(decode_bad(buf, forge(buf, "relay-plan", 2, huge_ranks, sizeof huge_ranks)), RELAY_ERR_FORMAT);
+    assert_int_equal(decode_bad(buf, forge(buf, "relay-plan", 2, empty_map, 1)), RELAY_ERR_FORMAT);
     assert_int_equal(decode_bad("", 0), RELAY_ERR_FORMAT);
     assert_int_equal(decode_bad("\xc1", 1), RELAY_ERR_FORMAT);
 }
 
-/* A section that passes its checksums but lies about offsets is refused by
- * validation: rebuild a plan whose piece reaches past its buffer. */
-static void test_lying_section_is_refused(void **state)
+/* A format 1.x file (pieces, not lattices) is refused as a version, with
+ * the way out: rebuild the plan.  Its header is never parsed, so even a
+ * well-formed 1.x header does not matter. */
+static void test_format_1_is_refused_with_a_rebuild_hint(void **state)
 {
     (void)state;
-    relay_plan *p = sample_plan(3, RELAY_OP_N, 0);
-    p->sections[1]->recv_pieces[0].off = p->sections[1]->dst_elems[0];
-    p->sections[1]->checksum = rl_section_hash(p->sections[1], p->count);
-    uint64_t sums[3];
-    for (int r = 0; r < 3; r++) sums[r] = p->sections[r]->checksum;
-    p->fingerprint = rl_plan_hash(p, sums);
+    unsigned char buf[512];
+    const unsigned char empty_map[] = {0x80};
+    for (int major = 0; major <= 1; major++) {
+        assert_int_equal(decode_bad(buf, forge(buf, "relay-plan", major, empty_map, 1)), RELAY_ERR_VERSION);
+        assert_non_null(strstr(relay_last_error(), "rebuild"));
+        assert_non_null(strstr(relay_last_error(), "relay-plan"));
+    }
+}
+
+/* ---- re-sealing a tampered file ----------------------------------------- */
+
+/* Overwrites a uint64 the writer stored in full (0xcf and 8 bytes). */
+static void put_uint64(unsigned char *at, uint64_t v)
+{
+    assert_int_equal(at[0], 0xcf);
+    for (int i = 0; i < 8; i++) at[1 + i] = (unsigned char)(v >> (8 * (7 - i)));
+}
+
+/* Reads the preamble: where the header starts and how long it is, and
+ * where the header hash is stored. */
+static void find_header(const unsigned char *buf, size_t len, size_t *start, uint64_t *bytes, size_t *hash_at)
+{
+    mp_reader r;
+    uint32_t pairs;
+    mp_init(&r, buf, len);
+    assert_true(mp_read_map(&r, &pairs));
+    for (uint32_t i = 0; i < pairs; i++) {
+        const char *key;
+        uint32_t klen;
+        assert_true(mp_read_str(&r, &key, &klen));
+        if (mp_key_is(key, klen, "header_hash")) *hash_at = (size_t)(r.p - buf);
+        if (mp_key_is(key, klen, "header_bytes")) assert_true(mp_read_uint64(&r, bytes));
+        else assert_true(mp_skip(&r));
+    }
+    *start = (size_t)(r.p - buf);
+}
+
+/* Positions of the section index's entries in the header (4 per rank). */
+static size_t find_index(const unsigned char *header, uint64_t hlen, size_t *at, size_t cap)
+{
+    mp_reader r;
+    uint32_t pairs, n = 0;
+    mp_init(&r, header, (size_t)hlen);
+    assert_true(mp_read_map(&r, &pairs));
+    for (uint32_t i = 0; i < pairs; i++) {
+        const char *key;
+        uint32_t klen;
+        assert_true(mp_read_str(&r, &key, &klen));
+        if (!mp_key_is(key, klen, "sections")) {
+            assert_true(mp_skip(&r));
+            continue;
+        }
+        assert_true(mp_read_array(&r, &n));
+        assert_true(n <= cap);
+        for (uint32_t k = 0; k < n; k++) {
+            uint64_t v;
+            at[k] = (size_t)(r.p - header);
+            assert_true(mp_read_uint64(&r, &v));
+        }
+    }
+    return n;
+}
+
+/* After an edit of some section's bytes that keeps its length, makes every
+ * section's byte hash and the header hash true again, so that the decoder
+ * gets past its checksums to the content. */
+static void reseal(unsigned char *buf, size_t len)
+{
+    size_t hstart, hash_at = 0, at[64];
+    uint64_t hlen;
+    find_header(buf, len, &hstart, &hlen, &hash_at);
+    unsigned char *header = buf + hstart;
+    size_t n = find_index(header, hlen, at, 64);
+    for (size_t k = 0; k < n; k += 4) {
+        uint64_t off, size;
+        mp_reader r;
+        mp_init(&r, header + at[k], 18);
+        assert_true(mp_read_uint64(&r, &off) && mp_read_uint64(&r, &size));
+        put_uint64(header + at[k + 2], XXH3_64bits(header + hlen + off, (size_t)size));
+    }
+    put_uint64(buf + hash_at, rl_header_hash(header, (size_t)hlen, RELAY_FORMAT_MAJOR, RELAY_FORMAT_MINOR));
+}
+
+/* Drops the last integer of the first array stored under `key` (its
+ * length byte or bytes decremented): a partial record. */
+static void drop_last_field(unsigned char *buf, size_t len, const char *key)
+{
+    size_t klen = strlen(key);
+    unsigned char *k = NULL;
+    for (size_t i = 0; i + klen + 1 < len && !k; i++)
+        if (buf[i] == 0xa0 + klen && memcmp(buf + i + 1, key, klen) == 0) k = buf + i + 1 + klen;
+    assert_non_null(k);
+    if (k[0] > 0x90 && k[0] <= 0x9f) k[0]--;
+    else {
+        assert_int_equal(k[0], 0xdc);
+        unsigned n = (unsigned)k[1] << 8 | k[2];
+        assert_true(n > 0);
+        n--;
+        k[1] = (unsigned char)(n >> 8);
+        k[2] = (unsigned char)n;
+    }
+}
+
+static void test_partial_records_are_refused(void **state)
+{
+    (void)state;
+    static const char *const keys[] = {"send_lattices", "recv_lattices", "local", "send", "recv"};
+    relay_plan *p = sample_plan(3, RELAY_OP_N, 1);
+    unsigned char *buf;
+    size_t len;
+    encode_ok(p, (void **)&buf, &len);
+    unsigned char *copy = malloc(len);
+    assert_non_null(copy);
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        memcpy(copy, buf, len);
+        drop_last_field(copy, len, keys[i]);
+        reseal(copy, len);
+        assert_int_equal(decode_bad(copy, len), RELAY_ERR_FORMAT);
+        if (!strstr(relay_last_error(), "partial record")) fail_msg("%s: %s", keys[i], relay_last_error());
+    }
+    memcpy(copy, buf, len);
+    reseal(copy, len); /* re-sealing an intact file changes nothing */
+    assert_memory_equal(copy, buf, len);
+    free(copy);
+    free(buf);
+    relay_plan_free(p);
+}
+
+/* ---- sections that lie about their lattices ----------------------------- */
+
+/* A side's element strides (rs, cs) of A's (r, c) inside a piece. */
+static void strides(const relay_plan *p, const rl_span *sp, int is_dst, int64_t *rs, int64_t *cs)
+{
+    const rl_pair *pr = &p->pairs[sp->pair];
+    relay_order o = is_dst ? pr->dst->order : pr->src->order;
+    int across = (o == RELAY_ROW_MAJOR) != (!is_dst && rl_op_transposes(pr->op)); /* A's rows run across ld */
+    *rs = across ? sp->ld : 1;
+    *cs = across ? 1 : sp->ld;
+}
+
+/* One past the farthest element of pieces [0, i_end) x [0, j_end) of a
+ * lattice, element by element: the serial reference of the bounds check. */
+static int64_t reach(const relay_plan *p, const rl_span *sp, int is_dst, int64_t i_end, int64_t j_end)
+{
+    int64_t rs, cs, far = 0;
+    strides(p, sp, is_dst, &rs, &cs);
+    for (int64_t i = 0; i < i_end; i++)
+        for (int64_t j = 0; j < j_end; j++)
+            for (int64_t r = 0; r < sp->rows; r++)
+                for (int64_t c = 0; c < sp->cols; c++) {
+                    int64_t e = sp->off + i * sp->step_r + j * sp->step_c + r * rs + c * cs + 1;
+                    far = e > far ? e : far;
+                }
+    return far;
+}
+
+/* The first lattice of rank 0's sends (or receives) of several pieces. */
+static rl_span *long_lattice(relay_plan *p, int is_dst)
+{
+    rl_section *s = p->sections[0];
+    rl_span *sp = is_dst ? s->recv_spans : s->send_spans;
+    int64_t n = is_dst ? s->nrecv_spans : s->nsend_spans;
+    for (int64_t i = 0; i < n; i++)
+        if (rl_span_pieces(&sp[i]) > 1) return &sp[i];
+    fail_msg("the sample plan has no lattice of several pieces");
+    return NULL;
+}
+
+/* Its count and step along a direction with several pieces. */
+static int64_t *long_count(rl_span *sp) { return sp->count_r > 1 ? &sp->count_r : &sp->count_c; }
+static int64_t *long_step(rl_span *sp) { return sp->count_r > 1 ? &sp->step_r : &sp->step_c; }
+
+/* Moves a lattice so that its last piece ends `past` elements beyond its
+ * buffer (0: exactly at its end); its first piece stays inside. */
+static void place_last_piece(relay_plan *p, rl_span *sp, int is_dst, int64_t past)
+{
+    const rl_section *s = p->sections[0];
+    int64_t elems = is_dst ? s->dst_elems[sp->pair] : s->src_elems[sp->pair];
+    sp->off += elems + past - reach(p, sp, is_dst, sp->count_r, sp->count_c);
+    assert_true(sp->off >= 0);
+    assert_true(reach(p, sp, is_dst, 1, 1) <= elems);
+}
+
+static void send_one_past(relay_plan *p) { place_last_piece(p, long_lattice(p, 0), 0, 1); }
+static void recv_one_past(relay_plan *p) { place_last_piece(p, long_lattice(p, 1), 1, 1); }
+static void zero_count(relay_plan *p) { long_lattice(p, 0)->count_r = 0; }
+static void negative_count(relay_plan *p) { long_lattice(p, 1)->count_c = -2; }
+static void zero_rows(relay_plan *p) { long_lattice(p, 0)->rows = 0; }
+static void negative_step(relay_plan *p) { *long_step(long_lattice(p, 0)) = -1; }
+static void negative_offset(relay_plan *p) { long_lattice(p, 1)->off = -1; }
+static void pair_out_of_range(relay_plan *p) { long_lattice(p, 0)->pair = p->count; }
+
+/* A step along a count of 1 (which would let two equal lattices differ). */
+static void step_along_one(relay_plan *p)
+{
+    rl_span *sp = long_lattice(p, 0);
+    if (sp->count_r == 1) sp->step_r = 1;
+    else {
+        sp->count_c = 1;
+        sp->step_c = 1;
+    }
+}
+
+/* 2 * step overflows int64; the elements (count_r * rows * cols) do not. */
+static void step_times_count_overflows(relay_plan *p)
+{
+    rl_span *sp = long_lattice(p, 0);
+    *long_step(sp) = INT64_MAX / 2 + 1;
+    *long_count(sp) = 3;
+}
+
+/* off + (count - 1) * step overflows. */
+static void offset_plus_steps_overflows(relay_plan *p)
+{
+    rl_span *sp = long_lattice(p, 1);
+    sp->off = INT64_MAX - *long_step(sp) / 2;
+}
+
+/* rows * cols * count_r * count_c overflows int64. */
+static void elements_overflow(relay_plan *p)
+{
+    rl_span *sp = long_lattice(p, 0);
+    sp->rows = sp->cols = (int64_t)1 << 31;
+    sp->count_r = 2;
+}
+
+/* The leading dimension is shorter than a piece's side along it. */
+static void ld_too_small(relay_plan *p)
+{
+    rl_span *sp = long_lattice(p, 1);
+    int64_t rs, cs;
+    strides(p, sp, 1, &rs, &cs);
+    sp->ld = rs == 1 ? sp->rows - 1 : sp->cols - 1;
+}
+
+/* (lines - 1) * ld overflows, for a piece of several lines. */
+static void ld_overflows(relay_plan *p)
+{
+    rl_span *sp = long_lattice(p, 0);
+    int64_t rs, cs;
+    strides(p, sp, 0, &rs, &cs);
+    assert_true((rs == 1 ? sp->cols : sp->rows) > 1);
+    sp->ld = INT64_MAX;
+}
+static void elems_off_by_one(relay_plan *p) { p->sections[0]->send[0].elems++; }
+static void range_past_array(relay_plan *p) { p->sections[0]->recv[p->sections[0]->nrecv - 1].count++; }
+static void range_with_gap(relay_plan *p) { p->sections[0]->send[p->sections[0]->nsend - 1].first++; }
+static void peer_is_self(relay_plan *p) { p->sections[0]->send[0].peer = 0; }
+
+/* The last message leaves its last lattice out (and says so in elems). */
+static void lattice_left_out(relay_plan *p)
+{
+    rl_section *s = p->sections[0];
+    rl_message *m = &s->send[s->nsend - 1];
+    m->count--;
+    m->elems -= rl_span_elems(&s->send_spans[m->first + m->count]);
+}
+
+/* The local lattice of several pieces, as one side sees it. */
+static rl_local_span *local_lattice(relay_plan *p)
+{
+    rl_section *s = p->sections[0];
+    for (int64_t i = 0; i < s->nlocal; i++)
+        if (rl_local_span_pieces(&s->local[i]) > 1) return &s->local[i];
+    fail_msg("the sample plan has no local lattice of several pieces");
+    return NULL;
+}
+
+/* Its destination side reaches one element past A's buffer. */
+static void local_one_past(relay_plan *p)
+{
+    rl_local_span *l = local_lattice(p);
+    rl_span to = {l->pair, l->rows, l->cols, l->count_r, l->count_c, l->dst_off, l->dst_step_r, l->dst_step_c, l->dst_ld};
+    place_last_piece(p, &to, 1, 1);
+    l->dst_off = to.off;
+}
+
+static void local_negative_step(relay_plan *p) { local_lattice(p)->src_step_c = -3; }
+
+typedef struct {
+    const char *what;
+    void (*tamper)(relay_plan *p);
+    const char *says;        /* in the refusal's message */
+} defect;
+
+static const defect defects[] = {
+    {"zero count", zero_count, "empty or negative shape"},
+    {"negative count", negative_count, "empty or negative shape"},
+    {"zero rows", zero_rows, "empty or negative shape"},
+    {"negative step", negative_step, "steps"},
+    {"step along a count of 1", step_along_one, "steps"},
+    {"negative offset", negative_offset, "offset"},
+    {"send lattice one past its buffer through its last piece", send_one_past, "reaches beyond its buffer"},
+    {"receive lattice one past its buffer through its last piece", recv_one_past, "reaches beyond its buffer"},
+    {"(count - 1) * step overflows", step_times_count_overflows, "reaches beyond its buffer"},
+    {"offset + steps overflows", offset_plus_steps_overflows, "reaches beyond its buffer"},
+    {"rows * cols * counts overflows", elements_overflow, "more than 2^63 elements"},
+    {"ld smaller than a piece", ld_too_small, "leading dimension"},
+    {"ld * rows overflows", ld_overflows, "leading dimension"},
+    {"pair out of range", pair_out_of_range, "names pair"},
+    {"message elems not its lattices' sum", elems_off_by_one, "declares"},
+    {"lattice range past the array", range_past_array, "bad lattice range"},
+    {"lattice range with a gap", range_with_gap, "bad lattice range"},
+    {"lattice in no message", lattice_left_out, "not all in a message"},
+    {"peer is the rank itself", peer_is_self, "peer"},
+    {"local lattice one past A's buffer", local_one_past, "local lattice"},
+    {"local lattice with a negative step", local_negative_step, "steps"},
+};
+
+/* Rank 0's section, tampered with and re-checksummed (the writer hashes
+ * the bytes again), must be refused on reading, whole or alone, and the
+ * other ranks' sections still read. */
+static void expect_refused(const defect *d)
+{
+    relay_plan *p = sample_plan(3, RELAY_OP_T, 1), *q;
+    d->tamper(p);
+    p->sections[0]->checksum = rl_section_hash(p->sections[0], p->count);
     void *buf;
     size_t len;
     encode_ok(p, &buf, &len);
-    assert_int_equal(decode_bad(buf, len), RELAY_ERR_FORMAT);
-    assert_non_null(strstr(relay_last_error(), "beyond"));
+    for (int rank = -1; rank <= 0; rank++) {
+        relay_status st = relay_plan_decode(&q, buf, len, rank);
+        if (st != RELAY_ERR_FORMAT || !strstr(relay_last_error(), d->says))
+            fail_msg("%s: %s, \"%s\" (wanted RELAY_ERR_FORMAT and \"%s\")", d->what, relay_status_str(st),
+                     relay_last_error(), d->says);
+    }
+    assert_int_equal(relay_plan_decode(&q, buf, len, 1), RELAY_OK);
+    relay_plan_free(q);
     free(buf);
     relay_plan_free(p);
+}
+
+static void test_lying_sections_are_refused(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof defects / sizeof *defects; i++) expect_refused(&defects[i]);
+}
+
+/* The bound is exact: a lattice whose last piece ends at the last element
+ * of its buffer is read. */
+static void test_lattice_ending_at_its_buffer_end_is_read(void **state)
+{
+    (void)state;
+    for (int is_dst = 0; is_dst <= 1; is_dst++) {
+        relay_plan *p = sample_plan(3, RELAY_OP_T, 1), *q;
+        place_last_piece(p, long_lattice(p, is_dst), is_dst, 0);
+        p->sections[0]->checksum = rl_section_hash(p->sections[0], p->count);
+        void *buf;
+        size_t len;
+        encode_ok(p, &buf, &len);
+        if (relay_plan_decode(&q, buf, len, 0) != RELAY_OK) fail_msg("%s", relay_last_error());
+        relay_plan_free(q);
+        free(buf);
+        relay_plan_free(p);
+    }
+}
+
+/* ---- one rank's plan ---------------------------------------------------- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+
+/* A number in [lo, hi] (xorshift64*: reproducible). */
+static int64_t draw(int64_t lo, int64_t hi)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return lo + (int64_t)((rng_state * 0x2545f4914f6cdd1du >> 11) % (uint64_t)(hi - lo + 1));
+}
+
+static relay_layout *random_block_cyclic(int nranks, int64_t m, int64_t n)
+{
+    relay_layout *l;
+    int pr = (int)draw(1, nranks), pc = (int)draw(1, nranks / pr);
+    assert_int_equal(relay_layout_block_cyclic(&l, m, n, draw(1, m), draw(1, n), pr, pc, (relay_order)draw(0, 1),
+                                               (int)draw(0, pr - 1), (int)draw(0, pc - 1), 0, (relay_order)draw(0, 1)),
+                     RELAY_OK);
+    return l;
+}
+
+/* Strictly increasing splits of [0, extent] into at most 4 blocks. */
+static int random_splits(int64_t extent, int64_t *splits)
+{
+    int nb = 1;
+    splits[0] = 0;
+    while (nb < 4 && splits[nb - 1] < extent - 1 && draw(0, 2)) {
+        splits[nb] = draw(splits[nb - 1] + 1, extent - 1);
+        nb++;
+    }
+    splits[nb] = extent;
+    return nb;
+}
+
+static relay_layout *random_grid(int nranks, int64_t m, int64_t n)
+{
+    relay_layout *l;
+    int64_t rs[5], cs[5];
+    int owners[16];
+    int nbr = random_splits(m, rs), nbc = random_splits(n, cs);
+    for (int b = 0; b < nbr * nbc; b++) owners[b] = (int)draw(0, nranks - 1);
+    assert_int_equal(relay_layout_grid(&l, nranks, m, n, nbr, rs, nbc, cs, owners, NULL, NULL, (relay_order)draw(0, 1)),
+                     RELAY_OK);
+    return l;
+}
+
+static relay_layout *random_layout(int nranks, int64_t m, int64_t n)
+{
+    return draw(0, 2) ? random_block_cyclic(nranks, m, n) : random_grid(nranks, m, n);
+}
+
+static void assert_records_equal(const void *a, const void *b, int64_t n, size_t size)
+{
+    if (n) assert_memory_equal(a, b, (size_t)n * size);
+}
+
+static void assert_sections_equal(const rl_section *a, const rl_section *b, int count)
+{
+    assert_int_equal(a->rank, b->rank);
+    assert_int_equal(a->nsend, b->nsend);
+    assert_int_equal(a->nrecv, b->nrecv);
+    assert_int_equal(a->nsend_spans, b->nsend_spans);
+    assert_int_equal(a->nrecv_spans, b->nrecv_spans);
+    assert_int_equal(a->nlocal, b->nlocal);
+    assert_records_equal(a->send, b->send, a->nsend, sizeof *a->send);
+    assert_records_equal(a->recv, b->recv, a->nrecv, sizeof *a->recv);
+    assert_records_equal(a->send_spans, b->send_spans, a->nsend_spans, sizeof *a->send_spans);
+    assert_records_equal(a->recv_spans, b->recv_spans, a->nrecv_spans, sizeof *a->recv_spans);
+    assert_records_equal(a->local, b->local, a->nlocal, sizeof *a->local);
+    assert_records_equal(a->src_elems, b->src_elems, count, sizeof *a->src_elems);
+    assert_records_equal(a->dst_elems, b->dst_elems, count, sizeof *a->dst_elems);
+    assert_int_equal(a->checksum, b->checksum);
+}
+
+/* Every rank's own plan against the whole plan of the same request: the
+ * same header (fingerprint, statistics, sigma) and the same section, no
+ * other section, and refused by relay_plan_save and relay_plan_encode. */
+static void check_rank_plans(const relay_plan *whole, int nranks, int count, const relay_layout *const *dst,
+                             const relay_layout *const *src, const relay_op *ops, const relay_plan_options *o)
+{
+    for (int rank = 0; rank < nranks; rank++) {
+        relay_plan *one;
+        void *buf;
+        size_t len;
+        if (relay_plan_transform_rank(&one, rank, nranks, count, dst, src, ops, whole->type, o) != RELAY_OK)
+            fail_msg("rank %d: %s", rank, relay_last_error());
+        assert_true(relay_plan_fingerprint(one) == relay_plan_fingerprint(whole));
+        assert_memory_equal(&one->stats, &whole->stats, sizeof one->stats);
+        assert_memory_equal(one->sigma, whole->sigma, (size_t)nranks * sizeof *one->sigma);
+        assert_sections_equal(one->sections[rank], whole->sections[rank], count);
+        for (int r = 0; r < nranks; r++)
+            if (r != rank) assert_null(one->sections[r]);
+        if (nranks > 1) { /* else the rank's plan is the whole plan */
+            assert_int_equal(relay_plan_save(one, "/nonexistent/never-written.plan"), RELAY_ERR_ARG);
+            assert_non_null(strstr(relay_last_error(), "only some ranks"));
+            assert_int_equal(relay_plan_encode(one, &buf, &len), RELAY_ERR_ARG);
+        }
+        relay_plan_free(one);
+    }
+}
+
+/* The header's statistics, which the planner derives from the layouts'
+ * structure (and a one-rank plan carries too), against the sections: bytes,
+ * messages and pieces (count_r * count_c per lattice) counted from them. */
+static void assert_stats_match_sections(const relay_plan *p)
+{
+    int64_t esz = (int64_t)relay_type_size(p->type), remote = 0, local = 0, messages = 0, pieces = 0;
+    for (int r = 0; r < p->nranks; r++) {
+        const rl_section *s = p->sections[r];
+        messages += s->nsend;
+        for (int k = 0; k < s->nsend; k++) remote += s->send[k].elems * esz;
+        for (int64_t i = 0; i < s->nsend_spans; i++) pieces += rl_span_pieces(&s->send_spans[i]);
+        for (int64_t i = 0; i < s->nlocal; i++) {
+            pieces += rl_local_span_pieces(&s->local[i]);
+            local += rl_local_span_elems(&s->local[i]) * esz;
+        }
+    }
+    assert_int_equal(p->stats.bytes_remote, remote);
+    assert_int_equal(p->stats.bytes_total, remote + local);
+    assert_int_equal(p->stats.messages, messages);
+    assert_int_equal(p->stats.pieces, pieces);
+}
+
+/* One random request: 1 or 2 pairs of random block-cyclic and grid
+ * layouts, random ops, relabeling and a one-wave schedule. */
+static void check_random_request(void)
+{
+    int nranks = (int)draw(1, 6), count = (int)draw(1, 2);
+    relay_layout *dst[2], *src[2];
+    relay_op ops[2];
+    relay_plan_options o;
+    relay_plan_options_init(&o);
+    o.relabel = (relay_relabel)draw(0, 2);
+    o.schedule = draw(0, 1) ? RELAY_SCHED_P2P : RELAY_SCHED_ALLTOALLV;
+    for (int k = 0; k < count; k++) {
+        int64_t m = draw(1, 40), n = draw(1, 40);
+        ops[k] = (relay_op)draw(0, 2);
+        dst[k] = random_layout(nranks, m, n);
+        src[k] = rl_op_transposes(ops[k]) ? random_layout(nranks, n, m) : random_layout(nranks, m, n);
+    }
+    relay_type type = (relay_type)draw(0, 3);
+    relay_plan *whole;
+    const relay_layout *const *cd = (const relay_layout *const *)dst, *const *cs = (const relay_layout *const *)src;
+    assert_int_equal(relay_plan_transform_batch(&whole, nranks, count, cd, cs, ops, type, &o), RELAY_OK);
+    assert_stats_match_sections(whole);
+    check_rank_plans(whole, nranks, count, cd, cs, ops, &o);
+    relay_plan_free(whole);
+    for (int k = 0; k < count; k++) {
+        relay_layout_free(dst[k]);
+        relay_layout_free(src[k]);
+    }
+}
+
+static void test_rank_plan_is_its_part_of_the_whole(void **state)
+{
+    (void)state;
+    for (int trial = 0; trial < 300; trial++) check_random_request();
 }
 
 int main(void)
@@ -247,7 +759,11 @@ int main(void)
         cmocka_unit_test(test_every_truncation_is_refused),
         cmocka_unit_test(test_every_bit_flip_is_refused),
         cmocka_unit_test(test_versions_magic_and_absurd_counts),
-        cmocka_unit_test(test_lying_section_is_refused),
+        cmocka_unit_test(test_format_1_is_refused_with_a_rebuild_hint),
+        cmocka_unit_test(test_partial_records_are_refused),
+        cmocka_unit_test(test_lying_sections_are_refused),
+        cmocka_unit_test(test_lattice_ending_at_its_buffer_end_is_read),
+        cmocka_unit_test(test_rank_plan_is_its_part_of_the_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,8 @@
-/* make_seeds.c — writes a few small valid plans as the fuzzer's seed corpus:
- * block-cyclic and grid layouts, every op, a batch, explicit offsets, and
- * a BMMC plan (its factors are all the decoder's BMMC path reads) and two
+/* make_seeds.c — writes a few small valid plans (format 2.0) as the
+ * fuzzer's seed corpus: block-cyclic and grid layouts, every op, a batch,
+ * explicit offsets, a block-cyclic move whose lattices hold many pieces at
+ * nonzero steps on both sides, a rounds plan (steps and local_round), and a
+ * BMMC plan (its factors are all the decoder's BMMC path reads) and two
  * HSUMMA plans (parameters only: checkerboard with model groups, block-cyclic). */
 #include <stdio.h>
 
@@ -11,6 +13,26 @@ static int save(const relay_plan *p, const char *dir, int k)
     char path[4096];
     snprintf(path, sizeof path, "%s/seed%d.plan", dir, k);
     return relay_plan_save(p, path) != RELAY_OK;
+}
+
+/* 24 x 20 from 2 x 2 blocks to 3 x 5 blocks on 4 ranks, op T: lattices of
+ * up to 3 x 4 pieces; seeds k (p2p) and k + 1 (rounds). */
+static int save_lattice_moves(const char *dir, int k)
+{
+    relay_layout *from, *to;
+    relay_plan *p = NULL, *q = NULL;
+    relay_plan_options o;
+    relay_plan_options_init(&o);
+    o.schedule = RELAY_SCHED_ROUNDS;
+    int bad = relay_layout_block_cyclic(&from, 20, 24, 2, 2, 2, 2, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR) ||
+              relay_layout_block_cyclic(&to, 24, 20, 3, 5, 2, 2, RELAY_COL_MAJOR, 1, 0, 0, RELAY_ROW_MAJOR) ||
+              relay_plan_transform(&p, 4, to, from, RELAY_OP_T, RELAY_FLOAT, NULL) || save(p, dir, k) ||
+              relay_plan_transform(&q, 4, to, from, RELAY_OP_T, RELAY_FLOAT, &o) || save(q, dir, k + 1);
+    relay_plan_free(p);
+    relay_plan_free(q);
+    relay_layout_free(from);
+    relay_layout_free(to);
+    return bad;
 }
 
 int main(int argc, char **argv)
@@ -36,6 +58,7 @@ int main(int argc, char **argv)
     relay_op ops[2] = {RELAY_OP_T, RELAY_OP_N};
     relay_plan *batch;
     bad = bad || relay_plan_transform_batch(&batch, 2, 2, as, bs, ops, RELAY_CDOUBLE, NULL) || save(batch, argv[1], 3);
+    bad = bad || save_lattice_moves(argv[1], 7);
     relay_bmmc perm;
     relay_plan *bmmc = NULL;
     bad = bad || relay_bmmc_bit_reversal(&perm, 9) || relay_plan_bmmc(&bmmc, &perm, 2, 3, 8) || save(bmmc, argv[1], 4);

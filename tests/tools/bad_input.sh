@@ -4,7 +4,8 @@
 # failed step), nothing on stdout, and no output file left behind: unknown
 # options, missing values, bad numbers, bad layout specs and layout files,
 # missing and unreadable files, wrong positional counts, corrupted and
-# truncated plan files, a plan for another rank count.
+# truncated plan files, a format 1.x plan (refused with a hint to rebuild it),
+# a plan for another rank count.
 . "$(dirname "$0")/common.sh"
 
 GOOD_FROM=bc:40x30:8x8:1x2
@@ -134,6 +135,18 @@ for pos in 3 40 $((SIZE / 3)) $((SIZE / 2)) $((SIZE - 1)) -1 -$((SIZE / 2)); do
     expect_error 1 "relay-dump --rank 1: damaged plan ($pos)" "$DUMP" bad.plan --rank 1 --json
     expect_mpi_error "relay-run: damaged plan ($pos)" 2 bad.plan --verify
 done
+
+# A format 1.x plan (pieces, not lattices) is refused with the way out: rebuild it.
+python3 - good.plan old.plan <<'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+at = data.index(b"\xa5major") + 6
+assert data[at] == 2, "good.plan is not format 2"
+open(sys.argv[2], "wb").write(data[:at] + b"\x01" + data[at + 1:])
+PY
+expect_error 1 "relay-dump: a format 1.x plan" "$DUMP" old.plan
+grep -q "rebuild" err.txt || fail "relay-dump: refusing a 1.x plan does not say to rebuild it: $(cat err.txt)"
+expect_mpi_error "relay-run: a format 1.x plan" 2 old.plan
 
 # relay-run: one line from one rank, every rank exits non-zero, no hang.
 expect_error 2 "relay-run: no file" "$RUN"

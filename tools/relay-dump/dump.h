@@ -1,7 +1,8 @@
 /* dump.h — what the files of relay-dump share: the request main.c reads
  * from the command line, the view of each plan kind (transform.c, bmmc.c,
- * hsumma.c), the keys every --json object carries (json.c), the steps of a
- * rounds schedule (steps.c) and the heat map of --svg (heatmap_svg.c). */
+ * hsumma.c), a transform section's volumes and detail (section.c), the
+ * keys every --json object carries (json.c), the steps of a rounds
+ * schedule (steps.c) and the heat map of --svg (heatmap_svg.c). */
 #ifndef RELAY_DUMP_H
 #define RELAY_DUMP_H
 
@@ -27,6 +28,24 @@ typedef struct {
 int dump_transform(const dump_request *r, const relay_plan *p, cli_error *e);
 int dump_bmmc(const dump_request *r, const relay_plan *p, cli_error *e);
 int dump_hsumma(const dump_request *r, const relay_plan *p, cli_error *e);
+
+/* ---- one transform section (section.c) ----------------------------------- */
+
+/* What a section moves in one replay, counted from its messages and
+ * lattices: bytes, messages, pieces (count_r * count_c per lattice) and
+ * lattices. */
+typedef struct {
+    int64_t send_bytes, recv_bytes, send_msgs, recv_msgs, local_bytes;
+    int64_t send_pieces, recv_pieces, local_pieces;
+    int64_t send_lattices, recv_lattices, local_lattices;
+} rank_volume;
+
+rank_volume section_volume(const rl_section *s, int64_t esz);
+/* Pieces of lattices [first, first + count). */
+int64_t lattice_pieces(const rl_span *spans, int64_t first, int64_t count);
+/* --rank R: that rank's buffers, messages with their lattices, and local
+ * lattices, as text or (--json) one object. */
+void dump_rank_section(const dump_request *r, const relay_plan *p);
 
 /* ---- the SPEC section 4 keys of --json (json.c) -------------------------- */
 

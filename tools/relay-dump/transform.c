@@ -2,10 +2,10 @@
  * people (kind, ranks, type, ops, layouts, sigma, volumes, the steps of a
  * rounds schedule, a per-rank table and the largest messages); --json the
  * same facts as one JSON object with the keys of SPEC section 4; --rank R
- * the detail of one rank's section; --svg a heat map of the rank-to-rank
- * volumes.  Every volume is counted here from the plan's sections,
- * independently of the statistics the planner stored (only
- * bytes_remote_identity comes from them). */
+ * the detail of one rank's section (section.c); --svg a heat map of the
+ * rank-to-rank volumes.  Every volume is counted here from the sections'
+ * messages and lattices, independently of the statistics the planner
+ * stored (only bytes_remote_identity comes from them). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,28 +28,9 @@ static int rounds_of(const relay_plan *p) { return p->rounds; }
 /* ---- volumes, counted from the sections ------------------------------------ */
 
 typedef struct {
-    int64_t send_bytes, recv_bytes, send_msgs, recv_msgs, local_bytes, send_pieces, recv_pieces, local_pieces;
-} rank_volume;
-
-typedef struct {
-    int64_t bytes_total, bytes_remote, messages, pieces;
+    int64_t bytes_total, bytes_remote, messages, pieces, lattices;
     rank_volume *per_rank;   /* nranks entries */
 } plan_volumes;
-
-static int64_t message_bytes(const rl_message *msgs, int n, int64_t esz)
-{
-    int64_t sum = 0;
-    for (int k = 0; k < n; k++) sum += msgs[k].elems * esz;
-    return sum;
-}
-
-static rank_volume section_volume(const rl_section *s, int64_t esz)
-{
-    rank_volume v = {message_bytes(s->send, s->nsend, esz), message_bytes(s->recv, s->nrecv, esz), s->nsend, s->nrecv,
-                     0, s->nsend_pieces, s->nrecv_pieces, s->nlocal};
-    for (int64_t i = 0; i < s->nlocal; i++) v.local_bytes += s->local[i].rows * s->local[i].cols * esz;
-    return v;
-}
 
 /* Needs every section (a plan loaded with rank -1). */
 static int count_volumes(const relay_plan *p, plan_volumes *v, cli_error *e)
@@ -65,6 +46,7 @@ static int count_volumes(const relay_plan *p, plan_volumes *v, cli_error *e)
         v->bytes_total += rv.send_bytes + rv.local_bytes;
         v->messages += rv.send_msgs;
         v->pieces += rv.send_pieces + rv.local_pieces;
+        v->lattices += rv.send_lattices + rv.local_lattices;
     }
     return CLI_OK;
 }
@@ -170,7 +152,8 @@ static void print_header(const char *path, const relay_plan *p, const plan_volum
            (long long)v->bytes_total, cli_bytes(v->bytes_total).text, (long long)v->bytes_remote,
            cli_bytes(v->bytes_remote).text, (long long)st.bytes_remote_identity,
            cli_bytes(st.bytes_remote_identity).text);
-    printf("             %lld messages, %lld pieces\n", (long long)v->messages, (long long)v->pieces);
+    printf("             %lld messages, %lld pieces in %lld lattices\n", (long long)v->messages, (long long)v->pieces,
+           (long long)v->lattices);
 }
 
 /* The columns of the per-rank table, in order. */
@@ -269,7 +252,8 @@ static void print_top_talkers(const relay_plan *p)
     for (int r = 0; r < p->nranks; r++) {
         const rl_section *s = p->sections[r];
         for (int k = 0; k < s->nsend; k++)
-            consider_talker(top, &n, (talker){r, (int)s->send[k].peer, s->send[k].elems * esz, s->send[k].count});
+            consider_talker(top, &n, (talker){r, (int)s->send[k].peer, s->send[k].elems * esz,
+                                              lattice_pieces(s->send_spans, s->send[k].first, s->send[k].count)});
     }
     printf("top talkers (largest messages)\n");
     if (n == 0) printf("  none: every piece stays on its rank\n");
@@ -350,86 +334,9 @@ static void print_json_summary(const relay_plan *p, const plan_volumes *v, const
     json_int(&w, "rounds", rounds_of(p));
     if (steps) step_view_json(&w, steps, p);
     dump_json_volumes(&w, v->bytes_total, v->bytes_remote, st.bytes_remote_identity, v->messages, v->pieces);
+    json_int(&w, "lattices", v->lattices);
     json_pairs(&w, p);
     json_per_rank(&w, v, p->nranks);
-    json_end_object(&w);
-    json_finish(&w);
-}
-
-/* ---- one rank's section ------------------------------------------------- */
-
-/* step: the rounds schedule's step of each message, or NULL. */
-static void print_messages(const char *title, const char *peer_label, const rl_message *msgs, const int64_t *step, int n,
-                           int64_t esz)
-{
-    int64_t bytes = message_bytes(msgs, n, esz);
-    printf("  %-10s %d messages, %lld bytes (%s)\n", title, n, (long long)bytes, cli_bytes(bytes).text);
-    if (n) printf("    %8s %10s %13s%s\n", peer_label, "pieces", "bytes", step ? "            step" : "");
-    for (int k = 0; k < n; k++) {
-        printf("    %8lld %10lld %13lld (%s)", (long long)msgs[k].peer, (long long)msgs[k].count,
-               (long long)(msgs[k].elems * esz), cli_bytes(msgs[k].elems * esz).text);
-        if (step) printf(" %6lld", (long long)step[k]);
-        printf("\n");
-    }
-}
-
-static void print_section(const char *path, const relay_plan *p, const rl_section *s)
-{
-    int64_t esz = (int64_t)relay_type_size(p->type);
-    rank_volume v = section_volume(s, esz);
-    printf("%s: rank %d of %d (%s, type %s)\n", path, s->rank, p->nranks, cli_kind_words[p->kind], cli_type_words[p->type]);
-    for (int k = 0; k < p->count; k++)
-        printf("  buffers    pair %d: A %lld elements (%s), B %lld elements (%s)\n", k, (long long)s->dst_elems[k],
-               cli_bytes(s->dst_elems[k] * esz).text, (long long)s->src_elems[k], cli_bytes(s->src_elems[k] * esz).text);
-    printf("  local      %lld pieces, %lld bytes (%s)\n", (long long)v.local_pieces, (long long)v.local_bytes,
-           cli_bytes(v.local_bytes).text);
-    print_messages("sends", "to", s->send, s->send_round, s->nsend, esz);
-    print_messages("receives", "from", s->recv, s->recv_round, s->nrecv, esz);
-}
-
-static void json_messages(json_writer *w, const char *key, const rl_message *msgs, const int64_t *step, int n,
-                          int64_t esz)
-{
-    json_begin_array(w, key);
-    for (int k = 0; k < n; k++) {
-        json_begin_object(w, NULL);
-        json_int(w, "peer", msgs[k].peer);
-        json_int(w, "pieces", msgs[k].count);
-        json_int(w, "bytes", msgs[k].elems * esz);
-        if (step) json_int(w, "step", step[k]);
-        json_end_object(w);
-    }
-    json_end_array(w);
-}
-
-static void json_elems(json_writer *w, const char *key, const int64_t *elems, int count)
-{
-    json_begin_array(w, key);
-    for (int k = 0; k < count; k++) json_int(w, NULL, elems[k]);
-    json_end_array(w);
-}
-
-static void print_json_section(const relay_plan *p, const rl_section *s)
-{
-    int64_t esz = (int64_t)relay_type_size(p->type);
-    rank_volume v = section_volume(s, esz);
-    json_writer w = json_start(stdout);
-    json_begin_object(&w, NULL);
-    json_int(&w, "rank", s->rank);
-    json_int(&w, "ranks", p->nranks);
-    json_string(&w, "type", cli_type_words[p->type]);
-    json_elems(&w, "dst_elems", s->dst_elems, p->count);
-    json_elems(&w, "src_elems", s->src_elems, p->count);
-    json_int(&w, "send_bytes", v.send_bytes);
-    json_int(&w, "recv_bytes", v.recv_bytes);
-    json_int(&w, "send_msgs", v.send_msgs);
-    json_int(&w, "recv_msgs", v.recv_msgs);
-    json_int(&w, "send_pieces", v.send_pieces);
-    json_int(&w, "recv_pieces", v.recv_pieces);
-    json_int(&w, "local_pieces", v.local_pieces);
-    json_int(&w, "local_bytes", v.local_bytes);
-    json_messages(&w, "send", s->send, s->send_round, s->nsend, esz);
-    json_messages(&w, "recv", s->recv, s->recv_round, s->nrecv, esz);
     json_end_object(&w);
     json_finish(&w);
 }
@@ -470,20 +377,13 @@ static int print_json(const relay_plan *p, const plan_volumes *v, cli_error *e)
     return CLI_OK;
 }
 
-/* One rank's section (--rank without --svg: the only section loaded). */
-static void dump_section(const dump_request *r, const relay_plan *p)
-{
-    if (r->json) print_json_section(p, p->sections[r->rank]);
-    else print_section(r->path, p, p->sections[r->rank]);
-}
-
 int dump_transform(const dump_request *r, const relay_plan *p, cli_error *e)
 {
     plan_volumes v = {0};
     int status = CLI_OK;
     if (r->rank < 0 || r->svg) status = count_volumes(p, &v, e);
     if (!status && r->svg) status = write_svg(r->svg, r->path, p, &v, e);
-    if (!status && r->rank >= 0) dump_section(r, p);
+    if (!status && r->rank >= 0) dump_rank_section(r, p); /* --rank alone: the only section loaded */
     else if (!status && r->json) status = print_json(p, &v, e);
     else if (!status) status = print_summary(r->path, p, &v, e);
     free(v.per_rank);
