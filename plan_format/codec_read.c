@@ -2,9 +2,10 @@
  *
  * Order of trust: the preamble's magic and major version, then the header's
  * size and hash, then the header's fields (layouts rebuilt through their
- * validating constructors, sigma checked to be a permutation), then each
- * wanted section's bytes against the index's hash, its fields, its content
- * checksum, and finally rl_section_validate and the fingerprint.  A BMMC
+ * validating constructors, sigma checked to be a permutation), then the
+ * fingerprint (which covers the header alone), then each wanted section's
+ * bytes against the index's hash, its fields, its content checksum, and
+ * finally rl_section_validate.  A BMMC
  * plan has no sections: its header's factors pass rl_bmmc_validate; nor has
  * an HSUMMA plan, whose parameters pass rl_hsumma_check.  A file is
  * read with seeks: a rank that asks for its own section reads the preamble,
@@ -261,7 +262,7 @@ static relay_status read_pair(mp_reader *r, raw_pair *pr)
 typedef struct {
     int64_t v[5];
     int have;
-    int64_t rounds;            /* absent in format 1.0 files: 1 */
+    int64_t rounds;            /* -1 while absent: a transform header must have it */
     int kind;                  /* a relay_plan_kind + 1; 0 while unknown */
     rl_bmmc *bmmc;             /* a BMMC plan's factors */
     int64_t hsumma[RL_HS_INTS];/* an HSUMMA plan's parameters */
@@ -482,7 +483,7 @@ static relay_status check_header(const mp_reader *r, const header_fields *h)
     if (!h->kind) return rl_fail(RELAY_ERR_FORMAT, "plan kind is missing or not one this relay reads (transform, bmmc, hsumma)");
     if (h->kind == RELAY_PLAN_BMMC + 1) return check_bmmc_header(h);
     if (h->kind == RELAY_PLAN_HSUMMA + 1) return check_hsumma_header(h);
-    if (h->have != 31 || !h->pairs || !h->sigma || !h->index || h->nstats != 31)
+    if (h->have != 31 || h->rounds < 0 || !h->pairs || !h->sigma || !h->index || h->nstats != 31)
         return rl_fail(RELAY_ERR_FORMAT, "plan header lacks a required field");
     int64_t n = h->v[HF_NRANKS];
     if (h->nsigma != n || !is_permutation(h->sigma, h->nsigma))
@@ -526,7 +527,7 @@ static relay_status assemble(header_fields *h, relay_plan **out)
             relay_plan_free(p);
             return st;
         }
-        /* The statistics follow from the parameters (and are not fingerprinted). */
+        /* The statistics follow from the parameters. */
         relay_plan_stats want;
         int64_t outer, inner;
         rl_hsumma_stats(&p->hsumma->params, &want, &outer, &inner);
@@ -583,7 +584,7 @@ static relay_status read_header(source *s, const preamble *pre, header *out)
     header_fields h;
     uint32_t pairs;
     memset(&h, 0, sizeof h);
-    h.rounds = 1;
+    h.rounds = -1;
     mp_init(&r, b, (size_t)pre->header_bytes);
     if (!mp_read_map(&r, &pairs)) return format_error(&r, "header");
     for (uint32_t i = 0; i < pairs && !r.error && !st; i++) {

@@ -136,7 +136,7 @@ struct relay_plan {
     rl_pair *pairs;          /* count entries */
     int32_t *sigma;          /* nranks entries */
     relay_plan_stats stats;
-    uint64_t fingerprint;    /* hash of the header and every section checksum */
+    uint64_t fingerprint;    /* hash of the header: what the sections are derived from */
     int format_major, format_minor; /* of the file it was read from, or the current */
     rl_section **sections;   /* nranks entries; NULL where not loaded (BMMC, HSUMMA: none) */
     rl_bmmc *bmmc;           /* BMMC plans only */

@@ -32,13 +32,16 @@ static relay_status piece_extent(side sd, int64_t rows, int64_t cols, int64_t ld
 }
 
 /* Checks that every piece of a lattice on one side lies inside a buffer of
- * `elems` elements: steps are not negative, so the farthest element is
+ * `elems` elements.  Steps are positive along a count above 1 (0 along a
+ * count of 1: the pieces of a lattice never start at one place), so the
+ * farthest element is
  * that of the last piece, off + (count_r-1) step_r + (count_c-1) step_c +
  * the piece's extent, computed without overflow. */
 static relay_status check_place(side sd, const rl_span *sp, int64_t elems, const char *what, int64_t index)
 {
     int64_t ext, end, down, across;
-    if (sp->off < 0 || sp->step_r < 0 || sp->step_c < 0 || (sp->count_r == 1 && sp->step_r) || (sp->count_c == 1 && sp->step_c))
+    if (sp->off < 0 || (sp->count_r == 1 ? sp->step_r != 0 : sp->step_r <= 0) ||
+        (sp->count_c == 1 ? sp->step_c != 0 : sp->step_c <= 0))
         return rl_fail(RELAY_ERR_FORMAT, "%s lattice %lld has offset %lld or steps %lld, %lld out of range", what,
                        (long long)index, (long long)sp->off, (long long)sp->step_r, (long long)sp->step_c);
     if (piece_extent(sd, sp->rows, sp->cols, sp->ld, &ext))

@@ -421,6 +421,9 @@ static void zero_count(relay_plan *p) { long_lattice(p, 0)->count_r = 0; }
 static void negative_count(relay_plan *p) { long_lattice(p, 1)->count_c = -2; }
 static void zero_rows(relay_plan *p) { long_lattice(p, 0)->rows = 0; }
 static void negative_step(relay_plan *p) { *long_step(long_lattice(p, 0)) = -1; }
+
+/* A zero step along several pieces: they would all start at one place. */
+static void zero_step(relay_plan *p) { *long_step(long_lattice(p, 0)) = 0; }
 static void negative_offset(relay_plan *p) { long_lattice(p, 1)->off = -1; }
 static void pair_out_of_range(relay_plan *p) { long_lattice(p, 0)->pair = p->count; }
 
@@ -522,6 +525,7 @@ static const defect defects[] = {
     {"negative count", negative_count, "empty or negative shape"},
     {"zero rows", zero_rows, "empty or negative shape"},
     {"negative step", negative_step, "steps"},
+    {"zero step along several pieces", zero_step, "steps"},
     {"step along a count of 1", step_along_one, "steps"},
     {"negative offset", negative_offset, "offset"},
     {"send lattice one past its buffer through its last piece", send_one_past, "reaches beyond its buffer"},
