@@ -39,10 +39,10 @@ typedef struct {
     rl_walk_side from, to;   /* B or a pack buffer; a pack buffer or A */
 } rl_walk;
 
-/* A task: bands [q0, q1) of walk `walk` (numbered down the band columns),
- * A columns [c0, c1) of each. */
+/* A task: a square-ish tile of a walk's V, bands [i0, i1) x [j0, j1)
+ * and, of each, rows [r0, r1) and columns [c0, c1). */
 typedef struct {
-    int64_t walk, q0, q1, c0, c1;
+    int64_t walk, i0, i1, r0, r1, j0, j1, c0, c1;
 } rl_task;
 
 /* The walks (one per lattice), tasks and pack buffer of all sends, all

@@ -12,9 +12,9 @@
  * lattice moves as one strided rectangle, one per piece column or row, or
  * piece by piece only where its pieces are scattered on both dimensions
  * (PETSc's sfpack detects such patterns the same way).  Walks are cut into
- * tasks of about CHUNK_ELEMS elements, whole bands or column chunks of one,
- * so that OpenMP threads share them: their number follows the lattices
- * and elements, never the pieces. */
+ * tasks, square-ish tiles of V of about CHUNK_ELEMS elements (several small
+ * bands, or a part of a large one), so that OpenMP threads share them:
+ * their number follows the lattices and elements, never the pieces. */
 #include <limits.h>
 
 #include "error.h"
@@ -22,6 +22,7 @@
 
 enum {
     CHUNK_ELEMS = 1 << 15,      /* a task moves about this many elements */
+    TILE_SIDE = 181,            /* ... in a tile about this many on a side */
     PARALLEL_ELEMS = 1 << 16,   /* fewer elements than this are not worth a thread team */
     ALIGN = 64
 };
@@ -104,23 +105,41 @@ static rl_walk local_walk(const rl_local_span *l, const rl_pair_info *pi)
     return walk_of(l->pair, l->rows, l->cols, l->count_r, l->count_c, b, a);
 }
 
-/* ---- tasks: walks cut into about CHUNK_ELEMS elements ------------------ */
+/* ---- tasks: walks cut into tiles of about CHUNK_ELEMS elements -------- */
 
-/* Writes walk w's tasks to out (if not NULL); returns how many it has:
- * small bands go several to a task, large ones in column chunks. */
+/* One dimension of a tile: `group` bands at a time, or (group 1) `part`
+ * elements of one band at a time. */
+typedef struct {
+    int64_t group, part;
+} cut;
+
+/* Cuts count bands of len elements into stretches of about `target`. */
+static cut cut_axis(int64_t len, int64_t count, int64_t target)
+{
+    if (len >= target) return (cut){1, target};
+    int64_t group = target / len;
+    return (cut){group < count ? group : count, len};
+}
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Writes walk w's tasks to out (if not NULL); returns how many it has.
+ * Tiles are about TILE_SIDE x TILE_SIDE elements of V, so that both sides
+ * of a move stay within a few pages whatever their strides; along a
+ * dimension shorter than that, the other grows to keep CHUNK_ELEMS. */
 static int64_t walk_tasks(const rl_walk *w, int64_t index, rl_task *out)
 {
-    int64_t band = w->rows * w->cols, bands = w->count_r * w->count_c, n = 0;
-    if (band < CHUNK_ELEMS) {
-        int64_t per = CHUNK_ELEMS / band;
-        for (int64_t q = 0; q < bands; q += per, n++)
-            if (out) out[n] = (rl_task){index, q, q + per < bands ? q + per : bands, 0, w->cols};
-        return n;
-    }
-    int64_t per = CHUNK_ELEMS / w->rows > 1 ? CHUNK_ELEMS / w->rows : 1;
-    for (int64_t q = 0; q < bands; q++)
-        for (int64_t c0 = 0; c0 < w->cols; c0 += per, n++)
-            if (out) out[n] = (rl_task){index, q, q + 1, c0, c0 + per < w->cols ? c0 + per : w->cols};
+    int64_t vr = w->rows * w->count_r, vc = w->cols * w->count_c, tr = TILE_SIDE, tc = TILE_SIDE, n = 0;
+    if (vr < TILE_SIDE) tc = CHUNK_ELEMS / vr;
+    if (vc < TILE_SIDE) tr = CHUNK_ELEMS / vc;
+    cut r = cut_axis(w->rows, w->count_r, tr), c = cut_axis(w->cols, w->count_c, tc);
+    for (int64_t j0 = 0; j0 < w->count_c; j0 += c.group)
+        for (int64_t c0 = 0; c0 < w->cols; c0 += c.part)
+            for (int64_t i0 = 0; i0 < w->count_r; i0 += r.group)
+                for (int64_t r0 = 0; r0 < w->rows; r0 += r.part, n++)
+                    if (out)
+                        out[n] = (rl_task){index, i0, min64(i0 + r.group, w->count_r), r0, min64(r0 + r.part, w->rows),
+                                           j0, min64(j0 + c.group, w->count_c), c0, min64(c0 + c.part, w->cols)};
     return n;
 }
 
@@ -210,19 +229,18 @@ void rl_message_set_free(rl_message_set *ms)
 
 /* ---- one task's memory moves ----------------------------------------- */
 
-/* Band (i, j) of a walk side from A column c0 on. */
-static rl_side band_at(char *base, const rl_walk_side *s, int64_t i, int64_t j, int64_t c0, size_t esz)
+/* Band (i, j) of a walk side from its element (r0, c0) on. */
+static rl_side band_at(char *base, const rl_walk_side *s, int64_t i, int64_t j, int64_t r0, int64_t c0, size_t esz)
 {
-    return (rl_side){rl_elem_at(base, s->off + i * s->step_r + j * s->step_c + c0 * s->cs, esz), s->rs, s->cs};
+    return (rl_side){rl_elem_at(base, s->off + i * s->step_r + j * s->step_c + r0 * s->rs + c0 * s->cs, esz), s->rs, s->cs};
 }
 
 static void move_bands(const rl_walk *w, const rl_task *t, char *from, char *to, const rl_scalars *sc, int conj, size_t esz)
 {
-    for (int64_t q = t->q0; q < t->q1; q++) {
-        int64_t i = q % w->count_r, j = q / w->count_r;
-        rl_move(sc, conj, band_at(to, &w->to, i, j, t->c0, esz), band_at(from, &w->from, i, j, t->c0, esz), w->rows,
-                t->c1 - t->c0);
-    }
+    for (int64_t j = t->j0; j < t->j1; j++)
+        for (int64_t i = t->i0; i < t->i1; i++)
+            rl_move(sc, conj, band_at(to, &w->to, i, j, t->r0, t->c0, esz), band_at(from, &w->from, i, j, t->r0, t->c0, esz),
+                    t->r1 - t->r0, t->c1 - t->c0);
 }
 
 typedef enum { PACK, UNPACK, LOCAL } move_kind;
