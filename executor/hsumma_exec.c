@@ -147,8 +147,8 @@ static void copy_outer_panels(rl_hsumma_exec *x, const rl_outer_step *s)
     if (x->pl.col == s->a_col && x->mloc)
         memcpy(x->a_out, x->a + (size_t)(s->a_local * x->mloc) * x->esz, (size_t)(w * x->mloc) * x->esz);
     if (x->pl.row == s->b_row && x->nloc) {
-        rl_side dst = {x->b_out, x->nloc, RELAY_ROW_MAJOR, 0};
-        rl_side src = {(void *)(x->b + (size_t)s->b_local * x->esz), x->kb, RELAY_COL_MAJOR, 0};
+        rl_side dst = rl_side_at(x->b_out, x->nloc, RELAY_ROW_MAJOR, 0);
+        rl_side src = rl_side_at((void *)(x->b + (size_t)s->b_local * x->esz), x->kb, RELAY_COL_MAJOR, 0);
         rl_copy(x->p.type, dst, src, w, x->nloc);
     }
 }

@@ -1,16 +1,18 @@
-/* kernels.c — strided copy and cache-blocked transpose with alpha/beta
- * fused, instantiated for the four element types.
+/* kernels.c — run copies, cache-blocked transposes and strided moves
+ * with alpha/beta fused, instantiated for the four element types.
  *
- * rl_move first normalises the problem so that dst is contiguous along i
- * (the "row" index of the loops): element (i, j) of dst sits at d[i + j*dld].
- * src then is either contiguous along i too (s[i + j*sld], the runs
- * kernel) or along j (s[j + i*sld], the transpose kernel). */
+ * rl_move first normalises the problem so that, where it can, dst is
+ * contiguous along i (the "row" index of the loops): element (i, j) of dst
+ * sits at d[i + j*dld].  src then is either contiguous along i too
+ * (s[i + j*sld], the runs kernel) or along j (s[j + i*sld], the transpose
+ * kernel); a side contiguous along neither takes the strided kernel, the
+ * transpose's tile loop over general strides. */
 #include <string.h>
 
 #include "kernels.h"
 
-/* Transpose blocking: 64 x 64 tiles walked in 8 x 8 micro blocks.  Eight
- * source lines per micro block fit the 8 ways of an L1 set even when a
+/* Blocking: 64 x 64 tiles walked in 8 x 8 micro blocks.  Eight source
+ * lines per micro block fit the 8 ways of an L1 set even when a
  * power-of-two leading dimension maps them all to one set (with 32 x 32
  * tiles read directly, such strides thrashed L1 and cost 4-5x memcpy;
  * measured now about 2.5x on 2048^2..8192^2 doubles, where the extra is the
@@ -26,6 +28,21 @@ enum { TILE = 64, MICRO = 8 };
 #define UPDATE(d, x, a, b, mode) \
     ((mode) == 0 ? (x) : (mode) == 1 ? (a) * (x) : (a) * (x) + (b) * (d))
 
+/* Calls F(args..., mode, cj) with mode and cj as constants, so that each
+ * inlined loop is a plain one. */
+#define SPECIALISED(F, mode, cj, ...)                                  \
+    do {                                                               \
+        if (cj) {                                                      \
+            if ((mode) == 0) F(__VA_ARGS__, 0, 1);                     \
+            else if ((mode) == 1) F(__VA_ARGS__, 1, 1);                \
+            else F(__VA_ARGS__, 2, 1);                                 \
+        } else {                                                       \
+            if ((mode) == 0) F(__VA_ARGS__, 0, 0);                     \
+            else if ((mode) == 1) F(__VA_ARGS__, 1, 0);                \
+            else F(__VA_ARGS__, 2, 0);                                 \
+        }                                                              \
+    } while (0)
+
 #define DEFINE_KERNELS(SUF, T, CONJ)                                                              \
     static void runs_##SUF(T *d, int64_t dld, const T *s, int64_t sld, int64_t rows, int64_t cols, \
                            T a, T b, int mode, int cj)                                           \
@@ -39,53 +56,59 @@ enum { TILE = 64, MICRO = 8 };
                 for (int64_t i = 0; i < rows; i++) dc[i] = UPDATE(dc[i], sc[i], a, b, mode);       \
         }                                                                                          \
     }                                                                                              \
-    /* One MICRO x MICRO block: few enough source lines to stay in L1 even  \
-     * when a power-of-two leading dimension maps them all to one set. */   \
-    static inline void micro_##SUF(T *d, int64_t dld, const T *s, int64_t sld, int64_t rows,        \
-                                   int64_t cols, T a, T b, int mode, int cj)                      \
+    /* One MICRO x MICRO block: few enough lines to stay in L1 even when a  \
+     * power-of-two leading dimension maps them all to one set. */          \
+    static inline void micro_##SUF(T *d, int64_t drs, int64_t dcs, const T *s, int64_t srs,        \
+                                   int64_t scs, int64_t rows, int64_t cols, T a, T b, int mode,   \
+                                   int cj)                                                        \
     {                                                                                              \
         for (int64_t j = 0; j < cols; j++)                                                         \
             for (int64_t i = 0; i < rows; i++) {                                                   \
-                T x = cj ? CONJ(s[j + i * sld]) : s[j + i * sld];                                  \
-                d[i + j * dld] = UPDATE(d[i + j * dld], x, a, b, mode);                            \
+                T x = cj ? CONJ(s[i * srs + j * scs]) : s[i * srs + j * scs];                      \
+                d[i * drs + j * dcs] = UPDATE(d[i * drs + j * dcs], x, a, b, mode);                \
             }                                                                                      \
     }                                                                                              \
-    static inline void tile_##SUF(T *d, int64_t dld, const T *s, int64_t sld, int64_t rows,        \
-                                  int64_t cols, T a, T b, int mode, int cj)                       \
+    static inline void tile_##SUF(T *d, int64_t drs, int64_t dcs, const T *s, int64_t srs,         \
+                                  int64_t scs, int64_t rows, int64_t cols, T a, T b, int mode,    \
+                                  int cj)                                                         \
     {                                                                                              \
         for (int64_t j0 = 0; j0 < cols; j0 += MICRO)                                               \
             for (int64_t i0 = 0; i0 < rows; i0 += MICRO) {                                         \
-                T *dd = d + i0 + j0 * dld;                                                         \
-                const T *ss = s + j0 + i0 * sld;                                                   \
+                T *dd = d + i0 * drs + j0 * dcs;                                                   \
+                const T *ss = s + i0 * srs + j0 * scs;                                             \
                 if (rows - i0 >= MICRO && cols - j0 >= MICRO)                                      \
-                    micro_##SUF(dd, dld, ss, sld, MICRO, MICRO, a, b, mode, cj);                   \
+                    micro_##SUF(dd, drs, dcs, ss, srs, scs, MICRO, MICRO, a, b, mode, cj);         \
                 else                                                                               \
-                    micro_##SUF(dd, dld, ss, sld, rows - i0 < MICRO ? rows - i0 : MICRO,           \
+                    micro_##SUF(dd, drs, dcs, ss, srs, scs, rows - i0 < MICRO ? rows - i0 : MICRO, \
                                 cols - j0 < MICRO ? cols - j0 : MICRO, a, b, mode, cj);            \
             }                                                                                      \
     }                                                                                              \
-    static inline void transpose_as_##SUF(T *d, int64_t dld, const T *s, int64_t sld, int64_t rows, \
-                                          int64_t cols, T a, T b, int mode, int cj)               \
+    static inline void blocked_##SUF(T *d, int64_t drs, int64_t dcs, const T *s, int64_t srs,      \
+                                     int64_t scs, int64_t rows, int64_t cols, T a, T b, int mode, \
+                                     int cj)                                                      \
     {                                                                                              \
         for (int64_t j0 = 0; j0 < cols; j0 += TILE)                                                \
             for (int64_t i0 = 0; i0 < rows; i0 += TILE)                                            \
-                tile_##SUF(d + i0 + j0 * dld, dld, s + j0 + i0 * sld, sld,                         \
+                tile_##SUF(d + i0 * drs + j0 * dcs, drs, dcs, s + i0 * srs + j0 * scs, srs, scs,   \
                            rows - i0 < TILE ? rows - i0 : TILE, cols - j0 < TILE ? cols - j0 : TILE, \
                            a, b, mode, cj);                                                      \
     }                                                                                              \
-    /* Specialised on mode and conjugation, so that each loop is a plain one. */                  \
+    /* The transpose: unit strides down dst's columns and src's rows, as    \
+     * constants the inlined loops are compiled for. */                     \
+    static inline void transpose_as_##SUF(T *d, int64_t dld, const T *s, int64_t sld, int64_t rows, \
+                                          int64_t cols, T a, T b, int mode, int cj)               \
+    {                                                                                              \
+        blocked_##SUF(d, 1, dld, s, sld, 1, rows, cols, a, b, mode, cj);                           \
+    }                                                                                              \
     static void transpose_##SUF(T *d, int64_t dld, const T *s, int64_t sld, int64_t rows,          \
                                 int64_t cols, T a, T b, int mode, int cj)                        \
     {                                                                                              \
-        if (cj) {                                                                                  \
-            if (mode == 0) transpose_as_##SUF(d, dld, s, sld, rows, cols, a, b, 0, 1);             \
-            else if (mode == 1) transpose_as_##SUF(d, dld, s, sld, rows, cols, a, b, 1, 1);        \
-            else transpose_as_##SUF(d, dld, s, sld, rows, cols, a, b, 2, 1);                       \
-        } else {                                                                                   \
-            if (mode == 0) transpose_as_##SUF(d, dld, s, sld, rows, cols, a, b, 0, 0);             \
-            else if (mode == 1) transpose_as_##SUF(d, dld, s, sld, rows, cols, a, b, 1, 0);        \
-            else transpose_as_##SUF(d, dld, s, sld, rows, cols, a, b, 2, 0);                       \
-        }                                                                                          \
+        SPECIALISED(transpose_as_##SUF, mode, cj, d, dld, s, sld, rows, cols, a, b);               \
+    }                                                                                              \
+    static void strided_##SUF(T *d, int64_t drs, int64_t dcs, const T *s, int64_t srs, int64_t scs, \
+                              int64_t rows, int64_t cols, T a, T b, int mode, int cj)            \
+    {                                                                                              \
+        SPECIALISED(blocked_##SUF, mode, cj, d, drs, dcs, s, srs, scs, rows, cols, a, b);          \
     }
 
 DEFINE_KERNELS(f, float, CONJ_REAL)
@@ -125,14 +148,6 @@ void rl_scalars_set(rl_scalars *s, relay_type t, const void *alpha, const void *
     }
 }
 
-/* Strides of a side in dst coordinates: element (i, j) at i*rs + j*cs. */
-static void strides(rl_side sd, int64_t *rs, int64_t *cs)
-{
-    int64_t r = sd.order == RELAY_COL_MAJOR ? 1 : sd.ld, c = sd.order == RELAY_COL_MAJOR ? sd.ld : 1;
-    *rs = sd.transposed ? c : r;
-    *cs = sd.transposed ? r : c;
-}
-
 /* Whole-rectangle memcpy: both sides one contiguous run. */
 static int one_run(int64_t rows, int64_t dld, int64_t sld, int64_t cols)
 {
@@ -148,34 +163,56 @@ static void copy_runs(char *d, int64_t dld, const char *s, int64_t sld, int64_t 
     for (int64_t j = 0; j < cols; j++) memcpy(d + (size_t)(j * dld) * esz, s + (size_t)(j * sld) * esz, (size_t)rows * esz);
 }
 
-#define DISPATCH(SUF, FIELD, T)                                                                     \
-    do {                                                                                            \
-        T *dd = dp;                                                                                 \
-        const T *ss = sp;                                                                           \
-        if (src_runs) runs_##SUF(dd, dld, ss, sld, rows, cols, sc->alpha.FIELD, sc->beta.FIELD, mode, cj); \
-        else transpose_##SUF(dd, dld, ss, sld, rows, cols, sc->alpha.FIELD, sc->beta.FIELD, mode, cj);    \
+static void swap(int64_t *x, int64_t *y)
+{
+    int64_t t = *x;
+    *x = *y;
+    *y = t;
+}
+
+/* Makes i the dimension dst is contiguous along, where it is contiguous
+ * along one; a single row becomes a single column first, so that a run is
+ * never cut into runs of one element.  Strides along a dimension of one
+ * element are never read. */
+static void normalise(rl_side *dst, rl_side *src, int64_t *rows, int64_t *cols)
+{
+    int flip = *rows == 1 || (*cols > 1 && dst->rs != 1 && dst->cs == 1);
+    if (!flip) return;
+    swap(rows, cols);
+    swap(&dst->rs, &dst->cs);
+    swap(&src->rs, &src->cs);
+}
+
+/* The kernel for the normalised problem. */
+typedef enum { KERNEL_RUNS, KERNEL_TRANSPOSE, KERNEL_STRIDED } kernel;
+
+static kernel kernel_for(rl_side dst, rl_side src, int64_t rows, int64_t cols)
+{
+    int dst_i = dst.rs == 1 || rows == 1, src_i = src.rs == 1 || rows == 1, src_j = src.cs == 1 || cols == 1;
+    if (dst_i && src_i) return KERNEL_RUNS;
+    return dst_i && src_j ? KERNEL_TRANSPOSE : KERNEL_STRIDED;
+}
+
+#define DISPATCH(SUF, FIELD, T)                                                                         \
+    do {                                                                                                \
+        T *dd = dst.base;                                                                               \
+        const T *ss = src.base;                                                                         \
+        T a = sc->alpha.FIELD, b = sc->beta.FIELD;                                                      \
+        if (k == KERNEL_RUNS) runs_##SUF(dd, dst.cs, ss, src.cs, rows, cols, a, b, mode, cj);            \
+        else if (k == KERNEL_TRANSPOSE) transpose_##SUF(dd, dst.cs, ss, src.rs, rows, cols, a, b, mode, cj); \
+        else strided_##SUF(dd, dst.rs, dst.cs, ss, src.rs, src.cs, rows, cols, a, b, mode, cj);           \
     } while (0)
 
 void rl_move(const rl_scalars *sc, int cj, rl_side dst, rl_side src, int64_t rows, int64_t cols)
 {
     if (rows <= 0 || cols <= 0) return;
-    int64_t drs, dcs, srs, scs;
-    strides(dst, &drs, &dcs);
-    strides(src, &srs, &scs);
-    if (drs != 1 || (dcs == 1 && srs != 1)) { /* make dst contiguous along i */
-        int64_t t = rows; rows = cols; cols = t;
-        t = drs; drs = dcs; dcs = t;
-        t = srs; srs = scs; scs = t;
-    }
-    int src_runs = srs == 1;
-    int64_t dld = dcs, sld = src_runs ? scs : srs;
+    normalise(&dst, &src, &rows, &cols);
+    kernel k = kernel_for(dst, src, rows, cols);
     int is_complex = sc->type == RELAY_CFLOAT || sc->type == RELAY_CDOUBLE;
     cj = cj && is_complex;
     int mode = sc->beta_zero ? (sc->alpha_one ? 0 : 1) : 2;
-    void *dp = dst.base;
-    const void *sp = src.base;
-    if (mode == 0 && !cj && src_runs) {
-        copy_runs(dp, dld, sp, sld, rows, cols, relay_type_size(sc->type));
+    if (mode == 0 && !cj && k == KERNEL_RUNS) {
+        copy_runs(dst.base, dst.cs, src.base, src.cs, rows, cols, relay_type_size(sc->type));
         return;
     }
     switch (sc->type) {

@@ -1,14 +1,18 @@
 /* kernels.h — the executor's memory kernels.
  *
  * One primitive moves a rectangle: dst := alpha * op(src) + beta * dst,
- * where the rectangle is rows x cols in dst's coordinates and src stores it
- * transposed when op is T or C.  Whatever the element orders of the two
- * sides, it reduces to one of two loops over memory (kernels.c):
+ * where the rectangle is rows x cols in dst's coordinates and each side
+ * places element (i, j) at its own strides, i * rs + j * cs elements from
+ * its base (so a side that stores the rectangle transposed, or only every
+ * k-th element of a buffer, is just other strides).  Whatever the strides,
+ * it reduces to one of three loops over memory (kernels.c):
  *   runs:      both sides contiguous along the same dimension — one memcpy
  *              per run (or one for the whole rectangle) when alpha = 1,
  *              beta = 0 and no conjugation, a scaled loop otherwise;
  *   transpose: contiguous along different dimensions — a cache-blocked
- *              tile loop with alpha and beta fused in.
+ *              tile loop with alpha and beta fused in;
+ *   strided:   anything else (a side contiguous along neither dimension) —
+ *              the same tile loop over general strides.
  * Each element is read once and written once: one memory pass. */
 #ifndef RELAY_KERNELS_H
 #define RELAY_KERNELS_H
@@ -27,14 +31,29 @@ typedef struct {
 /* Reads alpha and beta (NULL: 1 and 0) as values of type t. */
 void rl_scalars_set(rl_scalars *s, relay_type t, const void *alpha, const void *beta);
 
-/* One side of a move: base pointer, leading dimension, element order, and
- * whether the side stores dst's rows as its columns. */
+/* One side of a move: element (i, j) of the rectangle (dst coordinates) is
+ * i * rs + j * cs elements from base. */
 typedef struct {
     void *base;
-    int64_t ld;
-    relay_order order;
-    int transposed;
+    int64_t rs, cs;
 } rl_side;
+
+/* The strides of a matrix stored at leading dimension ld in order o, in
+ * the coordinates of dst (whose rows it stores as columns if transposed). */
+static inline void rl_strides(relay_order o, int64_t ld, int transposed, int64_t *rs, int64_t *cs)
+{
+    int64_t r = o == RELAY_COL_MAJOR ? 1 : ld, c = o == RELAY_COL_MAJOR ? ld : 1;
+    *rs = transposed ? c : r;
+    *cs = transposed ? r : c;
+}
+
+/* A side stored at leading dimension ld in order o (see rl_strides). */
+static inline rl_side rl_side_at(void *base, int64_t ld, relay_order o, int transposed)
+{
+    rl_side s = {base, 0, 0};
+    rl_strides(o, ld, transposed, &s.rs, &s.cs);
+    return s;
+}
 
 /* dst := alpha * op(src) + beta * dst over rows x cols (dst coordinates);
  * conj applies complex conjugation to src (op C). */

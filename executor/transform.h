@@ -1,6 +1,6 @@
 /* transform.h — the transform replay's state, shared by its three files:
- *   transform_pack.c       tasks, message sets, and the moves of elements
- *                          (pack, unpack, local copies)
+ *   transform_pack.c       walks, tasks, message sets, and the moves of
+ *                          elements (pack, unpack, local copies)
  *   transform_schedules.c  a replay: start and wait of each schedule
  *   transform_exec.c       preparing and binding; the kind table
  *                          rl_exec_transform (exec_kind.h)
@@ -16,23 +16,53 @@
 enum { WIRE_UNIT = 1 << 16 }; /* messages over INT_MAX bytes travel in units of this many bytes */
 
 /* Tags on the executor's communicator: staged (packed) messages, the
- * binding's exchange on direct messages (transform_exec.c), and the pieces
- * of direct messages, numbered within their message modulo TAG_PIECES. */
-enum { TAG_STAGED = 0, TAG_SENDER_SIDE = 1, TAG_RECEIVER_SIDE = 2, TAG_PIECE_BASE = 3, TAG_PIECES = 30000 };
+ * binding's exchange on direct messages (transform_exec.c), and the
+ * lattices of direct messages, numbered within their message modulo
+ * TAG_LATTICES. */
+enum { TAG_STAGED = 0, TAG_SENDER_SIDE = 1, TAG_RECEIVER_SIDE = 2, TAG_LATTICE_BASE = 3, TAG_LATTICES = 30000 };
 
-/* A share of one piece: A columns [c0, c1) of piece `piece`, which starts
- * at element `pos` of its message (0 for local pieces). */
+/* A lattice as the executor walks it: count_r x count_c bands of
+ * rows x cols elements (A's coordinates), each band a rectangle a single
+ * kernel call moves.  Where a lattice's pieces touch along a dimension on
+ * both sides, they are one band along it (transform_pack.c); otherwise a
+ * band is a piece. */
 typedef struct {
-    int64_t piece, c0, c1, pos;
+    int64_t off;             /* element offset of band (0, 0) */
+    int64_t step_r, step_c;  /* between bands */
+    int64_t rs, cs;          /* between elements of a band */
+} rl_walk_side;
+
+typedef struct {
+    int64_t pair;
+    int64_t rows, cols;
+    int64_t count_r, count_c;
+    rl_walk_side from, to;   /* B or a pack buffer; a pack buffer or A */
+} rl_walk;
+
+/* A task: a square-ish tile of a walk's V, bands [i0, i1) x [j0, j1)
+ * and, of each, rows [r0, r1) and columns [c0, c1). */
+typedef struct {
+    int64_t walk, i0, i1, r0, r1, j0, j1, c0, c1;
 } rl_task;
 
+/* The walks (one per lattice), tasks and pack buffer of all sends, all
+ * receives, or the local copies (which have no buffer). */
 typedef struct {
+    rl_walk *walks;
     rl_task *tasks;
     int64_t ntasks;
     int64_t *first;          /* per message: its tasks are [first[k], first[k+1]) */
     int64_t *byte_off;       /* per message: offset in the pack buffer */
     char *buf;
 } rl_message_set;
+
+/* A lattice that travels direct: its runs in this rank's buffer as one
+ * derived datatype (spread), and one run alone (received nruns times into
+ * the pack buffer, where the runs are consecutive). */
+typedef struct {
+    MPI_Datatype run, spread;
+    int nruns;
+} rl_direct_type;
 
 typedef struct {
     relay_op op;
@@ -47,18 +77,17 @@ typedef struct {
     int count;
     rl_pair_info *pairs;
     rl_section *sec;
-    rl_message_set sends, recvs;
-    rl_task *local_tasks;
-    int64_t nlocal_tasks;
+    rl_message_set sends, recvs, locals;
     MPI_Request *reqs;       /* nrecv receives, then nsend sends */
     int first_send;          /* sends start at the first peer above this rank and
                                 wrap around, so no rank is everybody's first target */
     relay_schedule schedule; /* as replayed */
-    char *send_direct, *recv_direct; /* p2p: messages that travel piece by piece, unpacked */
+    char *send_direct, *recv_direct; /* p2p: messages that travel lattice by lattice, unpacked */
+    rl_direct_type *send_types, *recv_types; /* per lattice of a direct message, else MPI_DATATYPE_NULL */
     int nstaged_recv;        /* receives that are not direct */
-    int64_t ndirect_recv_pieces, ndirect_pieces;
-    MPI_Request *direct_reqs; /* direct receive pieces, then direct send pieces */
-    int direct_into_a;       /* this replay receives direct pieces straight into A */
+    int64_t ndirect_recv_lattices, ndirect_lattices;
+    MPI_Request *direct_reqs; /* direct receive lattices, then direct send lattices */
+    int direct_into_a;       /* this replay receives direct lattices straight into A */
     int32_t rounds;
     int *send_at, *recv_at;  /* rounds: the message of each step, or -1 */
     int *a2a;                /* alltoallv: send counts, send displacements,
@@ -68,6 +97,7 @@ typedef struct {
     void **dst;
     const void **src;
     rl_scalars scalars;
+    rl_scalars plain;        /* alpha 1, beta 0: packing */
 } rl_transform_exec;
 
 static inline char *rl_elem_at(void *base, int64_t elems, size_t esz) { return (char *)base + (size_t)elems * esz; }

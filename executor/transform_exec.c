@@ -8,7 +8,7 @@
  * counts limit it to pack buffers below 2 GiB; past that every rank replays
  * p2p instead), creates one persistent request per message (or the
  * alltoallv), and under p2p agrees with each peer on the messages that
- * travel directly, piece by piece.  The replay is transform_schedules.c. */
+ * travel directly, lattice by lattice.  The replay is transform_schedules.c. */
 #include <limits.h>
 
 #include "agree.h"
@@ -82,9 +82,10 @@ static relay_status transform_prepare(void **state, const relay_plan *p, int ran
     if (!x->pairs || !x->dst || !x->src) return RL_NOMEM();
     for (int k = 0; k < p->count; k++)
         x->pairs[k] = (rl_pair_info){p->pairs[k].op, p->pairs[k].dst->order, p->pairs[k].src->order};
-    st = rl_message_set_build(&x->sends, x->sec->send, x->sec->nsend, x->sec->send_pieces, x->esz);
-    if (!st) st = rl_message_set_build(&x->recvs, x->sec->recv, x->sec->nrecv, x->sec->recv_pieces, x->esz);
-    if (!st) st = rl_transform_local_tasks(x);
+    rl_scalars_set(&x->plain, x->type, NULL, NULL);
+    st = rl_message_set_build(&x->sends, x->sec->send, x->sec->nsend, x->sec->send_spans, x->pairs, 1, x->esz);
+    if (!st) st = rl_message_set_build(&x->recvs, x->sec->recv, x->sec->nrecv, x->sec->recv_spans, x->pairs, 0, x->esz);
+    if (!st) st = rl_local_set_build(&x->locals, x->sec->local, x->sec->nlocal, x->pairs);
     while (x->first_send < x->sec->nsend && x->sec->send[x->first_send].peer < x->rank) x->first_send++;
     x->schedule = p->schedule;
     if (!st && x->schedule == RELAY_SCHED_ROUNDS) st = build_steps(x, p->rounds);
@@ -165,44 +166,57 @@ static relay_status create_a2a_request(rl_transform_exec *x)
 #endif
 }
 
-/* ---- binding: direct messages ----------------------------------------------------- */
+/* ---- binding: direct messages ----------------------------------------- */
 
-/* A message whose every piece is one contiguous run in the sender's B and in
- * the receiver's A, with nothing to transform (op N, one element order),
- * needs no packing.  Under p2p its pieces travel as one MPI message each,
- * straight from B into A (or into the receive buffer and then unpacked, when
- * a replay's alpha is not 1 or beta not 0).  Shared-memory MPI moves such a
- * run with a single copy, so a remote element costs one memory pass instead
- * of three.  These transfers use MPI_Isend/MPI_Irecv: their buffers are the
- * user's, which may change at every replay.  Each side sees only its own
- * half of a piece, so binding exchanges one byte per message and side. */
-static int contiguous_run(relay_order o, int64_t rows, int64_t cols, int64_t ld)
-{
-    return o == RELAY_COL_MAJOR ? rows == ld || cols == 1 : cols == ld || rows == 1;
-}
+/* A message whose every lattice is a few contiguous runs in the sender's B
+ * and in the receiver's A, with nothing to transform (op N, one element
+ * order), needs no packing.  Under p2p each of its lattices travels as one
+ * MPI message whose derived datatype names the runs, straight from B into
+ * A (or into the lattice's place in the receive buffer, where its runs are
+ * consecutive, and then unpacked, when a replay's alpha is not 1 or beta
+ * not 0).  Shared-memory MPI moves such runs with a single copy, so a
+ * remote element costs one memory pass instead of three.  These transfers
+ * use MPI_Isend/MPI_Irecv: their buffers are the user's, which may change
+ * at every replay.  Each side sees only its own half of a lattice, so
+ * binding exchanges one byte per message and side. */
 
-static char side_is_direct(const rl_transform_exec *x, const rl_message *m, const rl_piece *pieces)
+/* The runs of a lattice stored untransposed at ld in order o: column-major,
+ * piece column j is one run of count_r*rows*cols elements at off +
+ * j*step_c when the pieces stack down whole columns (row-major: piece row
+ * i, likewise).  In V, and so in the pack buffer, the runs follow one
+ * another in the same order. */
+typedef struct {
+    int64_t elems, count, stride;
+} runs;
+
+static int lattice_runs(relay_order o, const rl_span *sp, runs *r)
 {
-    for (int64_t i = m->first; i < m->first + m->count; i++) {
-        const rl_piece *pc = &pieces[i];
-        const rl_pair_info *pi = &x->pairs[pc->pair];
-        if (pi->op != RELAY_OP_N || pi->src_order != pi->dst_order || !contiguous_run(pi->dst_order, pc->rows, pc->cols, pc->ld) ||
-            pc->rows * pc->cols * (int64_t)x->esz > INT_MAX)
-            return 0;
-    }
+    int cm = o == RELAY_COL_MAJOR;
+    int64_t len = cm ? sp->rows : sp->cols, count = cm ? sp->count_r : sp->count_c, step = cm ? sp->step_r : sp->step_c;
+    int64_t width = cm ? sp->cols : sp->rows;
+    if ((count > 1 && step != len) || (width > 1 && count * len != sp->ld)) return 0;
+    *r = (runs){count * len * width, cm ? sp->count_c : sp->count_r, cm ? sp->step_c : sp->step_r};
     return 1;
 }
 
-static int64_t count_pieces(const rl_message *msg, int nmsg, const char *direct)
+static int lattice_is_direct(const rl_transform_exec *x, const rl_span *sp)
 {
-    int64_t n = 0;
-    for (int k = 0; k < nmsg; k++) n += direct[k] ? msg[k].count : 0;
-    return n;
+    const rl_pair_info *pi = &x->pairs[sp->pair];
+    runs r;
+    return pi->op == RELAY_OP_N && pi->src_order == pi->dst_order && lattice_runs(pi->dst_order, sp, &r) &&
+           r.elems * (int64_t)x->esz <= INT_MAX && r.count <= INT_MAX;
+}
+
+static char side_is_direct(const rl_transform_exec *x, const rl_message *m, const rl_span *spans)
+{
+    for (int64_t i = m->first; i < m->first + m->count; i++)
+        if (!lattice_is_direct(x, &spans[i])) return 0;
+    return 1;
 }
 
 /* Collective in effect: each rank tells each peer of a message whether its
  * side of the message is direct; both ends then agree on the AND. */
-static relay_status agree_direct(rl_transform_exec *x)
+static relay_status exchange_direct(rl_transform_exec *x)
 {
     const rl_section *s = x->sec;
     int n = s->nsend + s->nrecv;
@@ -215,7 +229,7 @@ static relay_status agree_direct(rl_transform_exec *x)
     for (int k = 0; !st && k < n && rc == MPI_SUCCESS; k++) {
         int sending = k < s->nsend;
         const rl_message *m = sending ? &s->send[k] : &s->recv[k - s->nsend];
-        mine[k] = side_is_direct(x, m, sending ? s->send_pieces : s->recv_pieces);
+        mine[k] = side_is_direct(x, m, sending ? s->send_spans : s->recv_spans);
         rc = MPI_Isend(&mine[k], 1, MPI_CHAR, (int)m->peer, sending ? TAG_SENDER_SIDE : TAG_RECEIVER_SIDE, x->comm, &reqs[2 * k]);
         if (rc == MPI_SUCCESS)
             rc = MPI_Irecv(&theirs[k], 1, MPI_CHAR, (int)m->peer, sending ? TAG_RECEIVER_SIDE : TAG_SENDER_SIDE, x->comm,
@@ -230,11 +244,65 @@ static relay_status agree_direct(rl_transform_exec *x)
     free(mine);
     free(theirs);
     free(reqs);
+    return st;
+}
+
+/* The datatypes of a direct lattice in this rank's buffer: one run of
+ * bytes, and the runs at their stride. */
+static int commit_direct_type(const rl_transform_exec *x, const rl_span *sp, rl_direct_type *t)
+{
+    runs r;
+    lattice_runs(x->pairs[sp->pair].dst_order, sp, &r);
+    t->nruns = (int)r.count;
+    int rc = MPI_Type_contiguous((int)(r.elems * (int64_t)x->esz), MPI_BYTE, &t->run);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&t->run);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_create_hvector(t->nruns, 1, (MPI_Aint)(r.stride * (int64_t)x->esz), t->run, &t->spread);
+    return rc == MPI_SUCCESS ? MPI_Type_commit(&t->spread) : rc;
+}
+
+/* One entry per lattice of a set, each MPI_DATATYPE_NULL until committed. */
+static rl_direct_type *new_direct_types(int64_t n)
+{
+    rl_direct_type *t = rl_malloc_array((size_t)n, sizeof *t);
+    for (int64_t i = 0; t && i < n; i++) t[i] = (rl_direct_type){MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, 0};
+    return t;
+}
+
+/* The types of the direct messages' lattices.  Returns how many lattices
+ * are direct. */
+static int64_t commit_direct_types(const rl_transform_exec *x, const rl_message *msg, int nmsg, const char *direct,
+                                   const rl_span *spans, rl_direct_type *types, int *rc)
+{
+    int64_t n = 0;
+    for (int k = 0; k < nmsg; k++)
+        for (int64_t i = msg[k].first; direct[k] && i < msg[k].first + msg[k].count && *rc == MPI_SUCCESS; i++, n++)
+            *rc = commit_direct_type(x, &spans[i], &types[i]);
+    return n;
+}
+
+static void free_direct_types(rl_direct_type *types, int64_t n)
+{
+    for (int64_t i = 0; types && i < n; i++) {
+        if (types[i].run != MPI_DATATYPE_NULL) MPI_Type_free(&types[i].run);
+        if (types[i].spread != MPI_DATATYPE_NULL) MPI_Type_free(&types[i].spread);
+    }
+    free(types);
+}
+
+static relay_status agree_direct(rl_transform_exec *x)
+{
+    const rl_section *s = x->sec;
+    relay_status st = exchange_direct(x);
     if (st) return st;
-    x->ndirect_recv_pieces = count_pieces(s->recv, s->nrecv, x->recv_direct);
-    x->ndirect_pieces = x->ndirect_recv_pieces + count_pieces(s->send, s->nsend, x->send_direct);
     for (int k = 0; k < s->nrecv; k++) x->nstaged_recv += !x->recv_direct[k];
-    x->direct_reqs = rl_malloc_array((size_t)x->ndirect_pieces, sizeof *x->direct_reqs);
+    x->send_types = new_direct_types(s->nsend_spans);
+    x->recv_types = new_direct_types(s->nrecv_spans);
+    if (!x->send_types || !x->recv_types) return RL_NOMEM();
+    int rc = MPI_SUCCESS;
+    x->ndirect_recv_lattices = commit_direct_types(x, s->recv, s->nrecv, x->recv_direct, s->recv_spans, x->recv_types, &rc);
+    x->ndirect_lattices = x->ndirect_recv_lattices + commit_direct_types(x, s->send, s->nsend, x->send_direct, s->send_spans, x->send_types, &rc);
+    if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "creating the datatypes of direct lattices");
+    x->direct_reqs = rl_malloc_array((size_t)x->ndirect_lattices, sizeof *x->direct_reqs);
     return x->direct_reqs ? RELAY_OK : RL_NOMEM();
 }
 
@@ -256,12 +324,15 @@ static void transform_memory(const void *state, relay_exec_memory *m)
     int64_t remote = 0, extra = x->sends.byte_off[s->nsend] + x->recvs.byte_off[s->nrecv];
     for (int k = 0; k < s->nsend; k++) remote += s->send[k].elems * (int64_t)x->esz;
     for (int k = 0; k < s->nrecv; k++) remote += s->recv[k].elems * (int64_t)x->esz;
-    extra += (x->sends.ntasks + x->recvs.ntasks + x->nlocal_tasks) * (int64_t)sizeof(rl_task);
+    int64_t lattices = s->nsend_spans + s->nrecv_spans + s->nlocal;
+    extra += (x->sends.ntasks + x->recvs.ntasks + x->locals.ntasks) * (int64_t)sizeof(rl_task);
+    extra += lattices * (int64_t)sizeof(rl_walk);
     extra += (int64_t)(s->nsend + s->nrecv) * (int64_t)(sizeof(MPI_Request) + 2 * sizeof(int64_t) + sizeof(rl_message));
-    extra += (s->nsend_pieces + s->nrecv_pieces) * (int64_t)sizeof(rl_piece) + s->nlocal * (int64_t)sizeof(rl_local_piece);
+    extra += (s->nsend_spans + s->nrecv_spans) * (int64_t)sizeof(rl_span) + s->nlocal * (int64_t)sizeof(rl_local_span);
     extra += x->a2a ? 4 * (int64_t)x->nranks * (int64_t)sizeof(int) : 0;
     extra += x->send_at ? 2 * (int64_t)x->rounds * (int64_t)sizeof(int) : 0;
-    extra += x->ndirect_pieces * (int64_t)sizeof(MPI_Request) + (x->send_direct ? s->nsend + s->nrecv : 0);
+    extra += x->ndirect_lattices * (int64_t)sizeof(MPI_Request) + (x->send_direct ? s->nsend + s->nrecv : 0);
+    extra += x->send_types ? (s->nsend_spans + s->nrecv_spans) * (int64_t)sizeof(rl_direct_type) : 0;
     *m = (relay_exec_memory){extra, remote};
 }
 
@@ -279,10 +350,12 @@ static void transform_free(void *state)
     free(x->send_direct);
     free(x->recv_direct);
     free(x->direct_reqs);
+    free_direct_types(x->send_types, x->sec ? x->sec->nsend_spans : 0);
+    free_direct_types(x->recv_types, x->sec ? x->sec->nrecv_spans : 0);
     free(x->a2a);
     rl_message_set_free(&x->sends);
     rl_message_set_free(&x->recvs);
-    free(x->local_tasks);
+    rl_message_set_free(&x->locals);
     free(x->pairs);
     free(x->dst);
     free(x->src);

@@ -1,60 +1,168 @@
 /* transform_pack.c — moving a transform's elements inside one rank: from
  * B into the pack buffers of the messages it sends, from the buffers of the
  * messages it receives into A (applying alpha, beta and the pair's op), and
- * the local pieces straight from B to A.
+ * the local lattices straight from B to A.
  *
- * A packed message holds its pieces one after the other, each in B's own
- * element order, stored tightly; sender and receiver agree on the order of
- * the pieces (plan_internal.h), so nothing but the elements travels.
- * Large pieces are cut into column chunks, tasks, so that OpenMP threads
- * share them. */
+ * A packed message holds its lattices one after the other, each as its
+ * virtual matrix V stored tightly in B's element order (plan_internal.h);
+ * sender and receiver list the same lattices, so nothing but the elements
+ * travels.  At prepare time each lattice becomes a walk (transform.h):
+ * along each dimension whose pieces touch on both sides of the move (as
+ * in a pack buffer they always do) the pieces merge into one band, so a
+ * lattice moves as one strided rectangle, one per piece column or row, or
+ * piece by piece only where its pieces are scattered on both dimensions
+ * (PETSc's sfpack detects such patterns the same way).  Walks are cut into
+ * tasks, square-ish tiles of V of about CHUNK_ELEMS elements (several small
+ * bands, or a part of a large one), so that OpenMP threads share them:
+ * their number follows the lattices and elements, never the pieces. */
 #include <limits.h>
 
 #include "error.h"
 #include "transform_pack.h"
 
 enum {
-    CHUNK_ELEMS = 1 << 15,      /* a task moves at most about this many elements */
+    CHUNK_ELEMS = 1 << 15,      /* a task moves about this many elements */
+    TILE_SIDE = 181,            /* ... in a tile about this many on a side */
     PARALLEL_ELEMS = 1 << 16,   /* fewer elements than this are not worth a thread team */
     ALIGN = 64
 };
 
-/* ---- tasks: pieces cut into column chunks ----------------------------- */
+/* ---- walks: lattices as bands ---------------------------------------- */
 
-static int64_t chunk_cols(int64_t rows, int64_t cols)
+/* One dimension of a lattice on one side: pieces `step` apart, elements
+ * of a piece `stride` apart. */
+typedef struct {
+    int64_t step, stride;
+} axis;
+
+/* A lattice on one side: piece (i, j) starts at off + i*r.step + j*c.step. */
+typedef struct {
+    int64_t off;
+    axis r, c;
+} lattice_side;
+
+/* Pieces of len elements touch along an axis when each starts where the
+ * one before ends (one element long, they touch at any step). */
+static int touches(int64_t len, axis a) { return len == 1 || a.step == len * a.stride; }
+
+/* Along a dimension where the pieces touch on both sides, count pieces of
+ * len elements become one band of count * len, whose elements are the
+ * pieces' strides apart (the pieces' steps when they are single elements). */
+static void merge_axis(int64_t *len, int64_t *count, axis *a, axis *b)
 {
-    int64_t per = CHUNK_ELEMS / (rows > 0 ? rows : 1);
-    if (per < 1) per = 1;
-    return per < cols ? per : cols;
+    if (*count == 1 || !touches(*len, *a) || !touches(*len, *b)) return;
+    if (*len == 1) {
+        a->stride = a->step;
+        b->stride = b->step;
+    }
+    a->step = b->step = 0;
+    *len *= *count;
+    *count = 1;
 }
 
-static int64_t count_tasks(int64_t rows, int64_t cols)
+static rl_walk_side walk_side(lattice_side s) { return (rl_walk_side){s.off, s.r.step, s.c.step, s.r.stride, s.c.stride}; }
+
+static rl_walk walk_of(int64_t pair, int64_t rows, int64_t cols, int64_t count_r, int64_t count_c, lattice_side from,
+                       lattice_side to)
 {
-    int64_t per = chunk_cols(rows, cols);
-    return (cols + per - 1) / per;
+    merge_axis(&rows, &count_r, &from.r, &to.r);
+    merge_axis(&cols, &count_c, &from.c, &to.c);
+    return (rl_walk){pair, rows, cols, count_r, count_c, walk_side(from), walk_side(to)};
 }
 
-static int64_t append_tasks(rl_task *t, int64_t piece, int64_t rows, int64_t cols, int64_t pos)
+/* A lattice in a rank's buffer stored at ld in order o. */
+static lattice_side buffer_side(int64_t off, int64_t step_r, int64_t step_c, int64_t ld, relay_order o, int transposed)
 {
-    int64_t per = chunk_cols(rows, cols), n = 0;
-    for (int64_t c0 = 0; c0 < cols; c0 += per) t[n++] = (rl_task){piece, c0, c0 + per < cols ? c0 + per : cols, pos};
+    int64_t rs, cs;
+    rl_strides(o, ld, transposed, &rs, &cs);
+    return (lattice_side){off, {step_r, rs}, {step_c, cs}};
+}
+
+/* A lattice at element pos of its packed message: V stored tightly in B's
+ * element order, transposed when the op transposes. */
+static lattice_side packed_side(const rl_span *sp, const rl_pair_info *pi, int64_t pos)
+{
+    int64_t vr = sp->count_r * sp->rows, vc = sp->count_c * sp->cols, rs, cs;
+    int tr = rl_op_transposes(pi->op);
+    rl_strides(pi->src_order, (pi->src_order == RELAY_COL_MAJOR) != tr ? vr : vc, tr, &rs, &cs);
+    return (lattice_side){pos, {sp->rows * rs, rs}, {sp->cols * cs, cs}};
+}
+
+/* The walk of message lattice sp at element pos of its message: from B
+ * into the pack buffer (sending) or from the pack buffer into A. */
+static rl_walk message_walk(const rl_span *sp, const rl_pair_info *pi, int64_t pos, int sending)
+{
+    lattice_side packed = packed_side(sp, pi, pos);
+    lattice_side mine = sending ? buffer_side(sp->off, sp->step_r, sp->step_c, sp->ld, pi->src_order, rl_op_transposes(pi->op))
+                                : buffer_side(sp->off, sp->step_r, sp->step_c, sp->ld, pi->dst_order, 0);
+    return walk_of(sp->pair, sp->rows, sp->cols, sp->count_r, sp->count_c, sending ? mine : packed, sending ? packed : mine);
+}
+
+static rl_walk local_walk(const rl_local_span *l, const rl_pair_info *pi)
+{
+    lattice_side b = buffer_side(l->src_off, l->src_step_r, l->src_step_c, l->src_ld, pi->src_order, rl_op_transposes(pi->op));
+    lattice_side a = buffer_side(l->dst_off, l->dst_step_r, l->dst_step_c, l->dst_ld, pi->dst_order, 0);
+    return walk_of(l->pair, l->rows, l->cols, l->count_r, l->count_c, b, a);
+}
+
+/* ---- tasks: walks cut into tiles of about CHUNK_ELEMS elements -------- */
+
+/* One dimension of a tile: `group` bands at a time, or (group 1) `part`
+ * elements of one band at a time. */
+typedef struct {
+    int64_t group, part;
+} cut;
+
+/* Cuts count bands of len elements into stretches of about `target`. */
+static cut cut_axis(int64_t len, int64_t count, int64_t target)
+{
+    if (len >= target) return (cut){1, target};
+    int64_t group = target / len;
+    return (cut){group < count ? group : count, len};
+}
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Writes walk w's tasks to out (if not NULL); returns how many it has.
+ * Tiles are about TILE_SIDE x TILE_SIDE elements of V, so that both sides
+ * of a move stay within a few pages whatever their strides; along a
+ * dimension shorter than that, the other grows to keep CHUNK_ELEMS. */
+static int64_t walk_tasks(const rl_walk *w, int64_t index, rl_task *out)
+{
+    int64_t vr = w->rows * w->count_r, vc = w->cols * w->count_c, tr = TILE_SIDE, tc = TILE_SIDE, n = 0;
+    if (vr < TILE_SIDE) tc = CHUNK_ELEMS / vr;
+    if (vc < TILE_SIDE) tr = CHUNK_ELEMS / vc;
+    cut r = cut_axis(w->rows, w->count_r, tr), c = cut_axis(w->cols, w->count_c, tc);
+    for (int64_t j0 = 0; j0 < w->count_c; j0 += c.group)
+        for (int64_t c0 = 0; c0 < w->cols; c0 += c.part)
+            for (int64_t i0 = 0; i0 < w->count_r; i0 += r.group)
+                for (int64_t r0 = 0; r0 < w->rows; r0 += r.part, n++)
+                    if (out)
+                        out[n] = (rl_task){index, i0, min64(i0 + r.group, w->count_r), r0, min64(r0 + r.part, w->rows),
+                                           j0, min64(j0 + c.group, w->count_c), c0, min64(c0 + c.part, w->cols)};
     return n;
 }
 
-relay_status rl_transform_local_tasks(rl_transform_exec *x)
+/* The tasks of each message, in message order (ms->walks made). */
+static relay_status build_tasks(rl_message_set *ms, const rl_message *msg, int nmsg)
 {
-    const rl_section *s = x->sec;
     int64_t n = 0;
-    for (int64_t i = 0; i < s->nlocal; i++) n += count_tasks(s->local[i].rows, s->local[i].cols);
-    x->local_tasks = rl_malloc_array((size_t)n, sizeof *x->local_tasks);
-    if (!x->local_tasks) return RL_NOMEM();
-    x->nlocal_tasks = 0;
-    for (int64_t i = 0; i < s->nlocal; i++)
-        x->nlocal_tasks += append_tasks(x->local_tasks + x->nlocal_tasks, i, s->local[i].rows, s->local[i].cols, 0);
+    for (int k = 0; k < nmsg; k++)
+        for (int64_t i = msg[k].first; i < msg[k].first + msg[k].count; i++) n += walk_tasks(&ms->walks[i], i, NULL);
+    ms->tasks = rl_malloc_array((size_t)n, sizeof *ms->tasks);
+    ms->first = rl_malloc_array((size_t)nmsg + 1, sizeof *ms->first);
+    if (!ms->tasks || !ms->first) return RL_NOMEM();
+    ms->ntasks = 0;
+    for (int k = 0; k < nmsg; k++) {
+        ms->first[k] = ms->ntasks;
+        for (int64_t i = msg[k].first; i < msg[k].first + msg[k].count; i++)
+            ms->ntasks += walk_tasks(&ms->walks[i], i, ms->tasks + ms->ntasks);
+    }
+    ms->first[nmsg] = ms->ntasks;
     return RELAY_OK;
 }
 
-/* ---- message sets: the tasks and pack buffer of all sends (or receives) -- */
+/* ---- message sets: the walks, tasks and pack buffer of all sends (or receives) */
 
 int64_t rl_padded_bytes(int64_t bytes)
 {
@@ -62,34 +170,47 @@ int64_t rl_padded_bytes(int64_t bytes)
     return (bytes + unit - 1) / unit * unit;
 }
 
-relay_status rl_message_set_build(rl_message_set *ms, const rl_message *msg, int nmsg, const rl_piece *pieces, size_t esz)
+/* Each message's offset in the pack buffer, and the buffer. */
+static relay_status build_buffer(rl_message_set *ms, const rl_message *msg, int nmsg, size_t esz)
 {
-    int64_t ntasks = 0, bytes = 0;
-    for (int k = 0; k < nmsg; k++) {
-        for (int64_t i = msg[k].first; i < msg[k].first + msg[k].count; i++) ntasks += count_tasks(pieces[i].rows, pieces[i].cols);
-        int64_t b;
-        if (rl_mul_overflows(msg[k].elems, (int64_t)esz, &b) || rl_add_overflows(bytes, rl_padded_bytes(b), &bytes))
-            return rl_fail(RELAY_ERR_ARG, "message of %lld elements is too large", (long long)msg[k].elems);
-    }
-    ms->tasks = rl_malloc_array((size_t)ntasks, sizeof *ms->tasks);
-    ms->first = rl_malloc_array((size_t)nmsg + 1, sizeof *ms->first);
     ms->byte_off = rl_malloc_array((size_t)nmsg + 1, sizeof *ms->byte_off);
-    ms->buf = bytes ? aligned_alloc(ALIGN, (size_t)bytes) : NULL;
-    if (!ms->tasks || !ms->first || !ms->byte_off || (bytes && !ms->buf))
-        return rl_fail(RELAY_ERR_NOMEM, "cannot allocate %lld bytes of message buffers", (long long)bytes);
-    ms->ntasks = 0;
+    if (!ms->byte_off) return RL_NOMEM();
     ms->byte_off[0] = 0;
     for (int k = 0; k < nmsg; k++) {
-        int64_t pos = 0;
-        ms->first[k] = ms->ntasks;
-        for (int64_t i = msg[k].first; i < msg[k].first + msg[k].count; i++) {
-            ms->ntasks += append_tasks(ms->tasks + ms->ntasks, i, pieces[i].rows, pieces[i].cols, pos);
-            pos += pieces[i].rows * pieces[i].cols;
-        }
-        ms->byte_off[k + 1] = ms->byte_off[k] + rl_padded_bytes(msg[k].elems * (int64_t)esz);
+        int64_t b;
+        if (rl_mul_overflows(msg[k].elems, (int64_t)esz, &b) || rl_add_overflows(ms->byte_off[k], rl_padded_bytes(b), &ms->byte_off[k + 1]))
+            return rl_fail(RELAY_ERR_ARG, "message of %lld elements is too large", (long long)msg[k].elems);
     }
-    ms->first[nmsg] = ms->ntasks;
+    int64_t bytes = ms->byte_off[nmsg];
+    ms->buf = bytes ? aligned_alloc(ALIGN, (size_t)bytes) : NULL;
+    if (bytes && !ms->buf) return rl_fail(RELAY_ERR_NOMEM, "cannot allocate %lld bytes of message buffers", (long long)bytes);
     return RELAY_OK;
+}
+
+relay_status rl_message_set_build(rl_message_set *ms, const rl_message *msg, int nmsg, const rl_span *spans,
+                                  const rl_pair_info *pairs, int sending, size_t esz)
+{
+    int64_t nspans = nmsg ? msg[nmsg - 1].first + msg[nmsg - 1].count : 0;
+    ms->walks = rl_malloc_array((size_t)nspans, sizeof *ms->walks);
+    if (!ms->walks) return RL_NOMEM();
+    for (int k = 0; k < nmsg; k++) {
+        int64_t pos = 0;
+        for (int64_t i = msg[k].first; i < msg[k].first + msg[k].count; i++) {
+            ms->walks[i] = message_walk(&spans[i], &pairs[spans[i].pair], pos, sending);
+            pos += rl_span_elems(&spans[i]);
+        }
+    }
+    relay_status st = build_tasks(ms, msg, nmsg);
+    return st ? st : build_buffer(ms, msg, nmsg, esz);
+}
+
+relay_status rl_local_set_build(rl_message_set *ms, const rl_local_span *local, int64_t nlocal, const rl_pair_info *pairs)
+{
+    ms->walks = rl_malloc_array((size_t)nlocal, sizeof *ms->walks);
+    if (!ms->walks) return RL_NOMEM();
+    for (int64_t i = 0; i < nlocal; i++) ms->walks[i] = local_walk(&local[i], &pairs[local[i].pair]);
+    rl_message all = {-1, 0, nlocal, 0};
+    return build_tasks(ms, &all, 1);
 }
 
 /* Any address will do where a side has nothing to exchange, but not NULL. */
@@ -99,80 +220,56 @@ void *rl_message_set_buf(const rl_message_set *ms) { return ms->buf ? ms->buf : 
 
 void rl_message_set_free(rl_message_set *ms)
 {
+    free(ms->walks);
     free(ms->tasks);
     free(ms->first);
     free(ms->byte_off);
     free(ms->buf);
 }
 
-/* ---- one task's memory move ------------------------------------------ */
+/* ---- one task's memory moves ----------------------------------------- */
 
-/* A side's view starting at A-column c0 of a piece stored at off/ld. */
-static rl_side side_at(void *base, int64_t off, int64_t ld, relay_order order, int transposed, int64_t c0, size_t esz)
+/* Band (i, j) of a walk side from its element (r0, c0) on. */
+static rl_side band_at(char *base, const rl_walk_side *s, int64_t i, int64_t j, int64_t r0, int64_t c0, size_t esz)
 {
-    int64_t r = transposed ? c0 : 0, c = transposed ? 0 : c0;
-    rl_side s = {rl_elem_at(base, off + rl_elem_offset(order, ld, r, c), esz), ld, order, transposed};
-    return s;
+    return (rl_side){rl_elem_at(base, s->off + i * s->step_r + j * s->step_c + r0 * s->rs + c0 * s->cs, esz), s->rs, s->cs};
 }
 
-/* The packed form of a piece: B's own element order, stored tightly. */
-static int64_t packed_ld(const rl_pair_info *pi, int64_t rows, int64_t cols)
+static void move_bands(const rl_walk *w, const rl_task *t, char *from, char *to, const rl_scalars *sc, int conj, size_t esz)
 {
-    int t = rl_op_transposes(pi->op);
-    int64_t brows = t ? cols : rows, bcols = t ? rows : cols;
-    return pi->src_order == RELAY_COL_MAJOR ? brows : bcols;
+    for (int64_t j = t->j0; j < t->j1; j++)
+        for (int64_t i = t->i0; i < t->i1; i++)
+            rl_move(sc, conj, band_at(to, &w->to, i, j, t->r0, t->c0, esz), band_at(from, &w->from, i, j, t->r0, t->c0, esz),
+                    t->r1 - t->r0, t->c1 - t->c0);
 }
 
-static void pack_task(const rl_transform_exec *x, const rl_task *t, char *msgbuf)
-{
-    const rl_piece *p = &x->sec->send_pieces[t->piece];
-    const rl_pair_info *pi = &x->pairs[p->pair];
-    int tr = rl_op_transposes(pi->op);
-    rl_side from = side_at((void *)x->src[p->pair], p->off, p->ld, pi->src_order, tr, t->c0, x->esz);
-    rl_side to = side_at(msgbuf, t->pos, packed_ld(pi, p->rows, p->cols), pi->src_order, tr, t->c0, x->esz);
-    rl_copy(x->type, to, from, p->rows, t->c1 - t->c0);
-}
+typedef enum { PACK, UNPACK, LOCAL } move_kind;
 
-static void unpack_task(const rl_transform_exec *x, const rl_task *t, char *msgbuf)
+static void move_task(const rl_transform_exec *x, const rl_message_set *ms, const rl_task *t, char *buf, move_kind kind)
 {
-    const rl_piece *p = &x->sec->recv_pieces[t->piece];
-    const rl_pair_info *pi = &x->pairs[p->pair];
-    int tr = rl_op_transposes(pi->op);
-    rl_side from = side_at(msgbuf, t->pos, packed_ld(pi, p->rows, p->cols), pi->src_order, tr, t->c0, x->esz);
-    rl_side to = side_at(x->dst[p->pair], p->off, p->ld, pi->dst_order, 0, t->c0, x->esz);
-    rl_move(&x->scalars, pi->op == RELAY_OP_C, to, from, p->rows, t->c1 - t->c0);
-}
-
-static void local_task(const rl_transform_exec *x, const rl_task *t)
-{
-    const rl_local_piece *p = &x->sec->local[t->piece];
-    const rl_pair_info *pi = &x->pairs[p->pair];
-    rl_side from = side_at((void *)x->src[p->pair], p->src_off, p->src_ld, pi->src_order, rl_op_transposes(pi->op), t->c0, x->esz);
-    rl_side to = side_at(x->dst[p->pair], p->dst_off, p->dst_ld, pi->dst_order, 0, t->c0, x->esz);
-    rl_move(&x->scalars, pi->op == RELAY_OP_C, to, from, p->rows, t->c1 - t->c0);
+    const rl_walk *w = &ms->walks[t->walk];
+    char *b = (char *)x->src[w->pair], *a = x->dst[w->pair];
+    if (kind == PACK) move_bands(w, t, b, buf, &x->plain, 0, x->esz);
+    else move_bands(w, t, kind == UNPACK ? buf : b, a, &x->scalars, x->pairs[w->pair].op == RELAY_OP_C, x->esz);
 }
 
 /* ---- whole messages, tasks shared among threads ------------------------ */
 
-/* Packs (or unpacks) message k of a set. */
-static void move_message(const rl_transform_exec *x, const rl_message_set *ms, int64_t elems, int k, int packing)
+/* Moves message k of a set (of elems elements). */
+static void move_message(const rl_transform_exec *x, const rl_message_set *ms, int64_t elems, int k, move_kind kind)
 {
-    char *buf = ms->buf + ms->byte_off[k];
+    char *buf = ms->buf ? ms->buf + ms->byte_off[k] : NULL;
 #pragma omp parallel for schedule(dynamic, 1) if (elems >= PARALLEL_ELEMS)
-    for (int64_t t = ms->first[k]; t < ms->first[k + 1]; t++) {
-        if (packing) pack_task(x, &ms->tasks[t], buf);
-        else unpack_task(x, &ms->tasks[t], buf);
-    }
+    for (int64_t t = ms->first[k]; t < ms->first[k + 1]; t++) move_task(x, ms, &ms->tasks[t], buf, kind);
 }
 
-void rl_transform_pack(const rl_transform_exec *x, int k) { move_message(x, &x->sends, x->sec->send[k].elems, k, 1); }
+void rl_transform_pack(const rl_transform_exec *x, int k) { move_message(x, &x->sends, x->sec->send[k].elems, k, PACK); }
 
-void rl_transform_unpack(const rl_transform_exec *x, int k) { move_message(x, &x->recvs, x->sec->recv[k].elems, k, 0); }
+void rl_transform_unpack(const rl_transform_exec *x, int k) { move_message(x, &x->recvs, x->sec->recv[k].elems, k, UNPACK); }
 
 void rl_transform_move_locals(const rl_transform_exec *x)
 {
     int64_t elems = 0;
-    for (int64_t i = 0; i < x->sec->nlocal; i++) elems += x->sec->local[i].rows * x->sec->local[i].cols;
-#pragma omp parallel for schedule(dynamic, 1) if (elems >= PARALLEL_ELEMS)
-    for (int64_t t = 0; t < x->nlocal_tasks; t++) local_task(x, &x->local_tasks[t]);
+    for (int64_t i = 0; i < x->sec->nlocal; i++) elems += rl_local_span_elems(&x->sec->local[i]);
+    move_message(x, &x->locals, elems, 0, LOCAL);
 }

@@ -1,16 +1,16 @@
 /* transform_schedules.c — replaying a transform: the two halves, start and
  * wait, of each schedule.
  *   p2p:       start: start all receives; pack each message and start its
- *              send (direct messages: one MPI message per piece, no
- *              packing).  wait: copy the local pieces straight from B to A;
+ *              send (direct messages: one MPI message per lattice, no
+ *              packing).  wait: copy the local lattices straight from B to A;
  *              MPI_Waitany and unpack+transform each message as it lands;
  *              wait for the sends.
  *   rounds:    start: start all receives; pack and start step 0's send.
- *              wait: per step, the local pieces if it is theirs; wait for
+ *              wait: per step, the local lattices if it is theirs; wait for
  *              its receive and unpack it, wait for its send, pack and start
  *              the next one.
  *   alltoallv: start: pack everything, start one (non-blocking or, with
- *              MPI-4, persistent) MPI_Alltoallv.  wait: local pieces, wait,
+ *              MPI-4, persistent) MPI_Alltoallv.  wait: local lattices, wait,
  *              unpack everything.
  * The requests and the schedule as replayed were settled at bind
  * (transform_exec.c); the moves of elements are transform_pack.c's. */
@@ -21,27 +21,29 @@
 
 /* ---- p2p -------------------------------------------------------------- */
 
-/* One MPI message per piece of direct message k: from B (sending), or into
- * A or its slot of the receive buffer (receiving).  *req advances. */
+/* One MPI message per lattice of direct message k, its runs named by the
+ * lattice's datatype (transform_exec.c): from B (sending), or into A or
+ * its place in the receive buffer (receiving).  *req advances. */
 static int post_direct(rl_transform_exec *x, int k, int sending, MPI_Request **req)
 {
     const rl_section *s = x->sec;
     const rl_message *m = sending ? &s->send[k] : &s->recv[k];
-    const rl_piece *pieces = sending ? s->send_pieces : s->recv_pieces;
+    const rl_span *spans = sending ? s->send_spans : s->recv_spans;
+    const rl_direct_type *types = sending ? x->send_types : x->recv_types;
     int rc = MPI_SUCCESS;
     int64_t pos = 0;
     for (int64_t i = m->first; i < m->first + m->count && rc == MPI_SUCCESS; i++) {
-        const rl_piece *pc = &pieces[i];
-        int bytes = (int)(pc->rows * pc->cols * (int64_t)x->esz), tag = TAG_PIECE_BASE + (int)((i - m->first) % TAG_PIECES);
+        const rl_span *sp = &spans[i];
+        int tag = TAG_LATTICE_BASE + (int)((i - m->first) % TAG_LATTICES);
         if (sending)
-            rc = MPI_Isend(rl_elem_at((void *)x->src[pc->pair], pc->off, x->esz), bytes, MPI_BYTE, (int)m->peer, tag, x->comm,
+            rc = MPI_Isend(rl_elem_at((void *)x->src[sp->pair], sp->off, x->esz), 1, types[i].spread, (int)m->peer, tag, x->comm,
                            (*req)++);
-        else {
-            char *to = x->direct_into_a ? rl_elem_at(x->dst[pc->pair], pc->off, x->esz)
-                                        : rl_elem_at(x->recvs.buf + x->recvs.byte_off[k], pos, x->esz);
-            rc = MPI_Irecv(to, bytes, MPI_BYTE, (int)m->peer, tag, x->comm, (*req)++);
-        }
-        pos += pc->rows * pc->cols;
+        else if (x->direct_into_a)
+            rc = MPI_Irecv(rl_elem_at(x->dst[sp->pair], sp->off, x->esz), 1, types[i].spread, (int)m->peer, tag, x->comm, (*req)++);
+        else
+            rc = MPI_Irecv(rl_elem_at(x->recvs.buf + x->recvs.byte_off[k], pos, x->esz), types[i].nruns, types[i].run, (int)m->peer,
+                           tag, x->comm, (*req)++);
+        pos += rl_span_elems(sp);
     }
     return rc;
 }
@@ -75,13 +77,13 @@ static int wait_p2p(rl_transform_exec *x)
         rc = MPI_Waitany(s->nrecv, x->reqs, &k, MPI_STATUS_IGNORE);
         if (rc == MPI_SUCCESS && k != MPI_UNDEFINED) rl_transform_unpack(x, k);
     }
-    if (rc == MPI_SUCCESS && x->ndirect_recv_pieces)
-        rc = MPI_Waitall((int)x->ndirect_recv_pieces, x->direct_reqs, MPI_STATUSES_IGNORE);
+    if (rc == MPI_SUCCESS && x->ndirect_recv_lattices)
+        rc = MPI_Waitall((int)x->ndirect_recv_lattices, x->direct_reqs, MPI_STATUSES_IGNORE);
     for (int k = 0; k < s->nrecv && rc == MPI_SUCCESS && !x->direct_into_a; k++)
         if (x->recv_direct[k]) rl_transform_unpack(x, k);
     if (rc == MPI_SUCCESS && s->nsend) rc = MPI_Waitall(s->nsend, x->reqs + s->nrecv, MPI_STATUSES_IGNORE);
-    if (rc == MPI_SUCCESS && x->ndirect_pieces > x->ndirect_recv_pieces)
-        rc = MPI_Waitall((int)(x->ndirect_pieces - x->ndirect_recv_pieces), x->direct_reqs + x->ndirect_recv_pieces,
+    if (rc == MPI_SUCCESS && x->ndirect_lattices > x->ndirect_recv_lattices)
+        rc = MPI_Waitall((int)(x->ndirect_lattices - x->ndirect_recv_lattices), x->direct_reqs + x->ndirect_recv_lattices,
                          MPI_STATUSES_IGNORE);
     return rc;
 }

@@ -3,7 +3,9 @@
  * rl_move is checked for every element type, both element orders on each
  * side, op N/T/C, alpha/beta special cases (alpha 1 and beta 0 take the
  * memcpy path, beta 0 must never read a NaN-filled destination), padded
- * leading dimensions and shapes around the transpose tile edge. */
+ * leading dimensions and shapes around the transpose tile edge; then
+ * sides at general strides (every k-th row or column of a buffer, as a
+ * lattice of 1 x 1 pieces is), each against each. */
 #include <complex.h>
 #include <math.h>
 #include <setjmp.h>
@@ -69,7 +71,7 @@ static void run_case(const kernel_case *kc)
     store(kc->type, alpha, 0, kc->alpha);
     store(kc->type, beta, 0, kc->beta);
     rl_scalars_set(&sc, kc->type, alpha, beta);
-    rl_side dst = {d, dld, kc->dst_order, 0}, src = {s, sld, kc->src_order, t};
+    rl_side dst = rl_side_at(d, dld, kc->dst_order, 0), src = rl_side_at(s, sld, kc->src_order, t);
     rl_move(&sc, kc->op == RELAY_OP_C, dst, src, kc->rows, kc->cols);
 
     double complex a = load(kc->type, alpha, 0), b = load(kc->type, beta, 0);
@@ -115,8 +117,71 @@ static void test_all_combinations(void **state)
                         }
 }
 
+/* Strides (rs, cs) of a side holding a rows x cols rectangle: tight in
+ * either order, every other row or every third column of a larger buffer,
+ * or gaps along both dimensions (contiguous along neither, as a lattice
+ * of 1 x 1 pieces is). */
+static void spread_strides(int kind, int64_t rows, int64_t cols, int64_t *rs, int64_t *cs)
+{
+    const int64_t table[][2] = {{1, rows}, {cols, 1}, {2, 2 * rows + 1}, {3 * cols, 3}, {2, 5 * rows + 1}, {3 * cols + 1, 3}};
+    *rs = table[kind][0];
+    *cs = table[kind][1];
+}
+enum { SPREAD_KINDS = 6 };
+
+/* One strided move checked element by element; elements between the
+ * rectangle's keep their values. */
+static void run_strided(relay_type type, int dkind, int skind, int64_t rows, int64_t cols, double complex alpha,
+                        double complex beta, int conj_src)
+{
+    int64_t drs, dcs, srs, scs;
+    spread_strides(dkind, rows, cols, &drs, &dcs);
+    spread_strides(skind, rows, cols, &srs, &scs);
+    int64_t dn = (rows - 1) * drs + (cols - 1) * dcs + 1, sn = (rows - 1) * srs + (cols - 1) * scs + 1;
+    size_t esz = relay_type_size(type);
+    char *d = malloc((size_t)dn * esz), *s = malloc((size_t)sn * esz), *d0 = malloc((size_t)dn * esz);
+    for (int64_t k = 0; k < sn; k++) store(type, s, k, (double)(k % 41 - 20) + I * (double)(k % 13 - 6));
+    for (int64_t k = 0; k < dn; k++) store(type, d, k, (double)(k % 17 - 8) + I * (double)(k % 5));
+    memcpy(d0, d, (size_t)dn * esz);
+    rl_scalars sc;
+    char a[16], b[16];
+    store(type, a, 0, alpha);
+    store(type, b, 0, beta);
+    rl_scalars_set(&sc, type, a, b);
+    rl_move(&sc, conj_src, (rl_side){d, drs, dcs}, (rl_side){s, srs, scs}, rows, cols);
+    for (int64_t j = 0; j < cols; j++)
+        for (int64_t i = 0; i < rows; i++) {
+            double complex x = load(type, s, i * srs + j * scs);
+            if (conj_src && is_complex(type)) x = conj(x);
+            int64_t k = i * drs + j * dcs;
+            store(type, d0, k, load(type, a, 0) * x + load(type, b, 0) * load(type, d0, k));
+        }
+    for (int64_t k = 0; k < dn; k++)
+        if (load(type, d, k) != load(type, d0, k))
+            fail_msg("type %d sides %d/%d %lldx%lld: element %lld differs", type, dkind, skind, (long long)rows,
+                     (long long)cols, (long long)k);
+    free(d);
+    free(s);
+    free(d0);
+}
+
+static void test_strided_sides(void **state)
+{
+    (void)state;
+    const int64_t shapes[][2] = {{1, 1}, {1, 9}, {9, 1}, {3, 5}, {65, 70}, {130, 3}};
+    const double complex alphas[] = {1, -2, 1 + 1 * I};
+    const double complex betas[] = {0, 0.5, 2 - 1 * I};
+    for (int type = 0; type < 4; type++)
+        for (int dk = 0; dk < SPREAD_KINDS; dk++)
+            for (int sk = 0; sk < SPREAD_KINDS; sk++)
+                for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++)
+                    for (int ab = 0; ab < 3; ab++)
+                        run_strided((relay_type)type, dk, sk, shapes[sh][0], shapes[sh][1], alphas[ab], betas[(ab + dk) % 3],
+                                    (dk + sk) % 2);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_all_combinations)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_all_combinations), cmocka_unit_test(test_strided_sides)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
