@@ -18,7 +18,7 @@
 #define RELAY_KERNELS_H
 
 #include <complex.h>
-#include "relay/status.h"
+#include "layout_internal.h"
 
 /* alpha and beta in the plan's type, and what they let the kernels skip. */
 typedef struct {
@@ -37,15 +37,6 @@ typedef struct {
     void *base;
     int64_t rs, cs;
 } rl_side;
-
-/* The strides of a matrix stored at leading dimension ld in order o, in
- * the coordinates of dst (whose rows it stores as columns if transposed). */
-static inline void rl_strides(relay_order o, int64_t ld, int transposed, int64_t *rs, int64_t *cs)
-{
-    int64_t r = o == RELAY_COL_MAJOR ? 1 : ld, c = o == RELAY_COL_MAJOR ? ld : 1;
-    *rs = transposed ? c : r;
-    *cs = transposed ? r : c;
-}
 
 /* A side stored at leading dimension ld in order o (see rl_strides). */
 static inline rl_side rl_side_at(void *base, int64_t ld, relay_order o, int transposed)

@@ -3,10 +3,10 @@
  * messages it receives into A (applying alpha, beta and the pair's op), and
  * the local lattices straight from B to A.
  *
- * A packed message holds its lattices one after the other, each as its
- * virtual matrix V stored tightly in B's element order (plan_internal.h);
- * sender and receiver list the same lattices, so nothing but the elements
- * travels.  At prepare time each lattice becomes a walk (transform.h):
+ * A packed message holds its lattices one after the other, each as units
+ * stored tightly in B's element order: its pieces, or all its pieces along
+ * a fused dimension (plan_internal.h); sender and receiver list the same
+ * lattices, so nothing but the elements travels.  At prepare time each lattice becomes a walk (transform.h):
  * along each dimension whose pieces touch on both sides of the move (as
  * in a pack buffer they always do) the pieces merge into one band, so a
  * lattice moves as one strided rectangle, one per piece column or row, or
@@ -78,14 +78,18 @@ static lattice_side buffer_side(int64_t off, int64_t step_r, int64_t step_c, int
     return (lattice_side){off, {step_r, rs}, {step_c, cs}};
 }
 
-/* A lattice at element pos of its packed message: V stored tightly in B's
- * element order, transposed when the op transposes. */
+/* A lattice at element pos of its packed message (plan_internal.h): units
+ * one after another, i inner, each stored tightly in B's element order
+ * (transposed when the op transposes); a unit is a piece, or all the
+ * pieces of a fused dimension. */
 static lattice_side packed_side(const rl_span *sp, const rl_pair_info *pi, int64_t pos)
 {
-    int64_t vr = sp->count_r * sp->rows, vc = sp->count_c * sp->cols, rs, cs;
+    int fr = (sp->fused & RL_FUSED_ROWS) != 0, fc = (sp->fused & RL_FUSED_COLS) != 0;
+    int64_t ur = fr ? sp->count_r * sp->rows : sp->rows, uc = fc ? sp->count_c * sp->cols : sp->cols;
+    int64_t units_down = fr ? 1 : sp->count_r, rs, cs;
     int tr = rl_op_transposes(pi->op);
-    rl_strides(pi->src_order, (pi->src_order == RELAY_COL_MAJOR) != tr ? vr : vc, tr, &rs, &cs);
-    return (lattice_side){pos, {sp->rows * rs, rs}, {sp->cols * cs, cs}};
+    rl_strides(pi->src_order, (pi->src_order == RELAY_COL_MAJOR) != tr ? ur : uc, tr, &rs, &cs);
+    return (lattice_side){pos, {fr ? sp->rows * rs : ur * uc, rs}, {fc ? sp->cols * cs : units_down * ur * uc, cs}};
 }
 
 /* The walk of message lattice sp at element pos of its message: from B

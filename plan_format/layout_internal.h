@@ -100,4 +100,14 @@ static inline int64_t rl_numroc(int64_t n, int64_t nb, int iproc, int isrc, int 
  * one past its last element, relative to its offset. */
 int64_t rl_block_extent(int64_t rows, int64_t cols, int64_t ld, relay_order o);
 
+/* Element strides, along A's rows and columns, of a matrix stored at
+ * leading dimension ld in order o (holding A's rows as its columns when
+ * transposed). */
+static inline void rl_strides(relay_order o, int64_t ld, int transposed, int64_t *rs, int64_t *cs)
+{
+    int64_t r = o == RELAY_COL_MAJOR ? 1 : ld, c = o == RELAY_COL_MAJOR ? ld : 1;
+    *rs = transposed ? c : r;
+    *cs = transposed ? r : c;
+}
+
 #endif

@@ -31,18 +31,24 @@
  * leading dimension ld in that layout's element order (transposed in B
  * when the pair's op is T or C).  A plain piece is a 1 x 1 lattice.
  *
- * In a message a lattice travels as its virtual matrix V, of
- * (count_r * rows) x (count_c * cols) elements, V(i*rows + r, j*cols + c)
- * being element (r, c) of piece (i, j), stored tightly in B's element
- * order (V transposed when op transposes), so that a lattice whose pieces
- * touch packs with one move. */
+ * In a message a lattice travels as units, one after another (i inner, j
+ * outer), each stored tightly in B's element order (transposed when op
+ * transposes): a unit is a piece, except along a dimension the lattice is
+ * `fused` along, where all its pieces form one unit (count_r * rows rows,
+ * or count_c * cols columns).  The planner fuses a dimension where the
+ * pieces touch in both buffers (each starts where the one before ends), so
+ * that such pieces move as one long run, and nowhere else, so that the
+ * elements of a scattered piece stay together in the message. */
+enum { RL_FUSED_ROWS = 1, RL_FUSED_COLS = 2 };
+
 typedef struct {
     int64_t pair;            /* transform pair index k */
     int64_t rows, cols;      /* each piece, in A's coordinates */
     int64_t count_r, count_c; /* pieces down A's rows, across A's columns */
     int64_t off;             /* offset of piece (0, 0) */
-    int64_t step_r, step_c;  /* offset steps between pieces (>= 0; 0 along a count of 1) */
+    int64_t step_r, step_c;  /* offset steps between pieces (> 0; 0 along a count of 1) */
     int64_t ld;              /* leading dimension of every piece */
+    int64_t fused;           /* RL_FUSED_* bits: how the lattice travels (same at both ends) */
 } rl_span;
 
 /* A lattice a rank copies to itself, straight from B to A: both sides. */
@@ -170,6 +176,13 @@ static inline int64_t rl_elem_offset(relay_order o, int64_t ld, int64_t r, int64
 uint64_t rl_section_hash(const rl_section *s, int count);
 uint64_t rl_plan_hash(const relay_plan *p);
 
+/* One side of a local lattice (B's, or A's when dst), as a span that is not fused. */
+static inline rl_span rl_local_half(const rl_local_span *l, int dst)
+{
+    return dst ? (rl_span){l->pair, l->rows, l->cols, l->count_r, l->count_c, l->dst_off, l->dst_step_r, l->dst_step_c, l->dst_ld, 0}
+               : (rl_span){l->pair, l->rows, l->cols, l->count_r, l->count_c, l->src_off, l->src_step_r, l->src_step_c, l->src_ld, 0};
+}
+
 /* Pieces and elements of a lattice (no overflow once validated). */
 static inline int64_t rl_span_pieces(const rl_span *s) { return s->count_r * s->count_c; }
 static inline int64_t rl_span_elems(const rl_span *s) { return s->rows * s->cols * s->count_r * s->count_c; }
@@ -177,7 +190,7 @@ static inline int64_t rl_local_span_pieces(const rl_local_span *s) { return s->c
 static inline int64_t rl_local_span_elems(const rl_local_span *s) { return s->rows * s->cols * s->count_r * s->count_c; }
 
 /* Records are stored as runs of 64-bit fields, in files as in memory. */
-enum { RL_MESSAGE_FIELDS = 4, RL_SPAN_FIELDS = 9, RL_LOCAL_FIELDS = 13 };
+enum { RL_MESSAGE_FIELDS = 4, RL_SPAN_FIELDS = 10, RL_LOCAL_FIELDS = 13 };
 _Static_assert(sizeof(rl_message) == RL_MESSAGE_FIELDS * sizeof(int64_t), "rl_message has padding");
 _Static_assert(sizeof(rl_span) == RL_SPAN_FIELDS * sizeof(int64_t), "rl_span has padding");
 _Static_assert(sizeof(rl_local_span) == RL_LOCAL_FIELDS * sizeof(int64_t), "rl_local_span has padding");

@@ -71,12 +71,37 @@ static relay_status check_shape(const relay_plan *p, const rl_span *sp, const ch
     return RELAY_OK;
 }
 
+/* Pieces of len elements stride apart, count of them step apart, touch:
+ * each starts where the one before ends. */
+static int touch(int64_t count, int64_t len, int64_t stride, int64_t step)
+{
+    int64_t extent;
+    return count > 1 && !rl_mul_overflows(len, stride, &extent) && step == extent;
+}
+
+/* A lattice is fused only along a dimension of several pieces that touch
+ * in this buffer (the planner fuses where they touch in both). */
+static relay_status check_fused(side sd, const rl_span *sp, const char *what, int64_t index)
+{
+    int64_t rs, cs;
+    rl_strides(sd.order, sp->ld, sd.transposed, &rs, &cs);
+    int rows = (sp->fused & RL_FUSED_ROWS) != 0, cols = (sp->fused & RL_FUSED_COLS) != 0;
+    if (sp->fused < 0 || sp->fused > (RL_FUSED_ROWS | RL_FUSED_COLS) ||
+        (rows && !touch(sp->count_r, sp->rows, rs, sp->step_r)) || (cols && !touch(sp->count_c, sp->cols, cs, sp->step_c)))
+        return rl_fail(RELAY_ERR_FORMAT, "%s lattice %lld is fused (%lld) along pieces that do not touch", what,
+                       (long long)index, (long long)sp->fused);
+    return RELAY_OK;
+}
+
 static relay_status check_span(const relay_plan *p, const rl_section *s, const rl_span *sp, int is_dst,
                                const char *what, int64_t index, int64_t *elems)
 {
+    side sd;
     relay_status st = check_shape(p, sp, what, index, elems);
-    return st ? st : check_place(side_of(p, sp->pair, is_dst), sp, is_dst ? s->dst_elems[sp->pair] : s->src_elems[sp->pair],
-                                 what, index);
+    if (st) return st;
+    sd = side_of(p, sp->pair, is_dst);
+    st = check_place(sd, sp, is_dst ? s->dst_elems[sp->pair] : s->src_elems[sp->pair], what, index);
+    return st ? st : check_fused(sd, sp, what, index);
 }
 
 /* Messages must partition their lattice array in order, name distinct peers
@@ -118,8 +143,7 @@ static relay_status check_messages(const relay_plan *p, const rl_section *s, con
 /* A local lattice is a sender's lattice in B and a receiver's in A. */
 static relay_status check_local(const relay_plan *p, const rl_section *s, const rl_local_span *l, int64_t index)
 {
-    rl_span from = {l->pair, l->rows, l->cols, l->count_r, l->count_c, l->src_off, l->src_step_r, l->src_step_c, l->src_ld};
-    rl_span to = {l->pair, l->rows, l->cols, l->count_r, l->count_c, l->dst_off, l->dst_step_r, l->dst_step_c, l->dst_ld};
+    rl_span from = rl_local_half(l, 0), to = rl_local_half(l, 1);
     int64_t e;
     relay_status st = check_span(p, s, &from, 0, "local", index, &e);
     return st ? st : check_span(p, s, &to, 1, "local", index, &e);

@@ -81,10 +81,23 @@ relay_status rl_lattice_side_build(rl_lattice_list *list, int rank, int send_sid
     return st;
 }
 
-rl_span rl_lattice_half(const rl_lattice *l, int receiving)
+/* The dimensions along which the pieces touch in both buffers: each
+ * starts where the one before ends, in B (through op) and in A. */
+static int64_t fusion(const rl_lattice *l, const rl_pair *pair)
 {
-    return receiving ? (rl_span){l->pair, l->rows, l->cols, l->count_r, l->count_c, l->dst_off, l->dst_di, l->dst_dj, l->dst_ld}
-                     : (rl_span){l->pair, l->rows, l->cols, l->count_r, l->count_c, l->src_off, l->src_di, l->src_dj, l->src_ld};
+    int64_t brs, bcs, ars, acs, fused = 0;
+    rl_strides(pair->src->order, l->src_ld, rl_op_transposes(pair->op), &brs, &bcs);
+    rl_strides(pair->dst_relabeled->order, l->dst_ld, 0, &ars, &acs);
+    if (l->count_r > 1 && l->src_di == l->rows * brs && l->dst_di == l->rows * ars) fused |= RL_FUSED_ROWS;
+    if (l->count_c > 1 && l->src_dj == l->cols * bcs && l->dst_dj == l->cols * acs) fused |= RL_FUSED_COLS;
+    return fused;
+}
+
+rl_span rl_lattice_half(const rl_lattice *l, const rl_pair *pair, int receiving)
+{
+    int64_t f = fusion(l, pair);
+    return receiving ? (rl_span){l->pair, l->rows, l->cols, l->count_r, l->count_c, l->dst_off, l->dst_di, l->dst_dj, l->dst_ld, f}
+                     : (rl_span){l->pair, l->rows, l->cols, l->count_r, l->count_c, l->src_off, l->src_di, l->src_dj, l->src_ld, f};
 }
 
 rl_local_span rl_lattice_local(const rl_lattice *l)

@@ -71,9 +71,10 @@ int rl_lattice_cmp_place(const rl_lattice *x, const rl_lattice *y);
 /* Pieces in a lattice: count_r * count_c. */
 static inline int64_t rl_lattice_npieces(const rl_lattice *l) { return l->count_r * l->count_c; }
 
-/* One end's half of a lattice (the sender's B side or the receiver's A
- * side), and the local copy that holds both. */
-rl_span rl_lattice_half(const rl_lattice *l, int receiving);
+/* One end's half of a lattice of pair (the sender's B side or the
+ * receiver's A side), fused where its pieces touch in both buffers, and the
+ * local copy that holds both sides. */
+rl_span rl_lattice_half(const rl_lattice *l, const rl_pair *pair, int receiving);
 rl_local_span rl_lattice_local(const rl_lattice *l);
 
 #endif

@@ -61,14 +61,17 @@ relay_status rl_batch_side(const rl_batch *b, int rank, int send_side, rl_lattic
 }
 
 /* A side's messages and the halves of their lattices. */
-static relay_status keep_messages(const rl_lattice_side *side, int receiving, rl_message **msgs, int32_t *nmsg,
-                                  rl_span **spans, int64_t *nspans)
+static relay_status keep_messages(const rl_batch *b, const rl_lattice_side *side, int receiving, rl_message **msgs,
+                                  int32_t *nmsg, rl_span **spans, int64_t *nspans)
 {
     *msgs = rl_malloc_array((size_t)side->nmsg, sizeof **msgs);
     *spans = rl_malloc_array((size_t)side->nlattices, sizeof **spans);
     if (!*msgs || !*spans) return RL_NOMEM();
     for (int32_t m = 0; m < side->nmsg; m++) (*msgs)[m] = side->msgs[m];
-    for (int64_t i = 0; i < side->nlattices; i++) (*spans)[i] = rl_lattice_half(&side->lattices[i], receiving);
+    for (int64_t i = 0; i < side->nlattices; i++) {
+        const rl_lattice *l = &side->lattices[i];
+        (*spans)[i] = rl_lattice_half(l, &b->pairs[l->pair], receiving);
+    }
     *nmsg = side->nmsg;
     *nspans = side->nlattices;
     return RELAY_OK;
@@ -90,8 +93,8 @@ relay_status rl_batch_section(const rl_batch *b, int rank, rl_section **out)
     rl_lattice_side send = {0}, recv = {0};
     relay_status st = rl_batch_side(b, rank, 1, &send);
     if (!st) st = rl_batch_side(b, rank, 0, &recv);
-    if (!st) st = keep_messages(&send, 0, &s->send, &s->nsend, &s->send_spans, &s->nsend_spans);
-    if (!st) st = keep_messages(&recv, 1, &s->recv, &s->nrecv, &s->recv_spans, &s->nrecv_spans);
+    if (!st) st = keep_messages(b, &send, 0, &s->send, &s->nsend, &s->send_spans, &s->nsend_spans);
+    if (!st) st = keep_messages(b, &recv, 1, &s->recv, &s->nrecv, &s->recv_spans, &s->nrecv_spans);
     if (!st) st = keep_locals(s, &send);
     rl_lattice_side_free(&send);
     rl_lattice_side_free(&recv);

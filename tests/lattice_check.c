@@ -152,11 +152,13 @@ void lc_check_alone(const lc_sides *s, const rl_pair *pairs, int count, int rank
 
 /* ---- the plan's sections ---------------------------------------------------------- */
 
+/* The section's half of a lattice: its fields (how it travels, `fused`,
+ * is the executor's business, checked by the MPI tests end to end). */
 static void same_span(const rl_span *sp, const rl_lattice *l, int receiving)
 {
     rl_span want = {l->pair, l->rows, l->cols, l->count_r, l->count_c,
                     receiving ? l->dst_off : l->src_off, receiving ? l->dst_di : l->src_di,
-                    receiving ? l->dst_dj : l->src_dj, receiving ? l->dst_ld : l->src_ld};
+                    receiving ? l->dst_dj : l->src_dj, receiving ? l->dst_ld : l->src_ld, sp->fused};
     assert_memory_equal(sp, &want, sizeof want);
 }
 

@@ -422,6 +422,17 @@ static void negative_count(relay_plan *p) { long_lattice(p, 1)->count_c = -2; }
 static void zero_rows(relay_plan *p) { long_lattice(p, 0)->rows = 0; }
 static void negative_step(relay_plan *p) { *long_step(long_lattice(p, 0)) = -1; }
 
+/* A fused bit the format does not define. */
+static void unknown_fusion(relay_plan *p) { long_lattice(p, 0)->fused = 4; }
+
+/* Fused along a dimension of one piece. */
+static void fused_along_one(relay_plan *p)
+{
+    rl_span *sp = long_lattice(p, 1);
+    sp->fused |= sp->count_r == 1 ? RL_FUSED_ROWS : RL_FUSED_COLS;
+    if (sp->count_r > 1 && sp->count_c > 1) fail_msg("the sample lattice has several pieces both ways");
+}
+
 /* A zero step along several pieces: they would all start at one place. */
 static void zero_step(relay_plan *p) { *long_step(long_lattice(p, 0)) = 0; }
 static void negative_offset(relay_plan *p) { long_lattice(p, 1)->off = -1; }
@@ -507,7 +518,7 @@ static rl_local_span *local_lattice(relay_plan *p)
 static void local_one_past(relay_plan *p)
 {
     rl_local_span *l = local_lattice(p);
-    rl_span to = {l->pair, l->rows, l->cols, l->count_r, l->count_c, l->dst_off, l->dst_step_r, l->dst_step_c, l->dst_ld};
+    rl_span to = rl_local_half(l, 1);
     place_last_piece(p, &to, 1, 1);
     l->dst_off = to.off;
 }
@@ -526,6 +537,8 @@ static const defect defects[] = {
     {"zero rows", zero_rows, "empty or negative shape"},
     {"negative step", negative_step, "steps"},
     {"zero step along several pieces", zero_step, "steps"},
+    {"unknown fused bit", unknown_fusion, "fused"},
+    {"fused along one piece", fused_along_one, "fused"},
     {"step along a count of 1", step_along_one, "steps"},
     {"negative offset", negative_offset, "offset"},
     {"send lattice one past its buffer through its last piece", send_one_past, "reaches beyond its buffer"},

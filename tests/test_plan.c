@@ -116,8 +116,7 @@ static void replay_serially(const relay_plan *p, world *w)
         const rl_section *s = p->sections[r];
         for (int64_t i = 0; i < s->nlocal; i++) {
             const rl_local_span *l = &s->local[i];
-            rl_span from = {l->pair, l->rows, l->cols, l->count_r, l->count_c, l->src_off, l->src_step_r, l->src_step_c, l->src_ld};
-            rl_span to = {l->pair, l->rows, l->cols, l->count_r, l->count_c, l->dst_off, l->dst_step_r, l->dst_step_c, l->dst_ld};
+            rl_span from = rl_local_half(l, 0), to = rl_local_half(l, 1);
             copy_lattice(p, w, r, r, &from, &to);
         }
         for (int k = 0; k < s->nsend; k++) {
