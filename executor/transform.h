@@ -16,10 +16,9 @@
 enum { WIRE_UNIT = 1 << 16 }; /* messages over INT_MAX bytes travel in units of this many bytes */
 
 /* Tags on the executor's communicator: staged (packed) messages, the
- * binding's exchange on direct messages (transform_exec.c), and the
- * lattices of direct messages, numbered within their message modulo
- * TAG_LATTICES. */
-enum { TAG_STAGED = 0, TAG_SENDER_SIDE = 1, TAG_RECEIVER_SIDE = 2, TAG_LATTICE_BASE = 3, TAG_LATTICES = 30000 };
+ * binding's exchange on direct messages (transform_exec.c), and the runs
+ * of direct messages, numbered within their message modulo TAG_RUNS. */
+enum { TAG_STAGED = 0, TAG_SENDER_SIDE = 1, TAG_RECEIVER_SIDE = 2, TAG_RUN_BASE = 3, TAG_RUNS = 30000 };
 
 /* A lattice as the executor walks it: count_r x count_c bands of
  * rows x cols elements (A's coordinates), each band a rectangle a single
@@ -39,8 +38,8 @@ typedef struct {
     rl_walk_side from, to;   /* B or a pack buffer; a pack buffer or A */
 } rl_walk;
 
-/* A task: a square-ish tile of a walk's V, bands [i0, i1) x [j0, j1)
- * and, of each, rows [r0, r1) and columns [c0, c1). */
+/* A task: a tile of a walk's V, bands [i0, i1) x [j0, j1) and, of each,
+ * rows [r0, r1) and columns [c0, c1). */
 typedef struct {
     int64_t walk, i0, i1, r0, r1, j0, j1, c0, c1;
 } rl_task;
@@ -56,13 +55,13 @@ typedef struct {
     char *buf;
 } rl_message_set;
 
-/* A lattice that travels direct: its runs in this rank's buffer as one
- * derived datatype (spread), and one run alone (received nruns times into
- * the pack buffer, where the runs are consecutive). */
+/* A lattice that travels direct: `count` contiguous runs of `bytes` bytes
+ * in this rank's buffer, `stride` elements apart from its offset on, one
+ * MPI message each (shared-memory MPI moves a contiguous message with a
+ * single copy; a derived datatype would be packed on the way). */
 typedef struct {
-    MPI_Datatype run, spread;
-    int nruns;
-} rl_direct_type;
+    int64_t bytes, count, stride;
+} rl_direct_runs;
 
 typedef struct {
     relay_op op;
@@ -83,11 +82,11 @@ typedef struct {
                                 wrap around, so no rank is everybody's first target */
     relay_schedule schedule; /* as replayed */
     char *send_direct, *recv_direct; /* p2p: messages that travel lattice by lattice, unpacked */
-    rl_direct_type *send_types, *recv_types; /* per lattice of a direct message, else MPI_DATATYPE_NULL */
+    rl_direct_runs *send_runs, *recv_runs; /* per lattice of a direct message (count 0 elsewhere) */
     int nstaged_recv;        /* receives that are not direct */
-    int64_t ndirect_recv_lattices, ndirect_lattices;
-    MPI_Request *direct_reqs; /* direct receive lattices, then direct send lattices */
-    int direct_into_a;       /* this replay receives direct lattices straight into A */
+    int64_t ndirect_recv_runs, ndirect_runs;
+    MPI_Request *direct_reqs; /* direct receive runs, then direct send runs */
+    int direct_into_a;       /* this replay receives direct runs straight into A */
     int32_t rounds;
     int *send_at, *recv_at;  /* rounds: the message of each step, or -1 */
     int *a2a;                /* alltoallv: send counts, send displacements,

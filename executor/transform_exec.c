@@ -8,7 +8,7 @@
  * counts limit it to pack buffers below 2 GiB; past that every rank replays
  * p2p instead), creates one persistent request per message (or the
  * alltoallv), and under p2p agrees with each peer on the messages that
- * travel directly, lattice by lattice.  The replay is transform_schedules.c. */
+ * travel directly, run by run.  The replay is transform_schedules.c. */
 #include <limits.h>
 
 #include "agree.h"
@@ -168,43 +168,42 @@ static relay_status create_a2a_request(rl_transform_exec *x)
 
 /* ---- binding: direct messages ----------------------------------------- */
 
-/* A message whose every lattice is a few contiguous runs in the sender's B
- * and in the receiver's A, with nothing to transform (op N, one element
- * order), needs no packing.  Under p2p each of its lattices travels as one
- * MPI message whose derived datatype names the runs, straight from B into
- * A (or into the lattice's place in the receive buffer, where its runs are
- * consecutive, and then unpacked, when a replay's alpha is not 1 or beta
- * not 0).  Shared-memory MPI moves such runs with a single copy, so a
- * remote element costs one memory pass instead of three.  These transfers
- * use MPI_Isend/MPI_Irecv: their buffers are the user's, which may change
- * at every replay.  Each side sees only its own half of a lattice, so
- * binding exchanges one byte per message and side. */
+/* A message whose every lattice is a few long contiguous runs in the
+ * sender's B and in the receiver's A, with nothing to transform (op N, one
+ * element order), needs no packing.  Under p2p each run travels as one MPI
+ * message, straight from B into A (or into its place in the receive
+ * buffer, where a lattice's runs are consecutive, and then unpacked, when
+ * a replay's alpha is not 1 or beta not 0).  Shared-memory MPI moves a
+ * contiguous message with a single copy, so a remote element costs one
+ * memory pass instead of three; runs shorter than DIRECT_MIN_BYTES are
+ * packed instead, where a message per run would cost more than the copy.
+ * These transfers use MPI_Isend/MPI_Irecv: their buffers are the user's,
+ * which may change at every replay.  Each side sees only its own half of a
+ * lattice, so binding exchanges one byte per message and side. */
+enum { DIRECT_MIN_BYTES = 16 * 1024 };
 
 /* The runs of a lattice stored untransposed at ld in order o: column-major,
  * piece column j is one run of count_r*rows*cols elements at off +
  * j*step_c when the pieces stack down whole columns (row-major: piece row
- * i, likewise).  In V, and so in the pack buffer, the runs follow one
+ * i, likewise).  Those are the lattice's units in a message (the planner
+ * fuses pieces that stack on both sides), so there the runs follow one
  * another in the same order. */
-typedef struct {
-    int64_t elems, count, stride;
-} runs;
-
-static int lattice_runs(relay_order o, const rl_span *sp, runs *r)
+static int lattice_runs(relay_order o, const rl_span *sp, size_t esz, rl_direct_runs *r)
 {
     int cm = o == RELAY_COL_MAJOR;
     int64_t len = cm ? sp->rows : sp->cols, count = cm ? sp->count_r : sp->count_c, step = cm ? sp->step_r : sp->step_c;
     int64_t width = cm ? sp->cols : sp->rows;
     if ((count > 1 && step != len) || (width > 1 && count * len != sp->ld)) return 0;
-    *r = (runs){count * len * width, cm ? sp->count_c : sp->count_r, cm ? sp->step_c : sp->step_r};
+    *r = (rl_direct_runs){count * len * width * (int64_t)esz, cm ? sp->count_c : sp->count_r, cm ? sp->step_c : sp->step_r};
     return 1;
 }
 
 static int lattice_is_direct(const rl_transform_exec *x, const rl_span *sp)
 {
     const rl_pair_info *pi = &x->pairs[sp->pair];
-    runs r;
-    return pi->op == RELAY_OP_N && pi->src_order == pi->dst_order && lattice_runs(pi->dst_order, sp, &r) &&
-           r.elems * (int64_t)x->esz <= INT_MAX && r.count <= INT_MAX;
+    rl_direct_runs r;
+    return pi->op == RELAY_OP_N && pi->src_order == pi->dst_order && lattice_runs(pi->dst_order, sp, x->esz, &r) &&
+           r.bytes >= DIRECT_MIN_BYTES && r.bytes <= INT_MAX;
 }
 
 static char side_is_direct(const rl_transform_exec *x, const rl_message *m, const rl_span *spans)
@@ -247,46 +246,18 @@ static relay_status exchange_direct(rl_transform_exec *x)
     return st;
 }
 
-/* The datatypes of a direct lattice in this rank's buffer: one run of
- * bytes, and the runs at their stride. */
-static int commit_direct_type(const rl_transform_exec *x, const rl_span *sp, rl_direct_type *t)
-{
-    runs r;
-    lattice_runs(x->pairs[sp->pair].dst_order, sp, &r);
-    t->nruns = (int)r.count;
-    int rc = MPI_Type_contiguous((int)(r.elems * (int64_t)x->esz), MPI_BYTE, &t->run);
-    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&t->run);
-    if (rc == MPI_SUCCESS) rc = MPI_Type_create_hvector(t->nruns, 1, (MPI_Aint)(r.stride * (int64_t)x->esz), t->run, &t->spread);
-    return rc == MPI_SUCCESS ? MPI_Type_commit(&t->spread) : rc;
-}
-
-/* One entry per lattice of a set, each MPI_DATATYPE_NULL until committed. */
-static rl_direct_type *new_direct_types(int64_t n)
-{
-    rl_direct_type *t = rl_malloc_array((size_t)n, sizeof *t);
-    for (int64_t i = 0; t && i < n; i++) t[i] = (rl_direct_type){MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, 0};
-    return t;
-}
-
-/* The types of the direct messages' lattices.  Returns how many lattices
- * are direct. */
-static int64_t commit_direct_types(const rl_transform_exec *x, const rl_message *msg, int nmsg, const char *direct,
-                                   const rl_span *spans, rl_direct_type *types, int *rc)
+/* The runs of the lattices of direct messages (count 0 elsewhere);
+ * returns how many runs there are. */
+static int64_t find_direct_runs(const rl_transform_exec *x, const rl_message *msg, int nmsg, const char *direct,
+                                const rl_span *spans, rl_direct_runs *runs)
 {
     int64_t n = 0;
     for (int k = 0; k < nmsg; k++)
-        for (int64_t i = msg[k].first; direct[k] && i < msg[k].first + msg[k].count && *rc == MPI_SUCCESS; i++, n++)
-            *rc = commit_direct_type(x, &spans[i], &types[i]);
+        for (int64_t i = msg[k].first; direct[k] && i < msg[k].first + msg[k].count; i++) {
+            lattice_runs(x->pairs[spans[i].pair].dst_order, &spans[i], x->esz, &runs[i]);
+            n += runs[i].count;
+        }
     return n;
-}
-
-static void free_direct_types(rl_direct_type *types, int64_t n)
-{
-    for (int64_t i = 0; types && i < n; i++) {
-        if (types[i].run != MPI_DATATYPE_NULL) MPI_Type_free(&types[i].run);
-        if (types[i].spread != MPI_DATATYPE_NULL) MPI_Type_free(&types[i].spread);
-    }
-    free(types);
 }
 
 static relay_status agree_direct(rl_transform_exec *x)
@@ -295,14 +266,12 @@ static relay_status agree_direct(rl_transform_exec *x)
     relay_status st = exchange_direct(x);
     if (st) return st;
     for (int k = 0; k < s->nrecv; k++) x->nstaged_recv += !x->recv_direct[k];
-    x->send_types = new_direct_types(s->nsend_spans);
-    x->recv_types = new_direct_types(s->nrecv_spans);
-    if (!x->send_types || !x->recv_types) return RL_NOMEM();
-    int rc = MPI_SUCCESS;
-    x->ndirect_recv_lattices = commit_direct_types(x, s->recv, s->nrecv, x->recv_direct, s->recv_spans, x->recv_types, &rc);
-    x->ndirect_lattices = x->ndirect_recv_lattices + commit_direct_types(x, s->send, s->nsend, x->send_direct, s->send_spans, x->send_types, &rc);
-    if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "creating the datatypes of direct lattices");
-    x->direct_reqs = rl_malloc_array((size_t)x->ndirect_lattices, sizeof *x->direct_reqs);
+    x->send_runs = rl_calloc((size_t)s->nsend_spans + 1, sizeof *x->send_runs);
+    x->recv_runs = rl_calloc((size_t)s->nrecv_spans + 1, sizeof *x->recv_runs);
+    if (!x->send_runs || !x->recv_runs) return RL_NOMEM();
+    x->ndirect_recv_runs = find_direct_runs(x, s->recv, s->nrecv, x->recv_direct, s->recv_spans, x->recv_runs);
+    x->ndirect_runs = x->ndirect_recv_runs + find_direct_runs(x, s->send, s->nsend, x->send_direct, s->send_spans, x->send_runs);
+    x->direct_reqs = rl_malloc_array((size_t)x->ndirect_runs, sizeof *x->direct_reqs);
     return x->direct_reqs ? RELAY_OK : RL_NOMEM();
 }
 
@@ -331,8 +300,8 @@ static void transform_memory(const void *state, relay_exec_memory *m)
     extra += (s->nsend_spans + s->nrecv_spans) * (int64_t)sizeof(rl_span) + s->nlocal * (int64_t)sizeof(rl_local_span);
     extra += x->a2a ? 4 * (int64_t)x->nranks * (int64_t)sizeof(int) : 0;
     extra += x->send_at ? 2 * (int64_t)x->rounds * (int64_t)sizeof(int) : 0;
-    extra += x->ndirect_lattices * (int64_t)sizeof(MPI_Request) + (x->send_direct ? s->nsend + s->nrecv : 0);
-    extra += x->send_types ? (s->nsend_spans + s->nrecv_spans) * (int64_t)sizeof(rl_direct_type) : 0;
+    extra += x->ndirect_runs * (int64_t)sizeof(MPI_Request) + (x->send_direct ? s->nsend + s->nrecv : 0);
+    extra += x->send_runs ? (s->nsend_spans + s->nrecv_spans) * (int64_t)sizeof(rl_direct_runs) : 0;
     *m = (relay_exec_memory){extra, remote};
 }
 
@@ -350,8 +319,8 @@ static void transform_free(void *state)
     free(x->send_direct);
     free(x->recv_direct);
     free(x->direct_reqs);
-    free_direct_types(x->send_types, x->sec ? x->sec->nsend_spans : 0);
-    free_direct_types(x->recv_types, x->sec ? x->sec->nrecv_spans : 0);
+    free(x->send_runs);
+    free(x->recv_runs);
     free(x->a2a);
     rl_message_set_free(&x->sends);
     rl_message_set_free(&x->recvs);

@@ -6,14 +6,16 @@
  * A packed message holds its lattices one after the other, each as units
  * stored tightly in B's element order: its pieces, or all its pieces along
  * a fused dimension (plan_internal.h); sender and receiver list the same
- * lattices, so nothing but the elements travels.  At prepare time each lattice becomes a walk (transform.h):
+ * lattices, so nothing but the elements travels.  At prepare time each
+ * lattice becomes a walk (transform.h):
  * along each dimension whose pieces touch on both sides of the move (as
  * in a pack buffer they always do) the pieces merge into one band, so a
  * lattice moves as one strided rectangle, one per piece column or row, or
  * piece by piece only where its pieces are scattered on both dimensions
  * (PETSc's sfpack detects such patterns the same way).  Walks are cut into
- * tasks, square-ish tiles of V of about CHUNK_ELEMS elements (several small
- * bands, or a part of a large one), so that OpenMP threads share them:
+ * tasks, tiles of V (the lattice's pieces side by side, as in A) of about
+ * CHUNK_ELEMS elements (several small bands, or a part of a large one), so
+ * that OpenMP threads share them:
  * their number follows the lattices and elements, never the pieces. */
 #include <limits.h>
 
@@ -22,7 +24,7 @@
 
 enum {
     CHUNK_ELEMS = 1 << 15,      /* a task moves about this many elements */
-    TILE_SIDE = 181,            /* ... in a tile about this many on a side */
+    TILE_SIDE = 181,            /* ... in a transpose, a tile about this many on a side */
     PARALLEL_ELEMS = 1 << 16,   /* fewer elements than this are not worth a thread team */
     ALIGN = 64
 };
@@ -127,16 +129,26 @@ static cut cut_axis(int64_t len, int64_t count, int64_t target)
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
+/* Whether a side of a walk is contiguous along A's rows (its smaller
+ * stride), rather than its columns. */
+static int down_rows(const rl_walk_side *s) { return s->rs <= s->cs; }
+
 /* Writes walk w's tasks to out (if not NULL); returns how many it has.
- * Tiles are about TILE_SIDE x TILE_SIDE elements of V, so that both sides
- * of a move stay within a few pages whatever their strides; along a
- * dimension shorter than that, the other grows to keep CHUNK_ELEMS. */
+ * A task is a tile of V of about CHUNK_ELEMS elements.  When both sides
+ * run along the same dimension (a copy of runs), tiles take that dimension
+ * whole, up to CHUNK_ELEMS, so that runs stay whole for memcpy; when they
+ * run along different ones (a transpose), tiles are square-ish, about
+ * TILE_SIDE on a side, so that both sides stay within a few pages.  Along a
+ * dimension shorter than the tile, the other grows to keep CHUNK_ELEMS. */
 static int64_t walk_tasks(const rl_walk *w, int64_t index, rl_task *out)
 {
     int64_t vr = w->rows * w->count_r, vc = w->cols * w->count_c, tr = TILE_SIDE, tc = TILE_SIDE, n = 0;
-    if (vr < TILE_SIDE) tc = CHUNK_ELEMS / vr;
-    if (vc < TILE_SIDE) tr = CHUNK_ELEMS / vc;
-    cut r = cut_axis(w->rows, w->count_r, tr), c = cut_axis(w->cols, w->count_c, tc);
+    int runs = down_rows(&w->from) == down_rows(&w->to);
+    if (runs && down_rows(&w->to)) tr = vr < CHUNK_ELEMS ? vr : CHUNK_ELEMS, tc = 1;
+    else if (runs) tc = vc < CHUNK_ELEMS ? vc : CHUNK_ELEMS, tr = 1;
+    if (vr < tr || (runs && tc == 1)) tc = CHUNK_ELEMS / (vr < tr ? vr : tr);
+    if (vc < tc || (runs && tr == 1)) tr = CHUNK_ELEMS / (vc < tc ? vc : tc);
+    cut r = cut_axis(w->rows, w->count_r, tr > 1 ? tr : 1), c = cut_axis(w->cols, w->count_c, tc > 1 ? tc : 1);
     for (int64_t j0 = 0; j0 < w->count_c; j0 += c.group)
         for (int64_t c0 = 0; c0 < w->cols; c0 += c.part)
             for (int64_t i0 = 0; i0 < w->count_r; i0 += r.group)

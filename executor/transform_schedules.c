@@ -1,7 +1,7 @@
 /* transform_schedules.c — replaying a transform: the two halves, start and
  * wait, of each schedule.
  *   p2p:       start: start all receives; pack each message and start its
- *              send (direct messages: one MPI message per lattice, no
+ *              send (direct messages: one MPI message per run, no
  *              packing).  wait: copy the local lattices straight from B to A;
  *              MPI_Waitany and unpack+transform each message as it lands;
  *              wait for the sends.
@@ -21,29 +21,28 @@
 
 /* ---- p2p -------------------------------------------------------------- */
 
-/* One MPI message per lattice of direct message k, its runs named by the
- * lattice's datatype (transform_exec.c): from B (sending), or into A or
- * its place in the receive buffer (receiving).  *req advances. */
+/* One MPI message per run of the lattices of direct message k
+ * (transform_exec.c): from B (sending), or into A or its place in the
+ * receive buffer (receiving).  *req advances. */
 static int post_direct(rl_transform_exec *x, int k, int sending, MPI_Request **req)
 {
     const rl_section *s = x->sec;
     const rl_message *m = sending ? &s->send[k] : &s->recv[k];
     const rl_span *spans = sending ? s->send_spans : s->recv_spans;
-    const rl_direct_type *types = sending ? x->send_types : x->recv_types;
+    const rl_direct_runs *runs = sending ? x->send_runs : x->recv_runs;
+    char *staged = x->recvs.buf ? x->recvs.buf + x->recvs.byte_off[k] : NULL;
     int rc = MPI_SUCCESS;
-    int64_t pos = 0;
-    for (int64_t i = m->first; i < m->first + m->count && rc == MPI_SUCCESS; i++) {
+    int64_t n = 0;
+    for (int64_t i = m->first; i < m->first + m->count; i++) {
         const rl_span *sp = &spans[i];
-        int tag = TAG_LATTICE_BASE + (int)((i - m->first) % TAG_LATTICES);
-        if (sending)
-            rc = MPI_Isend(rl_elem_at((void *)x->src[sp->pair], sp->off, x->esz), 1, types[i].spread, (int)m->peer, tag, x->comm,
-                           (*req)++);
-        else if (x->direct_into_a)
-            rc = MPI_Irecv(rl_elem_at(x->dst[sp->pair], sp->off, x->esz), 1, types[i].spread, (int)m->peer, tag, x->comm, (*req)++);
-        else
-            rc = MPI_Irecv(rl_elem_at(x->recvs.buf + x->recvs.byte_off[k], pos, x->esz), types[i].nruns, types[i].run, (int)m->peer,
-                           tag, x->comm, (*req)++);
-        pos += rl_span_elems(sp);
+        char *base = sending ? (char *)x->src[sp->pair] : x->direct_into_a ? x->dst[sp->pair] : NULL;
+        for (int64_t q = 0; q < runs[i].count && rc == MPI_SUCCESS; q++, n++) {
+            int tag = TAG_RUN_BASE + (int)(n % TAG_RUNS), bytes = (int)runs[i].bytes, peer = (int)m->peer;
+            char *at = base ? rl_elem_at(base, sp->off + q * runs[i].stride, x->esz) : staged;
+            rc = sending ? MPI_Isend(at, bytes, MPI_BYTE, peer, tag, x->comm, (*req)++)
+                         : MPI_Irecv(at, bytes, MPI_BYTE, peer, tag, x->comm, (*req)++);
+            if (!base) staged += bytes;
+        }
     }
     return rc;
 }
@@ -77,13 +76,13 @@ static int wait_p2p(rl_transform_exec *x)
         rc = MPI_Waitany(s->nrecv, x->reqs, &k, MPI_STATUS_IGNORE);
         if (rc == MPI_SUCCESS && k != MPI_UNDEFINED) rl_transform_unpack(x, k);
     }
-    if (rc == MPI_SUCCESS && x->ndirect_recv_lattices)
-        rc = MPI_Waitall((int)x->ndirect_recv_lattices, x->direct_reqs, MPI_STATUSES_IGNORE);
+    if (rc == MPI_SUCCESS && x->ndirect_recv_runs)
+        rc = MPI_Waitall((int)x->ndirect_recv_runs, x->direct_reqs, MPI_STATUSES_IGNORE);
     for (int k = 0; k < s->nrecv && rc == MPI_SUCCESS && !x->direct_into_a; k++)
         if (x->recv_direct[k]) rl_transform_unpack(x, k);
     if (rc == MPI_SUCCESS && s->nsend) rc = MPI_Waitall(s->nsend, x->reqs + s->nrecv, MPI_STATUSES_IGNORE);
-    if (rc == MPI_SUCCESS && x->ndirect_lattices > x->ndirect_recv_lattices)
-        rc = MPI_Waitall((int)(x->ndirect_lattices - x->ndirect_recv_lattices), x->direct_reqs + x->ndirect_recv_lattices,
+    if (rc == MPI_SUCCESS && x->ndirect_runs > x->ndirect_recv_runs)
+        rc = MPI_Waitall((int)(x->ndirect_runs - x->ndirect_recv_runs), x->direct_reqs + x->ndirect_recv_runs,
                          MPI_STATUSES_IGNORE);
     return rc;
 }
