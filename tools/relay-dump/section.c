@@ -77,6 +77,14 @@ static void print_more(int64_t n)
     if (n > LATTICES_SHOWN) printf("      ... and %lld more lattices (see --json)\n", (long long)(n - LATTICES_SHOWN));
 }
 
+/* How a lattice travels in its message: piece by piece, or fused along
+ * rows, columns or both into longer units (plan-format.md). */
+static const char *fusion_name(int64_t fused)
+{
+    static const char *const names[] = {"", "  fused down", "  fused across", "  fused both ways"};
+    return fused >= 0 && fused <= 3 ? names[fused] : "";
+}
+
 static void print_lattices(const rl_span *spans, int64_t first, int64_t count)
 {
     print_lattice_heading();
@@ -84,7 +92,7 @@ static void print_lattices(const rl_span *spans, int64_t first, int64_t count)
         const rl_span *l = &spans[i];
         print_shape(l->pair, l->rows, l->cols, l->count_r, l->count_c);
         print_place(l->off, l->step_r, l->step_c, l->ld);
-        printf("\n");
+        printf("%s\n", fusion_name(l->fused));
     }
     print_more(count);
 }
@@ -168,6 +176,7 @@ static void json_lattices(json_writer *w, const rl_span *spans, int64_t first, i
         json_begin_object(w, NULL);
         json_shape(w, l->pair, l->rows, l->cols, l->count_r, l->count_c);
         json_place(w, NULL, l->off, l->step_r, l->step_c, l->ld);
+        json_int(w, "fused", l->fused);
         json_end_object(w);
     }
     json_end_array(w);
