@@ -292,6 +292,20 @@ static side_count count_send_side(const rl_pair *pair)
     return n;
 }
 
+/* Rank 0's send side of B := A as block-cyclic layouts b -> a, counted and
+ * printed under `name`. */
+static side_count count_case(const char *name, ref_bc_params b, ref_bc_params a)
+{
+    relay_layout *lb = make_layout(&b), *la = make_layout(&a);
+    rl_pair pair = {RELAY_OP_N, la, la, lb};
+    side_count n = count_send_side(&pair);
+    printf("%s: rank 0 sends %lld lattices (at most %lld per message) covering %lld pieces, in %.3f ms\n", name,
+           (long long)n.lattices, (long long)n.most_per_message, (long long)n.pieces, n.ms);
+    relay_layout_free(la);
+    relay_layout_free(lb);
+    return n;
+}
+
 /* 32 x 32 -> 128 x 128 blocks, 2 x 2 -> 2 x 2, n = 4000: in each period
  * of 256 indices a target process's block is 4 source blocks of processes
  * 0 1 0 1, so per dimension a pair of processes meets in 2 progressions
@@ -300,18 +314,11 @@ static side_count count_send_side(const rl_pair *pair)
 static void test_regular(void **state)
 {
     (void)state;
-    ref_bc_params b = {4000, 4000, 32, 32, 2, 2, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR};
-    ref_bc_params a = {4000, 4000, 128, 128, 2, 2, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR};
-    relay_layout *lb = make_layout(&b), *la = make_layout(&a);
-    rl_pair pair = {RELAY_OP_N, la, la, lb};
-    side_count n = count_send_side(&pair);
-    printf("32 -> 128 blocks, 2 x 2, n = 4000: rank 0 sends %lld lattices (at most %lld per message) "
-           "for %lld pieces, in %.3f ms\n",
-           (long long)n.lattices, (long long)n.most_per_message, (long long)n.pieces, n.ms);
+    side_count n = count_case("32 -> 128 blocks, 2 x 2, n = 4000",
+                              (ref_bc_params){4000, 4000, 32, 32, 2, 2, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR},
+                              (ref_bc_params){4000, 4000, 128, 128, 2, 2, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR});
     assert_int_equal(n.most_per_message, 4);
     assert_int_equal(n.pieces, 63 * 63);   /* rank 0's B blocks, each inside one A block */
-    relay_layout_free(la);
-    relay_layout_free(lb);
 }
 
 /* COSTA's Figure 3: b = 1 on a 10 x 10 grid to blocks of 10^4, n = 10^5.
@@ -321,20 +328,13 @@ static void test_regular(void **state)
 static void test_costa_block_one(void **state)
 {
     (void)state;
-    ref_bc_params b = {100000, 100000, 1, 1, 10, 10, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR};
-    ref_bc_params a = {100000, 100000, 10000, 10000, 10, 10, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR};
-    relay_layout *lb = make_layout(&b), *la = make_layout(&a);
-    rl_pair pair = {RELAY_OP_N, la, la, lb};
-    side_count n = count_send_side(&pair);
-    printf("Figure 3, b = 1 -> 10^4 on 10 x 10, n = 10^5: rank 0 sends %lld lattices (%lld per message) "
-           "covering %lld pieces, in %.3f ms\n",
-           (long long)n.lattices, (long long)n.most_per_message, (long long)n.pieces, n.ms);
+    side_count n = count_case("Figure 3, b = 1 -> 10^4 on 10 x 10, n = 10^5",
+                              (ref_bc_params){100000, 100000, 1, 1, 10, 10, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR},
+                              (ref_bc_params){100000, 100000, 10000, 10000, 10, 10, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR});
     assert_int_equal(n.lattices, 100);
     assert_int_equal(n.most_per_message, 1);
     assert_int_equal(n.pieces, (int64_t)100000000);
     assert_true(n.ms < 1000.0);
-    relay_layout_free(la);
-    relay_layout_free(lb);
 }
 
 /* ---- refusals -------------------------------------------------------------------------- */
