@@ -111,11 +111,7 @@ static const grid *add_grid(const char *order, int pr, int pc, int shuffled)
     if (shuffled) {
         int map[64], perm[64];
         for (int k = 0; k < nprocs; k++) perm[k] = k;
-        for (int k = nprocs - 1; k > 0; k--) { /* the same shuffle on every process */
-            int j = uniform(0, k), t = perm[k];
-            perm[k] = perm[j];
-            perm[j] = t;
-        }
+        ref_rng_shuffle(&rng, perm, nprocs); /* the same shuffle on every process */
         for (int k = 0; k < pr * pc; k++) map[k] = perm[k];
         Cblacs_gridmap(&g->ctxt, map, pr, pr, pc);
     } else {

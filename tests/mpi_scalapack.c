@@ -64,11 +64,7 @@ static void add_grid(const char *order, int pr, int pc, int scrambled)
     } else {
         int map[64], perm[64];
         for (int i = 0; i < nprocs; i++) perm[i] = i;
-        for (int i = nprocs - 1; i > 0; i--) { /* the same shuffle on every process */
-            int j = uniform(0, i), t = perm[i];
-            perm[i] = perm[j];
-            perm[j] = t;
-        }
+        ref_rng_shuffle(&rng, perm, nprocs); /* the same shuffle on every process */
         for (int r = 0; r < pr; r++)
             for (int c = 0; c < pc; c++) map[r + c * pr] = perm[r * pc + c];
         Cblacs_gridmap(&g->ctxt, map, pr, pr, pc);
