@@ -5,12 +5,17 @@
  *
  * A call goes to relay unless the drop-in is off or ScaLAPACK answers it
  * without moving data (see answered_by_scalapack); a call relay refuses
- * goes to ScaLAPACK's own routine.  Both decisions are the same on every
- * process of the call, or ScaLAPACK's would wait for relay's: the first
- * is made from global arguments, and relay's refusals are collective —
- * argument checks run on the descriptors every process has gathered, and
- * planning failures are agreed on when the executor is bound (see the
- * report of issue 16 for the one gap, in plan_cache.c). */
+ * goes to ScaLAPACK's own routine.  Both decisions must be the same on
+ * every process of the call, or some would wait in ScaLAPACK for others
+ * waiting in relay.  The first is made from global arguments (or ends the
+ * job in ScaLAPACK's error handler).  relay's refusals are collective:
+ * its argument checks run on the descriptors all processes have gathered
+ * (descriptors.c), and failures while binding a plan are agreed on by
+ * relay_exec_create.  What stays local is running out of memory before
+ * those points, or a process failing to plan its own section
+ * (plan_cache.c), and an MPI error during the replay; those would leave
+ * the other processes inside relay's own collectives, where no agreement
+ * after the call could reach them. */
 #include "dropin.h"
 #include "scalapack_internal.h"
 
