@@ -87,7 +87,8 @@ static void print_at_finalize_if_wanted(void)
     int keyval;
     if (registered) return;
     registered = 1;
-    if (stats_wanted() != STATS_NONE && MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, print_at_finalize, &keyval, NULL) == MPI_SUCCESS)
+    if (stats_wanted() == STATS_NONE) return;
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, print_at_finalize, &keyval, NULL) == MPI_SUCCESS)
         MPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL);
 }
 

@@ -27,7 +27,8 @@ dropin_sum=$(grep '^checksum' "$out/dropin")
 # relay drop-in, rank 0: total CALLS HITS MISSES REFUSED SCALAPACK
 read -r calls hits misses refused alone < <(awk '/^relay drop-in, rank 0: total / { print $6, $7, $8, $9, $10 }' "$out/dropin")
 [ -n "${calls:-}" ] || fail "the drop-in printed no statistics"
-[ "${misses:-}" = 2 ] && [ "${refused:-}" = 0 ] && [ "${alone:-}" = 0 ] && [ "${hits:-0}" -eq $((calls - 2)) ] ||
-    fail "expected one plan per routine and cache hits after: $calls calls, $hits hits, $misses misses, $refused refused, $alone by ScaLAPACK alone"
+[ "${misses:-}" = 2 ] && [ "${refused:-}" = 0 ] && [ "${alone:-}" = 0 ] && [ "${hits:-0}" -eq $((${calls:-0} - 2)) ] ||
+    fail "expected one plan per routine and cache hits after: ${calls:-?} calls, ${hits:-?} hits," \
+         "${misses:-?} misses, ${refused:-?} refused, ${alone:-?} by ScaLAPACK alone"
 [ "$failures" -eq 0 ] && echo "identical results, $hits cache hits in $calls calls"
 exit $((failures > 0))
