@@ -3,7 +3,15 @@
  * everyone's views — the matrices' descriptors checked for agreement and
  * validity, identically everywhere, so that errors are collective — and
  * the relay grid layout a key describes (any submatrix origin, any process
- * map, per-process lld). */
+ * map, per-process lld).
+ *
+ * The checks accept what ScaLAPACK accepts, and its two halves differ:
+ *   p?gemr2d (REDIST, pgemraux.c's paramcheck) never reads DTYPE and wants
+ *     LLD >= the process's local rows of the whole matrix, so LLD = 0 is
+ *     right on a process that holds no rows;
+ *   p?tran* (PBLAS, PB_Cchkmat) wants DTYPE 1 or 2 and LLD >= 1, and
+ *     LLD >= the local rows only where the process holds columns too;
+ *     relay reads type 1 (9 integers) only and refuses type 2 (11). */
 #include <stdio.h>
 #include <string.h>
 
@@ -30,11 +38,35 @@ rl_matrix_view rl_scalapack_view_of(const int *desc, int i, int j)
  * communicator and that owner's lld. */
 enum { K_M, K_N, K_I, K_J, K_MB, K_NB, K_RSRC, K_CSRC, K_NPROW, K_NPCOL, K_FIXED };
 
+/* Whether a process at grid row `row`, column `col` may store its part of
+ * the matrix d with leading dimension lld (the rules above; pblas: p?tran's). */
+static int lld_accepted(const int32_t *d, int row, int col, int nprow, int npcol, int pblas)
+{
+    int32_t lld = d[LLD_];
+    int64_t rows = rl_numroc(d[M_], d[MB_], row, d[RSRC_], nprow);
+    if (!pblas) return lld >= rows;
+    return lld >= 1 && (lld >= rows || rl_numroc(d[N_], d[NB_], col, d[CSRC_], npcol) == 0);
+}
+
+/* p?tran's descriptors must be of type 1 on every process of the grid: the
+ * type says how to read the rest. */
+static relay_status check_types(const rl_process_view *all, int nprocs, int is_dst, const char *what)
+{
+    for (int p = 0; p < nprocs; p++) {
+        const rl_matrix_view *v = is_dst ? &all[p].dst : &all[p].src;
+        if (v->row >= 0 && v->desc[DTYPE_] != 1)
+            return rl_fail(RELAY_ERR_ARG, "%s: process (%d, %d) passes a descriptor of type %d; relay reads type 1 only",
+                           what, v->row, v->col, v->desc[DTYPE_]);
+    }
+    return RELAY_OK;
+}
+
 /* Fills key[0 .. K_FIXED + 2*nprow*npcol) for a matrix of rows x cols
- * (its submatrix's extent) from all processes' views; what names the
- * argument in error messages. */
-static relay_status matrix_key(int32_t *key, const rl_process_view *all, int nprocs, int is_dst, int64_t rows, int64_t cols,
-                               const char *what)
+ * (its submatrix's extent) from all processes' views; pblas selects
+ * p?tran's rules (DTYPE, LLD) over p?gemr2d's; what names the argument in
+ * error messages. */
+static relay_status matrix_key(int32_t *key, const rl_process_view *all, int nprocs, int is_dst, int pblas, int64_t rows,
+                               int64_t cols, const char *what)
 {
     const rl_matrix_view *first = NULL;
     for (int p = 0; p < nprocs && !first; p++) {
@@ -42,11 +74,13 @@ static relay_status matrix_key(int32_t *key, const rl_process_view *all, int npr
         if (v->row >= 0) first = v;
     }
     if (!first) return rl_fail(RELAY_ERR_ARG, "%s: no process of the context is in the matrix's grid", what);
+    relay_status st = pblas ? check_types(all, nprocs, is_dst, what) : RELAY_OK;
+    if (st) return st;
     const int32_t *d = first->desc;
-    if (d[DTYPE_] != 1 || d[M_] < 0 || d[N_] < 0 || d[MB_] < 1 || d[NB_] < 1 || d[RSRC_] < 0 || d[RSRC_] >= first->nprow ||
-        d[CSRC_] < 0 || d[CSRC_] >= first->npcol)
-        return rl_fail(RELAY_ERR_ARG, "%s: the descriptor is not a valid block-cyclic descriptor (dtype %d, %d x %d, "
-                       "blocks %d x %d, source %d,%d on a %d x %d grid)", what, d[DTYPE_], d[M_], d[N_], d[MB_], d[NB_],
+    if (d[M_] < 0 || d[N_] < 0 || d[MB_] < 1 || d[NB_] < 1 || d[RSRC_] < 0 || d[RSRC_] >= first->nprow || d[CSRC_] < 0 ||
+        d[CSRC_] >= first->npcol)
+        return rl_fail(RELAY_ERR_ARG, "%s: the descriptor is not a valid block-cyclic descriptor (%d x %d, "
+                       "blocks %d x %d, source %d,%d on a %d x %d grid)", what, d[M_], d[N_], d[MB_], d[NB_],
                        d[RSRC_], d[CSRC_], first->nprow, first->npcol);
     if (first->i < 1 || first->j < 1 || first->i - 1 + rows > d[M_] || first->j - 1 + cols > d[N_])
         return rl_fail(RELAY_ERR_ARG, "%s: the %lld x %lld submatrix at (%d, %d) leaves the %d x %d matrix", what,
@@ -63,10 +97,10 @@ static relay_status matrix_key(int32_t *key, const rl_process_view *all, int npr
         if (v->nprow != first->nprow || v->npcol != first->npcol || owner[g] >= 0 ||
             memcmp(v->desc + M_, d + M_, (LLD_ - M_) * sizeof *d) || v->i != first->i || v->j != first->j)
             return rl_fail(RELAY_ERR_ARG, "%s: processes disagree on the descriptor, the origin or the grid", what);
-        int64_t need = rl_numroc(d[M_], d[MB_], v->row, d[RSRC_], first->nprow);
-        if (v->desc[LLD_] < (need > 1 ? need : 1))
-            return rl_fail(RELAY_ERR_ARG, "%s: process (%d, %d) has lld %d below its %lld local rows", what, v->row, v->col,
-                           v->desc[LLD_], (long long)need);
+        if (!lld_accepted(v->desc, v->row, v->col, first->nprow, first->npcol, pblas))
+            return rl_fail(RELAY_ERR_ARG, "%s: process (%d, %d) has lld %d below its %lld local rows%s", what, v->row, v->col,
+                           v->desc[LLD_], (long long)rl_numroc(d[M_], d[MB_], v->row, d[RSRC_], first->nprow),
+                           pblas ? " (p?tran: or below 1)" : "");
         owner[g] = p;
         lld[g] = v->desc[LLD_];
     }
@@ -93,12 +127,12 @@ relay_status rl_scalapack_build_key(int32_t **out, size_t *len, const rl_process
     key[RL_KEY_TYPE] = type;
     key[RL_KEY_OP] = op;
     key[RL_KEY_SRC_LEN] = (int32_t)ls;
-    int t = op != RELAY_OP_N;
+    int t = op != RELAY_OP_N; /* p?tran: PBLAS's rules too */
     char what[96];
     snprintf(what, sizeof what, "%s, source matrix", fn);
-    relay_status st = matrix_key(key + RL_KEY_HEAD, all, nprocs, 0, t ? n : m, t ? m : n, what);
+    relay_status st = matrix_key(key + RL_KEY_HEAD, all, nprocs, 0, t, t ? n : m, t ? m : n, what);
     snprintf(what, sizeof what, "%s, destination matrix", fn);
-    if (!st) st = matrix_key(key + RL_KEY_HEAD + ls, all, nprocs, 1, m, n, what);
+    if (!st) st = matrix_key(key + RL_KEY_HEAD + ls, all, nprocs, 1, t, m, n, what);
     if (st) {
         free(key);
         return st;

@@ -26,15 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blacs.h"
 #include "reference.h"
 #include "relay/relay.h"
 
-void Cblacs_pinfo(int *me, int *np);
-void Cblacs_get(int ctxt, int what, int *val);
-void Cblacs_gridinit(int *ctxt, const char *order, int nprow, int npcol);
-void Cblacs_gridmap(int *ctxt, int *usermap, int ldumap, int nprow, int npcol);
-void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
-void Cblacs_gridexit(int ctxt);
 int numroc_(const int *n, const int *nb, const int *iproc, const int *isrc, const int *nprocs);
 #define GEMR2D(x) void p##x##gemr2d_(const int *m, const int *n, const void *a, const int *ia, const int *ja, \
     const int *desca, void *b, const int *ib, const int *jb, const int *descb, const int *ictxt);
@@ -69,11 +64,7 @@ static void add_grid(const char *order, int pr, int pc, int scrambled)
     } else {
         int map[64], perm[64];
         for (int i = 0; i < nprocs; i++) perm[i] = i;
-        for (int i = nprocs - 1; i > 0; i--) { /* the same shuffle on every process */
-            int j = uniform(0, i), t = perm[i];
-            perm[i] = perm[j];
-            perm[j] = t;
-        }
+        ref_rng_shuffle(&rng, perm, nprocs); /* the same shuffle on every process */
         for (int r = 0; r < pr; r++)
             for (int c = 0; c < pc; c++) map[r + c * pr] = perm[r * pc + c];
         Cblacs_gridmap(&g->ctxt, map, pr, pr, pc);

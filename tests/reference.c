@@ -379,7 +379,7 @@ void ref_random_bc_params(ref_rng *r, int64_t m, int64_t n, int max_ranks, ref_b
     }
 }
 
-static void shuffle_ints(ref_rng *r, int *a, int count)
+void ref_rng_shuffle(ref_rng *r, int *a, int count)
 {
     for (int k = count - 1; k > 0; k--) {
         int swap = (int)ref_rng_range(r, 0, k);
@@ -397,7 +397,7 @@ static void random_explicit_storage(ref_rng *r, const ref_layout *l, int64_t *of
     int *order = xmalloc(sizeof *order * (size_t)nblocks);
     for (int b = 0; b < nblocks; b++)
         order[b] = b;
-    shuffle_ints(r, order, nblocks);
+    ref_rng_shuffle(r, order, nblocks);
     int64_t *cursor = xmalloc(sizeof *cursor * (size_t)l->nranks);
     for (int rank = 0; rank < l->nranks; rank++)
         cursor[rank] = ref_rng_percent(r, 30) ? ref_rng_range(r, 1, 9) : 0;

@@ -100,6 +100,7 @@ void ref_rng_seed(ref_rng *r, uint64_t seed);
 uint64_t ref_rng_next(ref_rng *r);
 int64_t ref_rng_range(ref_rng *r, int64_t lo, int64_t hi);  /* uniform in [lo, hi] */
 int ref_rng_percent(ref_rng *r, int percent);                /* true with that chance */
+void ref_rng_shuffle(ref_rng *r, int *a, int count);          /* a random permutation of a */
 
 /* ---- random layouts (always valid) ---- */
 
