@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config git
   libopenmpi-dev openmpi-bin          # MPI (MPICH works too: libmpich-dev mpich)
+  gfortran                            # the Fortran module (use relay), its tests and example
   libmsgpack-dev                      # plan files (msgpack-c)
   libxxhash-dev                       # checksums and fingerprints
   libcmocka-dev                       # unit tests

@@ -4,10 +4,17 @@
 #   - runs the installed relay-plan, relay-dump and mpiexec relay-run --verify;
 #   - checks that a plan file honours the umask like any file a tool writes;
 #   - checks that the installed shared libraries export relay_* symbols only
-#     (the ScaLAPACK drop-in: ScaLAPACK's names only) and find each other
-#     (ldd: nothing "not found");
+#     (the ScaLAPACK drop-in: ScaLAPACK's names only; librelay_fortran also
+#     the procedures of relay's Fortran modules, which gfortran names
+#     __relay_<part>_mod_MOD_<name>) and find each other (ldd: nothing
+#     "not found");
 #   - builds programs against the prefix with find_package(relay) and with
-#     pkg-config, and with a bare `-lrelay`, and runs them under mpiexec.
+#     pkg-config, and with a bare `-lrelay`, and runs them under mpiexec;
+#   - where the build has the Fortran module (the environment names its
+#     compilers: RELAY_TEST_FC, and RELAY_TEST_MPIFC for MPI's), builds a
+#     planning program with the plain compiler and pkg-config relay-fortran,
+#     and an MPI program with find_package(relay COMPONENTS fortran) and with
+#     pkg-config, and runs them.
 #   usage: bash install.sh SOURCE_DIR BUILD_DIR LIBDIR MPIEXEC MPICC
 set -u
 [ $# -eq 5 ] || { echo "usage: $0 SOURCE_DIR BUILD_DIR LIBDIR MPIEXEC MPICC" >&2; exit 2; }
@@ -42,7 +49,7 @@ run "mpiexec relay-run --verify" "$MPIEXEC" -n 4 "$P/bin/relay-run" "$WORK/t.pla
 libs=$(find "$P/$LIBDIR" -maxdepth 1 -type f -name 'librelay*.so.*')
 [ -n "$libs" ] || fail "no shared library installed in $P/$LIBDIR"
 for lib in $libs; do
-    allowed='^relay_'
+    allowed='^(relay_|__relay_[a-z_]*_MOD_)'
     case $lib in *librelay_scalapack_dropin.so.*) allowed='^(p[sdcz]gemr2d_|Cp[sdcz]gemr2d|p[sd]tran_|p[cz]tran[uc]_)$' ;; esac
     others=$(nm -D --defined-only "$lib" | awk 'NF == 3 { print $3 }' | grep -Ev "$allowed")
     [ -z "$others" ] && ok "$(basename "$lib") exports $allowed only" ||
@@ -72,6 +79,22 @@ run "pkg-config relay program under mpiexec" "$MPIEXEC" -n 2 ./demo_pc 200 1
 run "-lrelay alone build" "$MPICC" -o demo_l -I"$SRC/examples" -I"$P/include" "$SRC/examples/demo.c" \
     -L"$P/$LIBDIR" -lrelay -lm "$rpath"
 run "-lrelay alone program under mpiexec" "$MPIEXEC" -n 2 ./demo_l 200 1
+
+# The Fortran module: planning with the plain compiler, replaying under MPI.
+if [ -n "${RELAY_TEST_FC:-}" ]; then
+    FSRC=$SRC/tests/install
+    run "pkg-config relay-fortran build with $RELAY_TEST_FC" sh -c "'$RELAY_TEST_FC' -o plan_f '$FSRC/fortran_plan.f90' \
+        \$(pkg-config --cflags --libs relay-fortran) $rpath"
+    run "relay-fortran planning program" ./plan_f "$WORK/f.plan"
+    run "pkg-config relay-fortran build with $RELAY_TEST_MPIFC" sh -c "'$RELAY_TEST_MPIFC' -o replay_f \
+        '$FSRC/fortran_replay.f90' \$(pkg-config --cflags --libs relay-fortran) $rpath"
+    run "pkg-config relay-fortran program under mpiexec" "$MPIEXEC" -n 4 ./replay_f "$WORK/f.plan"
+    run "configure a find_package(relay COMPONENTS fortran) project" cmake -S "$FSRC/fortran" \
+        -B "$WORK/fortran_consumer" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_Fortran_COMPILER="$RELAY_TEST_FC" \
+        -DMPI_Fortran_COMPILER="$RELAY_TEST_MPIFC" -DCMAKE_BUILD_TYPE=Release
+    run "build it" cmake --build "$WORK/fortran_consumer"
+    run "relay::fortran program under mpiexec" "$MPIEXEC" -n 4 "$WORK/fortran_consumer/fortran_replay" "$WORK/f.plan"
+fi
 
 if [ "$FAILURES" -ne 0 ]; then
     echo "$FAILURES check(s) failed" >&2

@@ -1,0 +1,249 @@
+! exec.f90 — relay_exec_mod: relay/exec.h in Fortran.  Binding a plan to a
+! communicator and replaying it over the caller's arrays; the HSUMMA
+! executor's network measurement, autotuner and report.
+!
+! Communicators are MPI's Fortran handles (`use mpi`: an integer; mpi_f08:
+! comm%MPI_VAL), turned into MPI_Comm by MPI_Comm_f2c in shim.c.
+!
+! Buffers.  relay_exec_run and relay_exec_start take the destination and
+! source arrays of a one-pair plan (transform or BMMC) as they are: any
+! type and rank (`type(*), dimension(..)`), contiguous, of the plan's
+! element type.  Plans with more buffers (batched transforms, HSUMMA's
+! sources A and B) use relay_exec_run_ptrs / relay_exec_start_ptrs with
+! arrays of c_loc addresses, as C takes them.  alpha and beta are optional
+! scalars of the plan's element type (absent: 1 and 0).  A non-contiguous
+! array is refused (RELAY_ERR_ARG), never copied: between relay_exec_start
+! and relay_exec_wait relay writes into the caller's own memory, which a
+! compiler's temporary copy would not be.  Give such arrays the TARGET
+! attribute.
+module relay_exec_mod
+  use, intrinsic :: iso_c_binding, only: c_int, c_int64_t, c_double, c_loc, c_null_ptr, c_ptr
+  use relay_fortran_internal, only: check_length, fortran_fail
+  use relay_hsumma_mod, only: relay_hsumma_network
+  use relay_plan_mod, only: relay_plan, relay_plan_count, relay_plan_get_kind, RELAY_PLAN_KIND_BMMC, &
+                            RELAY_PLAN_KIND_HSUMMA
+  use relay_status_mod, only: RELAY_OK, RELAY_ERR_ARG
+  implicit none
+  private
+  public :: relay_exec, relay_exec_memory, relay_hsumma_report
+  public :: relay_exec_create, relay_exec_run, relay_exec_start, relay_exec_run_ptrs, relay_exec_start_ptrs, &
+            relay_exec_wait, relay_exec_get_memory, relay_exec_hsumma_report, relay_exec_free
+  public :: relay_hsumma_measure_network, relay_hsumma_autotune
+
+  ! An executor handle: the C relay_exec, and how many destination and
+  ! source buffers each replay takes (so that short arrays are refused
+  ! rather than read past).
+  type :: relay_exec
+    type(c_ptr) :: ptr = c_null_ptr
+    integer, private :: dst_buffers = 0, src_buffers = 0
+  end type relay_exec
+
+  type, bind(C) :: relay_exec_memory
+    integer(c_int64_t) :: extra_bytes, remote_bytes
+  end type relay_exec_memory
+
+  type, bind(C) :: relay_hsumma_report
+    integer(c_int) :: group_rows, group_cols
+    type(relay_hsumma_network) :: measured
+    real(c_double) :: comm_seconds, compute_seconds
+  end type relay_hsumma_report
+
+  interface
+    function c_exec_create(out, plan, comm) bind(C, name='relay_fortran_exec_create') result(st)
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: out
+      type(c_ptr), value :: plan
+      integer(c_int), value :: comm
+      integer(c_int) :: st
+    end function c_exec_create
+
+    function c_exec_start(e, dst, src, alpha, beta) bind(C, name='relay_exec_start') result(st)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: e
+      type(c_ptr), intent(in) :: dst(*), src(*)
+      type(*), intent(in), optional :: alpha, beta
+      integer(c_int) :: st
+    end function c_exec_start
+
+    function c_exec_wait(e) bind(C, name='relay_exec_wait') result(st)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: e
+      integer(c_int) :: st
+    end function c_exec_wait
+
+    function c_exec_get_memory(e, m) bind(C, name='relay_exec_get_memory') result(st)
+      import :: c_int, c_ptr, relay_exec_memory
+      type(c_ptr), value :: e
+      type(relay_exec_memory), intent(inout) :: m
+      integer(c_int) :: st
+    end function c_exec_get_memory
+
+    function c_exec_hsumma_report(e, r) bind(C, name='relay_exec_hsumma_report') result(st)
+      import :: c_int, c_ptr, relay_hsumma_report
+      type(c_ptr), value :: e
+      type(relay_hsumma_report), intent(inout) :: r
+      integer(c_int) :: st
+    end function c_exec_hsumma_report
+
+    subroutine c_exec_free(e) bind(C, name='relay_exec_free')
+      import :: c_ptr
+      type(c_ptr), value :: e
+    end subroutine c_exec_free
+
+    function c_measure_network(comm, net) bind(C, name='relay_fortran_hsumma_measure_network') result(st)
+      import :: c_int, relay_hsumma_network
+      integer(c_int), value :: comm
+      type(relay_hsumma_network), intent(inout) :: net
+      integer(c_int) :: st
+    end function c_measure_network
+
+    function c_autotune(out, plan, comm, outer_steps) bind(C, name='relay_fortran_hsumma_autotune') result(st)
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: out
+      type(c_ptr), value :: plan
+      integer(c_int), value :: comm, outer_steps
+      integer(c_int) :: st
+    end function c_autotune
+  end interface
+
+contains
+
+  ! Binds plan to comm (collective): RELAY_ERR_MISMATCH on every rank when
+  ! the sizes or the plans differ.  The plan may be freed afterwards.
+  function relay_exec_create(exec, plan, comm) result(st)
+    type(relay_exec), intent(inout) :: exec
+    type(relay_plan), intent(in) :: plan
+    integer, intent(in) :: comm
+    integer(c_int) :: st
+    st = c_exec_create(exec%ptr, plan%ptr, comm)
+    if (st /= RELAY_OK) return
+    select case (relay_plan_get_kind(plan))
+    case (RELAY_PLAN_KIND_HSUMMA)   ! C := alpha*A*B + beta*C
+      exec%dst_buffers = 1
+      exec%src_buffers = 2
+    case (RELAY_PLAN_KIND_BMMC)
+      exec%dst_buffers = 1
+      exec%src_buffers = 1
+    case default                    ! a transform: one destination and one source per pair
+      exec%dst_buffers = relay_plan_count(plan)
+      exec%src_buffers = exec%dst_buffers
+    end select
+  end function relay_exec_create
+
+  ! One replay of a one-pair plan: dst := alpha*op(src) + beta*dst.
+  function relay_exec_run(exec, dst, src, alpha, beta) result(st)
+    type(relay_exec), intent(in) :: exec
+    type(*), dimension(..), intent(inout), target :: dst
+    type(*), dimension(..), intent(in), target :: src
+    type(*), intent(in), optional :: alpha, beta
+    integer(c_int) :: st
+    st = relay_exec_start(exec, dst, src, alpha, beta)
+    if (st == RELAY_OK) st = relay_exec_wait(exec)
+  end function relay_exec_run
+
+  ! Starts a replay of a one-pair plan; dst and src belong to relay until
+  ! relay_exec_wait.
+  function relay_exec_start(exec, dst, src, alpha, beta) result(st)
+    type(relay_exec), intent(in) :: exec
+    type(*), dimension(..), intent(inout), target :: dst
+    type(*), dimension(..), intent(in), target :: src
+    type(*), intent(in), optional :: alpha, beta
+    integer(c_int) :: st
+    type(c_ptr) :: dst_ptrs(1), src_ptrs(1)
+    st = buffer_address('relay_exec_start', 'dst', dst, dst_ptrs(1))
+    if (st == RELAY_OK) st = buffer_address('relay_exec_start', 'src', src, src_ptrs(1))
+    if (st == RELAY_OK) st = relay_exec_start_ptrs(exec, dst_ptrs, src_ptrs, alpha, beta)
+  end function relay_exec_start
+
+  ! One replay with C's arrays of buffer addresses (c_loc of each array):
+  ! a pair's destination and source per transform pair; C, and A and B for
+  ! HSUMMA.
+  function relay_exec_run_ptrs(exec, dst, src, alpha, beta) result(st)
+    type(relay_exec), intent(in) :: exec
+    type(c_ptr), intent(in) :: dst(:), src(:)
+    type(*), intent(in), optional :: alpha, beta
+    integer(c_int) :: st
+    st = relay_exec_start_ptrs(exec, dst, src, alpha, beta)
+    if (st == RELAY_OK) st = relay_exec_wait(exec)
+  end function relay_exec_run_ptrs
+
+  ! Starts a replay with C's arrays of buffer addresses.
+  function relay_exec_start_ptrs(exec, dst, src, alpha, beta) result(st)
+    type(relay_exec), intent(in) :: exec
+    type(c_ptr), intent(in) :: dst(:), src(:)
+    type(*), intent(in), optional :: alpha, beta
+    integer(c_int) :: st
+    st = check_length('relay_exec_start', 'dst', size(dst), exec%dst_buffers)
+    if (st == RELAY_OK) st = check_length('relay_exec_start', 'src', size(src), exec%src_buffers)
+    if (st == RELAY_OK) st = c_exec_start(exec%ptr, dst, src, alpha, beta)
+  end function relay_exec_start_ptrs
+
+  ! Completes the replay relay_exec_start began.
+  function relay_exec_wait(exec) result(st)
+    type(relay_exec), intent(in) :: exec
+    integer(c_int) :: st
+    st = c_exec_wait(exec%ptr)
+  end function relay_exec_wait
+
+  ! The address relay reads or writes a buffer at: c_null_ptr for an empty
+  ! one, a failure for one that is not contiguous (see the header).
+  function buffer_address(who, what, buffer, address) result(st)
+    character(len=*), intent(in) :: who, what
+    type(*), dimension(..), intent(in), target :: buffer
+    type(c_ptr), intent(out) :: address
+    integer(c_int) :: st
+    st = RELAY_OK
+    address = c_null_ptr
+    if (.not. is_contiguous(buffer)) then
+      st = fortran_fail(RELAY_ERR_ARG, who // ': ' // what // ' is not contiguous (relay uses the array in place)')
+    else if (size(buffer) > 0) then
+      address = c_loc(buffer)
+    end if
+  end function buffer_address
+
+  ! Memory this rank's executor holds beyond the caller's buffers, and the
+  ! bytes it sends plus receives per replay.
+  function relay_exec_get_memory(exec, m) result(st)
+    type(relay_exec), intent(in) :: exec
+    type(relay_exec_memory), intent(inout) :: m
+    integer(c_int) :: st
+    st = c_exec_get_memory(exec%ptr, m)
+  end function relay_exec_get_memory
+
+  ! What an HSUMMA executor did in its last replay.
+  function relay_exec_hsumma_report(exec, r) result(st)
+    type(relay_exec), intent(in) :: exec
+    type(relay_hsumma_report), intent(inout) :: r
+    integer(c_int) :: st
+    st = c_exec_hsumma_report(exec%ptr, r)
+  end function relay_exec_hsumma_report
+
+  ! Frees the executor and its communicator: on every rank, after its last
+  ! replay (MPI_Comm_free is collective).  Resets the handle.
+  subroutine relay_exec_free(exec)
+    type(relay_exec), intent(inout) :: exec
+    call c_exec_free(exec%ptr)
+    exec = relay_exec()
+  end subroutine relay_exec_free
+
+  ! Latency and reciprocal bandwidth by ping-pong between ranks 0 and 1 of
+  ! comm (collective).
+  function relay_hsumma_measure_network(comm, net) result(st)
+    integer, intent(in) :: comm
+    type(relay_hsumma_network), intent(inout) :: net
+    integer(c_int) :: st
+    st = c_measure_network(comm, net)
+  end function relay_hsumma_measure_network
+
+  ! A copy of an HSUMMA plan whose groups are the fastest measured on comm
+  ! over outer_steps outer steps (collective).
+  function relay_hsumma_autotune(plan_out, plan, comm, outer_steps) result(st)
+    type(relay_plan), intent(inout) :: plan_out
+    type(relay_plan), intent(in) :: plan
+    integer, intent(in) :: comm
+    integer(c_int), intent(in) :: outer_steps
+    integer(c_int) :: st
+    st = c_autotune(plan_out%ptr, plan%ptr, comm, outer_steps)
+  end function relay_hsumma_autotune
+
+end module relay_exec_mod
