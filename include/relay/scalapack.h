@@ -17,7 +17,14 @@
  *
  * Every call is collective over its context (ictxt for gemr2d, the
  * descriptors' context for tran), as in ScaLAPACK; a process outside a
- * matrix's grid passes that matrix's descriptor with CTXT = -1.  Link
+ * matrix's grid passes that matrix's descriptor with CTXT = -1.
+ *
+ * Arguments are accepted as ScaLAPACK accepts them: p?gemr2d ignores DTYPE
+ * and needs LLD to cover only the process's own local rows (0 where it
+ * holds none); p?tran* needs DTYPE = 1 and LLD >= 1, and LLD >= the local
+ * rows where the process also holds columns (PBLAS's PB_Cchkmat).  The
+ * same calls under ScaLAPACK's own names are the drop-in library
+ * librelay_scalapack_dropin (docs/scalapack-fortran.md).  Link
  * relay::scalapack (librelay_scalapack) together with ScaLAPACK's BLACS. */
 #ifndef RELAY_SCALAPACK_H
 #define RELAY_SCALAPACK_H
