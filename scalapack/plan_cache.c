@@ -7,6 +7,7 @@
 #include <xxhash.h>
 
 #include "error.h"
+#include "exec_internal.h"
 #include "scalapack_internal.h"
 
 static relay_scalapack_cache_stats stats;
@@ -20,7 +21,12 @@ static void entry_free(rl_cache_entry *e)
 
 /* Plans the transform a key describes and binds it over the context.  Each
  * process builds its own section alone (relay_plan_transform_rank): the
- * work of a call is that process's lattices, not every process's. */
+ * work of a call is that process's lattices, not every process's.  The
+ * executor's first replay runs on the context's communicator (calls on a
+ * context come one at a time, each complete before the next), and only if
+ * the key comes again does it get a communicator and persistent requests
+ * of its own: a call with new arguments costs one agreement and a
+ * point-to-point exchange, as ScaLAPACK's own does. */
 static relay_status plan_entry(rl_cache_entry *e, const rl_blacs_context *cx)
 {
     const int32_t *k = e->key;
@@ -34,7 +40,7 @@ static relay_status plan_entry(rl_cache_entry *e, const rl_blacs_context *cx)
     if (!st)
         st = relay_plan_transform_rank(&plan, me, cx->nprocs, 1, (const relay_layout *const *)&dst,
                                        (const relay_layout *const *)&src, &op, (relay_type)k[RL_KEY_TYPE], NULL);
-    if (!st) st = relay_exec_create(&e->exec, plan, cx->comm);
+    if (!st) st = relay_internal_exec_create(&e->exec, plan, cx->comm, RL_EXEC_BIND_ON_REPEAT);
     relay_plan_free(plan);
     relay_layout_free(src);
     relay_layout_free(dst);
