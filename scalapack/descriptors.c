@@ -25,11 +25,6 @@ rl_matrix_view rl_scalapack_view_of(const int *desc, int i, int j)
 
 /* ---- 3. the key: one matrix's layout, checked ---------------------------- */
 
-/* A matrix's layout as the key stores it: m, n, i, j, mb, nb, rsrc, csrc,
- * nprow, npcol, then per grid position the owner's rank in the context
- * communicator and that owner's lld. */
-enum { K_M, K_N, K_I, K_J, K_MB, K_NB, K_RSRC, K_CSRC, K_NPROW, K_NPCOL, K_FIXED };
-
 /* Fills key[0 .. K_FIXED + 2*nprow*npcol) for a matrix of rows x cols
  * (its submatrix's extent) from all processes' views; what names the
  * argument in error messages. */

@@ -34,8 +34,8 @@ static relay_status plan_entry(rl_cache_entry *e, const rl_blacs_context *cx)
     relay_plan *plan = NULL;
     relay_op op = (relay_op)k[RL_KEY_OP];
     int me;
-    relay_status st = rl_scalapack_key_layout(&src, k + RL_KEY_HEAD, cx->nprocs);
-    if (!st) st = rl_scalapack_key_layout(&dst, k + RL_KEY_HEAD + k[RL_KEY_SRC_LEN], cx->nprocs);
+    relay_status st = rl_scalapack_matrix_layout(&src, k + RL_KEY_HEAD, cx->nprocs);
+    if (!st) st = rl_scalapack_matrix_layout(&dst, k + RL_KEY_HEAD + k[RL_KEY_SRC_LEN], cx->nprocs);
     if (!st && MPI_Comm_rank(cx->comm, &me) != MPI_SUCCESS) st = rl_fail(RELAY_ERR_MPI, "MPI_Comm_rank of a BLACS context");
     if (!st)
         st = relay_plan_transform_rank(&plan, me, cx->nprocs, 1, (const relay_layout *const *)&dst,
