@@ -249,6 +249,7 @@ const rl_exec_kind rl_exec_bmmc = {
     .needs_section = 0,
     .prepare = bmmc_prepare,
     .bind = bmmc_bind,
+    .bind_replays = NULL,
     .start = bmmc_start,
     .wait = bmmc_wait,
     .memory = bmmc_memory,

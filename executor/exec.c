@@ -6,10 +6,13 @@
  * with every other rank on the plan (fingerprint, communicator size, each
  * rank's section where the kind needs one, and every rank's preparation:
  * one MPI_Allreduce), duplicates the communicator and lets the kind bind on
- * the duplicate.  Start, wait, memory and free check what is common to all
- * kinds and hand the rest to the kind. */
+ * the duplicate, replays included.  relay_internal_exec_create may leave
+ * the duplicate and the binding of replays to the second replay, the first
+ * running on the caller's communicator (exec_internal.h).  Start, wait, memory and free check what is common
+ * to all kinds and hand the rest to the kind. */
 #include "agree.h"
 #include "error.h"
+#include "exec_internal.h"
 #include "exec_kind.h"
 #include "mpi_error.h"
 #include "relay/exec.h"
@@ -17,7 +20,12 @@
 struct relay_exec {
     const rl_exec_kind *kind;
     void *state;        /* the kind's, made by its prepare */
-    MPI_Comm comm;      /* the executor's own duplicate, errors returned */
+    MPI_Comm comm;      /* the executor's own duplicate, errors returned; the caller's
+                           until the replays are bound, for an executor bound on repeat */
+    int owns_comm;      /* comm is the duplicate */
+    int replays_bound;  /* the kind's bind_replays has run */
+    relay_status bind_status; /* ... and how: after a failure no replay follows */
+    long long replays;  /* replays started */
     int active;         /* a replay is in flight */
 };
 
@@ -59,7 +67,24 @@ static relay_status dup_comm(MPI_Comm comm, MPI_Comm *own)
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "MPI_Comm_dup");
 }
 
-relay_status relay_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm comm)
+/* On the executor's own duplicate, made now if the executor still replays
+ * on its caller's communicator.  Once: a kind's partial binding is not
+ * tried again. */
+static relay_status bind_replays(relay_exec *e)
+{
+    MPI_Comm own = MPI_COMM_NULL;
+    relay_status st = e->owns_comm ? RELAY_OK : dup_comm(e->comm, &own);
+    if (!st && !e->owns_comm) {
+        e->comm = own;
+        e->owns_comm = 1;
+    }
+    if (!st && e->kind->bind_replays) st = e->kind->bind_replays(e->state, e->comm);
+    e->replays_bound = 1;
+    e->bind_status = st;
+    return st;
+}
+
+relay_status relay_internal_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm comm, unsigned flags)
 {
     if (!out || !p) return rl_fail(RELAY_ERR_ARG, "relay_exec_create: NULL argument");
     if (comm == MPI_COMM_NULL) return rl_fail(RELAY_ERR_ARG, "relay_exec_create: the communicator is MPI_COMM_NULL");
@@ -73,8 +98,12 @@ relay_status relay_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm c
     int has_part = !e->kind->needs_section || (size == p->nranks && p->sections[rank] != NULL);
     relay_status st = has_part ? e->kind->prepare(&e->state, p, rank, size) : RELAY_OK;
     st = agree_on_plan(comm, p, size, has_part, st);
-    if (!st) st = dup_comm(comm, &e->comm);
+    int on_repeat = (flags & RL_EXEC_BIND_ON_REPEAT) != 0;
+    if (!st && on_repeat) e->comm = comm;
+    if (!st && !on_repeat) st = dup_comm(comm, &e->comm);
+    e->owns_comm = !on_repeat;
     if (!st) st = e->kind->bind(e->state, e->comm);
+    if (!st && !on_repeat) st = bind_replays(e);
     if (st) {
         relay_exec_free(e);
         return st;
@@ -83,13 +112,23 @@ relay_status relay_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm c
     return RELAY_OK;
 }
 
+relay_status relay_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm comm)
+{
+    return relay_internal_exec_create(out, p, comm, 0);
+}
+
 relay_status relay_exec_start(relay_exec *e, void *const *dst, const void *const *src, const void *alpha, const void *beta)
 {
     if (!e) return rl_fail(RELAY_ERR_ARG, "relay_exec_start: executor is NULL");
     if (e->active) return rl_fail(RELAY_ERR_ARG, "relay_exec_start: a replay is already in flight; call relay_exec_wait first");
     if (!dst || !src) return rl_fail(RELAY_ERR_ARG, "relay_exec_start: the dst or src array is NULL");
-    relay_status st = e->kind->start(e->state, dst, src, alpha, beta);
+    if (e->bind_status)
+        return rl_fail(e->bind_status, "relay_exec_start: binding the executor's replays failed earlier (%s)",
+                       relay_status_str(e->bind_status));
+    relay_status st = e->replays && !e->replays_bound ? bind_replays(e) : RELAY_OK;
+    if (!st) st = e->kind->start(e->state, dst, src, alpha, beta);
     e->active = st == RELAY_OK;
+    e->replays += e->active;
     return st;
 }
 
@@ -128,6 +167,6 @@ void relay_exec_free(relay_exec *e)
     if (!e) return;
     if (e->active) relay_exec_wait(e);
     e->kind->free(e->state);
-    if (e->comm != MPI_COMM_NULL) MPI_Comm_free(&e->comm);
+    if (e->owns_comm && e->comm != MPI_COMM_NULL) MPI_Comm_free(&e->comm);
     free(e);
 }

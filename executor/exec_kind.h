@@ -24,9 +24,16 @@ typedef struct {
      * agree on success before binding; nranks is the communicator's size.
      * On failure *state may hold a partial preparation: free frees it. */
     relay_status (*prepare)(void **state, const relay_plan *p, int rank, int nranks);
-    /* Collective over comm, the executor's own duplicate, which outlives
+    /* Collective over comm, the executor's communicator, which outlives
      * the state: requests, communicators, agreements among ranks. */
     relay_status (*bind)(void *state, MPI_Comm comm);
+    /* What only repeated replays pay for (persistent requests, agreements
+     * with peers), split from bind so that an executor bound on repeat
+     * (exec_internal.h) runs its first replay without it: collective over
+     * comm, the executor's own duplicate from then on; called before the
+     * first replay or, bound on repeat, the second.  NULL for kinds whose
+     * bind does everything. */
+    relay_status (*bind_replays)(void *state, MPI_Comm comm);
     /* Takes the replay's buffers (dst and src are not NULL) and starts it. */
     relay_status (*start)(void *state, void *const *dst, const void *const *src, const void *alpha, const void *beta);
     relay_status (*wait)(void *state);

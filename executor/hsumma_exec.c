@@ -405,6 +405,7 @@ const rl_exec_kind rl_exec_hsumma = {
     .needs_section = 0,
     .prepare = hsumma_prepare,
     .bind = hsumma_bind,
+    .bind_replays = NULL,
     .start = hsumma_start,
     .wait = hsumma_wait,
     .memory = hsumma_memory,

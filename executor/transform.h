@@ -77,6 +77,10 @@ typedef struct {
     rl_pair_info *pairs;
     rl_section *sec;
     rl_message_set sends, recvs, locals;
+    MPI_Datatype unit;       /* WIRE_UNIT bytes: messages over INT_MAX bytes travel in these */
+    int bound;               /* replays bound: persistent requests, the schedule settled,
+                                direct messages agreed; before, a replay is a one-off p2p
+                                with requests of its own, every message packed */
     MPI_Request *reqs;       /* nrecv receives, then nsend sends */
     int first_send;          /* sends start at the first peer above this rank and
                                 wrap around, so no rank is everybody's first target */

@@ -3,12 +3,14 @@
  *
  * Preparing (no MPI call) validates and copies this rank's section, builds
  * the tasks and pack buffers of its messages (transform_pack.c) and the
- * step tables of its schedule.  Binding, collective on the executor's own
- * communicator, settles the schedule every rank can replay (alltoallv's int
- * counts limit it to pack buffers below 2 GiB; past that every rank replays
- * p2p instead), creates one persistent request per message (or the
- * alltoallv), and under p2p agrees with each peer on the messages that
- * travel directly, run by run.  The replay is transform_schedules.c. */
+ * step tables of its schedule.  Binding takes the communicator; that is
+ * enough for a one-off replay (transform_schedules.c).  Binding the
+ * replays, collective on the executor's communicator, settles the schedule
+ * every rank can replay (alltoallv's int counts limit it to pack buffers
+ * below 2 GiB; past that every rank replays p2p instead), creates one
+ * persistent request per message (or the alltoallv), and under p2p agrees
+ * with each peer on the messages that travel directly, run by run.  The
+ * replay is transform_schedules.c. */
 #include <limits.h>
 
 #include "agree.h"
@@ -59,6 +61,20 @@ static relay_status build_a2a(rl_transform_exec *x)
     return RELAY_OK;
 }
 
+/* The staged messages' requests, none created yet, and the flags of direct
+ * messages, all staged until binding the replays agrees otherwise. */
+static relay_status build_requests(rl_transform_exec *x)
+{
+    const rl_section *s = x->sec;
+    x->reqs = rl_malloc_array((size_t)s->nrecv + (size_t)s->nsend, sizeof *x->reqs);
+    x->send_direct = rl_calloc((size_t)s->nsend + 1, 1);
+    x->recv_direct = rl_calloc((size_t)s->nrecv + 1, 1);
+    if (!x->reqs || !x->send_direct || !x->recv_direct) return RL_NOMEM();
+    for (int k = 0; k < s->nrecv + s->nsend; k++) x->reqs[k] = MPI_REQUEST_NULL;
+    x->nstaged_recv = s->nrecv;
+    return RELAY_OK;
+}
+
 /* Everything this rank prepares before it knows whether all ranks agree;
  * the facade calls it only where the plan holds this rank's section. */
 static relay_status transform_prepare(void **state, const relay_plan *p, int rank, int nranks)
@@ -66,6 +82,7 @@ static relay_status transform_prepare(void **state, const relay_plan *p, int ran
     rl_transform_exec *x = *state = calloc(1, sizeof *x);
     if (!x) return RL_NOMEM();
     x->comm = MPI_COMM_NULL;
+    x->unit = MPI_DATATYPE_NULL;
     x->a2a_req = MPI_REQUEST_NULL;
     x->rank = rank;
     x->nranks = nranks;
@@ -90,51 +107,15 @@ static relay_status transform_prepare(void **state, const relay_plan *p, int ran
     x->schedule = p->schedule;
     if (!st && x->schedule == RELAY_SCHED_ROUNDS) st = build_steps(x, p->rounds);
     if (!st && x->schedule == RELAY_SCHED_ALLTOALLV) st = build_a2a(x);
-    return st;
+    return st ? st : build_requests(x);
 }
 
 /* ---- binding: requests ------------------------------------------------- */
 
-/* MPI count and datatype of a message of `elems` elements. */
-static void wire_shape(int64_t elems, size_t esz, MPI_Datatype unit, int *count, MPI_Datatype *type)
-{
-    int64_t bytes = elems * (int64_t)esz;
-    if (bytes <= INT_MAX) {
-        *count = (int)bytes;
-        *type = MPI_BYTE;
-    } else {
-        *count = (int)(rl_padded_bytes(bytes) / WIRE_UNIT);
-        *type = unit;
-    }
-}
-
 static relay_status create_requests(rl_transform_exec *x)
 {
-    const rl_section *s = x->sec;
-    MPI_Datatype unit;
-    int rc = MPI_Type_contiguous(WIRE_UNIT, MPI_BYTE, &unit);
-    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&unit);
-    if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "MPI_Type_contiguous");
-    x->reqs = rl_malloc_array((size_t)s->nrecv + (size_t)s->nsend, sizeof *x->reqs);
-    if (!x->reqs) {
-        MPI_Type_free(&unit);
-        return RL_NOMEM();
-    }
-    for (int k = 0; k < s->nrecv + s->nsend; k++) x->reqs[k] = MPI_REQUEST_NULL;
-    for (int k = 0; k < s->nrecv && rc == MPI_SUCCESS; k++) {
-        int count;
-        MPI_Datatype type;
-        wire_shape(s->recv[k].elems, x->esz, unit, &count, &type);
-        rc = MPI_Recv_init(x->recvs.buf + x->recvs.byte_off[k], count, type, (int)s->recv[k].peer, TAG_STAGED, x->comm, &x->reqs[k]);
-    }
-    for (int k = 0; k < s->nsend && rc == MPI_SUCCESS; k++) {
-        int count;
-        MPI_Datatype type;
-        wire_shape(s->send[k].elems, x->esz, unit, &count, &type);
-        rc = MPI_Send_init(x->sends.buf + x->sends.byte_off[k], count, type, (int)s->send[k].peer, TAG_STAGED, x->comm,
-                           &x->reqs[s->nrecv + k]);
-    }
-    MPI_Type_free(&unit); /* requests keep their own reference */
+    int rc = MPI_SUCCESS;
+    for (int k = 0; k < x->sec->nrecv + x->sec->nsend && rc == MPI_SUCCESS; k++) rc = rl_transform_post_staged(x, k, 1);
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "creating persistent requests");
 }
 
@@ -221,9 +202,7 @@ static relay_status exchange_direct(rl_transform_exec *x)
     int n = s->nsend + s->nrecv;
     char *mine = rl_malloc_array((size_t)n, 1), *theirs = rl_malloc_array((size_t)n, 1);
     MPI_Request *reqs = rl_malloc_array(2 * (size_t)n, sizeof *reqs);
-    x->send_direct = rl_calloc((size_t)s->nsend + 1, 1);
-    x->recv_direct = rl_calloc((size_t)s->nrecv + 1, 1);
-    relay_status st = !mine || !theirs || !reqs || !x->send_direct || !x->recv_direct ? RL_NOMEM() : RELAY_OK;
+    relay_status st = !mine || !theirs || !reqs ? RL_NOMEM() : RELAY_OK;
     int rc = MPI_SUCCESS;
     for (int k = 0; !st && k < n && rc == MPI_SUCCESS; k++) {
         int sending = k < s->nsend;
@@ -265,6 +244,7 @@ static relay_status agree_direct(rl_transform_exec *x)
     const rl_section *s = x->sec;
     relay_status st = exchange_direct(x);
     if (st) return st;
+    x->nstaged_recv = 0;
     for (int k = 0; k < s->nrecv; k++) x->nstaged_recv += !x->recv_direct[k];
     x->send_runs = rl_calloc((size_t)s->nsend_spans + 1, sizeof *x->send_runs);
     x->recv_runs = rl_calloc((size_t)s->nrecv_spans + 1, sizeof *x->recv_runs);
@@ -275,13 +255,25 @@ static relay_status agree_direct(rl_transform_exec *x)
     return x->direct_reqs ? RELAY_OK : RL_NOMEM();
 }
 
+/* What a one-off replay needs: a communicator and the wire unit. */
 static relay_status transform_bind(void *state, MPI_Comm comm)
+{
+    rl_transform_exec *x = state;
+    x->comm = comm;
+    int rc = MPI_Type_contiguous(WIRE_UNIT, MPI_BYTE, &x->unit);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&x->unit);
+    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "MPI_Type_contiguous");
+}
+
+static relay_status transform_bind_replays(void *state, MPI_Comm comm)
 {
     rl_transform_exec *x = state;
     x->comm = comm;
     relay_status st = settle_schedule(x);
     if (!st) st = x->schedule == RELAY_SCHED_ALLTOALLV ? create_a2a_request(x) : create_requests(x);
-    return st || x->schedule != RELAY_SCHED_P2P ? st : agree_direct(x);
+    if (!st && x->schedule == RELAY_SCHED_P2P) st = agree_direct(x);
+    x->bound = st == RELAY_OK;
+    return st;
 }
 
 /* ---- the executor's transform kind (exec_kind.h) --------------------- */
@@ -313,6 +305,7 @@ static void transform_free(void *state)
     for (int k = 0; x->reqs && k < nreq; k++)
         if (x->reqs[k] != MPI_REQUEST_NULL) MPI_Request_free(&x->reqs[k]);
     if (x->a2a_req != MPI_REQUEST_NULL) MPI_Request_free(&x->a2a_req);
+    if (x->unit != MPI_DATATYPE_NULL) MPI_Type_free(&x->unit);
     free(x->reqs);
     free(x->send_at);
     free(x->recv_at);
@@ -336,6 +329,7 @@ const rl_exec_kind rl_exec_transform = {
     .needs_section = 1,
     .prepare = transform_prepare,
     .bind = transform_bind,
+    .bind_replays = transform_bind_replays,
     .start = rl_transform_start,
     .wait = rl_transform_wait,
     .memory = transform_memory,

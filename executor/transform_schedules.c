@@ -13,11 +13,54 @@
  *              MPI-4, persistent) MPI_Alltoallv.  wait: local lattices, wait,
  *              unpack everything.
  * The requests and the schedule as replayed were settled at bind
- * (transform_exec.c); the moves of elements are transform_pack.c's. */
+ * (transform_exec.c); the moves of elements are transform_pack.c's.
+ * Before the replays are bound (an executor bound on repeat, exec_internal.h)
+ * a replay is p2p whatever the plan's schedule, every message packed, each
+ * with a nonblocking request of its own: what a one-off call needs. */
+#include <limits.h>
+
 #include "error.h"
 #include "mpi_error.h"
 #include "transform_pack.h"
 #include "transform_schedules.h"
+
+/* ---- staged messages ------------------------------------------------- */
+
+/* MPI count and datatype of a message of `elems` elements. */
+static void wire_shape(const rl_transform_exec *x, int64_t elems, int *count, MPI_Datatype *type)
+{
+    int64_t bytes = elems * (int64_t)x->esz;
+    if (bytes <= INT_MAX) {
+        *count = (int)bytes;
+        *type = MPI_BYTE;
+    } else {
+        *count = (int)(rl_padded_bytes(bytes) / WIRE_UNIT);
+        *type = x->unit;
+    }
+}
+
+int rl_transform_post_staged(rl_transform_exec *x, int k, int persistent)
+{
+    const rl_section *s = x->sec;
+    int receiving = k < s->nrecv, m = receiving ? k : k - s->nrecv, count;
+    const rl_message *msg = receiving ? &s->recv[m] : &s->send[m];
+    const rl_message_set *set = receiving ? &x->recvs : &x->sends;
+    char *buf = set->buf + set->byte_off[m];
+    MPI_Datatype type;
+    wire_shape(x, msg->elems, &count, &type);
+    int peer = (int)msg->peer;
+    if (receiving)
+        return persistent ? MPI_Recv_init(buf, count, type, peer, TAG_STAGED, x->comm, &x->reqs[k])
+                          : MPI_Irecv(buf, count, type, peer, TAG_STAGED, x->comm, &x->reqs[k]);
+    return persistent ? MPI_Send_init(buf, count, type, peer, TAG_STAGED, x->comm, &x->reqs[k])
+                      : MPI_Isend(buf, count, type, peer, TAG_STAGED, x->comm, &x->reqs[k]);
+}
+
+/* Staged message k (as rl_transform_post_staged numbers them) on its way. */
+static int start_staged(rl_transform_exec *x, int k)
+{
+    return x->bound ? MPI_Start(&x->reqs[k]) : rl_transform_post_staged(x, k, 0);
+}
 
 /* ---- p2p -------------------------------------------------------------- */
 
@@ -54,7 +97,7 @@ static int start_p2p(rl_transform_exec *x)
     int rc = MPI_SUCCESS;
     x->direct_into_a = x->scalars.alpha_one && x->scalars.beta_zero;
     for (int k = 0; k < s->nrecv && rc == MPI_SUCCESS; k++)
-        rc = x->recv_direct[k] ? post_direct(x, k, 0, &direct) : MPI_Start(&x->reqs[k]);
+        rc = x->recv_direct[k] ? post_direct(x, k, 0, &direct) : start_staged(x, k);
     for (int n = 0; n < s->nsend && rc == MPI_SUCCESS; n++) {
         int k = (x->first_send + n) % s->nsend;
         if (x->send_direct[k]) {
@@ -62,7 +105,7 @@ static int start_p2p(rl_transform_exec *x)
             continue;
         }
         rl_transform_pack(x, k);
-        rc = MPI_Start(&x->reqs[s->nrecv + k]);
+        rc = start_staged(x, s->nrecv + k);
     }
     return rc;
 }
@@ -143,6 +186,8 @@ static int wait_a2a(rl_transform_exec *x)
 
 /* ---- the replay ------------------------------------------------------- */
 
+static relay_schedule replayed_schedule(const rl_transform_exec *x) { return x->bound ? x->schedule : RELAY_SCHED_P2P; }
+
 static relay_status check_buffers(const rl_transform_exec *x, void *const *dst, const void *const *src)
 {
     for (int k = 0; k < x->count; k++) {
@@ -166,14 +211,16 @@ relay_status rl_transform_start(void *state, void *const *dst, const void *const
         x->src[k] = src[k];
     }
     rl_scalars_set(&x->scalars, x->type, alpha, beta);
-    int rc = x->schedule == RELAY_SCHED_ALLTOALLV ? start_a2a(x) : x->schedule == RELAY_SCHED_ROUNDS ? start_rounds(x) : start_p2p(x);
+    relay_schedule sched = replayed_schedule(x);
+    int rc = sched == RELAY_SCHED_ALLTOALLV ? start_a2a(x) : sched == RELAY_SCHED_ROUNDS ? start_rounds(x) : start_p2p(x);
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "starting the replay");
 }
 
 relay_status rl_transform_wait(void *state)
 {
     rl_transform_exec *x = state;
-    if (x->schedule != RELAY_SCHED_ROUNDS) rl_transform_move_locals(x); /* rounds copy in their own step */
-    int rc = x->schedule == RELAY_SCHED_ALLTOALLV ? wait_a2a(x) : x->schedule == RELAY_SCHED_ROUNDS ? wait_rounds(x) : wait_p2p(x);
+    relay_schedule sched = replayed_schedule(x);
+    if (sched != RELAY_SCHED_ROUNDS) rl_transform_move_locals(x); /* rounds copy in their own step */
+    int rc = sched == RELAY_SCHED_ALLTOALLV ? wait_a2a(x) : sched == RELAY_SCHED_ROUNDS ? wait_rounds(x) : wait_p2p(x);
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "completing the replay");
 }

@@ -269,12 +269,22 @@ static void encoded_free(encoded_plan *ep)
     free(ep->sections);
 }
 
+/* A layout a plan file can describe by its constructor's arguments: not a
+ * ScaLAPACK submatrix (relay_internal_layout_submatrix). */
+static int describable(const relay_layout *l)
+{
+    return l->kind != RL_LAYOUT_BLOCK_CYCLIC || (!l->bc.i0 && !l->bc.j0 && !l->bc.lds_given);
+}
+
 static relay_status check_complete(const relay_plan *p, const char *what)
 {
     if (!p) return rl_fail(RELAY_ERR_ARG, "%s: plan is NULL", what);
     for (int r = 0; !p->bmmc && !p->hsumma && r < p->nranks; r++)
         if (!p->sections[r])
             return rl_fail(RELAY_ERR_ARG, "%s: the plan holds only some ranks' sections (rank %d is missing)", what, r);
+    for (int k = 0; !p->bmmc && !p->hsumma && k < p->count; k++)
+        if (!describable(p->pairs[k].dst) || !describable(p->pairs[k].src))
+            return rl_fail(RELAY_ERR_ARG, "%s: pair %d has a ScaLAPACK submatrix layout, which plan files cannot hold", what, k);
     return RELAY_OK;
 }
 

@@ -72,6 +72,9 @@ void relay_layout_free(relay_layout *l)
 
 /* ---- block-cyclic ---------------------------------------------------- */
 
+/* Blocks of b that rows [origin, origin + size) meet. */
+static int64_t blocks_met(int64_t origin, int64_t size, int64_t b) { return size ? (origin + size - 1) / b - origin / b + 1 : 0; }
+
 static relay_status bc_check(int64_t m, int64_t n, int64_t mb, int64_t nb, int nprow, int npcol,
                              relay_order grid_order, int rsrc, int csrc, int64_t lld,
                              relay_order elem_order)
@@ -98,16 +101,20 @@ static relay_status bc_check(int64_t m, int64_t n, int64_t mb, int64_t nb, int n
     return RELAY_OK;
 }
 
-static void fill_regular_splits(int64_t *splits, int nblocks, int64_t size, int64_t bsize)
+/* Block boundaries of [0, size) when index 0 is global index origin. */
+static void fill_regular_splits(int64_t *splits, int nblocks, int64_t size, int64_t bsize, int64_t origin)
 {
-    for (int i = 0; i <= nblocks; i++) {
-        int64_t s = (int64_t)i * bsize;
+    splits[0] = 0;
+    for (int i = 1; i <= nblocks; i++) {
+        int64_t s = (int64_t)i * bsize - origin % bsize;
         splits[i] = s < size ? s : size;
     }
 }
 
-/* Each rank's leading dimension and buffer size from its local row and column counts. */
-static relay_status bc_fill_rank_sizes(relay_layout *l)
+/* Each rank's leading dimension (given, or from lld) and buffer size from
+ * its local rows and columns: those before the layout's origin, and after
+ * them those the layout holds. */
+static relay_status bc_fill_rank_sizes(relay_layout *l, const int64_t *lds)
 {
     const rl_block_cyclic *bc = &l->bc;
     l->bc_ld = rl_calloc((size_t)l->nranks, sizeof(int64_t));
@@ -115,13 +122,18 @@ static relay_status bc_fill_rank_sizes(relay_layout *l)
     for (int r = 0; r < l->nranks; r++) {
         int pr, pc;
         rl_bc_coords(bc, r, &pr, &pc);
-        int64_t locr = rl_numroc(l->m, bc->mb, pr, bc->rsrc, bc->nprow);
-        int64_t locc = rl_numroc(l->n, bc->nb, pc, bc->csrc, bc->npcol);
+        int64_t rows_before = rl_numroc(bc->i0, bc->mb, pr, bc->rsrc, bc->nprow);
+        int64_t cols_before = rl_numroc(bc->j0, bc->nb, pc, bc->csrc, bc->npcol);
+        int64_t locr = rl_numroc(bc->i0 + l->m, bc->mb, pr, bc->rsrc, bc->nprow);
+        int64_t locc = rl_numroc(bc->j0 + l->n, bc->nb, pc, bc->csrc, bc->npcol);
         int64_t inner = l->order == RELAY_COL_MAJOR ? locr : locc;
-        int64_t ld = bc->lld ? bc->lld : (inner > 1 ? inner : 1);
+        int64_t ld = lds ? lds[r] : bc->lld ? bc->lld : (inner > 1 ? inner : 1);
         int64_t ext;
         l->bc_ld[r] = ld;
-        if (locr > 0 && locc > 0) {
+        if (locr > rows_before && locc > cols_before) {
+            if (ld < inner)
+                return rl_fail(RELAY_ERR_ARG, "block-cyclic layout: rank %d's lld %lld is below its %lld local %s", r,
+                               (long long)ld, (long long)inner, l->order == RELAY_COL_MAJOR ? "rows" : "columns");
             int64_t outer_minus_1 = (l->order == RELAY_COL_MAJOR ? locc : locr) - 1;
             if (rl_mul_overflows(outer_minus_1, ld, &ext) || rl_add_overflows(ext, inner, &ext))
                 return rl_fail(RELAY_ERR_ARG, "block-cyclic layout: rank %d's buffer exceeds 2^63 elements", r);
@@ -131,26 +143,47 @@ static relay_status bc_fill_rank_sizes(relay_layout *l)
     return RELAY_OK;
 }
 
-relay_status relay_layout_block_cyclic(relay_layout **out, int64_t m, int64_t n, int64_t mb, int64_t nb,
-        int nprow, int npcol, relay_order grid_order, int rsrc, int csrc, int64_t lld,
-        relay_order elem_order)
+/* A block-cyclic layout of the m x n submatrix at (i0, j0) (0, 0 for the
+ * whole matrix), its ranks' leading dimensions given (lds) or from lld. */
+static relay_status bc_build(relay_layout **out, int64_t m, int64_t n, int64_t i0, int64_t j0, int64_t mb, int64_t nb,
+                             int nprow, int npcol, relay_order grid_order, int rsrc, int csrc, int64_t lld,
+                             const int64_t *lds, relay_order elem_order)
 {
-    if (!out) return rl_fail(RELAY_ERR_ARG, "relay_layout_block_cyclic: out is NULL");
     relay_status st = bc_check(m, n, mb, nb, nprow, npcol, grid_order, rsrc, csrc, lld, elem_order);
     if (st) return st;
-    int nbr = (int)((m + mb - 1) / mb), nbc = (int)((n + nb - 1) / nb);
+    if (i0 < 0 || j0 < 0 || i0 > INT64_MAX - m || j0 > INT64_MAX - n)
+        return rl_fail(RELAY_ERR_ARG, "block-cyclic layout: submatrix origin (%lld, %lld) is negative or too far",
+                       (long long)i0, (long long)j0);
+    if (blocks_met(i0, m, mb) > INT32_MAX || blocks_met(j0, n, nb) > INT32_MAX)
+        return rl_fail(RELAY_ERR_ARG, "block-cyclic layout: more than 2^31 block rows or columns");
+    int nbr = (int)blocks_met(i0, m, mb), nbc = (int)blocks_met(j0, n, nb);
     relay_layout *l = layout_new(RL_LAYOUT_BLOCK_CYCLIC, nprow * npcol, m, n, nbr, nbc, elem_order);
     if (!l) return RL_NOMEM();
-    l->bc = (rl_block_cyclic){mb, nb, nprow, npcol, grid_order, rsrc, csrc, lld};
-    fill_regular_splits(l->row_splits, nbr, m, mb);
-    fill_regular_splits(l->col_splits, nbc, n, nb);
-    st = bc_fill_rank_sizes(l);
+    l->bc = (rl_block_cyclic){mb, nb, nprow, npcol, grid_order, rsrc, csrc, lld, i0, j0, lds != NULL};
+    fill_regular_splits(l->row_splits, nbr, m, mb, i0);
+    fill_regular_splits(l->col_splits, nbc, n, nb, j0);
+    st = bc_fill_rank_sizes(l, lds);
     if (st) {
         relay_layout_free(l);
         return st;
     }
     *out = l;
     return RELAY_OK;
+}
+
+relay_status relay_layout_block_cyclic(relay_layout **out, int64_t m, int64_t n, int64_t mb, int64_t nb,
+        int nprow, int npcol, relay_order grid_order, int rsrc, int csrc, int64_t lld,
+        relay_order elem_order)
+{
+    if (!out) return rl_fail(RELAY_ERR_ARG, "relay_layout_block_cyclic: out is NULL");
+    return bc_build(out, m, n, 0, 0, mb, nb, nprow, npcol, grid_order, rsrc, csrc, lld, NULL, elem_order);
+}
+
+relay_status relay_internal_layout_submatrix(relay_layout **out, int64_t m, int64_t n, int64_t i0, int64_t j0,
+        int64_t mb, int64_t nb, int nprow, int npcol, relay_order grid_order, int rsrc, int csrc, const int64_t *lld)
+{
+    if (!out || !lld) return rl_fail(RELAY_ERR_ARG, "submatrix layout: NULL argument");
+    return bc_build(out, m, n, i0, j0, mb, nb, nprow, npcol, grid_order, rsrc, csrc, 0, lld, RELAY_COL_MAJOR);
 }
 
 /* ---- grid layouts ---------------------------------------------------- */
@@ -356,10 +389,23 @@ int64_t relay_layout_local_elems(const relay_layout *l, int rank)
     return b < 0 ? 0 : l->local_elems[b];
 }
 
+/* The grid row and column holding the layout's first block. */
+static int bc_first_row(const rl_block_cyclic *bc) { return rl_bc_block_proc(0, bc->i0, bc->mb, bc->rsrc, bc->nprow); }
+static int bc_first_col(const rl_block_cyclic *bc) { return rl_bc_block_proc(0, bc->j0, bc->nb, bc->csrc, bc->npcol); }
+
 static int bc_base_owner(const relay_layout *l, int bi, int bj)
 {
     const rl_block_cyclic *bc = &l->bc;
-    return rl_bc_rank(bc, (bc->rsrc + bi) % bc->nprow, (bc->csrc + bj) % bc->npcol);
+    return rl_bc_rank(bc, rl_bc_block_proc(bi, bc->i0, bc->mb, bc->rsrc, bc->nprow),
+                      rl_bc_block_proc(bj, bc->j0, bc->nb, bc->csrc, bc->npcol));
+}
+
+/* ScaLAPACK's indxg2l: the local index of global index g. */
+static int64_t bc_local(int64_t g, int64_t b, int np)
+{
+    int64_t cycle;
+    if (rl_mul_overflows(b, np, &cycle)) return g % b; /* g lies in the first cycle */
+    return g / cycle * b + g % b;
 }
 
 int rl_layout_owner(const relay_layout *l, int bi, int bj)
@@ -378,8 +424,8 @@ int64_t rl_layout_offset(const relay_layout *l, int bi, int bj)
 {
     if (l->kind == RL_LAYOUT_GRID) return l->offsets[(int64_t)bi * l->nbc + bj];
     const rl_block_cyclic *bc = &l->bc;
-    int64_t local_row = (int64_t)(bi / bc->nprow) * bc->mb; /* indxg2l of the block's first row */
-    int64_t local_col = (int64_t)(bj / bc->npcol) * bc->nb;
+    int64_t local_row = bc_local(bc->i0 + l->row_splits[bi], bc->mb, bc->nprow);
+    int64_t local_col = bc_local(bc->j0 + l->col_splits[bj], bc->nb, bc->npcol);
     int64_t ld = l->bc_ld[bc_base_owner(l, bi, bj)];
     return l->order == RELAY_COL_MAJOR ? local_row + local_col * ld : local_row * ld + local_col;
 }
@@ -397,12 +443,14 @@ static int find_split(const int64_t *splits, int nblocks, int64_t x)
 
 int rl_layout_block_row(const relay_layout *l, int64_t i)
 {
-    return l->kind == RL_LAYOUT_BLOCK_CYCLIC ? (int)(i / l->bc.mb) : find_split(l->row_splits, l->nbr, i);
+    return l->kind == RL_LAYOUT_BLOCK_CYCLIC ? (int)((l->bc.i0 + i) / l->bc.mb - l->bc.i0 / l->bc.mb)
+                                             : find_split(l->row_splits, l->nbr, i);
 }
 
 int rl_layout_block_col(const relay_layout *l, int64_t j)
 {
-    return l->kind == RL_LAYOUT_BLOCK_CYCLIC ? (int)(j / l->bc.nb) : find_split(l->col_splits, l->nbc, j);
+    return l->kind == RL_LAYOUT_BLOCK_CYCLIC ? (int)((l->bc.j0 + j) / l->bc.nb - l->bc.j0 / l->bc.nb)
+                                             : find_split(l->col_splits, l->nbc, j);
 }
 
 relay_status relay_layout_locate(const relay_layout *l, int64_t i, int64_t j, int *rank, int64_t *index)
@@ -425,8 +473,8 @@ int64_t rl_layout_block_count(const relay_layout *l, int rank)
     if (l->kind == RL_LAYOUT_GRID) return l->rank_first[b + 1] - l->rank_first[b];
     int pr, pc;
     rl_bc_coords(&l->bc, b, &pr, &pc);
-    int64_t br = (l->nbr + l->bc.nprow - 1 - (pr - l->bc.rsrc + l->bc.nprow) % l->bc.nprow) / l->bc.nprow;
-    int64_t bcn = (l->nbc + l->bc.npcol - 1 - (pc - l->bc.csrc + l->bc.npcol) % l->bc.npcol) / l->bc.npcol;
+    int64_t br = (l->nbr + l->bc.nprow - 1 - (pr - bc_first_row(&l->bc) + l->bc.nprow) % l->bc.nprow) / l->bc.nprow;
+    int64_t bcn = (l->nbc + l->bc.npcol - 1 - (pc - bc_first_col(&l->bc) + l->bc.npcol) % l->bc.npcol) / l->bc.npcol;
     return br * bcn;
 }
 
@@ -442,8 +490,8 @@ void rl_layout_for_each_block(const relay_layout *l, int rank, rl_block_visitor 
     const rl_block_cyclic *bc = &l->bc;
     int pr, pc;
     rl_bc_coords(bc, b, &pr, &pc);
-    for (int bi = (pr - bc->rsrc + bc->nprow) % bc->nprow; bi < l->nbr; bi += bc->nprow)
-        for (int bj = (pc - bc->csrc + bc->npcol) % bc->npcol; bj < l->nbc; bj += bc->npcol)
+    for (int bi = (pr - bc_first_row(bc) + bc->nprow) % bc->nprow; bi < l->nbr; bi += bc->nprow)
+        for (int bj = (pc - bc_first_col(bc) + bc->npcol) % bc->npcol; bj < l->nbc; bj += bc->npcol)
             visit(bi, bj, ctx);
 }
 

@@ -19,7 +19,32 @@ typedef struct {
     relay_order grid_order;
     int rsrc, csrc;
     int64_t lld;             /* as given (0: smallest legal per rank) */
+    /* A ScaLAPACK submatrix (relay_internal_layout_submatrix): the layout's
+     * rows and columns start at (i0, j0) of the distributed matrix, whose
+     * block (0, 0) is on (rsrc, csrc), and each rank has its own lld
+     * (bc_ld).  0, 0 and 0 for relay_layout_block_cyclic.  Only one rank's
+     * plans use them, and those are never saved. */
+    int64_t i0, j0;
+    int lds_given;
 } rl_block_cyclic;
+
+/* ScaLAPACK's local arrays of an m x n submatrix at (i0, j0), 0-based, of
+ * a matrix distributed in mb x nb blocks over an nprow x npcol grid whose
+ * process (pr, pc) is rank pr*npcol + pc (grid_order RELAY_ROW_MAJOR) or
+ * pc*nprow + pr, block (0, 0) on (rsrc, csrc), column-major, rank r's at
+ * leading dimension lld[r] (at least its local rows of the matrix's first
+ * i0 + m rows wherever it holds elements of the submatrix).  Its plans are
+ * those of a block-cyclic layout: their time follows the lattices, not the
+ * blocks.  Exported for relay_scalapack; declared only here. */
+RELAY_API relay_status relay_internal_layout_submatrix(relay_layout **out, int64_t m, int64_t n, int64_t i0, int64_t j0,
+        int64_t mb, int64_t nb, int nprow, int npcol, relay_order grid_order, int rsrc, int csrc, const int64_t *lld);
+
+/* The process holding block k of a dimension cut in blocks of b over np
+ * processes, the block of global index origin being on process src. */
+static inline int rl_bc_block_proc(int64_t k, int64_t origin, int64_t b, int src, int np)
+{
+    return (int)((src + origin / b % np + k % np) % np);
+}
 
 /* The rank of grid process (pr, pc), numbered in the grid's order, and back. */
 static inline int rl_bc_rank(const rl_block_cyclic *bc, int pr, int pc)

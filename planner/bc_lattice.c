@@ -61,8 +61,8 @@ relay_status rl_bc_pair_overlay_init(rl_bc_pair_overlay *ov, const rl_pair *pair
     ov->transposed = rl_op_transposes(pair->op);
     const rl_block_cyclic *a = &ov->a->bc, *b = &ov->b->bc;
     int t = ov->transposed;
-    rl_bc_dim b_rows = {ov->b->m, b->mb, b->nprow, b->rsrc}, b_cols = {ov->b->n, b->nb, b->npcol, b->csrc};
-    rl_bc_dim a_rows = {ov->a->m, a->mb, a->nprow, a->rsrc}, a_cols = {ov->a->n, a->nb, a->npcol, a->csrc};
+    rl_bc_dim b_rows = {ov->b->m, b->mb, b->nprow, b->rsrc, b->i0}, b_cols = {ov->b->n, b->nb, b->npcol, b->csrc, b->j0};
+    rl_bc_dim a_rows = {ov->a->m, a->mb, a->nprow, a->rsrc, a->i0}, a_cols = {ov->a->n, a->nb, a->npcol, a->csrc, a->j0};
     relay_status st = rl_bc_runs(t ? &b_cols : &b_rows, &a_rows, &ov->rows, &ov->nrows);
     if (!st) st = rl_bc_runs(t ? &b_rows : &b_cols, &a_cols, &ov->cols, &ov->ncols);
     return st;

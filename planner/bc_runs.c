@@ -3,7 +3,11 @@
  *
  * A run is one source block cut with one target block: runs are cut at
  * every block boundary of either side, so each lies in one block of each
- * and is contiguous in both local buffers.  Shifting a global index by
+ * and is contiguous in both local buffers.  (Each side may start at its
+ * own origin in its distributed dimension, a submatrix's: all below holds
+ * for the distributed indices, shifted by the origin, except that the
+ * periods' ends then need not be block boundaries, and a run crossing one
+ * is cut there.)  Shifting a global index by
  * L = lcm(b_from*P_from, b_to*P_to) keeps both owners, whatever the first
  * processes s (L/b is a multiple of P on each side, and the owner is
  * (i/b + s) mod P), and advances each local index by exactly L/P.  So the
@@ -55,23 +59,28 @@ static relay_status check_dim(const char *side, const rl_bc_dim *d)
     if (d->P < 1) return rl_fail(RELAY_ERR_ARG, "rl_bc_runs: %s has %d processes; at least 1 is needed", side, d->P);
     if (d->s < 0 || d->s >= d->P)
         return rl_fail(RELAY_ERR_ARG, "rl_bc_runs: %s first block on process %d, outside [0, %d)", side, d->s, d->P);
+    if (d->o < 0 || d->o > INT64_MAX - d->n)
+        return rl_fail(RELAY_ERR_ARG, "rl_bc_runs: %s origin %lld is negative or too far", side, (long long)d->o);
     return RELAY_OK;
 }
 
-/* ScaLAPACK's INDXG2P and INDXG2L. */
-static int owner(const rl_bc_dim *d, int64_t i) { return (int)((i / d->b + d->s) % d->P); }
+/* ScaLAPACK's INDXG2P and INDXG2L of the dimension's index i. */
+static int owner(const rl_bc_dim *d, int64_t i) { return (int)(((d->o + i) / d->b + d->s) % d->P); }
 
 static int64_t local_index(const rl_bc_dim *d, int64_t i)
 {
-    int64_t cycle;
-    if (rl_mul_overflows(d->b, d->P, &cycle)) return i % d->b;   /* i < n < b*P: the first cycle */
-    return i / cycle * d->b + i % d->b;
+    int64_t cycle, g = d->o + i;
+    if (rl_mul_overflows(d->b, d->P, &cycle)) return g % d->b;   /* g < 2^63 < b*P: the first cycle */
+    return g / cycle * d->b + g % d->b;
 }
+
+/* Indices from i to the end of i's block. */
+static int64_t to_block_end(const rl_bc_dim *d, int64_t i) { return d->b - (d->o + i) % d->b; }
 
 /* Blocks of d that meet [begin, end). */
 static int64_t blocks_met(const rl_bc_dim *d, int64_t begin, int64_t end)
 {
-    return end > begin ? (end - 1) / d->b - begin / d->b + 1 : 0;
+    return end > begin ? (d->o + end - 1) / d->b - (d->o + begin) / d->b + 1 : 0;
 }
 
 static int64_t gcd64(int64_t a, int64_t b)
@@ -133,8 +142,8 @@ static relay_status enumerate_runs(const rl_bc_dim *from, const rl_bc_dim *to, i
     if (!reserve(out, bound)) return RL_NOMEM();
     for (int64_t g = begin; g < end;) {
         int64_t len = end - g;
-        if (from->b - g % from->b < len) len = from->b - g % from->b;
-        if (to->b - g % to->b < len) len = to->b - g % to->b;
+        if (to_block_end(from, g) < len) len = to_block_end(from, g);
+        if (to_block_end(to, g) < len) len = to_block_end(to, g);
         out->v[out->n++] = (rl_run_lattice){.from = owner(from, g), .to = owner(to, g), .len = len, .count = 1,
                                             .g0 = g, .src0 = local_index(from, g), .dst0 = local_index(to, g)};
         g += len;

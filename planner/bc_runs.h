@@ -12,8 +12,11 @@
 #include "relay/status.h"
 
 /* One dimension of a ScaLAPACK block-cyclic distribution: length n, block b,
- * P processes, first block on process s (ScaLAPACK's RSRC/CSRC). */
-typedef struct { int64_t n, b; int P, s; } rl_bc_dim;
+ * P processes, first block on process s (ScaLAPACK's RSRC/CSRC), starting at
+ * global index o of the distributed dimension (a submatrix's IA-1 or JA-1;
+ * 0 for the whole).  Indices below are the dimension's own (0 is o), local
+ * indices the distributed dimension's. */
+typedef struct { int64_t n, b; int P, s; int64_t o; } rl_bc_dim;
 
 /* count runs of len elements: run k covers global indices
  * [g0 + k*gstride, g0 + k*gstride + len), held on source process `from` at

@@ -36,8 +36,8 @@ static int64_t gcd(int64_t a, int64_t b) { return b ? gcd(b, a % b) : a; }
 static int64_t lcm(int64_t a, int64_t b) { return a / gcd(a, b) * b; }
 
 /* The paper's setting: one pair, op N, two block-cyclic layouts with the
- * same blocks, row-major grid numbering, first block on rank 0, identity
- * relabeling. */
+ * same blocks, row-major grid numbering, first block on rank 0 at the
+ * matrix's origin, identity relabeling. */
 static int reshape_applies(const relay_plan *p, rl_block_cyclic *from, rl_block_cyclic *to)
 {
     if (p->count != 1 || p->pairs[0].op != RELAY_OP_N) return 0;
@@ -48,7 +48,8 @@ static int reshape_applies(const relay_plan *p, rl_block_cyclic *from, rl_block_
     *from = b->bc;
     *to = a->bc;
     return from->mb == to->mb && from->nb == to->nb && from->grid_order == RELAY_ROW_MAJOR &&
-           to->grid_order == RELAY_ROW_MAJOR && !from->rsrc && !from->csrc && !to->rsrc && !to->csrc;
+           to->grid_order == RELAY_ROW_MAJOR && !from->rsrc && !from->csrc && !to->rsrc && !to->csrc && !from->i0 &&
+           !from->j0 && !to->i0 && !to->j0;
 }
 
 /* Rotates row `row` of an R x C table right by `by` cells. */

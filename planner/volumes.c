@@ -60,27 +60,24 @@ static void cut_block(int bi, int bj, void *vctx)
 /* Rows shared by a process of B and a process of A, and how many. */
 typedef struct { int32_t b, a; int64_t count; } share;
 
-/* The 1-D overlay of two cyclic distributions of `extent` indices (block
- * sizes nb_*, process counts np_*, sources src_*): shares sorted by (b, a),
- * with b_first[pb] the first share of B process pb. */
+/* The 1-D overlay of two cyclic distributions of the same extent: shares
+ * sorted by (b, a), with b_first[pb] the first share of B process pb. */
 typedef struct {
     share *s;
     int64_t n;
-    int64_t *b_first;   /* np_b + 1 */
+    int64_t *b_first;   /* B processes + 1 */
 } shares;
 
 /* Sums the run progressions of bc_runs.c per (b, a): they come sorted by
  * process pair, so each pair's shares are adjacent. */
-static relay_status overlay_1d(shares *out, int64_t extent, int64_t nb_b, int np_b, int src_b,
-                               int64_t nb_a, int np_a, int src_a)
+static relay_status overlay_1d(shares *out, rl_bc_dim b, rl_bc_dim a)
 {
     rl_run_lattice *runs = NULL;
     int64_t nruns = 0;
-    relay_status st = rl_bc_runs(&(rl_bc_dim){extent, nb_b, np_b, src_b}, &(rl_bc_dim){extent, nb_a, np_a, src_a}, &runs,
-                                 &nruns);
+    relay_status st = rl_bc_runs(&b, &a, &runs, &nruns);
     if (st) return st;
     out->s = rl_malloc_array((size_t)nruns, sizeof *out->s);
-    out->b_first = rl_calloc((size_t)np_b + 1, sizeof *out->b_first);
+    out->b_first = rl_calloc((size_t)b.P + 1, sizeof *out->b_first);
     if (!out->s || !out->b_first) {
         free(runs);
         return RL_NOMEM();
@@ -94,7 +91,7 @@ static relay_status overlay_1d(shares *out, int64_t extent, int64_t nb_b, int np
     free(runs);
     out->n = n;
     for (int64_t k = 0; k < n; k++) out->b_first[out->s[k].b + 1]++;
-    for (int p = 0; p < np_b; p++) out->b_first[p + 1] += out->b_first[p];
+    for (int p = 0; p < b.P; p++) out->b_first[p + 1] += out->b_first[p];
     return RELAY_OK;
 }
 
@@ -114,12 +111,13 @@ typedef struct {
 static relay_status separable_init(separable *sp, const rl_pair *pr)
 {
     const rl_block_cyclic *a = &pr->dst->bc, *b = &pr->src->bc;
+    int64_t m = pr->dst->m, n = pr->dst->n;
     int t = rl_op_transposes(pr->op);
     memset(sp, 0, sizeof *sp);
-    relay_status st = t ? overlay_1d(&sp->rows, pr->dst->m, b->nb, b->npcol, b->csrc, a->mb, a->nprow, a->rsrc)
-                        : overlay_1d(&sp->rows, pr->dst->m, b->mb, b->nprow, b->rsrc, a->mb, a->nprow, a->rsrc);
-    if (!st) st = t ? overlay_1d(&sp->cols, pr->dst->n, b->mb, b->nprow, b->rsrc, a->nb, a->npcol, a->csrc)
-                    : overlay_1d(&sp->cols, pr->dst->n, b->nb, b->npcol, b->csrc, a->nb, a->npcol, a->csrc);
+    rl_bc_dim a_rows = {m, a->mb, a->nprow, a->rsrc, a->i0}, a_cols = {n, a->nb, a->npcol, a->csrc, a->j0};
+    rl_bc_dim b_rows = {t ? n : m, b->mb, b->nprow, b->rsrc, b->i0}, b_cols = {t ? m : n, b->nb, b->npcol, b->csrc, b->j0};
+    relay_status st = overlay_1d(&sp->rows, t ? b_cols : b_rows, a_rows);
+    if (!st) st = overlay_1d(&sp->cols, t ? b_rows : b_cols, a_cols);
     return st;
 }
 

@@ -39,6 +39,7 @@ static relay_status create_context_comm(rl_blacs_context *cx)
         rc = MPI_Comm_create_group(cx->sys, mine, CONTEXT_TAG, &cx->comm);
         MPI_Group_free(&mine);
     }
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(cx->comm, MPI_ERRORS_RETURN); /* one-off replays run on it */
     if (rc == MPI_SUCCESS) MPI_Group_free(&all);
     free(sorted);
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "creating the communicator of a BLACS context");

@@ -33,11 +33,6 @@ rl_matrix_view rl_scalapack_view_of(const int *desc, int i, int j)
 
 /* ---- 3. the key: one matrix's layout, checked ---------------------------- */
 
-/* A matrix's layout as the key stores it: m, n, i, j, mb, nb, rsrc, csrc,
- * nprow, npcol, then per grid position the owner's rank in the context
- * communicator and that owner's lld. */
-enum { K_M, K_N, K_I, K_J, K_MB, K_NB, K_RSRC, K_CSRC, K_NPROW, K_NPCOL, K_FIXED };
-
 /* Whether a process at grid row `row`, column `col` may store its part of
  * the matrix d with leading dimension lld (the rules above; pblas: p?tran's). */
 static int lld_accepted(const int32_t *d, int row, int col, int nprow, int npcol, int pblas)

@@ -7,6 +7,7 @@
 #include <xxhash.h>
 
 #include "error.h"
+#include "exec_internal.h"
 #include "scalapack_internal.h"
 
 static relay_scalapack_cache_stats stats;
@@ -20,7 +21,12 @@ static void entry_free(rl_cache_entry *e)
 
 /* Plans the transform a key describes and binds it over the context.  Each
  * process builds its own section alone (relay_plan_transform_rank): the
- * work of a call is that process's lattices, not every process's. */
+ * work of a call is that process's lattices, not every process's.  The
+ * executor's first replay runs on the context's communicator (calls on a
+ * context come one at a time, each complete before the next), and only if
+ * the key comes again does it get a communicator and persistent requests
+ * of its own: a call with new arguments costs one agreement and a
+ * point-to-point exchange, as ScaLAPACK's own does. */
 static relay_status plan_entry(rl_cache_entry *e, const rl_blacs_context *cx)
 {
     const int32_t *k = e->key;
@@ -28,13 +34,13 @@ static relay_status plan_entry(rl_cache_entry *e, const rl_blacs_context *cx)
     relay_plan *plan = NULL;
     relay_op op = (relay_op)k[RL_KEY_OP];
     int me;
-    relay_status st = rl_scalapack_key_layout(&src, k + RL_KEY_HEAD, cx->nprocs);
-    if (!st) st = rl_scalapack_key_layout(&dst, k + RL_KEY_HEAD + k[RL_KEY_SRC_LEN], cx->nprocs);
+    relay_status st = rl_scalapack_matrix_layout(&src, k + RL_KEY_HEAD, cx->nprocs);
+    if (!st) st = rl_scalapack_matrix_layout(&dst, k + RL_KEY_HEAD + k[RL_KEY_SRC_LEN], cx->nprocs);
     if (!st && MPI_Comm_rank(cx->comm, &me) != MPI_SUCCESS) st = rl_fail(RELAY_ERR_MPI, "MPI_Comm_rank of a BLACS context");
     if (!st)
         st = relay_plan_transform_rank(&plan, me, cx->nprocs, 1, (const relay_layout *const *)&dst,
                                        (const relay_layout *const *)&src, &op, (relay_type)k[RL_KEY_TYPE], NULL);
-    if (!st) st = relay_exec_create(&e->exec, plan, cx->comm);
+    if (!st) st = relay_internal_exec_create(&e->exec, plan, cx->comm, RL_EXEC_BIND_ON_REPEAT);
     relay_plan_free(plan);
     relay_layout_free(src);
     relay_layout_free(dst);

@@ -12,10 +12,11 @@
  *   3. key (descriptors.c): the view, flattened, identifies the data
  *      movement; it is checked (identically on every process, so errors
  *      are collective) and looked up in the context's plan cache;
- *   4. replay (plan_cache.c, scalapack.c): on a miss the matrices' layouts
- *      are rebuilt as relay grid layouts (any submatrix origin, any process
- *      map, per-process lld), planned and bound; then the executor replays
- *      over the arrays.
+ *   4. replay (plan_cache.c, key_layout.c, scalapack.c): on a miss the
+ *      matrices' layouts are rebuilt as relay layouts (any submatrix
+ *      origin, any process map, per-process lld), planned and bound, its
+ *      replays bound only when the key comes again; then the executor
+ *      replays over the arrays.
  * Caches are per context, so evicting (a collective free) involves exactly
  * the processes that share the context and make the same calls. */
 #ifndef RELAY_SCALAPACK_INTERNAL_H
@@ -80,6 +81,11 @@ typedef struct {
 /* This process's view of a matrix (desc NULL or CTXT -1: outside its grid). */
 rl_matrix_view rl_scalapack_view_of(const int *desc, int i, int j);
 
+/* A matrix's layout as the key stores it: m, n, i, j, mb, nb, rsrc, csrc,
+ * nprow, npcol, then per grid position the owner's rank in the context
+ * communicator and that owner's lld. */
+enum { K_M, K_N, K_I, K_J, K_MB, K_NB, K_RSRC, K_CSRC, K_NPROW, K_NPCOL, K_FIXED };
+
 /* The key of a call of op on an m x n result from all nprocs processes'
  * views: type, op, then the source's and the destination's layout, each
  * checked (fn names the call in error messages). */
@@ -89,10 +95,17 @@ relay_status rl_scalapack_build_key(int32_t **out, size_t *len, const rl_process
 
 /* The layout one matrix's part of a key (at key + RL_KEY_HEAD for the
  * source, + key[RL_KEY_SRC_LEN] more for the destination) describes, over
- * the context's nprocs processes. */
+ * the context's nprocs processes, as an explicit grid layout: block by
+ * block, whatever the process map. */
 relay_status rl_scalapack_key_layout(relay_layout **out, const int32_t *matrix_key, int nprocs);
 
-/* ---- 4. the plan cache (plan_cache.c) ------------------------------------ */
+/* ---- 4. layouts and the plan cache (key_layout.c, plan_cache.c) ---------- */
+
+/* The same layout, block-cyclic (planned in time of its lattices) where
+ * the grid numbers its processes as the first ranks of the context, row-
+ * or column-major (BLACS' 'R' and 'C'); rl_scalapack_key_layout's
+ * otherwise. */
+relay_status rl_scalapack_matrix_layout(relay_layout **out, const int32_t *matrix_key, int nprocs);
 
 /* The executor for a key (taken over): moved to the front when cached,
  * planned and bound if not (collective over the context). */

@@ -4,7 +4,9 @@
  * Every result is checked index by index against brute force: the owner
  * and local index of every global index by the serial reference's
  * INDXG2P / INDXG2L (reference.c, independent of relay), on thousands of
- * random cases with fixed seeds and on hand-picked edge cases.  Regular
+ * random cases with fixed seeds (dimensions starting at an origin inside
+ * the distributed one, as ScaLAPACK submatrices do, among them) and on
+ * hand-picked edge cases.  Regular
  * cases (COSTA's Figure 3) must compress to the proven number of
  * progressions, and a 10^12-long dimension must take no time, which an
  * O(n) enumeration could not. */
@@ -32,20 +34,41 @@ static double seconds(void)
 
 /* ---- the reference: one global index at a time ---------------------------- */
 
-static int ref_owner(const rl_bc_dim *d, int64_t i) { return ref_indxg2p(i, d->b, d->s, d->P); }
+static int ref_owner(const rl_bc_dim *d, int64_t i) { return ref_indxg2p(d->o + i, d->b, d->s, d->P); }
 
 /* ref_indxg2l multiplies b*P; when that passes int64, every index lies in
  * the first cycle, where P does not matter. */
 static int64_t ref_local(const rl_bc_dim *d, int64_t i)
 {
-    return ref_indxg2l(i, d->b, d->b > INT64_MAX / d->P ? 1 : d->P);
+    return ref_indxg2l(d->o + i, d->b, d->b > INT64_MAX / d->P ? 1 : d->P);
 }
 
-/* Runs of the reference: maximal intervals inside one block of each side. */
-static int64_t ref_runs(int64_t n, int64_t b1, int64_t b2)
+static int64_t gcd(int64_t a, int64_t b) { return b ? gcd(b, a % b) : a; }
+
+/* The period lcm(b P, b' P') of the overlay, 0 when it passes int64. */
+static int64_t period(const rl_bc_dim *f, const rl_bc_dim *t)
+{
+    __int128 cf = (__int128)f->b * f->P, ct = (__int128)t->b * t->P;
+    if (cf > INT64_MAX || ct > INT64_MAX) return 0;
+    __int128 l = cf / gcd((int64_t)cf, (int64_t)ct) * ct;
+    return l > INT64_MAX ? 0 : (int64_t)l;
+}
+
+/* Where runs may start: at 0, a block boundary of either side, or, when
+ * an origin puts the sides' boundaries off the period's, a multiple of the
+ * period (each period is enumerated alone). */
+static int may_cut(const rl_bc_dim *f, const rl_bc_dim *t, int64_t i)
+{
+    int64_t L = period(f, t);
+    return i == 0 || (f->o + i) % f->b == 0 || (t->o + i) % t->b == 0 || (L && i % L == 0);
+}
+
+/* Runs of the reference: maximal intervals inside one block of each side
+ * (and one period). */
+static int64_t ref_runs(const rl_bc_dim *f, const rl_bc_dim *t)
 {
     int64_t runs = 0;
-    for (int64_t i = 0; i < n; i++) runs += i % b1 == 0 || i % b2 == 0;
+    for (int64_t i = 0; i < f->n; i++) runs += may_cut(f, t, i);
     return runs;
 }
 
@@ -62,9 +85,9 @@ static void check_run(const rl_bc_dim *f, const rl_bc_dim *t, const rl_run_latti
     int64_t n = f->n, g = r->g0 + k * r->gstride, end = g + r->len;
     assert_true(g >= 0 && end <= n);
     /* one block of each side, and cut only at block boundaries */
-    assert_true(g / f->b == (end - 1) / f->b && g / t->b == (end - 1) / t->b);
-    assert_true(g % f->b == 0 || g % t->b == 0);
-    assert_true(end == n || end % f->b == 0 || end % t->b == 0);
+    assert_true((f->o + g) / f->b == (f->o + end - 1) / f->b && (t->o + g) / t->b == (t->o + end - 1) / t->b);
+    assert_true(may_cut(f, t, g));
+    assert_true(end == n || may_cut(f, t, end));
     for (int64_t e = 0; e < r->len; e++) {
         int64_t i = g + e;
         assert_false(covered[i]);
@@ -90,20 +113,25 @@ static int64_t check_case(rl_bc_dim f, rl_bc_dim t)
         for (int64_t k = 0; k < r[j].count; k++) check_run(&f, &t, &r[j], k, covered);
     }
     for (int64_t i = 0; i < f.n; i++) assert_true(covered[i]);
-    assert_true(nr <= ref_runs(f.n, f.b, t.b));
+    assert_true(nr <= ref_runs(&f, &t));
     free(covered);
     free(r);
     return nr;
 }
 
-static rl_bc_dim dim(int64_t n, int64_t b, int P, int s) { return (rl_bc_dim){n, b, P, s}; }
+static rl_bc_dim dim(int64_t n, int64_t b, int P, int s) { return (rl_bc_dim){n, b, P, s, 0}; }
+
+/* The same, starting at index o of the distributed dimension. */
+static rl_bc_dim dim_at(int64_t n, int64_t b, int P, int s, int64_t o) { return (rl_bc_dim){n, b, P, s, o}; }
 
 /* ---- random cases ------------------------------------------------------------ */
 
+/* Every other one starts at an origin within its first cycles. */
 static rl_bc_dim random_dim(int64_t n, int64_t max_b, int max_p)
 {
     int P = (int)uniform(1, max_p);
-    return dim(n, uniform(1, max_b), P, (int)uniform(0, P - 1));
+    int64_t b = uniform(1, max_b);
+    return dim_at(n, b, P, (int)uniform(0, P - 1), uniform(0, 1) ? uniform(0, 3 * b * P) : 0);
 }
 
 /* Block sizes up to 70 (periods mostly longer than n), small ones (many
@@ -138,7 +166,7 @@ static void test_random(void **state)
             }
         }
         progressions += check_case(f, t);
-        runs += ref_runs(n, f.b, t.b);
+        runs += ref_runs(&f, &t);
     }
     printf("random: %lld runs in %lld progressions\n", (long long)runs, (long long)progressions);
 }
@@ -164,6 +192,10 @@ static void test_hand_picked(void **state)
         {dim(4999, 5, 9, 8), dim(4999, 4, 9, 0)},
         {dim(5000, ((int64_t)1 << 40) + 1, 3, 1), dim(5000, ((int64_t)1 << 40) - 1, 5, 2)}, /* lcm overflows */
         {dim(5000, 3, 2, 1), dim(5000, ((int64_t)1 << 62) + 1, 2, 1)},                    /* b*P overflows */
+        {dim_at(1000, 6, 4, 1, 5), dim(1000, 6, 4, 1)},       /* a submatrix: the first block is partial */
+        {dim_at(1000, 6, 4, 1, 24), dim_at(1000, 8, 3, 2, 3)}, /* origins a cycle in, and inside a block */
+        {dim_at(999, 1, 5, 4, 7), dim_at(999, 32, 2, 1, 100)},
+        {dim_at(5000, 3, 2, 1, ((int64_t)1 << 62) - 1), dim(5000, 7, 3, 0)},             /* origin past b*P cycles */
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) check_case(cases[c][0], cases[c][1]);
 }

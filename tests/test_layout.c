@@ -1,6 +1,7 @@
 /* test_layout.c — cmocka unit tests of relay's layouts against the serial reference.
  *
- * For hand-picked and random block-cyclic and grid layouts, every element's
+ * For hand-picked and random block-cyclic and grid layouts, and ScaLAPACK
+ * submatrices (relay_internal_layout_submatrix), every element's
  * owner and local index (relay_layout_locate) and every rank's buffer size
  * (relay_layout_local_elems) must equal the reference's.  Every bad argument
  * of the constructors must return RELAY_ERR_ARG, leave *out untouched and set
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <threads.h>
 
+#include "layout_internal.h"
 #include "reference.h"
 #include "relay/relay.h"
 
@@ -188,6 +190,65 @@ static void test_block_cyclic_random(void **state)
         check_and_free(&r, &failures);
     }
     assert_int_equal(failures, 0);
+}
+
+/* ---- ScaLAPACK submatrices (relay_internal_layout_submatrix) ---------------------- */
+
+/* Every element of an m x n submatrix at (i0, j0) of an M x N block-cyclic
+ * matrix, each rank at its own lld, where the reference's INDXG2P and
+ * INDXG2L put it; each rank's buffer ends right after its last element. */
+static void check_submatrix(ref_rng *rng)
+{
+    int64_t M = ref_rng_range(rng, 1, 60), N = ref_rng_range(rng, 1, 60), mb = ref_rng_range(rng, 1, 9),
+            nb = ref_rng_range(rng, 1, 9);
+    int pr = (int)ref_rng_range(rng, 1, 3), pc = (int)ref_rng_range(rng, 1, 3), rsrc = (int)ref_rng_range(rng, 0, pr - 1),
+        csrc = (int)ref_rng_range(rng, 0, pc - 1);
+    relay_order grid = ref_rng_range(rng, 0, 1) ? RELAY_ROW_MAJOR : RELAY_COL_MAJOR;
+    int64_t i0 = ref_rng_range(rng, 0, M - 1), j0 = ref_rng_range(rng, 0, N - 1);
+    int64_t m = ref_rng_range(rng, 0, M - i0), n = ref_rng_range(rng, 0, N - j0), lld[9], last[9];
+    for (int r = 0; r < pr * pc; r++) {
+        int row = grid == RELAY_ROW_MAJOR ? r / pc : r % pr;
+        int64_t rows = ref_numroc(M, mb, row, rsrc, pr);
+        lld[r] = (rows > 1 ? rows : 1) + ref_rng_range(rng, 0, 2);
+        last[r] = 0;
+    }
+    relay_layout *l;
+    assert_int_equal(relay_internal_layout_submatrix(&l, m, n, i0, j0, mb, nb, pr, pc, grid, rsrc, csrc, lld), RELAY_OK);
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            int row = ref_indxg2p(i0 + i, mb, rsrc, pr), col = ref_indxg2p(j0 + j, nb, csrc, pc), rank;
+            int want = grid == RELAY_ROW_MAJOR ? row * pc + col : col * pr + row;
+            int64_t index, expect = ref_indxg2l(i0 + i, mb, pr) + ref_indxg2l(j0 + j, nb, pc) * lld[want];
+            assert_int_equal(relay_layout_locate(l, i, j, &rank, &index), RELAY_OK);
+            assert_int_equal(rank, want);
+            assert_int_equal(index, expect);
+            if (expect + 1 > last[want]) last[want] = expect + 1;
+        }
+    for (int r = 0; r < pr * pc; r++) assert_int_equal(relay_layout_local_elems(l, r), last[r]);
+    relay_layout_free(l);
+}
+
+static void test_submatrix_random(void **state)
+{
+    (void)state;
+    ref_rng rng;
+    ref_rng_seed(&rng, 16);
+    for (int c = 0; c < RANDOM_LAYOUTS; c++) check_submatrix(&rng);
+}
+
+/* An lld below a rank's local rows is refused; one where the rank holds
+ * nothing of the submatrix is not looked at. */
+static void test_submatrix_lld(void **state)
+{
+    (void)state;
+    relay_layout *l = NULL;
+    int64_t lld[2] = {5, 4}; /* 10 rows in blocks of 2 over 2 process rows: 6 and 4 local rows below row 10 */
+    assert_int_equal(relay_internal_layout_submatrix(&l, 8, 3, 2, 0, 2, 2, 2, 1, RELAY_ROW_MAJOR, 0, 0, lld), RELAY_ERR_ARG);
+    assert_null(l);
+    int64_t only_first[2] = {6, 0}; /* rows 0..1 live on process row 0 alone */
+    assert_int_equal(relay_internal_layout_submatrix(&l, 2, 3, 0, 0, 2, 2, 2, 1, RELAY_ROW_MAJOR, 0, 0, only_first), RELAY_OK);
+    assert_int_equal(relay_layout_local_elems(l, 1), 0);
+    relay_layout_free(l);
 }
 
 /* ---- grid layouts ---------------------------------------------------------------- */
@@ -526,6 +587,8 @@ int main(void)
         cmocka_unit_test(test_scalapack_formulas_by_hand),
         cmocka_unit_test(test_block_cyclic_hand_picked),
         cmocka_unit_test(test_block_cyclic_random),
+        cmocka_unit_test(test_submatrix_random),
+        cmocka_unit_test(test_submatrix_lld),
         cmocka_unit_test(test_grid_packed_random),
         cmocka_unit_test(test_grid_explicit_random),
         cmocka_unit_test(test_grid_with_block_cyclic_storage),

@@ -1,0 +1,29 @@
+/* exec_internal.h — creating an executor for a caller that replays many
+ * plans, most of them once: relay_scalapack's plan cache, whose calls with
+ * ever-new arguments must cost no more than ScaLAPACK's (issue 16).
+ *
+ * relay_exec_create duplicates the communicator and binds everything a
+ * replay needs at once.  For a one-off call both are waste: a duplicate is
+ * a collective of its own, and persistent requests and the agreement of
+ * peers on direct messages pay off only from the second replay.  With
+ * RL_EXEC_BIND_ON_REPEAT the first replay runs on comm itself, point to
+ * point, every message packed, with requests of its own; the second
+ * duplicates comm and binds the rest (the kind's bind_replays) before it
+ * runs.  The caller keeps comm alive as long as the executor, sets
+ * MPI_ERRORS_RETURN on it, and completes each first replay before it
+ * starts another on comm (of any executor).  (Executors' nonblocking
+ * collectives stay on their own duplicates: Open MPI 4.1 was seen to hang
+ * when MPI_Ialltoallv of several executors shared one communicator.)
+ * Exported under a relay_ name, like relay_internal_fail, for
+ * relay_scalapack alone; declared only here. */
+#ifndef RELAY_EXEC_INTERNAL_H
+#define RELAY_EXEC_INTERNAL_H
+
+#include "relay/exec.h"
+
+enum { RL_EXEC_BIND_ON_REPEAT = 1 };
+
+/* relay_exec_create with flags (0: relay_exec_create itself). */
+RELAY_API relay_status relay_internal_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm comm, unsigned flags);
+
+#endif
