@@ -14,7 +14,8 @@ rounds=${4:-7}
 bench="$build/bench/hsumma_bench"
 [ -x "$bench" ] || { echo "hsumma.sh: $bench not built (cmake -DCMAKE_BUILD_TYPE=Release)" >&2; exit 1; }
 export OPENBLAS_NUM_THREADS=1
-mpiexec -n 1 "$bench" --model
+mpiexec=$(relay_mpiexec "$build")
+"$mpiexec" -n 1 "$bench" --model
 for p in 4 8 16; do
-    mpiexec --oversubscribe -n "$p" "$bench" "$n" "$b" "$rounds"
+    "$mpiexec" -n "$p" "$bench" "$n" "$b" "$rounds"
 done

@@ -12,5 +12,6 @@ reps=${2:-9}
 warmup=${3:-2}
 bench="$build/bench/redist_bench"
 [ -x "$bench" ] || { echo "redist.sh: $bench not built (cmake -DCMAKE_BUILD_TYPE=Release)" >&2; exit 1; }
-mpiexec --oversubscribe -n 2 "$bench" 1x2 2048,4096,8192 "$reps" "$warmup"
-mpiexec --oversubscribe -n 4 "$bench" 2x2 2048,4096,8192 "$reps" "$warmup" | tail -n +3
+mpiexec=$(relay_mpiexec "$build")
+"$mpiexec" -n 2 "$bench" 1x2 2048,4096,8192 "$reps" "$warmup"
+"$mpiexec" -n 4 "$bench" 2x2 2048,4096,8192 "$reps" "$warmup" | tail -n +3

@@ -15,8 +15,9 @@ reps=${4:-20}
 hit_n=${5:-2000}
 bench="$build/bench/scalapack_calls"
 [ -x "$bench" ] || { echo "scalapack_calls.sh: $bench not built (cmake -DCMAKE_BUILD_TYPE=Release)" >&2; exit 1; }
+mpiexec=$(relay_mpiexec "$build")
 for run in $(seq "$runs"); do
   for np in 2 4; do
-    mpiexec --oversubscribe -n "$np" "$bench" "$calls" "$reps" "$hit_n" "$run"
+    "$mpiexec" -n "$np" "$bench" "$calls" "$reps" "$hit_n" "$run"
   done
 done

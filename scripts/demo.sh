@@ -13,4 +13,4 @@ set -x
 build/bin/relay-plan transform --ranks 4 --from bc:2000x2000:32x32:1x4 --to bc:2000x2000:128x128:2x2 \
   --op T --type d -o "$plan"
 build/bin/relay-dump "$plan"
-mpiexec -n 4 build/bin/relay-run "$plan" --iters 5 --verify
+"$(relay_mpiexec build)" -n 4 build/bin/relay-run "$plan" --iters 5 --verify

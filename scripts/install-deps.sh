@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # install-deps.sh — installs everything relay needs to build, test and
 # benchmark, from Debian's packages.  Run as root (or with sudo available).
+# Both MPI libraries are installed (relay is tested under each); Open MPI
+# stays the system's default MPI (mpicc, mpiexec: Debian's alternatives rank
+# it above MPICH, 50 to 40), MPICH is reached by its own names (mpicc.mpich,
+# mpiexec.mpich).
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config git
-  libopenmpi-dev openmpi-bin          # MPI (MPICH works too: libmpich-dev mpich)
-  gfortran                            # the Fortran module (use relay), its tests and example
+  libopenmpi-dev openmpi-bin          # MPI: Open MPI 4.1 (MPI 3.1), the default
+  libmpich-dev mpich                  # MPI: MPICH 4 (MPI-4 persistent collectives)
+  gfortran                            # the Fortran module (use relay), its tests and examples
   libmsgpack-dev                      # plan files (msgpack-c)
   libxxhash-dev                       # checksums and fingerprints
   libcmocka-dev                       # unit tests
   libopenblas-dev                     # CBLAS for SUMMA/HSUMMA local products
-  libscalapack-openmpi-dev            # baseline in bench/, reference in the wrapper tests
+  libscalapack-openmpi-dev            # baseline in bench/, reference in the wrapper tests,
+  libscalapack-mpich-dev              #   one build per MPI library
   clang libclang-rt-14-dev            # libFuzzer and sanitizer runtimes
   python3                             # small helper scripts in tests and bench
 )

@@ -61,8 +61,10 @@ for f in $libs "$P"/bin/relay-*; do
 done
 
 # A CMake project outside the tree: find_package(relay).
+# It is built with the MPI relay was built with (compiler and launcher).
 run "configure a find_package(relay) project" cmake -S "$SRC/tests/install/consumer" -B "$WORK/consumer" \
-    -DCMAKE_PREFIX_PATH="$P" -DRELAY_SOURCE_DIR="$SRC" -DCMAKE_BUILD_TYPE=Release
+    -DCMAKE_PREFIX_PATH="$P" -DRELAY_SOURCE_DIR="$SRC" -DCMAKE_BUILD_TYPE=Release \
+    -DMPI_C_COMPILER="$MPICC" -DMPIEXEC_EXECUTABLE="$MPIEXEC"
 run "build it" cmake --build "$WORK/consumer"
 run "relay::relay program under mpiexec" "$MPIEXEC" -n 4 "$WORK/consumer/consumer_demo" 300 2
 run "relay::exec program under mpiexec" "$MPIEXEC" -n 4 "$WORK/consumer/consumer_replay" "$WORK/t.plan"
