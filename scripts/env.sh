@@ -5,7 +5,7 @@
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
-JOBS="${JOBS:-$(nproc)}"
+JOBS="${JOBS:-$(nproc --all)}"  # --all: GNU nproc honours OMP_NUM_THREADS, set above
 
 # relay_mpiexec BUILD_DIR: the launcher of the MPI that build was configured
 # with (FindMPI's MPIEXEC_EXECUTABLE), so programs start under their own MPI.
