@@ -159,7 +159,7 @@ static relay_status bmmc_prepare(void **state, const relay_plan *p, int rank, in
 }
 
 /* The persistent requests, on the executor's own communicator. */
-static relay_status bmmc_bind(void *state, MPI_Comm comm)
+static relay_status bmmc_bind(void *state, MPI_Comm comm, relay_internal_scratch *lent)
 {
     rl_bmmc_exec *x = state;
     int rc = MPI_Type_contiguous((int)x->esz, MPI_BYTE, &x->elem_type);

@@ -84,7 +84,8 @@ static relay_status bind_replays(relay_exec *e)
     return st;
 }
 
-relay_status relay_internal_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm comm, unsigned flags)
+relay_status relay_internal_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm comm, unsigned flags,
+                                        relay_internal_scratch *scratch)
 {
     if (!out || !p) return rl_fail(RELAY_ERR_ARG, "relay_exec_create: NULL argument");
     if (comm == MPI_COMM_NULL) return rl_fail(RELAY_ERR_ARG, "relay_exec_create: the communicator is MPI_COMM_NULL");
@@ -102,7 +103,7 @@ relay_status relay_internal_exec_create(relay_exec **out, const relay_plan *p, M
     if (!st && on_repeat) e->comm = comm;
     if (!st && !on_repeat) st = dup_comm(comm, &e->comm);
     e->owns_comm = !on_repeat;
-    if (!st) st = e->kind->bind(e->state, e->comm);
+    if (!st) st = e->kind->bind(e->state, e->comm, on_repeat ? scratch : NULL);
     if (!st && !on_repeat) st = bind_replays(e);
     if (st) {
         relay_exec_free(e);
@@ -114,7 +115,7 @@ relay_status relay_internal_exec_create(relay_exec **out, const relay_plan *p, M
 
 relay_status relay_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm comm)
 {
-    return relay_internal_exec_create(out, p, comm, 0);
+    return relay_internal_exec_create(out, p, comm, 0, NULL);
 }
 
 relay_status relay_exec_start(relay_exec *e, void *const *dst, const void *const *src, const void *alpha, const void *beta)

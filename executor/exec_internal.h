@@ -14,7 +14,10 @@
  * starts another on comm (of any executor).  (Executors' nonblocking
  * collectives stay on their own duplicates: Open MPI 4.1 was seen to hang
  * when MPI_Ialltoallv of several executors shared one communicator.)
- * Exported under a relay_ name, like relay_internal_fail, for
+ * A first replay stages its messages in memory the caller lends
+ * (`scratch`, may be NULL: then the executor's own, held for that replay
+ * alone), so that calls with new arguments reuse warm pages (buffers.c).
+ * Exported under relay_ names, like relay_internal_fail, for
  * relay_scalapack alone; declared only here. */
 #ifndef RELAY_EXEC_INTERNAL_H
 #define RELAY_EXEC_INTERNAL_H
@@ -23,7 +26,17 @@
 
 enum { RL_EXEC_BIND_ON_REPEAT = 1 };
 
-/* relay_exec_create with flags (0: relay_exec_create itself). */
-RELAY_API relay_status relay_internal_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm comm, unsigned flags);
+/* Memory lent to first replays: zero-initialised by its owner, used by one
+ * replay at a time, released by relay_internal_scratch_release. */
+typedef struct {
+    char *buf;
+    size_t bytes;
+} relay_internal_scratch;
+
+/* relay_exec_create with flags (0: relay_exec_create itself) and the
+ * scratch of first replays (used only with RL_EXEC_BIND_ON_REPEAT). */
+RELAY_API relay_status relay_internal_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm comm, unsigned flags,
+                                                  relay_internal_scratch *scratch);
+RELAY_API void relay_internal_scratch_release(relay_internal_scratch *s);
 
 #endif

@@ -13,6 +13,7 @@
 
 #include <mpi.h>
 
+#include "exec_internal.h"
 #include "plan_internal.h"
 #include "relay/exec.h"
 
@@ -25,8 +26,10 @@ typedef struct {
      * On failure *state may hold a partial preparation: free frees it. */
     relay_status (*prepare)(void **state, const relay_plan *p, int rank, int nranks);
     /* Collective over comm, the executor's communicator, which outlives
-     * the state: requests, communicators, agreements among ranks. */
-    relay_status (*bind)(void *state, MPI_Comm comm);
+     * the state: requests, communicators, agreements among ranks.  `lent`
+     * (an executor bound on repeat: may be NULL) is the caller's scratch for
+     * the first replay's messages, which outlives the state too. */
+    relay_status (*bind)(void *state, MPI_Comm comm, relay_internal_scratch *lent);
     /* What only repeated replays pay for (persistent requests, agreements
      * with peers), split from bind so that an executor bound on repeat
      * (exec_internal.h) runs its first replay without it: collective over

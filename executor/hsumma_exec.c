@@ -372,7 +372,7 @@ static relay_status hsumma_prepare(void **state, const relay_plan *p, int rank, 
     return st;
 }
 
-static relay_status hsumma_bind(void *state, MPI_Comm comm) { return rl_hsumma_exec_bind(state, comm); }
+static relay_status hsumma_bind(void *state, MPI_Comm comm, relay_internal_scratch *lent) { return rl_hsumma_exec_bind(state, comm); }
 
 /* C in dst[0], A and B in src[0] and src[1]. */
 static relay_status hsumma_start(void *state, void *const *dst, const void *const *src, const void *alpha, const void *beta)

@@ -10,6 +10,7 @@
 
 #include <mpi.h>
 
+#include "exec_internal.h"
 #include "kernels.h"
 #include "plan_internal.h"
 
@@ -51,8 +52,9 @@ typedef struct {
     rl_task *tasks;
     int64_t ntasks;
     int64_t *first;          /* per message: its tasks are [first[k], first[k+1]) */
-    int64_t *byte_off;       /* per message: offset in the pack buffer */
-    char *buf;
+    int64_t *byte_off;       /* per message: offset in the pack buffer; byte_off[nmsg] its size */
+    int nmsg;
+    char *buf;               /* NULL while not held (rl_message_set_hold) */
 } rl_message_set;
 
 /* A lattice that travels direct: `count` contiguous runs of `bytes` bytes
@@ -77,6 +79,8 @@ typedef struct {
     rl_pair_info *pairs;
     rl_section *sec;
     rl_message_set sends, recvs, locals;
+    relay_internal_scratch *lent; /* the caller's, for replays before they are bound, or NULL */
+    int buffers_lent;        /* sends.buf and recvs.buf point into *lent */
     MPI_Datatype unit;       /* WIRE_UNIT bytes: messages over INT_MAX bytes travel in these */
     int bound;               /* replays bound: persistent requests, the schedule settled,
                                 direct messages agreed; before, a replay is a one-off p2p

@@ -255,11 +255,12 @@ static relay_status agree_direct(rl_transform_exec *x)
     return x->direct_reqs ? RELAY_OK : RL_NOMEM();
 }
 
-/* What a one-off replay needs: a communicator and the wire unit. */
-static relay_status transform_bind(void *state, MPI_Comm comm)
+/* What a one-off replay needs: a communicator, the wire unit, the scratch. */
+static relay_status transform_bind(void *state, MPI_Comm comm, relay_internal_scratch *lent)
 {
     rl_transform_exec *x = state;
     x->comm = comm;
+    x->lent = lent;
     int rc = MPI_Type_contiguous(WIRE_UNIT, MPI_BYTE, &x->unit);
     if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&x->unit);
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "MPI_Type_contiguous");
@@ -269,7 +270,8 @@ static relay_status transform_bind_replays(void *state, MPI_Comm comm)
 {
     rl_transform_exec *x = state;
     x->comm = comm;
-    relay_status st = settle_schedule(x);
+    relay_status st = rl_transform_hold_buffers(x);
+    if (!st) st = settle_schedule(x);
     if (!st) st = x->schedule == RELAY_SCHED_ALLTOALLV ? create_a2a_request(x) : create_requests(x);
     if (!st && x->schedule == RELAY_SCHED_P2P) st = agree_direct(x);
     x->bound = st == RELAY_OK;
@@ -315,6 +317,7 @@ static void transform_free(void *state)
     free(x->send_runs);
     free(x->recv_runs);
     free(x->a2a);
+    rl_transform_drop_buffers(x); /* the scratch's memory is not ours to free */
     rl_message_set_free(&x->sends);
     rl_message_set_free(&x->recvs);
     rl_message_set_free(&x->locals);

@@ -19,6 +19,7 @@
  * their number follows the lattices and elements, never the pieces. */
 #include <limits.h>
 
+#include "buffers.h"
 #include "error.h"
 #include "transform_pack.h"
 
@@ -186,8 +187,8 @@ int64_t rl_padded_bytes(int64_t bytes)
     return (bytes + unit - 1) / unit * unit;
 }
 
-/* Each message's offset in the pack buffer, and the buffer. */
-static relay_status build_buffer(rl_message_set *ms, const rl_message *msg, int nmsg, size_t esz)
+/* Each message's offset in the pack buffer (held later: rl_message_set_hold). */
+static relay_status buffer_offsets(rl_message_set *ms, const rl_message *msg, int nmsg, size_t esz)
 {
     ms->byte_off = rl_malloc_array((size_t)nmsg + 1, sizeof *ms->byte_off);
     if (!ms->byte_off) return RL_NOMEM();
@@ -197,9 +198,7 @@ static relay_status build_buffer(rl_message_set *ms, const rl_message *msg, int 
         if (rl_mul_overflows(msg[k].elems, (int64_t)esz, &b) || rl_add_overflows(ms->byte_off[k], rl_padded_bytes(b), &ms->byte_off[k + 1]))
             return rl_fail(RELAY_ERR_ARG, "message of %lld elements is too large", (long long)msg[k].elems);
     }
-    int64_t bytes = ms->byte_off[nmsg];
-    ms->buf = bytes ? aligned_alloc(ALIGN, (size_t)bytes) : NULL;
-    if (bytes && !ms->buf) return rl_fail(RELAY_ERR_NOMEM, "cannot allocate %lld bytes of message buffers", (long long)bytes);
+    ms->nmsg = nmsg;
     return RELAY_OK;
 }
 
@@ -217,7 +216,7 @@ relay_status rl_message_set_build(rl_message_set *ms, const rl_message *msg, int
         }
     }
     relay_status st = build_tasks(ms, msg, nmsg);
-    return st ? st : build_buffer(ms, msg, nmsg, esz);
+    return st ? st : buffer_offsets(ms, msg, nmsg, esz);
 }
 
 relay_status rl_local_set_build(rl_message_set *ms, const rl_local_span *local, int64_t nlocal, const rl_pair_info *pairs)
@@ -229,10 +228,56 @@ relay_status rl_local_set_build(rl_message_set *ms, const rl_local_span *local, 
     return build_tasks(ms, &all, 1);
 }
 
+static int64_t buffer_bytes(const rl_message_set *ms) { return ms->byte_off ? ms->byte_off[ms->nmsg] : 0; }
+
+/* Sends, then receives, in the caller's scratch (sizes are ALIGN-padded). */
+static relay_status borrow_buffers(rl_transform_exec *x)
+{
+    int64_t send = buffer_bytes(&x->sends), total = send + buffer_bytes(&x->recvs);
+    char *buf = total ? rl_scratch_lend(x->lent, (size_t)total) : NULL;
+    if (total && !buf) return rl_fail(RELAY_ERR_NOMEM, "cannot allocate %lld bytes of message buffers", (long long)total);
+    x->sends.buf = send ? buf : NULL;
+    x->recvs.buf = total > send ? buf + send : NULL;
+    x->buffers_lent = 1;
+    return RELAY_OK;
+}
+
+relay_status rl_transform_hold_buffers(rl_transform_exec *x)
+{
+    if (x->lent && !x->bound) return borrow_buffers(x);
+    relay_status st = rl_message_set_hold(&x->sends);
+    return st ? st : rl_message_set_hold(&x->recvs);
+}
+
+void rl_transform_drop_buffers(rl_transform_exec *x)
+{
+    if (x->buffers_lent) {
+        x->sends.buf = x->recvs.buf = NULL;
+        x->buffers_lent = 0;
+        return;
+    }
+    rl_message_set_drop(&x->sends);
+    rl_message_set_drop(&x->recvs);
+}
+
 /* Any address will do where a side has nothing to exchange, but not NULL. */
 static char nothing;
 
 void *rl_message_set_buf(const rl_message_set *ms) { return ms->buf ? ms->buf : &nothing; }
+
+relay_status rl_message_set_hold(rl_message_set *ms)
+{
+    int64_t bytes = buffer_bytes(ms);
+    if (ms->buf || !bytes) return RELAY_OK;
+    ms->buf = rl_buffer_alloc((size_t)bytes);
+    return ms->buf ? RELAY_OK : rl_fail(RELAY_ERR_NOMEM, "cannot allocate %lld bytes of message buffers", (long long)bytes);
+}
+
+void rl_message_set_drop(rl_message_set *ms)
+{
+    free(ms->buf);
+    ms->buf = NULL;
+}
 
 void rl_message_set_free(rl_message_set *ms)
 {

@@ -16,7 +16,8 @@
  * (transform_exec.c); the moves of elements are transform_pack.c's.
  * Before the replays are bound (an executor bound on repeat, exec_internal.h)
  * a replay is p2p whatever the plan's schedule, every message packed, each
- * with a nonblocking request of its own: what a one-off call needs. */
+ * with a nonblocking request of its own, and the pack buffers held for that
+ * replay alone: what a one-off call needs. */
 #include <limits.h>
 
 #include "error.h"
@@ -211,6 +212,8 @@ relay_status rl_transform_start(void *state, void *const *dst, const void *const
         x->src[k] = src[k];
     }
     rl_scalars_set(&x->scalars, x->type, alpha, beta);
+    st = x->bound ? RELAY_OK : rl_transform_hold_buffers(x); /* a one-off replay's, till its wait */
+    if (st) return st;
     relay_schedule sched = replayed_schedule(x);
     int rc = sched == RELAY_SCHED_ALLTOALLV ? start_a2a(x) : sched == RELAY_SCHED_ROUNDS ? start_rounds(x) : start_p2p(x);
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "starting the replay");
@@ -222,5 +225,6 @@ relay_status rl_transform_wait(void *state)
     relay_schedule sched = replayed_schedule(x);
     if (sched != RELAY_SCHED_ROUNDS) rl_transform_move_locals(x); /* rounds copy in their own step */
     int rc = sched == RELAY_SCHED_ALLTOALLV ? wait_a2a(x) : sched == RELAY_SCHED_ROUNDS ? wait_rounds(x) : wait_p2p(x);
+    if (!x->bound && rc == MPI_SUCCESS) rl_transform_drop_buffers(x);
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "completing the replay");
 }

@@ -12,6 +12,11 @@
 
 static relay_scalapack_cache_stats stats;
 
+/* Lent to every first replay, whatever its context: calls run one at a
+ * time, and one scratch of the largest one-off call stays warm where one
+ * per context would each fault in pages of its own (exec_internal.h). */
+static relay_internal_scratch first_replays;
+
 static void entry_free(rl_cache_entry *e)
 {
     relay_exec_free(e->exec);
@@ -27,7 +32,7 @@ static void entry_free(rl_cache_entry *e)
  * the key comes again does it get a communicator and persistent requests
  * of its own: a call with new arguments costs one agreement and a
  * point-to-point exchange, as ScaLAPACK's own does. */
-static relay_status plan_entry(rl_cache_entry *e, const rl_blacs_context *cx)
+static relay_status plan_entry(rl_cache_entry *e, rl_blacs_context *cx)
 {
     const int32_t *k = e->key;
     relay_layout *src = NULL, *dst = NULL;
@@ -40,7 +45,7 @@ static relay_status plan_entry(rl_cache_entry *e, const rl_blacs_context *cx)
     if (!st)
         st = relay_plan_transform_rank(&plan, me, cx->nprocs, 1, (const relay_layout *const *)&dst,
                                        (const relay_layout *const *)&src, &op, (relay_type)k[RL_KEY_TYPE], NULL);
-    if (!st) st = relay_internal_exec_create(&e->exec, plan, cx->comm, RL_EXEC_BIND_ON_REPEAT);
+    if (!st) st = relay_internal_exec_create(&e->exec, plan, cx->comm, RL_EXEC_BIND_ON_REPEAT, &first_replays);
     relay_plan_free(plan);
     relay_layout_free(src);
     relay_layout_free(dst);
@@ -113,6 +118,7 @@ void rl_scalapack_drop_entries(rl_blacs_context *cx)
         entry_free(e);
     }
     cx->entries = NULL;
+    relay_internal_scratch_release(&first_replays); /* given back too: the next first replay takes it anew */
     stats.entries -= cx->nentries;
     cx->nentries = 0;
 }

@@ -27,6 +27,7 @@
 
 #include <mpi.h>
 
+#include "exec_internal.h"
 #include "relay/relay.h"
 #include "relay/scalapack.h"
 
