@@ -41,6 +41,8 @@ static const rl_exec_kind *kind_of(const relay_plan *p)
 /* What ranks agree on at create, reduced by maximum alongside the verdict. */
 enum { AGREE_FP, AGREE_NOT_FP, AGREE_SIZE, AGREE_SECTION, AGREE_N };
 
+static const char agreeing_on[] = "preparing its part of the plan";
+
 /* Every rank learns whether all can bind the plan.  The verdicts in order:
  * this rank's own failure, a communicator size a rank's plan was not made
  * for, different plans, a missing section, another rank's failure. */
@@ -50,7 +52,7 @@ static relay_status agree_on_plan(MPI_Comm comm, const relay_plan *p, int size, 
     rl_agree_same_init(&v[AGREE_FP], p->fingerprint);
     v[AGREE_SIZE] = size != p->nranks;
     v[AGREE_SECTION] = !has_part;
-    relay_status st = rl_agree_values(comm, local, v, AGREE_N, "preparing its part of the plan");
+    relay_status st = rl_agree_values(comm, local, v, AGREE_N, agreeing_on);
     if (local || st == RELAY_ERR_MPI) return st; /* a failing rank keeps its own message */
     if (v[AGREE_SIZE])
         return rl_fail(RELAY_ERR_MISMATCH, "the communicator has %d ranks but a rank's plan was made for a different count (this rank's: %d)",
@@ -58,6 +60,14 @@ static relay_status agree_on_plan(MPI_Comm comm, const relay_plan *p, int size, 
     if (!rl_agree_same(&v[AGREE_FP])) return rl_fail(RELAY_ERR_MISMATCH, "ranks hold different plans (fingerprints differ)");
     if (v[AGREE_SECTION]) return rl_fail(RELAY_ERR_MISMATCH, "a rank's plan lacks that rank's own section");
     return st;
+}
+
+/* Zeros leave every maximum as the planning ranks make it. */
+relay_status relay_internal_exec_join_failed(MPI_Comm comm, relay_status local)
+{
+    uint64_t v[AGREE_N] = {0};
+    relay_status st = rl_agree_values(comm, local, v, AGREE_N, agreeing_on);
+    return st ? st : local;
 }
 
 static relay_status dup_comm(MPI_Comm comm, MPI_Comm *own)

@@ -39,4 +39,10 @@ RELAY_API relay_status relay_internal_exec_create(relay_exec **out, const relay_
                                                   relay_internal_scratch *scratch);
 RELAY_API void relay_internal_scratch_release(relay_internal_scratch *s);
 
+/* A rank whose plan could not be made (`local` says why) takes part in the
+ * agreement its peers run inside relay_internal_exec_create on comm, so
+ * that every rank fails together instead of the others waiting for it;
+ * returns local.  Collective with their relay_internal_exec_create. */
+RELAY_API relay_status relay_internal_exec_join_failed(MPI_Comm comm, relay_status local);
+
 #endif

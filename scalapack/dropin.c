@@ -10,12 +10,12 @@
  * waiting in relay.  The first is made from global arguments (or ends the
  * job in ScaLAPACK's error handler).  relay's refusals are collective:
  * its argument checks run on the descriptors all processes have gathered
- * (descriptors.c), and failures while binding a plan are agreed on by
- * relay_exec_create.  What stays local is running out of memory before
- * those points, or a process failing to plan its own section
- * (plan_cache.c), and an MPI error during the replay; those would leave
- * the other processes inside relay's own collectives, where no agreement
- * after the call could reach them. */
+ * (descriptors.c), and failures while planning or binding a plan are
+ * agreed on when the executor is created (plan_cache.c).  What stays local
+ * is running out of memory before the descriptors are gathered, and an MPI
+ * error during the replay; those would leave the other processes inside
+ * relay's own collectives, where no agreement after the call could reach
+ * them. */
 #include "dropin.h"
 #include "scalapack_internal.h"
 

@@ -45,7 +45,9 @@ static relay_status plan_entry(rl_cache_entry *e, rl_blacs_context *cx)
     if (!st)
         st = relay_plan_transform_rank(&plan, me, cx->nprocs, 1, (const relay_layout *const *)&dst,
                                        (const relay_layout *const *)&src, &op, (relay_type)k[RL_KEY_TYPE], NULL);
-    if (!st) st = relay_internal_exec_create(&e->exec, plan, cx->comm, RL_EXEC_BIND_ON_REPEAT, &first_replays);
+    /* A process that failed to plan still joins the others' agreement. */
+    st = st ? relay_internal_exec_join_failed(cx->comm, st)
+            : relay_internal_exec_create(&e->exec, plan, cx->comm, RL_EXEC_BIND_ON_REPEAT, &first_replays);
     relay_plan_free(plan);
     relay_layout_free(src);
     relay_layout_free(dst);

@@ -2,12 +2,17 @@
  * collective failure without hangs (plans that differ, wrong communicator
  * size), split-phase misuse, isolation from the application's messages,
  * independence from the plan's lifetime, sends staggered by rank (watched
- * through MPI's profiling interface), and no communicator leak across
- * 100,000 create/free cycles.  Run at 1, 2, 3, 4 and 8 ranks. */
+ * through MPI's profiling interface), no communicator leak across 100,000
+ * create/free cycles, and the internal executors of relay_scalapack's plan
+ * cache (exec_internal.h): bound on repeat, first replays in a scratch they
+ * share, and a rank that failed to plan failing with the others.  Run at 1,
+ * 2, 3, 4 and 8 ranks. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
+#include "exec_internal.h"
 #include "relay/relay.h"
 
 static int rank, nranks, passed, failed;
@@ -267,6 +272,56 @@ static void test_no_communicator_leak(void)
     fixture_free(&f);
 }
 
+/* Two executors bound on repeat lend their first replays one scratch: the
+ * first replay packs into it (when the rank exchanges anything), later ones
+ * run bound; every replay delivers every element, into zeroed buffers. */
+static void test_first_replays_share_a_scratch(void)
+{
+    fixture f, g;
+    fixture_init(&f, 41, 29);
+    fixture_init(&g, 29, 41);
+    relay_internal_scratch scratch = {NULL, 0};
+    relay_exec *e = NULL, *x = NULL;
+    int ok = relay_internal_exec_create(&e, f.plan, MPI_COMM_WORLD, RL_EXEC_BIND_ON_REPEAT, &scratch) == RELAY_OK &&
+             relay_internal_exec_create(&x, g.plan, MPI_COMM_WORLD, RL_EXEC_BIND_ON_REPEAT, &scratch) == RELAY_OK;
+    check(ok, "executors bound on repeat are created");
+    int results = 1;
+    for (int r = 0; ok && r < 3; r++)
+        for (fixture *h = &f; h; h = h == &f ? &g : NULL) {
+            memset(h->abuf, 0, (size_t)relay_layout_local_elems(h->a, rank) * sizeof(double));
+            ok = relay_exec_run(h == &f ? e : x, (void *const[]){h->abuf}, (const void *const[]){h->bbuf}, NULL, NULL) == RELAY_OK;
+            results = results && fixture_result_ok(h);
+            if (r == 0 && h == &f) check(nranks == 1 || scratch.bytes > 0, "a first replay that exchanges messages stages them in the scratch");
+        }
+    check(ok && results, "first replays from the scratch and bound replays after them deliver every element");
+    relay_exec_free(e);
+    relay_exec_free(x);
+    relay_internal_scratch_release(&scratch);
+    check(scratch.buf == NULL && scratch.bytes == 0, "a released scratch holds nothing");
+    fixture_free(&f);
+    fixture_free(&g);
+}
+
+/* A rank whose plan could not be made joins the agreement its peers run
+ * while creating their executors: everyone fails, nobody waits. */
+static void test_failed_planning_fails_everywhere(void)
+{
+    fixture f;
+    fixture_init(&f, 20, 20);
+    relay_exec *e = NULL;
+    relay_status st;
+    if (rank == nranks - 1) {
+        relay_internal_fail(RELAY_ERR_NOMEM, "planning this rank's section: out of memory (simulated)");
+        st = relay_internal_exec_join_failed(MPI_COMM_WORLD, RELAY_ERR_NOMEM);
+        check(st == RELAY_ERR_NOMEM && strstr(relay_last_error(), "simulated"), "the failing rank keeps its own status and message");
+    } else {
+        st = relay_internal_exec_create(&e, f.plan, MPI_COMM_WORLD, RL_EXEC_BIND_ON_REPEAT, NULL);
+        check(st == RELAY_ERR_MISMATCH && e == NULL && strstr(relay_last_error(), "another rank"),
+              "the other ranks fail with RELAY_ERR_MISMATCH naming another rank");
+    }
+    fixture_free(&f);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -279,6 +334,8 @@ int main(int argc, char **argv)
     test_plan_freed_before_replay();
     if (nranks <= MAX_WATCHED) test_sends_are_staggered();
     test_no_communicator_leak();
+    test_first_replays_share_a_scratch();
+    test_failed_planning_fails_everywhere();
     if (rank == 0) printf("mpi_exec: %d passed, %d failed\n", passed, failed);
     MPI_Finalize();
     return failed ? 1 : 0;
