@@ -14,7 +14,10 @@
 #     compilers: RELAY_TEST_FC, and RELAY_TEST_MPIFC for MPI's), builds a
 #     planning program with the plain compiler and pkg-config relay-fortran,
 #     and an MPI program with find_package(relay COMPONENTS fortran) and with
-#     pkg-config, and runs them.
+#     pkg-config, and runs them; with ScaLAPACK (RELAY_TEST_SCALAPACK_LIBS,
+#     its libraries), builds examples/scf_redistribute.f90 against it alone
+#     and with pkg-config relay-scalapack-dropin ahead, and checks that both
+#     agree and the drop-in served the calls (tests/example_scf.sh).
 #   usage: bash install.sh SOURCE_DIR BUILD_DIR LIBDIR MPIEXEC MPICC
 set -u
 [ $# -eq 5 ] || { echo "usage: $0 SOURCE_DIR BUILD_DIR LIBDIR MPIEXEC MPICC" >&2; exit 2; }
@@ -96,6 +99,14 @@ if [ -n "${RELAY_TEST_FC:-}" ]; then
         -DMPI_Fortran_COMPILER="$RELAY_TEST_MPIFC" -DCMAKE_BUILD_TYPE=Release
     run "build it" cmake --build "$WORK/fortran_consumer"
     run "relay::fortran program under mpiexec" "$MPIEXEC" -n 4 "$WORK/fortran_consumer/fortran_replay" "$WORK/f.plan"
+    if [ -n "${RELAY_TEST_SCALAPACK_LIBS:-}" ]; then
+        run "ScaLAPACK program build" sh -c "'$RELAY_TEST_MPIFC' -o scf_plain '$SRC/examples/scf_redistribute.f90' \
+            $RELAY_TEST_SCALAPACK_LIBS"
+        run "pkg-config relay-scalapack-dropin build" sh -c "'$RELAY_TEST_MPIFC' -o scf_dropin \
+            '$SRC/examples/scf_redistribute.f90' \$(pkg-config --libs relay-scalapack-dropin) $RELAY_TEST_SCALAPACK_LIBS $rpath"
+        run "the drop-in serves the ScaLAPACK program's calls" bash "$SRC/tests/example_scf.sh" ./scf_plain ./scf_dropin \
+            "$MPIEXEC" -n 4
+    fi
 fi
 
 if [ "$FAILURES" -ne 0 ]; then
