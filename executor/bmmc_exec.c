@@ -248,6 +248,7 @@ static void bmmc_free(void *state)
 const rl_exec_kind rl_exec_bmmc = {
     .needs_section = 0,
     .prepare = bmmc_prepare,
+    .check_peers = NULL,
     .bind = bmmc_bind,
     .bind_replays = NULL,
     .start = bmmc_start,

@@ -5,8 +5,9 @@
  * operations (exec_kind.h), lets the kind prepare this rank's part, agrees
  * with every other rank on the plan (fingerprint, communicator size, each
  * rank's section where the kind needs one, and every rank's preparation:
- * one MPI_Allreduce), duplicates the communicator and lets the kind bind on
- * the duplicate, replays included.  relay_internal_exec_create may leave
+ * one MPI_Allreduce), lets the kind check its part against the peers'
+ * (sections that disagree), duplicates the communicator and lets the kind
+ * bind on the duplicate, replays included.  relay_internal_exec_create may leave
  * the duplicate and the binding of replays to the second replay, the first
  * running on the caller's communicator (exec_internal.h).  Start, wait, memory and free check what is common
  * to all kinds and hand the rest to the kind. */
@@ -110,6 +111,7 @@ relay_status relay_internal_exec_create(relay_exec **out, const relay_plan *p, M
     relay_status st = has_part ? e->kind->prepare(&e->state, p, rank, size) : RELAY_OK;
     st = agree_on_plan(comm, p, size, has_part, st);
     int on_repeat = (flags & RL_EXEC_BIND_ON_REPEAT) != 0;
+    if (!st && !on_repeat && e->kind->check_peers) st = e->kind->check_peers(e->state, comm);
     if (!st && on_repeat) e->comm = comm;
     if (!st && !on_repeat) st = dup_comm(comm, &e->comm);
     e->owns_comm = !on_repeat;

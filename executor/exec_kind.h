@@ -25,6 +25,12 @@ typedef struct {
      * agree on success before binding; nranks is the communicator's size.
      * On failure *state may hold a partial preparation: free frees it. */
     relay_status (*prepare)(void **state, const relay_plan *p, int rank, int nranks);
+    /* Collective over comm (the caller's), before bind: checks this rank's
+     * part against its peers', where a plan's parts could disagree (a
+     * plan file may lie in one rank's section); the verdict is agreed.
+     * NULL for kinds whose every part derives from the agreed header.
+     * Skipped for executors bound on repeat, whose callers made the plan. */
+    relay_status (*check_peers)(void *state, MPI_Comm comm);
     /* Collective over comm, the executor's communicator, which outlives
      * the state: requests, communicators, agreements among ranks.  `lent`
      * (an executor bound on repeat: may be NULL) is the caller's scratch for

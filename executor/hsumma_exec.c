@@ -404,6 +404,7 @@ static void hsumma_free(void *state) { rl_hsumma_exec_free(state); }
 const rl_exec_kind rl_exec_hsumma = {
     .needs_section = 0,
     .prepare = hsumma_prepare,
+    .check_peers = NULL,
     .bind = hsumma_bind,
     .bind_replays = NULL,
     .start = hsumma_start,

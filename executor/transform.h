@@ -97,6 +97,8 @@ typedef struct {
     int direct_into_a;       /* this replay receives direct runs straight into A */
     int32_t rounds;
     int *send_at, *recv_at;  /* rounds: the message of each step, or -1 */
+    int64_t *claims;         /* until the peers are checked: per rank, what this rank sends,
+                                what the peers say they send, what it expects (transform_exec.c) */
     int *a2a;                /* alltoallv: send counts, send displacements,
                                 receive counts, receive displacements (bytes) */
     MPI_Request a2a_req;

@@ -3,7 +3,11 @@
  *
  * Preparing (no MPI call) validates and copies this rank's section, builds
  * the tasks and pack buffers of its messages (transform_pack.c) and the
- * step tables of its schedule.  Binding takes the communicator; that is
+ * step tables of its schedule.  Checking the peers (collective) compares
+ * what each rank's section says it sends every other rank with what that
+ * rank's section expects to receive: sections are validated one by one,
+ * and a plan file can lie consistently in one of them, which would leave a
+ * receive waiting forever.  Binding takes the communicator; that is
  * enough for a one-off replay (transform_schedules.c).  Binding the
  * replays, collective on the executor's communicator, settles the schedule
  * every rank can replay (alltoallv's int counts limit it to pack buffers
@@ -61,6 +65,31 @@ static relay_status build_a2a(rl_transform_exec *x)
     return RELAY_OK;
 }
 
+/* What this rank's section says about each peer: per rank, the elements it
+ * sends that rank and at which step (-1: none, or no rounds), the claims
+ * its peers' sections make in return (filled by check_peers), and what it
+ * expects from each.  Made here, where failing is agreed on; O(ranks). */
+enum { CLAIM_ELEMS, CLAIM_STEP, CLAIM_N };
+
+static void claim_side(int64_t *claims, const rl_message *msg, int nmsg, const int64_t *step)
+{
+    for (int k = 0; k < nmsg; k++) {
+        claims[CLAIM_N * msg[k].peer + CLAIM_ELEMS] = msg[k].elems;
+        claims[CLAIM_N * msg[k].peer + CLAIM_STEP] = step ? step[k] : -1;
+    }
+}
+
+static relay_status build_claims(rl_transform_exec *x)
+{
+    size_t n = (size_t)CLAIM_N * (size_t)x->nranks;
+    x->claims = rl_malloc_array(3 * n, sizeof *x->claims);
+    if (!x->claims) return RL_NOMEM();
+    for (size_t i = 0; i < 3 * n; i++) x->claims[i] = i % CLAIM_N == CLAIM_STEP ? -1 : 0;
+    claim_side(x->claims, x->sec->send, x->sec->nsend, x->sec->send_round);
+    claim_side(x->claims + 2 * n, x->sec->recv, x->sec->nrecv, x->sec->recv_round);
+    return RELAY_OK;
+}
+
 /* The staged messages' requests, none created yet, and the flags of direct
  * messages, all staged until binding the replays agrees otherwise. */
 static relay_status build_requests(rl_transform_exec *x)
@@ -107,7 +136,38 @@ static relay_status transform_prepare(void **state, const relay_plan *p, int ran
     x->schedule = p->schedule;
     if (!st && x->schedule == RELAY_SCHED_ROUNDS) st = build_steps(x, p->rounds);
     if (!st && x->schedule == RELAY_SCHED_ALLTOALLV) st = build_a2a(x);
+    if (!st) st = build_claims(x);
     return st ? st : build_requests(x);
+}
+
+/* ---- checking the peers' sections -------------------------------------- */
+
+/* The first peer whose claim differs from what this rank expects, named. */
+static relay_status compare_claims(const rl_transform_exec *x, const int64_t *theirs, const int64_t *expected)
+{
+    for (int q = 0; q < x->nranks; q++) {
+        const int64_t *t = theirs + CLAIM_N * q, *e = expected + CLAIM_N * q;
+        if (t[CLAIM_ELEMS] != e[CLAIM_ELEMS] || t[CLAIM_STEP] != e[CLAIM_STEP])
+            return rl_fail(RELAY_ERR_MISMATCH,
+                           "the sections disagree: rank %d's says it sends rank %d %lld elements (step %lld), rank %d's "
+                           "expects %lld (step %lld)",
+                           q, x->rank, (long long)t[CLAIM_ELEMS], (long long)t[CLAIM_STEP], x->rank,
+                           (long long)e[CLAIM_ELEMS], (long long)e[CLAIM_STEP]);
+    }
+    return RELAY_OK;
+}
+
+/* One MPI_Alltoall of the claims, and every rank's verdict agreed on. */
+static relay_status transform_check_peers(void *state, MPI_Comm comm)
+{
+    rl_transform_exec *x = state;
+    size_t n = (size_t)CLAIM_N * (size_t)x->nranks;
+    int rc = MPI_Alltoall(x->claims, CLAIM_N, MPI_INT64_T, x->claims + n, CLAIM_N, MPI_INT64_T, comm);
+    relay_status st = rc == MPI_SUCCESS ? compare_claims(x, x->claims + n, x->claims + 2 * n)
+                                        : rl_mpi_fail(rc, "MPI_Alltoall of the messages' sizes");
+    free(x->claims);
+    x->claims = NULL;
+    return rl_agree(comm, st, "checking the sections against each other");
 }
 
 /* ---- binding: requests ------------------------------------------------- */
@@ -317,6 +377,7 @@ static void transform_free(void *state)
     free(x->send_runs);
     free(x->recv_runs);
     free(x->a2a);
+    free(x->claims);
     rl_transform_drop_buffers(x); /* the scratch's memory is not ours to free */
     rl_message_set_free(&x->sends);
     rl_message_set_free(&x->recvs);
@@ -331,6 +392,7 @@ static void transform_free(void *state)
 const rl_exec_kind rl_exec_transform = {
     .needs_section = 1,
     .prepare = transform_prepare,
+    .check_peers = transform_check_peers,
     .bind = transform_bind,
     .bind_replays = transform_bind_replays,
     .start = rl_transform_start,

@@ -5,7 +5,9 @@
  * through MPI's profiling interface), no communicator leak across 100,000
  * create/free cycles, and the internal executors of relay_scalapack's plan
  * cache (exec_internal.h): bound on repeat, first replays in a scratch they
- * share, and a rank that failed to plan failing with the others.  Run at 1,
+ * share, and a rank that failed to plan failing with the others; and a
+ * plan whose sections disagree across ranks (one rank's section drops a
+ * message, each section valid alone) refused by every rank at create.  Run at 1,
  * 2, 3, 4 and 8 ranks. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 
 #include "error.h"
 #include "exec_internal.h"
+#include "plan_internal.h"
 #include "relay/relay.h"
 
 static int rank, nranks, passed, failed;
@@ -322,6 +325,30 @@ static void test_failed_planning_fails_everywhere(void)
     fixture_free(&f);
 }
 
+/* Rank 0's section forgets its last send: valid alone, but its peer's
+ * section still expects the message, which would never come. */
+static void test_disagreeing_sections_are_refused(void)
+{
+    if (nranks < 2) return;
+    fixture f;
+    fixture_init(&f, 40, 40);
+    rl_section *s = f.plan->sections[0];
+    int peer = -1;
+    if (rank == 0 && s->nsend > 0) {
+        peer = (int)s->send[s->nsend - 1].peer;
+        s->nsend_spans = s->send[s->nsend - 1].first;
+        s->nsend--;
+    }
+    MPI_Bcast(&peer, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    relay_exec *e = NULL;
+    relay_status st = relay_exec_create(&e, f.plan, MPI_COMM_WORLD);
+    check(peer >= 0, "rank 0 sends something to drop");
+    check(st == RELAY_ERR_MISMATCH && e == NULL, "sections that disagree fail relay_exec_create everywhere");
+    check(rank != peer || strstr(relay_last_error(), "rank 0's says it sends") != NULL,
+          "the rank left waiting names the rank whose section disagrees");
+    fixture_free(&f);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -336,6 +363,7 @@ int main(int argc, char **argv)
     test_no_communicator_leak();
     test_first_replays_share_a_scratch();
     test_failed_planning_fails_everywhere();
+    test_disagreeing_sections_are_refused();
     if (rank == 0) printf("mpi_exec: %d passed, %d failed\n", passed, failed);
     MPI_Finalize();
     return failed ? 1 : 0;
