@@ -1,28 +1,98 @@
 #!/usr/bin/env bash
-# fuzz.sh SECONDS [BUILD_DIR] — fuzzes the plan decoder with libFuzzer under
-# AddressSanitizer and UndefinedBehaviorSanitizer for a bounded time, seeded
-# with valid plans written by BUILD_DIR's make_seeds.  Half its mutations
-# change one field of a section's records and re-seal the plan, so that they
-# reach the lattice checks past the checksums (tests/fuzz/fuzz_plan_decode.c).
-# Fails on any crash, leak, sanitizer report or allocation above 512 MiB.
+# fuzz.sh [--coverage] SECONDS [BUILD_DIR] — fuzzes the plan decoder with
+# libFuzzer under AddressSanitizer and UndefinedBehaviorSanitizer for a
+# bounded time, seeded with valid plans of every kind written by
+# BUILD_DIR's make_seeds (docs/fuzzing.md).
+#
+# The fuzzer is a fuzzing build: FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+# skips the integrity checks (checksums, fingerprint), and most mutations
+# edit one field of a plan and re-encode it (tests/fuzz/plan_mutator.c), so
+# that they reach the validation behind the checksums.  It runs in a child
+# process that libFuzzer restarts after a crash, so that one run finds every
+# crash, leak, sanitizer report, allocation above 512 MiB or broken promise
+# of the decoder it can; the script fails if it found any, naming each.
+# Then it replays the corpus and prints how many distinct validation
+# failures it reaches (relay_last_error() with numbers as N).
+#
+# --coverage also replays the corpus through a build instrumented for
+# llvm-cov and prints the line coverage of the decoder and validation files.
+# RELAY_FUZZ_KEEP=DIR keeps everything (corpus, crashes, reports) in DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+coverage=0
+if [ "${1:-}" = --coverage ]; then
+  coverage=1
+  shift
+fi
 seconds=${1:-60}
 build=${2:-build}
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-mkdir -p "$out/corpus"
+out=${RELAY_FUZZ_KEEP:-$(mktemp -d)}
+[ -n "${RELAY_FUZZ_KEEP:-}" ] || trap 'rm -rf "$out"' EXIT
+mkdir -p "$out/corpus" "$out/crashes"
+
+# The decoder and what it calls, from plan_format/ alone (neither MPI nor the planner).
+sources=(tests/fuzz/fuzz_plan_decode.c tests/fuzz/plan_mutator.c
+  plan_format/error.c plan_format/layout.c plan_format/plan.c plan_format/hash.c plan_format/validate.c
+  plan_format/mp_reader.c plan_format/codec_read.c plan_format/codec_write.c plan_format/atomic_file.c
+  plan_format/bmmc.c plan_format/hsumma_dist.c plan_format/hsumma_check.c plan_format/hsumma_fields.c
+  plan_format/hsumma.c plan_format/hsumma_model.c)
+# The decoder and validation files whose line coverage --coverage reports.
+measured=(codec_read.c mp_reader.c validate.c layout.c bmmc.c hsumma_check.c hsumma_fields.c)
+
+fuzz_build() { # OUTPUT FLAGS...
+  local output=$1
+  shift
+  clang -std=c17 -g -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION "$@" -Iinclude -Iplan_format -Wno-unknown-pragmas \
+    "${sources[@]}" -lmsgpackc -lxxhash -lm -o "$output"
+}
+
+run_fuzzer() {
+  echo "fuzz: running the plan decoder fuzzer for ${seconds}s"
+  "$out/fuzz_plan_decode" -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 -max_total_time="$seconds" \
+    -timeout=10 -malloc_limit_mb=512 -rss_limit_mb=2048 -max_len=16384 -artifact_prefix="$out/crashes/" \
+    "$out/corpus" >"$out/log" 2>&1 || true
+  grep -E '^#[0-9]+: cov' "$out/log" | tail -1 || true
+}
+
+# Each crash found, with the first line of its report.
+report_crashes() {
+  for f in "$out/crashes"/*; do
+    [ -e "$f" ] || continue
+    echo "fuzz: $(basename "$f"): $("$out/fuzz_plan_decode" -malloc_limit_mb=512 "$f" 2>&1 |
+      grep -m1 -E 'runtime error|ERROR: |fuzz_plan_decode: ' || echo 'no report on a rerun')"
+  done
+}
+
+# Every corpus input once more, each refusal's message noted.
+count_failures() {
+  : >"$out/failures"
+  RELAY_FUZZ_FAILURES="$out/failures" "$out/fuzz_plan_decode" -runs=0 "$out/corpus" >/dev/null 2>&1
+  sort "$out/failures" | uniq -c | sort -rn >"$out/failures.count"
+  echo "fuzz: $(find "$out/corpus" -type f | wc -l) corpus inputs reach $(wc -l <"$out/failures.count") distinct validation failures:"
+  sed 's/^/  /' "$out/failures.count"
+}
+
+measure_coverage() {
+  fuzz_build "$out/fuzz_coverage" -O0 -fsanitize=fuzzer -fprofile-instr-generate -fcoverage-mapping
+  LLVM_PROFILE_FILE="$out/corpus.profraw" "$out/fuzz_coverage" -runs=0 "$out/corpus" >/dev/null 2>&1
+  llvm-profdata merge -sparse "$out/corpus.profraw" -o "$out/corpus.profdata"
+  echo "fuzz: line coverage of the decoder and validation by the corpus"
+  llvm-cov report "$out/fuzz_coverage" -instr-profile="$out/corpus.profdata" "${measured[@]/#/plan_format/}" \
+    >"$out/coverage.txt"
+  # File, lines, lines missed, line coverage (columns 8-10 of llvm-cov's report).
+  awk '/\.c |^TOTAL/ { printf "  %-16s %5s lines %4s missed %8s\n", $1, $8, $9, $10 }' "$out/coverage.txt"
+}
+
 "$build/tests/make_seeds" "$out/corpus"
-# plan_format/ alone: the decoder needs neither MPI nor the planner.
-clang -std=c17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -Iinclude -Iplan_format -Wno-unknown-pragmas \
-  tests/fuzz/fuzz_plan_decode.c plan_format/error.c plan_format/layout.c plan_format/plan.c \
-  plan_format/hash.c plan_format/validate.c plan_format/mp_reader.c plan_format/codec_read.c \
-  plan_format/codec_write.c plan_format/atomic_file.c plan_format/bmmc.c plan_format/hsumma_dist.c \
-  plan_format/hsumma_check.c plan_format/hsumma_fields.c plan_format/hsumma.c plan_format/hsumma_model.c \
-  -lmsgpackc -lxxhash -lm -o "$out/fuzz_plan_decode"
-echo "fuzz: running the plan decoder fuzzer for ${seconds}s"
-"$out/fuzz_plan_decode" -max_total_time="$seconds" -malloc_limit_mb=512 -rss_limit_mb=2048 \
-  -max_len=8192 -print_final_stats=1 "$out/corpus" 2>"$out/log" || { tail -60 "$out/log"; exit 1; }
-grep -E '^stat::number_of_executed_units|^Done' "$out/log" || true
+fuzz_build "$out/fuzz_plan_decode" -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+run_fuzzer
+report_crashes
+count_failures
+[ "$coverage" = 0 ] || measure_coverage
+crashes=$(find "$out/crashes" -type f | wc -l)
+if [ "$crashes" -gt 0 ]; then
+  echo "fuzz: $crashes crashes, listed above (RELAY_FUZZ_KEEP=DIR keeps their inputs in DIR/crashes)"
+  echo "fuzz: 0 passed, 1 failed"
+  exit 1
+fi
 echo "fuzz: 1 passed, 0 failed"
