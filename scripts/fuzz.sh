@@ -28,7 +28,7 @@ seconds=${1:-60}
 build=${2:-build}
 out=${RELAY_FUZZ_KEEP:-$(mktemp -d)}
 [ -n "${RELAY_FUZZ_KEEP:-}" ] || trap 'rm -rf "$out"' EXIT
-mkdir -p "$out/corpus" "$out/crashes"
+mkdir -p "$out/corpus/all" "$out/crashes"
 
 # The decoder and what it calls, from plan_format/ alone (neither MPI nor the planner).
 sources=(tests/fuzz/fuzz_plan_decode.c tests/fuzz/plan_mutator.c
@@ -36,8 +36,11 @@ sources=(tests/fuzz/fuzz_plan_decode.c tests/fuzz/plan_mutator.c
   plan_format/mp_reader.c plan_format/codec_read.c plan_format/codec_write.c plan_format/atomic_file.c
   plan_format/bmmc.c plan_format/hsumma_dist.c plan_format/hsumma_check.c plan_format/hsumma_fields.c
   plan_format/hsumma.c plan_format/hsumma_model.c)
-# The decoder and validation files whose line coverage --coverage reports.
-measured=(codec_read.c mp_reader.c validate.c layout.c bmmc.c hsumma_check.c hsumma_fields.c)
+# What --coverage measures: the decoder and validation files whole, and of
+# layout.c and bmmc.c the checks (their other functions serve the planner
+# and the executor).
+measured=(codec_read.c mp_reader.c validate.c hsumma_check.c hsumma_fields.c layout.c bmmc.c)
+checks='^(layout\.c:)?(relay_layout_block_cyclic|relay_layout_grid|layout_new|bc_check|bc_build|bc_fill_rank_sizes|check_[a-z_]+|rl_bmmc_validate|rl_bmmc_from_factors)$'
 
 fuzz_build() { # OUTPUT FLAGS...
   local output=$1
@@ -46,12 +49,26 @@ fuzz_build() { # OUTPUT FLAGS...
     "${sources[@]}" -lmsgpackc -lxxhash -lm -o "$output"
 }
 
-run_fuzzer() {
-  echo "fuzz: running the plan decoder fuzzer for ${seconds}s"
-  "$out/fuzz_plan_decode" -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 -max_total_time="$seconds" \
+run_fuzzer() { # CORPUS SECONDS
+  echo "fuzz: fuzzing from the $1 seeds for ${2}s"
+  "$out/fuzz_plan_decode" -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 -max_total_time="$2" \
     -timeout=10 -malloc_limit_mb=512 -rss_limit_mb=2048 -max_len=16384 -artifact_prefix="$out/crashes/" \
-    "$out/corpus" >"$out/log" 2>&1 || true
-  grep -E '^#[0-9]+: cov' "$out/log" | tail -1 || true
+    "$out/corpus/$1" >"$out/$1.log" 2>&1 || true
+  grep -E '^#[0-9]+: cov' "$out/$1.log" | tail -1 || true
+}
+
+# Half the time from the seeds of every kind (grafts between kinds), a
+# quarter each from the BMMC and the HSUMMA seeds alone, which the larger
+# transform plans would otherwise crowd out.
+fuzz_every_kind() {
+  "$build/tests/make_seeds" "$out/corpus/all"
+  for kind in bmmc hsumma; do
+    mkdir -p "$out/corpus/$kind"
+    cp "$out/corpus/all/$kind"-* "$out/corpus/$kind"
+  done
+  run_fuzzer all $(((seconds + 1) / 2))
+  run_fuzzer bmmc $(((seconds + 3) / 4))
+  run_fuzzer hsumma $(((seconds + 3) / 4))
 }
 
 # Each crash found, with the first line of its report.
@@ -66,7 +83,7 @@ report_crashes() {
 # Every corpus input once more, each refusal's message noted.
 count_failures() {
   : >"$out/failures"
-  RELAY_FUZZ_FAILURES="$out/failures" "$out/fuzz_plan_decode" -runs=0 "$out/corpus" >/dev/null 2>&1
+  RELAY_FUZZ_FAILURES="$out/failures" "$out/fuzz_plan_decode" -runs=0 "$out/corpus"/* >/dev/null 2>&1
   sort "$out/failures" | uniq -c | sort -rn >"$out/failures.count"
   echo "fuzz: $(find "$out/corpus" -type f | wc -l) corpus inputs reach $(wc -l <"$out/failures.count") distinct validation failures:"
   sed 's/^/  /' "$out/failures.count"
@@ -74,18 +91,28 @@ count_failures() {
 
 measure_coverage() {
   fuzz_build "$out/fuzz_coverage" -O0 -fsanitize=fuzzer -fprofile-instr-generate -fcoverage-mapping
-  LLVM_PROFILE_FILE="$out/corpus.profraw" "$out/fuzz_coverage" -runs=0 "$out/corpus" >/dev/null 2>&1
+  LLVM_PROFILE_FILE="$out/corpus.profraw" "$out/fuzz_coverage" -runs=0 "$out/corpus"/* >/dev/null 2>&1
   llvm-profdata merge -sparse "$out/corpus.profraw" -o "$out/corpus.profdata"
   echo "fuzz: line coverage of the decoder and validation by the corpus"
-  llvm-cov report "$out/fuzz_coverage" -instr-profile="$out/corpus.profdata" "${measured[@]/#/plan_format/}" \
-    >"$out/coverage.txt"
-  # File, lines, lines missed, line coverage (columns 8-10 of llvm-cov's report).
-  awk '/\.c |^TOTAL/ { printf "  %-16s %5s lines %4s missed %8s\n", $1, $8, $9, $10 }' "$out/coverage.txt"
+  llvm-cov report -show-functions "$out/fuzz_coverage" -instr-profile="$out/corpus.profdata" \
+    "${measured[@]/#/plan_format/}" >"$out/coverage.txt"
+  # Per file, the lines and missed lines (columns 5 and 6) of the measured functions.
+  awk -v checks="$checks" '
+    /^File / { file = $2; gsub(/.*\/|[\047:]/, "", file); partial = file == "layout.c" || file == "bmmc.c"
+               if (!(file in lines)) order[n++] = file; next }
+    NF == 10 && $1 != "TOTAL" && $5 ~ /^[0-9]+$/ && (!partial || $1 ~ checks) { lines[file] += $5; missed[file] += $6 }
+    END {
+      for (i = 0; i < n; i++) {
+        f = order[i]; all += lines[f]; miss += missed[f]
+        printf "  %-24s %5d lines %4d missed %6.2f%%\n", f (f == "layout.c" || f == "bmmc.c" ? " (checks)" : ""),
+               lines[f], missed[f], 100 * (lines[f] - missed[f]) / lines[f]
+      }
+      printf "  %-24s %5d lines %4d missed %6.2f%%\n", "TOTAL", all, miss, 100 * (all - miss) / all
+    }' "$out/coverage.txt"
 }
 
-"$build/tests/make_seeds" "$out/corpus"
 fuzz_build "$out/fuzz_plan_decode" -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-run_fuzzer
+fuzz_every_kind
 report_crashes
 count_failures
 [ "$coverage" = 0 ] || measure_coverage

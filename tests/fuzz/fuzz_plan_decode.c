@@ -2,7 +2,9 @@
  *
  * Any byte string must be refused cleanly — one line of error, no plan
  * returned — or decoded into a plan that passes validation and that the
- * encoder writes back into bytes the decoder takes again.  Under
+ * encoder writes back into bytes the decoder takes again.  Each input is
+ * decoded whole from memory, and rank 0's part from a file (the reader
+ * that seeks), an in-memory file here.  Under
  * AddressSanitizer, UndefinedBehaviorSanitizer and libFuzzer's malloc limit
  * this catches out-of-bounds accesses, leaks, overflows and allocations
  * driven by hostile counts.  Built and run by scripts/fuzz.sh.
@@ -17,10 +19,13 @@
  * With RELAY_FUZZ_FAILURES=FILE set, every refusal's message is appended to
  * FILE with its numbers replaced by N (one line per distinct check), for
  * scripts/fuzz.sh to count the validation failures the corpus reaches. */
+#define _GNU_SOURCE /* memfd_create */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "plan_internal.h"
 #include "plan_mutator.h"
@@ -28,6 +33,8 @@
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 
 static FILE *failures;
+static char plan_path[64]; /* the in-memory file each input is written to */
+static int plan_fd;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -38,6 +45,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         perror(path);
         abort();
     }
+    plan_fd = memfd_create("plan", 0);
+    if (plan_fd < 0) {
+        perror("memfd_create");
+        abort();
+    }
+    snprintf(plan_path, sizeof plan_path, "/proc/self/fd/%d", plan_fd);
     return 0;
 }
 
@@ -73,22 +86,26 @@ static void round_trip(const relay_plan *p)
     free(buf);
 }
 
-static void decode(const uint8_t *data, size_t size, int rank)
+/* Non-zero if the decoder refused; a refusal must not return a plan. */
+static int refused(relay_status st, const relay_plan *p)
 {
-    relay_plan *p = NULL;
-    if (relay_plan_decode(&p, data, size, rank) != RELAY_OK) {
-        if (p) broken("a refused plan was returned");
-        note_failure();
-        return;
-    }
-    if (rank == -1) round_trip(p);
-    relay_plan_free(p);
+    if (st == RELAY_OK) return 0;
+    if (p) broken("a refused plan was returned");
+    note_failure();
+    return 1;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    decode(data, size, -1);
-    decode(data, size, 0);
+    relay_plan *p = NULL;
+    relay_status st = relay_plan_decode(&p, data, size, -1);
+    if (!refused(st, p)) round_trip(p);
+    relay_plan_free(p);
+    p = NULL;
+    if (ftruncate(plan_fd, 0) != 0 || pwrite(plan_fd, data, size, 0) != (ssize_t)size) broken("the plan file is not written");
+    st = relay_plan_load(&p, plan_path, 0);
+    refused(st, p);
+    relay_plan_free(p);
     return 0;
 }
 

@@ -18,13 +18,15 @@
 static const char *dir;
 static int saved;
 
-/* Saves *p (if planned: the planner's status) as the next seed and frees
- * it; non-zero on error.  p is passed by address, as the planner's call in
- * the same argument list fills it. */
+/* Saves *p (if planned: the planner's status) as the next seed, named
+ * after its kind (scripts/fuzz.sh fuzzes each kind on its own too), and
+ * frees it; non-zero on error.  p is passed by address, as the planner's
+ * call in the same argument list fills it. */
 static int save(relay_status planned, relay_plan **p)
 {
+    static const char *const kinds[] = {"transform", "bmmc", "hsumma"};
     char path[4096];
-    snprintf(path, sizeof path, "%s/seed%02d.plan", dir, saved++);
+    snprintf(path, sizeof path, "%s/%s-%02d.plan", dir, *p ? kinds[relay_plan_get_kind(*p)] : "none", saved++);
     int bad = planned || relay_plan_save(*p, path) != RELAY_OK;
     relay_plan_free(*p);
     *p = NULL;

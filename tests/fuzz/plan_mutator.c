@@ -384,13 +384,13 @@ static void mutate_node(plan_tree *t, msgpack_object *o, const node *nodes, size
     }
 }
 
-/* The part an edit goes to: the header most often (it holds the layouts,
- * sigma, the factors and the parameters), a section, rarely the preamble. */
+/* The part an edit goes to: a section or the header (the layouts, sigma,
+ * the factors, the parameters), rarely the preamble. */
 static int pick_part(plan_tree *t)
 {
     uint64_t r = pick(t, 16);
     if (r == 0) return 0;
-    if (r < 10 || t->nparts == 2) return 1;
+    if (r < 7 || t->nparts == 2) return 1;
     return 2 + (int)pick(t, (uint64_t)t->nparts - 2);
 }
 
