@@ -95,7 +95,9 @@ static msgpack_object *lookup(msgpack_object *map, const char *key)
     if (map->type != MSGPACK_OBJECT_MAP) return NULL;
     for (uint32_t i = 0; i < map->via.map.size; i++) {
         const msgpack_object *k = &map->via.map.ptr[i].key;
-        if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == strlen(key) && !memcmp(k->via.str.ptr, key, k->via.str.size))
+        /* An empty string's pointer may be NULL, which memcmp must not see. */
+        if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == strlen(key) &&
+            (!k->via.str.size || !memcmp(k->via.str.ptr, key, k->via.str.size)))
             return &map->via.map.ptr[i].val;
     }
     return NULL;
