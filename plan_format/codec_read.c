@@ -578,7 +578,7 @@ static relay_status read_header(source *s, const preamble *pre, header *out)
     const unsigned char *b;
     relay_status st = source_read(s, pre->length, pre->header_bytes, &b, "header");
     if (st) return st;
-    if (rl_header_hash(b, (size_t)pre->header_bytes, (int)pre->major, (int)pre->minor) != pre->header_hash)
+    if (RL_HASH_MISMATCH(rl_header_hash(b, (size_t)pre->header_bytes, (int)pre->major, (int)pre->minor), pre->header_hash))
         return rl_fail(RELAY_ERR_FORMAT, "plan header checksum does not match: the file is corrupted");
     mp_reader r;
     header_fields h;
@@ -657,7 +657,7 @@ static relay_status read_section(source *src, const header *h, uint64_t base, in
     if (ix[0] > UINT64_MAX - base) return rl_fail(RELAY_ERR_FORMAT, "plan section %d has an absurd offset", rank);
     relay_status st = source_read(src, base + ix[0], ix[1], &b, "section");
     if (st) return st;
-    if (XXH3_64bits(b, (size_t)ix[1]) != ix[2])
+    if (RL_HASH_MISMATCH(XXH3_64bits(b, (size_t)ix[1]), ix[2]))
         return rl_fail(RELAY_ERR_FORMAT, "plan section of rank %d fails its checksum: the file is corrupted", rank);
     rl_section *s = rl_section_alloc(rank, p->count);
     if (!s) return RL_NOMEM();
@@ -676,7 +676,8 @@ static relay_status read_section(source *src, const header *h, uint64_t base, in
     else if ((s->send_round && nround[0] != (uint32_t)s->nsend) || (s->recv_round && nround[1] != (uint32_t)s->nrecv))
         st = rl_fail(RELAY_ERR_FORMAT, "plan section of rank %d has a round list whose length is not its message count", rank);
     s->checksum = st ? 0 : rl_section_hash(s, p->count);
-    if (!st && s->checksum != ix[3]) st = rl_fail(RELAY_ERR_FORMAT, "plan section of rank %d does not match its checksum", rank);
+    if (!st && RL_HASH_MISMATCH(s->checksum, ix[3]))
+        st = rl_fail(RELAY_ERR_FORMAT, "plan section of rank %d does not match its checksum", rank);
     if (!st) st = rl_section_validate(s, p);
     if (!st) st = check_section_sizes(p, s);
     if (st) {
@@ -691,8 +692,9 @@ static relay_status read_section(source *src, const header *h, uint64_t base, in
  * covered by the index's checksums). */
 static relay_status check_fingerprint(const header *h)
 {
-    return rl_plan_hash(h->plan) == h->plan->fingerprint ? RELAY_OK
-                                                         : rl_fail(RELAY_ERR_FORMAT, "plan fingerprint does not match its contents");
+    if (RL_HASH_MISMATCH(rl_plan_hash(h->plan), h->plan->fingerprint))
+        return rl_fail(RELAY_ERR_FORMAT, "plan fingerprint does not match its contents");
+    return RELAY_OK;
 }
 
 static relay_status decode(source *s, relay_plan **out, int rank)

@@ -1,28 +1,132 @@
 #!/usr/bin/env bash
-# fuzz.sh SECONDS [BUILD_DIR] — fuzzes the plan decoder with libFuzzer under
-# AddressSanitizer and UndefinedBehaviorSanitizer for a bounded time, seeded
-# with valid plans written by BUILD_DIR's make_seeds.  Half its mutations
-# change one field of a section's records and re-seal the plan, so that they
-# reach the lattice checks past the checksums (tests/fuzz/fuzz_plan_decode.c).
-# Fails on any crash, leak, sanitizer report or allocation above 512 MiB.
+# fuzz.sh [--coverage] SECONDS [BUILD_DIR] — fuzzes the plan decoder with
+# libFuzzer under AddressSanitizer and UndefinedBehaviorSanitizer for a
+# bounded time, seeded with valid plans of every kind written by
+# BUILD_DIR's make_seeds (docs/fuzzing.md).
+#
+# The fuzzer is a fuzzing build: FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+# skips the integrity checks (checksums, fingerprint), and most mutations
+# edit one field of a plan and re-encode it (tests/fuzz/plan_mutator.c), so
+# that they reach the validation behind the checksums.  The time is split
+# between the seeds of every kind and those of BMMC and HSUMMA alone; each
+# part stops at its first crash, leak, sanitizer report, allocation above
+# 512 MiB, input slower than 10 s or broken promise of the decoder, and the
+# script fails if any part found one, naming each.  Then it replays the
+# corpus and prints how many distinct validation failures it reaches
+# (relay_last_error() with numbers as N).
+#
+# --coverage also replays the corpus through a build instrumented for
+# llvm-cov and prints the line coverage of the decoder and validation files.
+# RELAY_FUZZ_KEEP=DIR keeps everything (corpus, crashes, reports) in DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+coverage=0
+if [ "${1:-}" = --coverage ]; then
+  coverage=1
+  shift
+fi
 seconds=${1:-60}
 build=${2:-build}
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-mkdir -p "$out/corpus"
-"$build/tests/make_seeds" "$out/corpus"
-# plan_format/ alone: the decoder needs neither MPI nor the planner.
-clang -std=c17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -Iinclude -Iplan_format -Wno-unknown-pragmas \
-  tests/fuzz/fuzz_plan_decode.c plan_format/error.c plan_format/layout.c plan_format/plan.c \
-  plan_format/hash.c plan_format/validate.c plan_format/mp_reader.c plan_format/codec_read.c \
-  plan_format/codec_write.c plan_format/atomic_file.c plan_format/bmmc.c plan_format/hsumma_dist.c \
-  plan_format/hsumma_check.c plan_format/hsumma_fields.c plan_format/hsumma.c plan_format/hsumma_model.c \
-  -lmsgpackc -lxxhash -lm -o "$out/fuzz_plan_decode"
-echo "fuzz: running the plan decoder fuzzer for ${seconds}s"
-"$out/fuzz_plan_decode" -max_total_time="$seconds" -malloc_limit_mb=512 -rss_limit_mb=2048 \
-  -max_len=8192 -print_final_stats=1 "$out/corpus" 2>"$out/log" || { tail -60 "$out/log"; exit 1; }
-grep -E '^stat::number_of_executed_units|^Done' "$out/log" || true
+out=${RELAY_FUZZ_KEEP:-$(mktemp -d)}
+[ -n "${RELAY_FUZZ_KEEP:-}" ] || trap 'rm -rf "$out"' EXIT
+mkdir -p "$out/corpus/all" "$out/crashes"
+
+# The decoder and what it calls, from plan_format/ alone (neither MPI nor the planner).
+sources=(tests/fuzz/fuzz_plan_decode.c tests/fuzz/plan_mutator.c
+  plan_format/error.c plan_format/layout.c plan_format/plan.c plan_format/hash.c plan_format/validate.c
+  plan_format/mp_reader.c plan_format/codec_read.c plan_format/codec_write.c plan_format/atomic_file.c
+  plan_format/bmmc.c plan_format/hsumma_dist.c plan_format/hsumma_check.c plan_format/hsumma_fields.c
+  plan_format/hsumma.c plan_format/hsumma_model.c)
+# What --coverage measures: the decoder and validation files whole, and of
+# layout.c and bmmc.c the checks (their other functions serve the planner
+# and the executor).
+measured=(codec_read.c mp_reader.c validate.c hsumma_check.c hsumma_fields.c layout.c bmmc.c)
+checks='^(layout\.c:)?(relay_layout_block_cyclic|relay_layout_grid|layout_new|bc_check|bc_build|bc_fill_rank_sizes|check_[a-z_]+|rl_bmmc_validate|rl_bmmc_from_factors)$'
+
+fuzz_build() { # OUTPUT FLAGS...
+  local output=$1
+  shift
+  clang -std=c17 -g -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION "$@" -Iinclude -Iplan_format -Wno-unknown-pragmas \
+    "${sources[@]}" -lmsgpackc -lxxhash -lm -o "$output"
+}
+
+run_fuzzer() { # CORPUS SECONDS
+  echo "fuzz: fuzzing from the $1 seeds for ${2}s"
+  "$out/fuzz_plan_decode" -max_total_time="$2" -timeout=10 -malloc_limit_mb=512 -rss_limit_mb=2048 -max_len=16384 \
+    -print_final_stats=1 -artifact_prefix="$out/crashes/" "$out/corpus/$1" >"$out/$1.log" 2>&1 || true
+  grep -E '^stat::number_of_executed_units|^Done' "$out/$1.log" || true
+}
+
+# Half the time from the seeds of every kind (grafts between kinds), a
+# quarter each from the BMMC and the HSUMMA seeds alone, which the larger
+# transform plans would otherwise crowd out.
+fuzz_every_kind() {
+  "$build/tests/make_seeds" "$out/corpus/all"
+  for kind in bmmc hsumma; do
+    mkdir -p "$out/corpus/$kind"
+    cp "$out/corpus/all/$kind"-* "$out/corpus/$kind"
+  done
+  run_fuzzer all $(((seconds + 1) / 2))
+  run_fuzzer bmmc $(((seconds + 3) / 4))
+  run_fuzzer hsumma $(((seconds + 3) / 4))
+}
+
+# Each crash found, with the first line of its report.  An empty input is a
+# crash outside the decoder (in the mutator): its report is in the logs.
+report_crashes() {
+  for f in "$out/crashes"/*; do
+    [ -e "$f" ] || continue
+    if [ ! -s "$f" ]; then
+      echo "fuzz: $(basename "$f"): $(grep -h -m1 -E 'runtime error|ERROR: ' "$out"/*.log || echo 'no report')"
+      continue
+    fi
+    local rerun
+    rerun=$("$out/fuzz_plan_decode" -malloc_limit_mb=512 -timeout=10 "$f" 2>&1 || true)
+    echo "fuzz: $(basename "$f"): $(grep -m1 -E 'runtime error|ERROR: |^fuzz_plan_decode: ' <<<"$rerun" ||
+      echo 'no report on a rerun')"
+  done
+}
+
+# Every corpus input once more, each refusal's message noted.
+count_failures() {
+  : >"$out/failures"
+  RELAY_FUZZ_FAILURES="$out/failures" "$out/fuzz_plan_decode" -runs=0 "$out/corpus"/* >/dev/null 2>&1
+  sort "$out/failures" | uniq -c | sort -rn >"$out/failures.count"
+  echo "fuzz: $(find "$out/corpus" -type f | wc -l) corpus inputs reach $(wc -l <"$out/failures.count") distinct validation failures:"
+  sed 's/^/  /' "$out/failures.count"
+}
+
+measure_coverage() {
+  fuzz_build "$out/fuzz_coverage" -O0 -fsanitize=fuzzer -fprofile-instr-generate -fcoverage-mapping
+  LLVM_PROFILE_FILE="$out/corpus.profraw" "$out/fuzz_coverage" -runs=0 "$out/corpus"/* >/dev/null 2>&1
+  llvm-profdata merge -sparse "$out/corpus.profraw" -o "$out/corpus.profdata"
+  echo "fuzz: line coverage of the decoder and validation by the corpus"
+  llvm-cov report -show-functions "$out/fuzz_coverage" -instr-profile="$out/corpus.profdata" \
+    "${measured[@]/#/plan_format/}" >"$out/coverage.txt"
+  # Per file, the lines and missed lines (columns 5 and 6) of the measured functions.
+  awk -v checks="$checks" '
+    /^File / { file = $2; gsub(/.*\/|[\047:]/, "", file); partial = file == "layout.c" || file == "bmmc.c"
+               if (!(file in lines)) order[n++] = file; next }
+    NF == 10 && $1 != "TOTAL" && $5 ~ /^[0-9]+$/ && (!partial || $1 ~ checks) { lines[file] += $5; missed[file] += $6 }
+    END {
+      for (i = 0; i < n; i++) {
+        f = order[i]; all += lines[f]; miss += missed[f]
+        printf "  %-24s %5d lines %4d missed %6.2f%%\n", f (f == "layout.c" || f == "bmmc.c" ? " (checks)" : ""),
+               lines[f], missed[f], 100 * (lines[f] - missed[f]) / lines[f]
+      }
+      printf "  %-24s %5d lines %4d missed %6.2f%%\n", "TOTAL", all, miss, 100 * (all - miss) / all
+    }' "$out/coverage.txt"
+}
+
+fuzz_build "$out/fuzz_plan_decode" -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+fuzz_every_kind
+report_crashes
+count_failures
+[ "$coverage" = 0 ] || measure_coverage
+crashes=$(find "$out/crashes" -type f | wc -l)
+if [ "$crashes" -gt 0 ]; then
+  echo "fuzz: $crashes crashes, listed above (RELAY_FUZZ_KEEP=DIR keeps their inputs in DIR/crashes)"
+  echo "fuzz: 0 passed, 1 failed"
+  exit 1
+fi
 echo "fuzz: 1 passed, 0 failed"

@@ -17,7 +17,7 @@ packages=(
   libopenblas-dev                     # CBLAS for SUMMA/HSUMMA local products
   libscalapack-openmpi-dev            # baseline in bench/, reference in the wrapper tests,
   libscalapack-mpich-dev              #   one build per MPI library
-  clang libclang-rt-14-dev            # libFuzzer and sanitizer runtimes
+  clang libclang-rt-14-dev llvm       # libFuzzer, sanitizer runtimes; llvm-cov for fuzz.sh --coverage
   python3                             # small helper scripts in tests and bench
 )
 sudo_cmd=()
