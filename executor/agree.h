@@ -6,7 +6,10 @@
  * a failing rank keeps its own status and message, the others fail with
  * RELAY_ERR_MISMATCH.  The same reduction can carry a few values every
  * rank needs the maximum of (flags, counts), and a value all ranks must
- * hold alike (a plan's fingerprint) travels as itself and its complement. */
+ * hold alike (a plan's fingerprint) travels as itself and its complement.
+ * Every value stays below 2^63: MPICH 4.0.2 reduces MPI_UINT64_T with
+ * MPI_MAX as if it were signed (max(2^63, 0) comes out 0), so 0 is a
+ * neutral contribution only for values a signed maximum orders alike. */
 #ifndef RELAY_AGREE_H
 #define RELAY_AGREE_H
 
@@ -36,14 +39,23 @@ relay_status rl_agree_values(MPI_Comm comm, relay_status local, uint64_t *values
 /* The verdict alone. */
 relay_status rl_agree(MPI_Comm comm, relay_status local, const char *what);
 
-/* A value that must be equal on every rank takes two slots: after the
- * maximum, slot[0] is the largest value and ~slot[1] the smallest. */
-static inline void rl_agree_same_init(uint64_t slot[2], uint64_t value)
+/* A value that must be equal on every rank takes RL_AGREE_SAME slots: its
+ * 32-bit halves and their complements (each below 2^63, see above).  After
+ * the maximum, the halves are the largest and the complements the
+ * complements of the smallest: equal everywhere if and only if they match. */
+enum { RL_AGREE_SAME = 4 };
+
+static inline void rl_agree_same_init(uint64_t slot[RL_AGREE_SAME], uint64_t value)
 {
-    slot[0] = value;
-    slot[1] = ~value;
+    slot[0] = value >> 32;
+    slot[1] = value & 0xffffffffu;
+    slot[2] = ~slot[0] & 0xffffffffu;
+    slot[3] = ~slot[1] & 0xffffffffu;
 }
 
-static inline int rl_agree_same(const uint64_t slot[2]) { return slot[0] == ~slot[1]; }
+static inline int rl_agree_same(const uint64_t slot[RL_AGREE_SAME])
+{
+    return slot[0] == (~slot[2] & 0xffffffffu) && slot[1] == (~slot[3] & 0xffffffffu);
+}
 
 #endif

@@ -40,7 +40,7 @@ static const rl_exec_kind *kind_of(const relay_plan *p)
 }
 
 /* What ranks agree on at create, reduced by maximum alongside the verdict. */
-enum { AGREE_FP, AGREE_NOT_FP, AGREE_SIZE, AGREE_SECTION, AGREE_N };
+enum { AGREE_FP, AGREE_SIZE = AGREE_FP + RL_AGREE_SAME, AGREE_SECTION, AGREE_N };
 
 static const char agreeing_on[] = "preparing its part of the plan";
 

@@ -68,9 +68,9 @@ static relay_status agree_plan(MPI_Comm comm, const relay_plan *p, int outer_ste
                              ? rl_fail(RELAY_ERR_MISMATCH, "relay_hsumma_autotune: the communicator has %d ranks, the plan %d",
                                        size, p->nranks)
                              : RELAY_OK;
-    uint64_t fp[2];
+    uint64_t fp[RL_AGREE_SAME];
     rl_agree_same_init(fp, p->fingerprint);
-    relay_status st = rl_agree_values(comm, local, fp, 2, "relay_hsumma_autotune: checking the arguments");
+    relay_status st = rl_agree_values(comm, local, fp, RL_AGREE_SAME, "relay_hsumma_autotune: checking the arguments");
     if (st) return st;
     return rl_agree_same(fp) ? RELAY_OK : rl_fail(RELAY_ERR_MISMATCH, "relay_hsumma_autotune: ranks hold different plans");
 }
