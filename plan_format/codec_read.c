@@ -840,6 +840,18 @@ static relay_status decode(source *s, relay_plan **out, int rank)
     return RELAY_OK;
 }
 
+relay_status rl_header_fingerprint(const void *bytes, size_t len, uint64_t *fingerprint)
+{
+    source s = {bytes, NULL, len, NULL};
+    preamble pre = {RELAY_FORMAT_MAJOR, RELAY_FORMAT_MINOR, len, rl_header_hash(bytes, len, RELAY_FORMAT_MAJOR, RELAY_FORMAT_MINOR), 0};
+    header h = {0};
+    relay_status st = read_header(&s, &pre, &h);
+    if (!st) *fingerprint = rl_plan_hash(h.plan);
+    relay_plan_free(h.plan);
+    free(h.index);
+    return st;
+}
+
 relay_status relay_plan_decode(relay_plan **out, const void *buf, size_t len, int rank)
 {
     if (!out || (!buf && len)) return rl_fail(RELAY_ERR_ARG, "relay_plan_decode: NULL argument");
