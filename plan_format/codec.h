@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "relay/status.h"
+
 /* The header's hash, seeded with the version so that a flipped version bit
  * is caught too. */
 uint64_t rl_header_hash(const void *header, size_t len, int major, int minor);
@@ -29,5 +31,10 @@ uint64_t rl_header_hash(const void *header, size_t len, int major, int minor);
 #else
 #define RL_HASH_MISMATCH(computed, stored) ((computed) != (stored))
 #endif
+
+/* The fingerprint the fields of a header (its bytes, len of them) give,
+ * once they pass every check of a reader but the fingerprint's own: what a
+ * tool that edits plans (tests/hostile) stores to keep a file consistent. */
+relay_status rl_header_fingerprint(const void *header, size_t len, uint64_t *fingerprint);
 
 #endif

@@ -114,10 +114,17 @@ static int read_ranged(mp_reader *r, int64_t *v, int64_t lo, int64_t hi)
 {
     if (!mp_read_int(r, v)) return 0;
     if (*v < lo || *v > hi) {
-        r->error = "a field is out of range";
+        r->error = "out of range";
         return 0;
     }
     return 1;
+}
+
+/* The one line for a field that failed to read, naming it. */
+static relay_status field_error(const mp_reader *r, const char *where, const char *key, uint32_t klen)
+{
+    return rl_fail(RELAY_ERR_FORMAT, "plan %s field `%.*s` is malformed: %s", where, (int)klen, key,
+                   r->error ? r->error : "unexpected content");
 }
 
 /* An integer array field of declared length `n` into a fresh allocation. */
@@ -138,17 +145,32 @@ static int64_t *read_int_array(mp_reader *r, uint32_t *n, int64_t lo, int64_t hi
     return a;
 }
 
+/* What a header's layouts may cost: every layout expands to entries (block
+ * rows and columns, ranks) of at most 16 bytes, and a few KB of file can
+ * describe a layout of 2^31 block rows.  A reader refuses a plan whose
+ * layouts need more than RL_LAYOUT_ENTRIES_FLOOR + RL_LAYOUT_ENTRIES_PER_BYTE
+ * entries per header byte, before it allocates them (docs/plan-format.md). */
+enum { RL_LAYOUT_ENTRIES_FLOOR = 1 << 22, RL_LAYOUT_ENTRIES_PER_BYTE = 64 };
+
+/* What the layouts of one header are read against. */
 typedef struct {
-    int64_t v[13];             /* scalar fields, by index below */
-    int have;
+    int64_t nranks;            /* the plan's: no layout has more */
+    int64_t budget;            /* layout entries left */
+} layout_limits;
+
+typedef struct {
+    int64_t v[12];             /* scalar fields, by index below */
+    unsigned seen;             /* keys met, bit per layout_keys index */
     int64_t *row_splits, *col_splits, *owners, *offsets, *lds;
     uint32_t nrs, ncs, nown, noff, nld;
     int grid;
 } layout_fields;
 
-enum { LF_M, LF_N, LF_ORDER, LF_NRANKS, LF_MB, LF_NB, LF_NPROW, LF_NPCOL, LF_GORDER, LF_RSRC, LF_CSRC, LF_LLD, LF_COUNT };
-static const char *const layout_keys[LF_COUNT] = {"m", "n", "order", "nranks", "mb", "nb", "nprow", "npcol",
-                                                   "grid_order", "rsrc", "csrc", "lld"};
+enum { LF_M, LF_N, LF_ORDER, LF_NRANKS, LF_MB, LF_NB, LF_NPROW, LF_NPCOL, LF_GORDER, LF_RSRC, LF_CSRC, LF_LLD, LF_SCALARS,
+       LF_ROW_SPLITS = LF_SCALARS, LF_COL_SPLITS, LF_OWNERS, LF_OFFSETS, LF_LDS, LF_KIND, LF_COUNT };
+static const char *const layout_keys[LF_COUNT] = {"m", "n", "order", "nranks", "mb", "nb", "nprow", "npcol", "grid_order",
+                                                   "rsrc", "csrc", "lld", "row_splits", "col_splits", "owners",
+                                                   "offsets", "lds", "kind"};
 
 static void layout_fields_free(layout_fields *f)
 {
@@ -159,73 +181,110 @@ static void layout_fields_free(layout_fields *f)
     free(f->lds);
 }
 
-static void read_layout_field(mp_reader *r, layout_fields *f, const char *key, uint32_t klen)
+/* The index of a key in keys[0..count), or -1. */
+static int key_index(const char *const *keys, int count, const char *key, uint32_t klen)
+{
+    for (int i = 0; i < count; i++)
+        if (mp_key_is(key, klen, keys[i])) return i;
+    return -1;
+}
+
+/* One field of a layout map; a key met twice is refused (an array read
+ * twice would be lost). */
+static relay_status read_layout_field(mp_reader *r, layout_fields *f, const char *key, uint32_t klen)
 {
     const char *val;
     uint32_t vlen;
-    if (mp_key_is(key, klen, "kind")) {
+    int k = key_index(layout_keys, LF_COUNT, key, klen);
+    if (k < 0) return mp_skip(r) ? RELAY_OK : format_error(r, "layout");
+    if (f->seen & 1u << k) return rl_fail(RELAY_ERR_FORMAT, "plan layout has the `%s` field twice", layout_keys[k]);
+    f->seen |= 1u << k;
+    if (k == LF_KIND) {
         if (mp_read_str(r, &val, &vlen)) f->grid = mp_key_is(val, vlen, "grid") ? 1 : mp_key_is(val, vlen, "block_cyclic") ? 0 : -1;
-        return;
-    }
-    for (int i = 0; i < LF_COUNT; i++)
-        if (mp_key_is(key, klen, layout_keys[i])) {
-            if (mp_read_int(r, &f->v[i])) f->have |= 1 << i;
-            return;
-        }
-    if (mp_key_is(key, klen, "row_splits")) f->row_splits = read_int_array(r, &f->nrs, 0, INT64_MAX);
-    else if (mp_key_is(key, klen, "col_splits")) f->col_splits = read_int_array(r, &f->ncs, 0, INT64_MAX);
-    else if (mp_key_is(key, klen, "owners")) f->owners = read_int_array(r, &f->nown, 0, RELAY_MAX_RANKS);
-    else if (mp_key_is(key, klen, "offsets")) f->offsets = read_int_array(r, &f->noff, 0, INT64_MAX);
-    else if (mp_key_is(key, klen, "lds")) f->lds = read_int_array(r, &f->nld, 0, INT64_MAX);
-    else mp_skip(r);
+    } else if (k < LF_SCALARS) mp_read_int(r, &f->v[k]);
+    else if (k == LF_ROW_SPLITS) f->row_splits = read_int_array(r, &f->nrs, 0, INT64_MAX);
+    else if (k == LF_COL_SPLITS) f->col_splits = read_int_array(r, &f->ncs, 0, INT64_MAX);
+    else if (k == LF_OWNERS) f->owners = read_int_array(r, &f->nown, 0, RELAY_MAX_RANKS);
+    else if (k == LF_OFFSETS) f->offsets = read_int_array(r, &f->noff, 0, INT64_MAX);
+    else f->lds = read_int_array(r, &f->nld, 0, INT64_MAX);
+    return r->error ? field_error(r, "layout", key, klen) : RELAY_OK;
 }
 
 static int int_range(int64_t v, int64_t lo, int64_t hi) { return v >= lo && v <= hi; }
 
-/* Rebuilds a layout through the public constructors: they validate it all. */
-static relay_status build_layout(layout_fields *f, relay_layout **out)
+static int64_t ceil_div(int64_t x, int64_t b) { return x / b + (x % b != 0); }
+
+/* Takes a layout's cost from the budget, or says why it is refused. */
+static relay_status charge_layout(layout_limits *lim, int64_t nranks, int64_t entries)
+{
+    if (nranks > lim->nranks)
+        return rl_fail(RELAY_ERR_FORMAT, "plan layout has %lld ranks, more than the plan's %lld", (long long)nranks,
+                       (long long)lim->nranks);
+    if (entries > lim->budget)
+        return rl_fail(RELAY_ERR_FORMAT, "plan layouts would take more memory than a plan file of this size may ask "
+                                         "(%lld more block rows, columns and ranks than allowed)",
+                       (long long)(entries - lim->budget));
+    lim->budget -= entries;
+    return RELAY_OK;
+}
+
+static relay_status build_block_cyclic(layout_fields *f, layout_limits *lim, relay_layout **out)
 {
     const int64_t *v = f->v;
-    int base = (1 << LF_M) | (1 << LF_N) | (1 << LF_ORDER) | (1 << LF_NRANKS);
-    if ((f->have & base) != base || f->grid < 0) return rl_fail(RELAY_ERR_FORMAT, "plan layout lacks its kind or size");
-    if (f->grid == 0) {
-        int need = base | ((1 << LF_COUNT) - (1 << LF_MB));
-        if ((f->have & need) != need || !int_range(v[LF_NPROW], 1, RELAY_MAX_RANKS) || !int_range(v[LF_NPCOL], 1, RELAY_MAX_RANKS) ||
-            !int_range(v[LF_RSRC], 0, RELAY_MAX_RANKS) || !int_range(v[LF_CSRC], 0, RELAY_MAX_RANKS) ||
-            !int_range(v[LF_ORDER], 0, 1) || !int_range(v[LF_GORDER], 0, 1))
-            return rl_fail(RELAY_ERR_FORMAT, "plan block-cyclic layout has missing or out-of-range fields");
-        relay_status st = relay_layout_block_cyclic(out, v[LF_M], v[LF_N], v[LF_MB], v[LF_NB], (int)v[LF_NPROW], (int)v[LF_NPCOL],
-                                                    (relay_order)v[LF_GORDER], (int)v[LF_RSRC], (int)v[LF_CSRC], v[LF_LLD],
-                                                    (relay_order)v[LF_ORDER]);
-        return st ? rl_fail(RELAY_ERR_FORMAT, "plan layout is invalid: %s", relay_last_error()) : RELAY_OK;
-    }
+    unsigned need = (1u << LF_SCALARS) - 1;
+    if ((f->seen & need) != need || !int_range(v[LF_NPROW], 1, RELAY_MAX_RANKS) || !int_range(v[LF_NPCOL], 1, RELAY_MAX_RANKS) ||
+        !int_range(v[LF_RSRC], 0, RELAY_MAX_RANKS) || !int_range(v[LF_CSRC], 0, RELAY_MAX_RANKS) || !int_range(v[LF_ORDER], 0, 1) ||
+        !int_range(v[LF_GORDER], 0, 1) || v[LF_MB] < 1 || v[LF_NB] < 1 || v[LF_M] < 0 || v[LF_N] < 0)
+        return rl_fail(RELAY_ERR_FORMAT, "plan block-cyclic layout has missing or out-of-range fields");
+    int64_t grid = v[LF_NPROW] * v[LF_NPCOL];
+    if (v[LF_NRANKS] != grid)
+        return rl_fail(RELAY_ERR_FORMAT, "plan block-cyclic layout declares %lld ranks on its %lld x %lld grid",
+                       (long long)v[LF_NRANKS], (long long)v[LF_NPROW], (long long)v[LF_NPCOL]);
+    relay_status st = charge_layout(lim, grid, ceil_div(v[LF_M], v[LF_MB]) + ceil_div(v[LF_N], v[LF_NB]) + 2 + grid);
+    if (!st) st = relay_layout_block_cyclic(out, v[LF_M], v[LF_N], v[LF_MB], v[LF_NB], (int)v[LF_NPROW], (int)v[LF_NPCOL],
+                                            (relay_order)v[LF_GORDER], (int)v[LF_RSRC], (int)v[LF_CSRC], v[LF_LLD],
+                                            (relay_order)v[LF_ORDER]);
+    return st == RELAY_ERR_ARG ? rl_fail(RELAY_ERR_FORMAT, "plan layout is invalid: %s", relay_last_error()) : st;
+}
+
+static relay_status build_grid(layout_fields *f, layout_limits *lim, relay_layout **out)
+{
+    const int64_t *v = f->v;
+    unsigned need = 1u << LF_M | 1u << LF_N | 1u << LF_ORDER | 1u << LF_NRANKS;
     uint64_t nblocks = (uint64_t)(f->nrs ? f->nrs - 1 : 0) * (f->ncs ? f->ncs - 1 : 0);
-    if (!f->row_splits || !f->col_splits || !f->owners || f->nrs < 1 || f->ncs < 1 || f->nown != nblocks ||
-        !int_range(v[LF_NRANKS], 1, RELAY_MAX_RANKS) || !int_range(v[LF_ORDER], 0, 1) || (!f->offsets != !f->lds) ||
-        (f->offsets && (f->noff != nblocks || f->nld != nblocks)) || f->nrs - 1 > INT32_MAX || f->ncs - 1 > INT32_MAX)
+    if ((f->seen & need) != need || !f->row_splits || !f->col_splits || !f->owners || f->nrs < 1 || f->ncs < 1 ||
+        f->nown != nblocks || !int_range(v[LF_NRANKS], 1, RELAY_MAX_RANKS) || !int_range(v[LF_ORDER], 0, 1) ||
+        (!f->offsets != !f->lds) || (f->offsets && (f->noff != nblocks || f->nld != nblocks)) || f->nrs - 1 > INT32_MAX ||
+        f->ncs - 1 > INT32_MAX)
         return rl_fail(RELAY_ERR_FORMAT, "plan grid layout has missing or inconsistent arrays");
+    relay_status st = charge_layout(lim, v[LF_NRANKS], (int64_t)f->nrs + f->ncs + (int64_t)nblocks + v[LF_NRANKS]);
+    if (st) return st;
     int *owners = rl_malloc_array((size_t)nblocks, sizeof *owners);
     if (!owners) return RL_NOMEM();
     for (uint64_t b = 0; b < nblocks; b++) owners[b] = (int)f->owners[b];
-    relay_status st = relay_layout_grid(out, (int)v[LF_NRANKS], v[LF_M], v[LF_N], (int)f->nrs - 1, f->row_splits,
-                                        (int)f->ncs - 1, f->col_splits, owners, f->offsets, f->lds, (relay_order)v[LF_ORDER]);
+    st = relay_layout_grid(out, (int)v[LF_NRANKS], v[LF_M], v[LF_N], (int)f->nrs - 1, f->row_splits, (int)f->ncs - 1,
+                           f->col_splits, owners, f->offsets, f->lds, (relay_order)v[LF_ORDER]);
     free(owners);
-    return st ? rl_fail(RELAY_ERR_FORMAT, "plan layout is invalid: %s", relay_last_error()) : RELAY_OK;
+    return st == RELAY_ERR_ARG ? rl_fail(RELAY_ERR_FORMAT, "plan layout is invalid: %s", relay_last_error()) : st;
 }
 
-static relay_status read_layout(mp_reader *r, relay_layout **out)
+/* A layout map, rebuilt through the public constructors (they validate it
+ * all) once its size is known to be within the limits. */
+static relay_status read_layout(mp_reader *r, layout_limits *lim, relay_layout **out)
 {
     layout_fields f;
     uint32_t pairs;
+    relay_status st = RELAY_OK;
     memset(&f, 0, sizeof f);
     f.grid = -1;
     if (!mp_read_map(r, &pairs)) return format_error(r, "layout");
-    for (uint32_t i = 0; i < pairs && !r->error; i++) {
+    for (uint32_t i = 0; i < pairs && !st; i++) {
         const char *key;
         uint32_t klen;
-        if (mp_read_str(r, &key, &klen)) read_layout_field(r, &f, key, klen);
+        st = mp_read_str(r, &key, &klen) ? read_layout_field(r, &f, key, klen) : format_error(r, "layout");
     }
-    relay_status st = r->error ? format_error(r, "layout") : build_layout(&f, out);
+    if (!st && f.grid < 0) st = rl_fail(RELAY_ERR_FORMAT, "plan layout lacks its kind (block_cyclic or grid)");
+    if (!st) st = f.grid ? build_grid(&f, lim, out) : build_block_cyclic(&f, lim, out);
     layout_fields_free(&f);
     return st;
 }
@@ -235,39 +294,58 @@ typedef struct {
     relay_layout *dst, *src;
 } raw_pair;
 
-static relay_status read_pair(mp_reader *r, raw_pair *pr)
+static relay_status read_pair(mp_reader *r, layout_limits *lim, raw_pair *pr)
 {
+    static const char *const keys[3] = {"op", "dst", "src"};
     uint32_t pairs;
-    int have_op = 0;
+    unsigned seen = 0;
     relay_status st = RELAY_OK;
     if (!mp_read_map(r, &pairs)) return format_error(r, "pair");
-    for (uint32_t i = 0; i < pairs && !r->error && !st; i++) {
+    for (uint32_t i = 0; i < pairs && !st; i++) {
         const char *key;
         uint32_t klen;
-        if (!mp_read_str(r, &key, &klen)) break;
-        if (mp_key_is(key, klen, "op")) have_op = read_ranged(r, &pr->op, 0, 2);
-        else if (mp_key_is(key, klen, "dst") && !pr->dst) st = read_layout(r, &pr->dst);
-        else if (mp_key_is(key, klen, "src") && !pr->src) st = read_layout(r, &pr->src);
-        else mp_skip(r);
+        if (!mp_read_str(r, &key, &klen)) return format_error(r, "pair");
+        int k = key_index(keys, 3, key, klen);
+        if (k >= 0 && seen & 1u << k) return rl_fail(RELAY_ERR_FORMAT, "plan pair has the `%s` field twice", keys[k]);
+        if (k >= 0) seen |= 1u << k;
+        if (k == 0 && !read_ranged(r, &pr->op, 0, 2)) st = field_error(r, "pair", key, klen);
+        else if (k == 1) st = read_layout(r, lim, &pr->dst);
+        else if (k == 2) st = read_layout(r, lim, &pr->src);
+        else if (k < 0 && !mp_skip(r)) st = format_error(r, "pair");
     }
     if (st) return st;
-    if (r->error || !have_op || !pr->dst || !pr->src) return format_error(r, "pair");
+    if (seen != 7) return rl_fail(RELAY_ERR_FORMAT, "plan pair lacks its `%s` field", keys[__builtin_ctz(~seen)]);
     int t = pr->op != RELAY_OP_N;
     if ((t ? pr->src->n : pr->src->m) != pr->dst->m || (t ? pr->src->m : pr->src->n) != pr->dst->n)
         return rl_fail(RELAY_ERR_FORMAT, "plan pair has layouts whose shapes do not match its op");
     return RELAY_OK;
 }
 
+/* The header's keys.  Each kind of plan has its own set (kind_keys), all
+ * required; a key of another kind is refused, so that the kind alone
+ * decides what is read and built, and unknown keys are ignored. */
+enum { HK_KIND, HK_NRANKS, HK_TYPE, HK_SCHEDULE, HK_RELABEL, HK_ROUNDS, HK_PAIRS, HK_SIGMA, HK_STATS, HK_FINGERPRINT,
+       HK_SECTIONS, HK_BMMC, HK_HSUMMA, HK_COUNT };
+static const char *const header_keys[HK_COUNT] = {"kind", "nranks", "type", "schedule", "relabel", "rounds", "pairs",
+                                                   "sigma", "stats", "fingerprint", "sections", "bmmc", "hsumma"};
+#define HK(k) (1u << HK_##k)
+static const unsigned kind_keys[3] = {
+    [RELAY_PLAN_TRANSFORM] = HK(KIND) | HK(NRANKS) | HK(TYPE) | HK(SCHEDULE) | HK(RELABEL) | HK(ROUNDS) | HK(PAIRS) |
+                             HK(SIGMA) | HK(STATS) | HK(FINGERPRINT) | HK(SECTIONS),
+    [RELAY_PLAN_BMMC] = HK(KIND) | HK(NRANKS) | HK(STATS) | HK(FINGERPRINT) | HK(BMMC),
+    [RELAY_PLAN_HSUMMA] = HK(KIND) | HK(NRANKS) | HK(TYPE) | HK(STATS) | HK(FINGERPRINT) | HK(HSUMMA),
+};
+static const char *const kind_names[3] = {"transform", "bmmc", "hsumma"};
+
 /* Everything of the header, gathered before the plan is assembled. */
 typedef struct {
-    int64_t v[5];
-    int have;
-    int64_t rounds;            /* -1 while absent: a transform header must have it */
-    int kind;                  /* a relay_plan_kind + 1; 0 while unknown */
+    size_t bytes;              /* the header's size */
+    unsigned seen;             /* keys met, bit per header_keys index */
+    int kind;                  /* a relay_plan_kind, -1 while unknown */
+    int64_t nranks, type, schedule, relabel, rounds;
     rl_bmmc *bmmc;             /* a BMMC plan's factors */
     int64_t hsumma[RL_HS_INTS];/* an HSUMMA plan's parameters */
     double net[2];
-    int have_hsumma;
     raw_pair *pairs;
     uint32_t npairs;
     int64_t *sigma, stats[5];
@@ -275,39 +353,35 @@ typedef struct {
     uint64_t fingerprint, *index;
 } header_fields;
 
-enum { HF_NRANKS, HF_TYPE, HF_SCHEDULE, HF_RELABEL, HF_FINGERPRINT };
 static const char *const stat_keys[5] = {"bytes_total", "bytes_remote", "bytes_remote_identity", "messages", "pieces"};
 
 static relay_status read_pairs(mp_reader *r, header_fields *h)
 {
     if (!mp_read_array(r, &h->npairs)) return format_error(r, "header");
-    if (h->npairs < 1 || h->npairs > RELAY_MAX_PAIRS || h->pairs)
-        return rl_fail(RELAY_ERR_FORMAT, "plan header has %u transform pairs", h->npairs);
+    if (h->npairs < 1 || h->npairs > RELAY_MAX_PAIRS) return rl_fail(RELAY_ERR_FORMAT, "plan header has %u transform pairs", h->npairs);
     h->pairs = rl_calloc(h->npairs, sizeof *h->pairs);
     if (!h->pairs) return RL_NOMEM();
+    layout_limits lim = {h->nranks, RL_LAYOUT_ENTRIES_FLOOR + RL_LAYOUT_ENTRIES_PER_BYTE * (int64_t)h->bytes};
     for (uint32_t k = 0; k < h->npairs; k++) {
-        relay_status st = read_pair(r, &h->pairs[k]);
+        relay_status st = read_pair(r, &lim, &h->pairs[k]);
         if (st) return st;
     }
     return RELAY_OK;
 }
 
-static void read_stats(mp_reader *r, header_fields *h)
+static relay_status read_stats(mp_reader *r, header_fields *h)
 {
     uint32_t pairs;
-    if (!mp_read_map(r, &pairs)) return;
-    for (uint32_t i = 0; i < pairs && !r->error; i++) {
+    if (!mp_read_map(r, &pairs)) return format_error(r, "header's stats");
+    for (uint32_t i = 0; i < pairs; i++) {
         const char *key;
         uint32_t klen;
-        int known = 0;
-        if (!mp_read_str(r, &key, &klen)) return;
-        for (int k = 0; k < 5 && !known; k++)
-            if (mp_key_is(key, klen, stat_keys[k])) {
-                known = read_ranged(r, &h->stats[k], 0, INT64_MAX);
-                h->nstats |= 1u << k;
-            }
-        if (!known) mp_skip(r);
+        if (!mp_read_str(r, &key, &klen)) return format_error(r, "header's stats");
+        int k = key_index(stat_keys, 5, key, klen);
+        if (k < 0 ? !mp_skip(r) : !read_ranged(r, &h->stats[k], 0, INT64_MAX)) return field_error(r, "stats", key, klen);
+        if (k >= 0) h->nstats |= 1u << k;
     }
+    return h->nstats == 31 ? RELAY_OK : rl_fail(RELAY_ERR_FORMAT, "plan stats lack `%s`", stat_keys[__builtin_ctz(~h->nstats)]);
 }
 
 static uint64_t *read_index(mp_reader *r, uint32_t *n)
@@ -365,20 +439,19 @@ static relay_status read_bmmc(mp_reader *r, header_fields *h)
 {
     uint32_t pairs;
     bmmc_fields bf = {0};
-    if (h->bmmc || !mp_read_map(r, &pairs)) return format_error(r, "BMMC header");
-    for (uint32_t i = 0; i < pairs && !r->error; i++) {
+    if (!mp_read_map(r, &pairs)) return format_error(r, "BMMC header");
+    for (uint32_t i = 0; i < pairs; i++) {
         const char *key;
         uint32_t klen;
-        int k = 0;
-        if (!mp_read_str(r, &key, &klen)) break;
-        while (k < BF_COUNT && !mp_key_is(key, klen, bmmc_keys[k])) k++;
-        if (k == BF_COUNT) mp_skip(r);
-        else {
-            read_bmmc_field(r, &bf, k);
-            bf.have |= 1u << k;
-        }
+        if (!mp_read_str(r, &key, &klen)) return format_error(r, "BMMC header");
+        int k = key_index(bmmc_keys, BF_COUNT, key, klen);
+        if (k < 0) mp_skip(r);
+        else read_bmmc_field(r, &bf, k);
+        if (r->error) return field_error(r, "BMMC", key, klen);
+        if (k >= 0) bf.have |= 1u << k;
     }
-    if (r->error || bf.have != (1u << BF_COUNT) - 1) return format_error(r, "BMMC header");
+    if (bf.have != (1u << BF_COUNT) - 1)
+        return rl_fail(RELAY_ERR_FORMAT, "plan BMMC map lacks its `%s` field", bmmc_keys[__builtin_ctz(~bf.have)]);
     rl_bmmc *b = h->bmmc = calloc(1, sizeof *h->bmmc);
     if (!b) return RL_NOMEM();
     *b = (rl_bmmc){.n = (int)bf.v[BF_N], .p = (int)bf.v[BF_P], .f = (int)bf.v[BF_F], .elem_size = bf.v[BF_ELEM_SIZE],
@@ -386,7 +459,9 @@ static relay_status read_bmmc(mp_reader *r, header_fields *h)
     if (b->n < 1 || b->n > RELAY_BMMC_MAX_BITS || !unpack_matrix(bf.bin[0], bf.len[0], b->n, &b->v) ||
         !unpack_matrix(bf.bin[1], bf.len[1], b->n, &b->w))
         return rl_fail(RELAY_ERR_FORMAT, "plan BMMC factors are not two matrices of the plan's %d columns", b->n);
-    if (b->p > b->n || b->f > b->n - b->p) return rl_fail(RELAY_ERR_FORMAT, "plan BMMC rank bits %d..%d exceed its %d index bits", b->f, b->f + b->p - 1, b->n);
+    if (b->p > b->n || b->f > b->n - b->p) /* p and f may be near 2^31: no sum of them in int */
+        return rl_fail(RELAY_ERR_FORMAT, "plan BMMC rank bits %lld..%lld exceed its %d index bits", (long long)b->f,
+                       (long long)b->f + b->p - 1, b->n);
     rl_bmmc_from_factors(b);
     return rl_bmmc_validate(b);
 }
@@ -397,53 +472,109 @@ static relay_status read_bmmc(mp_reader *r, header_fields *h)
 static relay_status read_hsumma(mp_reader *r, header_fields *h)
 {
     uint32_t pairs, have = 0;
-    if (h->have_hsumma || !mp_read_map(r, &pairs)) return format_error(r, "HSUMMA header");
-    for (uint32_t i = 0; i < pairs && !r->error; i++) {
+    if (!mp_read_map(r, &pairs)) return format_error(r, "HSUMMA header");
+    for (uint32_t i = 0; i < pairs; i++) {
         const char *key;
         uint32_t klen;
-        int k = 0;
-        if (!mp_read_str(r, &key, &klen)) break;
-        while (k < RL_HS_INTS && !mp_key_is(key, klen, rl_hsumma_keys[k])) k++;
+        if (!mp_read_str(r, &key, &klen)) return format_error(r, "HSUMMA header");
+        int k = key_index(rl_hsumma_keys, RL_HS_INTS, key, klen);
         int sizes = k <= RL_HS_K || k == RL_HS_INNER || k == RL_HS_OUTER || k == RL_HS_DIST_BLOCK;
-        if (k < RL_HS_INTS) have |= (uint32_t)read_ranged(r, &h->hsumma[k], 0, sizes ? INT64_MAX : INT32_MAX) << k;
+        if (k >= 0) have |= (uint32_t)read_ranged(r, &h->hsumma[k], 0, sizes ? INT64_MAX : INT32_MAX) << k;
         else if (mp_key_is(key, klen, "net_alpha")) have |= (uint32_t)mp_read_double(r, &h->net[0]) << RL_HS_INTS;
         else if (mp_key_is(key, klen, "net_beta")) have |= (uint32_t)mp_read_double(r, &h->net[1]) << (RL_HS_INTS + 1);
         else mp_skip(r);
+        if (r->error) return field_error(r, "HSUMMA", key, klen);
     }
-    if (r->error || have != (1u << (RL_HS_INTS + 2)) - 1) return format_error(r, "HSUMMA header");
-    h->have_hsumma = 1;
+    if (have != (1u << (RL_HS_INTS + 2)) - 1) {
+        int k = __builtin_ctz(~have);
+        return rl_fail(RELAY_ERR_FORMAT, "plan HSUMMA map lacks its `%s` field",
+                       k < RL_HS_INTS ? rl_hsumma_keys[k] : k == RL_HS_INTS ? "net_alpha" : "net_beta");
+    }
     return RELAY_OK;
 }
 
 /* ---- the header -------------------------------------------------------- */
 
-static relay_status read_header_field(mp_reader *r, header_fields *h, const char *key, uint32_t klen)
+static void read_kind(mp_reader *r, header_fields *h)
 {
     const char *val;
     uint32_t vlen;
-    static const int64_t hi[4] = {RELAY_MAX_RANKS, 3, 3, 2};
-    static const char *const names[4] = {"nranks", "type", "schedule", "relabel"};
-    for (int i = 0; i < 4; i++)
-        if (mp_key_is(key, klen, names[i])) {
-            if (read_ranged(r, &h->v[i], i == HF_NRANKS ? 1 : 0, hi[i])) h->have |= 1 << i;
-            return RELAY_OK;
-        }
-    if (mp_key_is(key, klen, "rounds")) read_ranged(r, &h->rounds, 0, RELAY_MAX_RANKS);
-    else if (mp_key_is(key, klen, "kind")) {
-        if (mp_read_str(r, &val, &vlen))
-            h->kind = mp_key_is(val, vlen, "transform") ? RELAY_PLAN_TRANSFORM + 1
-                      : mp_key_is(val, vlen, "bmmc")    ? RELAY_PLAN_BMMC + 1
-                      : mp_key_is(val, vlen, "hsumma")  ? RELAY_PLAN_HSUMMA + 1
-                                                        : 0;
-    } else if (mp_key_is(key, klen, "bmmc")) return read_bmmc(r, h);
-    else if (mp_key_is(key, klen, "hsumma")) return read_hsumma(r, h);
-    else if (mp_key_is(key, klen, "pairs")) return read_pairs(r, h);
-    else if (mp_key_is(key, klen, "sigma") && !h->sigma) h->sigma = read_int_array(r, &h->nsigma, 0, RELAY_MAX_RANKS);
-    else if (mp_key_is(key, klen, "stats")) read_stats(r, h);
-    else if (mp_key_is(key, klen, "fingerprint")) h->have |= mp_read_uint64(r, &h->fingerprint) << HF_FINGERPRINT;
-    else if (mp_key_is(key, klen, "sections") && !h->index) h->index = read_index(r, &h->nindex);
-    else mp_skip(r);
+    if (mp_read_str(r, &val, &vlen)) h->kind = key_index(kind_names, 3, val, vlen);
+}
+
+/* The second pass: the value of a key the kind has (kind and nranks are
+ * read already). */
+static relay_status read_header_field(mp_reader *r, header_fields *h, int k)
+{
+    switch (k) {
+    case HK_TYPE: read_ranged(r, &h->type, 0, 3); break;
+    case HK_SCHEDULE: read_ranged(r, &h->schedule, 0, 3); break;
+    case HK_RELABEL: read_ranged(r, &h->relabel, 0, 2); break;
+    case HK_ROUNDS: read_ranged(r, &h->rounds, 0, RELAY_MAX_RANKS); break;
+    case HK_PAIRS: return read_pairs(r, h);
+    case HK_SIGMA: h->sigma = read_int_array(r, &h->nsigma, 0, RELAY_MAX_RANKS); break;
+    case HK_STATS: return read_stats(r, h);
+    case HK_FINGERPRINT: mp_read_uint64(r, &h->fingerprint); break;
+    case HK_SECTIONS: h->index = read_index(r, &h->nindex); break;
+    case HK_BMMC: return read_bmmc(r, h);
+    case HK_HSUMMA: return read_hsumma(r, h);
+    default: mp_skip(r);
+    }
     return RELAY_OK;
+}
+
+/* The keys a header has must be those of its kind, each once. */
+static relay_status check_header_keys(const header_fields *h)
+{
+    if (h->kind < 0) return rl_fail(RELAY_ERR_FORMAT, "plan kind is missing or not one this relay reads (transform, bmmc, hsumma)");
+    unsigned foreign = h->seen & ~kind_keys[h->kind], missing = kind_keys[h->kind] & ~h->seen;
+    if (foreign)
+        return rl_fail(RELAY_ERR_FORMAT, "plan header of a %s plan has a `%s` field, which %s plans do not have",
+                       kind_names[h->kind], header_keys[__builtin_ctz(foreign)], kind_names[h->kind]);
+    if (missing) return rl_fail(RELAY_ERR_FORMAT, "plan header lacks its `%s` field", header_keys[__builtin_ctz(missing)]);
+    /* A transform header holds sigma and 4 index entries per rank, a byte each at least. */
+    if (h->kind == RELAY_PLAN_TRANSFORM && 5 * h->nranks > (int64_t)h->bytes)
+        return rl_fail(RELAY_ERR_FORMAT, "plan header of %zu bytes cannot hold the sigma and section index of %lld ranks",
+                       h->bytes, (long long)h->nranks);
+    return RELAY_OK;
+}
+
+/* The first pass over the header map: which keys it has (each once), and
+ * the two that decide how the rest is read, kind and nranks. */
+static relay_status scan_header(mp_reader r, header_fields *h)
+{
+    uint32_t pairs;
+    if (!mp_read_map(&r, &pairs)) return format_error(&r, "header");
+    for (uint32_t i = 0; i < pairs; i++) {
+        const char *key;
+        uint32_t klen;
+        if (!mp_read_str(&r, &key, &klen)) return format_error(&r, "header");
+        int k = key_index(header_keys, HK_COUNT, key, klen);
+        if (k >= 0 && h->seen & 1u << k) return rl_fail(RELAY_ERR_FORMAT, "plan header has the `%s` field twice", header_keys[k]);
+        if (k >= 0) h->seen |= 1u << k;
+        if (k == HK_KIND) read_kind(&r, h);
+        else if (k == HK_NRANKS) read_ranged(&r, &h->nranks, 1, RELAY_MAX_RANKS);
+        else mp_skip(&r);
+        if (r.error) return field_error(&r, "header", key, klen);
+    }
+    return check_header_keys(h);
+}
+
+/* The second pass: every field of the kind. */
+static relay_status read_header_fields(mp_reader r, header_fields *h)
+{
+    uint32_t pairs;
+    relay_status st = RELAY_OK;
+    mp_read_map(&r, &pairs);
+    for (uint32_t i = 0; i < pairs && !st; i++) {
+        const char *key;
+        uint32_t klen;
+        mp_read_str(&r, &key, &klen);
+        int k = key_index(header_keys, HK_COUNT, key, klen);
+        st = k == HK_KIND || k == HK_NRANKS ? (mp_skip(&r), RELAY_OK) : read_header_field(&r, h, k);
+        if (!st && r.error) st = field_error(&r, "header", key, klen);
+    }
+    return st;
 }
 
 /* Checks that sigma is a permutation of the plan's ranks. */
@@ -459,100 +590,94 @@ static int is_permutation(const int64_t *sigma, uint32_t n)
     return ok;
 }
 
-static relay_status check_bmmc_header(const header_fields *h)
+static relay_status check_transform_header(const header_fields *h)
 {
-    const int bmmc_have = 1 << HF_NRANKS | 1 << HF_FINGERPRINT;
-    if ((h->have & bmmc_have) != bmmc_have || !h->bmmc || h->nstats != 31)
-        return rl_fail(RELAY_ERR_FORMAT, "plan header lacks a required field");
-    if (h->v[HF_NRANKS] != (int64_t)1 << h->bmmc->p)
-        return rl_fail(RELAY_ERR_FORMAT, "BMMC plan for 2^%d ranks declares %lld", h->bmmc->p, (long long)h->v[HF_NRANKS]);
-    return RELAY_OK;
-}
-
-static relay_status check_hsumma_header(const header_fields *h)
-{
-    const int hsumma_have = 1 << HF_NRANKS | 1 << HF_TYPE | 1 << HF_FINGERPRINT;
-    if ((h->have & hsumma_have) != hsumma_have || !h->have_hsumma || h->nstats != 31)
-        return rl_fail(RELAY_ERR_FORMAT, "plan header lacks a required field");
-    return RELAY_OK; /* the parameters are checked as the plan is assembled */
-}
-
-static relay_status check_header(const mp_reader *r, const header_fields *h)
-{
-    if (r->error) return format_error(r, "header");
-    if (!h->kind) return rl_fail(RELAY_ERR_FORMAT, "plan kind is missing or not one this relay reads (transform, bmmc, hsumma)");
-    if (h->kind == RELAY_PLAN_BMMC + 1) return check_bmmc_header(h);
-    if (h->kind == RELAY_PLAN_HSUMMA + 1) return check_hsumma_header(h);
-    if (h->have != 31 || h->rounds < 0 || !h->pairs || !h->sigma || !h->index || h->nstats != 31)
-        return rl_fail(RELAY_ERR_FORMAT, "plan header lacks a required field");
-    int64_t n = h->v[HF_NRANKS];
+    int64_t n = h->nranks;
     if (h->nsigma != n || !is_permutation(h->sigma, h->nsigma))
         return rl_fail(RELAY_ERR_FORMAT, "plan sigma is not a permutation of its %lld ranks", (long long)n);
-    if (h->v[HF_SCHEDULE] == RELAY_SCHED_AUTO)
+    if (h->schedule == RELAY_SCHED_AUTO)
         return rl_fail(RELAY_ERR_FORMAT, "plan schedule is auto: a planned schedule is always resolved");
-    if (h->v[HF_SCHEDULE] == RELAY_SCHED_ROUNDS ? h->rounds > n : h->rounds != 1)
+    if (h->schedule == RELAY_SCHED_ROUNDS ? h->rounds > n : h->rounds != 1)
         return rl_fail(RELAY_ERR_FORMAT, "plan has %lld communication rounds, impossible for its schedule and %lld ranks",
                        (long long)h->rounds, (long long)n);
     if (h->nindex != 4 * (uint64_t)n) return rl_fail(RELAY_ERR_FORMAT, "plan section index has %u entries for %lld ranks", h->nindex, (long long)n);
-    for (uint32_t k = 0; k < h->npairs; k++)
-        if (h->pairs[k].dst->nranks > n || h->pairs[k].src->nranks > n)
-            return rl_fail(RELAY_ERR_FORMAT, "plan pair %u has a layout over more ranks than the plan's %lld", k, (long long)n);
     return RELAY_OK;
+}
+
+static relay_status check_header(const header_fields *h)
+{
+    if (h->kind == RELAY_PLAN_TRANSFORM) return check_transform_header(h);
+    if (h->kind == RELAY_PLAN_BMMC && h->nranks != (int64_t)1 << h->bmmc->p)
+        return rl_fail(RELAY_ERR_FORMAT, "BMMC plan for 2^%d ranks declares %lld", h->bmmc->p, (long long)h->nranks);
+    return RELAY_OK; /* HSUMMA parameters are checked as the plan is assembled */
+}
+
+static relay_status assemble_bmmc(header_fields *h, relay_plan *p)
+{
+    p->type = RELAY_DOUBLE;
+    p->bmmc = h->bmmc;
+    h->bmmc = NULL;
+    return RELAY_OK;
+}
+
+static relay_status assemble_hsumma(header_fields *h, relay_plan *p)
+{
+    p->type = (relay_type)h->type;
+    p->hsumma = calloc(1, sizeof *p->hsumma);
+    relay_status st = p->hsumma ? rl_hsumma_from_ints(p->hsumma, h->hsumma, p->type, h->net[0], h->net[1], p->nranks)
+                                : RL_NOMEM();
+    if (st) return st;
+    /* The statistics follow from the parameters. */
+    relay_plan_stats want;
+    int64_t outer, inner;
+    rl_hsumma_stats(&p->hsumma->params, &want, &outer, &inner);
+    p->rounds = (int32_t)(outer + inner);
+    if (memcmp(&want, &p->stats, sizeof want) != 0)
+        return rl_fail(RELAY_ERR_FORMAT, "HSUMMA plan's statistics do not follow from its parameters");
+    return RELAY_OK;
+}
+
+/* The pairs keep the layouts read (over the plan's ranks); A's relabeled
+ * copies share one rank map, sigma and its inverse, whatever the pairs. */
+static relay_status assemble_transform(header_fields *h, relay_plan *p)
+{
+    p->schedule = (relay_schedule)h->schedule;
+    p->rounds = (int32_t)h->rounds;
+    p->relabel = (relay_relabel)h->relabel;
+    p->type = (relay_type)h->type;
+    p->sigma_inverse = rl_malloc_array((size_t)p->nranks, sizeof *p->sigma_inverse);
+    if (!p->sigma_inverse) return RL_NOMEM();
+    for (int r = 0; r < p->nranks; r++) {
+        p->sigma[r] = (int32_t)h->sigma[r];
+        p->sigma_inverse[p->sigma[r]] = r;
+    }
+    relay_status st = RELAY_OK;
+    for (int k = 0; k < p->count && !st; k++) {
+        rl_pair *pr = &p->pairs[k];
+        pr->op = (relay_op)h->pairs[k].op;
+        st = rl_layout_relabel_shared(&pr->dst_relabeled, h->pairs[k].dst, p->sigma, p->sigma_inverse, p->nranks);
+        if (st) break;
+        pr->dst = h->pairs[k].dst;
+        pr->src = h->pairs[k].src;
+        h->pairs[k].dst = h->pairs[k].src = NULL;
+        rl_layout_widen(pr->dst, p->nranks);
+        rl_layout_widen(pr->src, p->nranks);
+    }
+    return st;
 }
 
 /* Moves the header's fields into a new plan (sections not yet read). */
 static relay_status assemble(header_fields *h, relay_plan **out)
 {
-    relay_plan *p = rl_plan_alloc((int)h->v[HF_NRANKS], (int)h->npairs);
+    relay_plan *p = rl_plan_alloc((int)h->nranks, (int)h->npairs);
     if (!p) return RL_NOMEM();
+    p->kind = (relay_plan_kind)h->kind;
     p->fingerprint = h->fingerprint;
     p->stats = (relay_plan_stats){h->stats[0], h->stats[1], h->stats[2], h->stats[3], h->stats[4]};
-    if (h->bmmc) {
-        p->kind = RELAY_PLAN_BMMC;
-        p->type = RELAY_DOUBLE;
-        p->schedule = RELAY_SCHED_P2P;
-        p->bmmc = h->bmmc;
-        h->bmmc = NULL;
-        *out = p;
-        return RELAY_OK;
-    }
-    if (h->kind == RELAY_PLAN_HSUMMA + 1) {
-        p->kind = RELAY_PLAN_HSUMMA;
-        p->type = (relay_type)h->v[HF_TYPE];
-        p->schedule = RELAY_SCHED_P2P;
-        p->hsumma = calloc(1, sizeof *p->hsumma);
-        relay_status st = p->hsumma ? rl_hsumma_from_ints(p->hsumma, h->hsumma, p->type, h->net[0], h->net[1], p->nranks)
-                                    : RL_NOMEM();
-        if (st) {
-            relay_plan_free(p);
-            return st;
-        }
-        /* The statistics follow from the parameters. */
-        relay_plan_stats want;
-        int64_t outer, inner;
-        rl_hsumma_stats(&p->hsumma->params, &want, &outer, &inner);
-        p->rounds = (int32_t)(outer + inner);
-        if (memcmp(&want, &p->stats, sizeof want) != 0) {
-            relay_plan_free(p);
-            return rl_fail(RELAY_ERR_FORMAT, "HSUMMA plan's statistics do not follow from its parameters");
-        }
-        *out = p;
-        return RELAY_OK;
-    }
-    p->kind = RELAY_PLAN_TRANSFORM;
-    p->type = (relay_type)h->v[HF_TYPE];
-    p->schedule = (relay_schedule)h->v[HF_SCHEDULE];
-    p->rounds = (int32_t)h->rounds;
-    p->relabel = (relay_relabel)h->v[HF_RELABEL];
-    for (int r = 0; r < p->nranks; r++) p->sigma[r] = (int32_t)h->sigma[r];
-    relay_status st = RELAY_OK;
-    for (int k = 0; k < p->count && !st; k++) {
-        rl_pair *pr = &p->pairs[k];
-        pr->op = (relay_op)h->pairs[k].op;
-        st = rl_layout_relabel(&pr->dst, h->pairs[k].dst, NULL, p->nranks);
-        if (!st) st = rl_layout_relabel(&pr->src, h->pairs[k].src, NULL, p->nranks);
-        if (!st) st = rl_layout_relabel(&pr->dst_relabeled, h->pairs[k].dst, p->sigma, p->nranks);
-    }
+    p->schedule = RELAY_SCHED_P2P;
+    relay_status st = h->kind == RELAY_PLAN_BMMC     ? assemble_bmmc(h, p)
+                      : h->kind == RELAY_PLAN_HSUMMA ? assemble_hsumma(h, p)
+                                                     : assemble_transform(h, p);
     if (st) {
         relay_plan_free(p);
         return st;
@@ -582,17 +707,13 @@ static relay_status read_header(source *s, const preamble *pre, header *out)
         return rl_fail(RELAY_ERR_FORMAT, "plan header checksum does not match: the file is corrupted");
     mp_reader r;
     header_fields h;
-    uint32_t pairs;
     memset(&h, 0, sizeof h);
-    h.rounds = -1;
+    h.kind = -1;
+    h.bytes = (size_t)pre->header_bytes;
     mp_init(&r, b, (size_t)pre->header_bytes);
-    if (!mp_read_map(&r, &pairs)) return format_error(&r, "header");
-    for (uint32_t i = 0; i < pairs && !r.error && !st; i++) {
-        const char *key;
-        uint32_t klen;
-        if (mp_read_str(&r, &key, &klen)) st = read_header_field(&r, &h, key, klen);
-    }
-    if (!st) st = check_header(&r, &h);
+    st = scan_header(r, &h);
+    if (!st) st = read_header_fields(r, &h);
+    if (!st) st = check_header(&h);
     if (!st) st = assemble(&h, &out->plan);
     if (!st) {
         out->index = h.index;
@@ -719,6 +840,18 @@ static relay_status decode(source *s, relay_plan **out, int rank)
     h.plan->format_minor = (int)pre.minor;
     *out = h.plan;
     return RELAY_OK;
+}
+
+relay_status rl_header_fingerprint(const void *bytes, size_t len, uint64_t *fingerprint)
+{
+    source s = {bytes, NULL, len, NULL};
+    preamble pre = {RELAY_FORMAT_MAJOR, RELAY_FORMAT_MINOR, len, rl_header_hash(bytes, len, RELAY_FORMAT_MAJOR, RELAY_FORMAT_MINOR), 0};
+    header h = {0};
+    relay_status st = read_header(&s, &pre, &h);
+    if (!st) *fingerprint = rl_plan_hash(h.plan);
+    relay_plan_free(h.plan);
+    free(h.index);
+    return st;
 }
 
 relay_status relay_plan_decode(relay_plan **out, const void *buf, size_t len, int rank)

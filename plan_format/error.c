@@ -2,6 +2,7 @@
  * thread-local message naming what was wrong. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "error.h"
 
@@ -9,12 +10,17 @@ static _Thread_local char last_error[1024];
 
 const char *relay_last_error(void) { return last_error; }
 
+/* Formats into a scratch buffer first: an argument may be relay_last_error()
+ * itself ("plan layout is invalid: %s"), which vsnprintf must not overwrite
+ * while it reads it. */
 relay_status relay_internal_fail(relay_status s, const char *fmt, ...)
 {
+    char message[sizeof last_error];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
+    memcpy(last_error, message, sizeof last_error);
     return s;
 }
 

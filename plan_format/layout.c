@@ -20,12 +20,6 @@ int64_t rl_block_extent(int64_t rows, int64_t cols, int64_t ld, relay_order o)
 
 static int valid_order(relay_order o) { return o == RELAY_COL_MAJOR || o == RELAY_ROW_MAJOR; }
 
-static int base_rank(const relay_layout *l, int rank)
-{
-    if (rank < 0 || rank >= l->nranks) return -1;
-    return l->rank_unmap ? l->rank_unmap[rank] : rank;
-}
-
 static int mapped_rank(const relay_layout *l, int base)
 {
     return l->rank_map ? l->rank_map[base] : base;
@@ -65,12 +59,17 @@ void relay_layout_free(relay_layout *l)
     free(l->rank_first);
     free(l->rank_blocks);
     free(l->local_elems);
-    free(l->rank_map);
-    free(l->rank_unmap);
+    if (!l->maps_borrowed) {
+        free(l->rank_map);
+        free(l->rank_unmap);
+    }
     free(l);
 }
 
 /* ---- block-cyclic ---------------------------------------------------- */
+
+/* ceil(x / b) for x >= 0, b > 0, without the overflow of (x + b - 1) / b. */
+static int64_t ceil_div(int64_t x, int64_t b) { return x / b + (x % b != 0); }
 
 /* Blocks of b that rows [origin, origin + size) meet. */
 static int64_t blocks_met(int64_t origin, int64_t size, int64_t b) { return size ? (origin + size - 1) / b - origin / b + 1 : 0; }
@@ -87,7 +86,7 @@ static relay_status bc_check(int64_t m, int64_t n, int64_t mb, int64_t nb, int n
     if (!valid_order(elem_order)) return rl_fail(RELAY_ERR_ARG, "block-cyclic layout: invalid element order %d", (int)elem_order);
     if (rsrc < 0 || rsrc >= nprow || csrc < 0 || csrc >= npcol)
         return rl_fail(RELAY_ERR_ARG, "block-cyclic layout: source process (%d, %d) outside the %d x %d grid", rsrc, csrc, nprow, npcol);
-    if ((m + mb - 1) / mb > INT32_MAX || (n + nb - 1) / nb > INT32_MAX)
+    if (ceil_div(m, mb) > INT32_MAX || ceil_div(n, nb) > INT32_MAX)
         return rl_fail(RELAY_ERR_ARG, "block-cyclic layout: more than 2^31 block rows or columns");
     if (lld < 0) return rl_fail(RELAY_ERR_ARG, "block-cyclic layout: lld = %lld is negative", (long long)lld);
     if (lld > 0) {
@@ -101,13 +100,15 @@ static relay_status bc_check(int64_t m, int64_t n, int64_t mb, int64_t nb, int n
     return RELAY_OK;
 }
 
-/* Block boundaries of [0, size) when index 0 is global index origin. */
+/* Block boundaries of [0, size) when index 0 is global index origin (a
+ * boundary past 2^63 is the end: the last block's i * bsize may overflow). */
 static void fill_regular_splits(int64_t *splits, int nblocks, int64_t size, int64_t bsize, int64_t origin)
 {
     splits[0] = 0;
     for (int i = 1; i <= nblocks; i++) {
-        int64_t s = (int64_t)i * bsize - origin % bsize;
-        splits[i] = s < size ? s : size;
+        int64_t s;
+        int past = rl_mul_overflows(i, bsize, &s) || (s -= origin % bsize) > size;
+        splits[i] = past ? size : s;
     }
 }
 
@@ -244,18 +245,20 @@ static int64_t block_rows(const relay_layout *l, int64_t b) { return l->row_spli
 static int64_t block_cols(const relay_layout *l, int64_t b) { return l->col_splits[b % l->nbc + 1] - l->col_splits[b % l->nbc]; }
 
 /* Default storage: each rank's blocks one after another, tightly. */
-static void pack_blocks(relay_layout *l)
+static relay_status pack_blocks(relay_layout *l)
 {
     for (int r = 0; r < l->nranks; r++) {
-        int64_t cursor = 0;
+        int64_t cursor = 0, size;
         for (int64_t k = l->rank_first[r]; k < l->rank_first[r + 1]; k++) {
             int64_t b = l->rank_blocks[k], rows = block_rows(l, b), cols = block_cols(l, b);
             l->offsets[b] = cursor;
             l->lds[b] = l->order == RELAY_COL_MAJOR ? rows : cols;
-            cursor += rows * cols;
+            if (rl_mul_overflows(rows, cols, &size) || rl_add_overflows(cursor, size, &cursor))
+                return rl_fail(RELAY_ERR_ARG, "grid layout: rank %d's blocks exceed 2^63 elements", r);
         }
         l->local_elems[r] = cursor;
     }
+    return RELAY_OK;
 }
 
 /* A run of memory a block occupies: [start, end). */
@@ -366,7 +369,7 @@ relay_status relay_layout_grid(relay_layout **out, int nranks, int64_t m, int64_
     if (!st) {
         l->explicit_offsets = offsets != NULL;
         if (offsets) st = check_explicit_storage(l, offsets, lds);
-        else pack_blocks(l);
+        else st = pack_blocks(l);
     }
     if (st) {
         relay_layout_free(l);
@@ -385,7 +388,7 @@ int64_t relay_layout_cols(const relay_layout *l) { return l ? l->n : 0; }
 int64_t relay_layout_local_elems(const relay_layout *l, int rank)
 {
     if (!l) return 0;
-    int b = base_rank(l, rank);
+    int b = rl_layout_base_rank(l, rank);
     return b < 0 ? 0 : l->local_elems[b];
 }
 
@@ -468,19 +471,19 @@ relay_status relay_layout_locate(const relay_layout *l, int64_t i, int64_t j, in
 
 int64_t rl_layout_block_count(const relay_layout *l, int rank)
 {
-    int b = base_rank(l, rank);
+    int b = rl_layout_base_rank(l, rank);
     if (b < 0) return 0;
     if (l->kind == RL_LAYOUT_GRID) return l->rank_first[b + 1] - l->rank_first[b];
     int pr, pc;
     rl_bc_coords(&l->bc, b, &pr, &pc);
-    int64_t br = (l->nbr + l->bc.nprow - 1 - (pr - bc_first_row(&l->bc) + l->bc.nprow) % l->bc.nprow) / l->bc.nprow;
-    int64_t bcn = (l->nbc + l->bc.npcol - 1 - (pc - bc_first_col(&l->bc) + l->bc.npcol) % l->bc.npcol) / l->bc.npcol;
+    int64_t br = ((int64_t)l->nbr + l->bc.nprow - 1 - (pr - bc_first_row(&l->bc) + l->bc.nprow) % l->bc.nprow) / l->bc.nprow;
+    int64_t bcn = ((int64_t)l->nbc + l->bc.npcol - 1 - (pc - bc_first_col(&l->bc) + l->bc.npcol) % l->bc.npcol) / l->bc.npcol;
     return br * bcn;
 }
 
 void rl_layout_for_each_block(const relay_layout *l, int rank, rl_block_visitor visit, void *ctx)
 {
-    int b = base_rank(l, rank);
+    int b = rl_layout_base_rank(l, rank);
     if (b < 0) return;
     if (l->kind == RL_LAYOUT_GRID) {
         for (int64_t k = l->rank_first[b]; k < l->rank_first[b + 1]; k++)
@@ -490,9 +493,9 @@ void rl_layout_for_each_block(const relay_layout *l, int rank, rl_block_visitor 
     const rl_block_cyclic *bc = &l->bc;
     int pr, pc;
     rl_bc_coords(bc, b, &pr, &pc);
-    for (int bi = (pr - bc_first_row(bc) + bc->nprow) % bc->nprow; bi < l->nbr; bi += bc->nprow)
-        for (int bj = (pc - bc_first_col(bc) + bc->npcol) % bc->npcol; bj < l->nbc; bj += bc->npcol)
-            visit(bi, bj, ctx);
+    for (int64_t bi = (pr - bc_first_row(bc) + bc->nprow) % bc->nprow; bi < l->nbr; bi += bc->nprow)
+        for (int64_t bj = (pc - bc_first_col(bc) + bc->npcol) % bc->npcol; bj < l->nbc; bj += bc->npcol)
+            visit((int)bi, (int)bj, ctx);
 }
 
 /* ---- copies ------------------------------------------------------------ */
@@ -522,6 +525,7 @@ static relay_status layout_clone(relay_layout **out, const relay_layout *l)
     if (!c) return RL_NOMEM();
     *c = *l;
     clear_arrays(c);
+    c->maps_borrowed = 0;
     size_t nblocks = (size_t)l->nbr * (size_t)l->nbc;
     relay_status st = RELAY_OK;
     st = st ? st : dup_array((void **)&c->row_splits, l->row_splits, (size_t)l->nbr + 1, sizeof(int64_t));
@@ -543,14 +547,39 @@ static relay_status layout_clone(relay_layout **out, const relay_layout *l)
     return RELAY_OK;
 }
 
-relay_status rl_layout_relabel(relay_layout **out, const relay_layout *l, const int32_t *sigma, int nranks)
+void rl_layout_widen(relay_layout *l, int nranks) { l->nranks = nranks; }
+
+/* A copy of l over nranks ranks, its maps still to be set. */
+static relay_status relabel_clone(relay_layout **out, const relay_layout *l, int nranks)
 {
     if (nranks < l->nranks) return rl_fail(RELAY_ERR_ARG, "layout has %d ranks, more than the plan's %d", l->nranks, nranks);
     if (l->rank_map) return rl_fail(RELAY_ERR_ARG, "a relabeled layout cannot be relabeled again");
+    relay_status st = layout_clone(out, l);
+    if (!st) (*out)->nranks = nranks;
+    return st;
+}
+
+relay_status rl_layout_relabel_shared(relay_layout **out, const relay_layout *l, const int32_t *sigma,
+                                      const int32_t *inverse, int nranks)
+{
     relay_layout *c = NULL;
-    relay_status st = layout_clone(&c, l);
+    relay_status st = relabel_clone(&c, l, nranks);
     if (st) return st;
-    c->nranks = nranks;
+    c->rank_map = (int32_t *)sigma;
+    c->rank_unmap = (int32_t *)inverse;
+    c->maps_borrowed = 1;
+    *out = c;
+    return RELAY_OK;
+}
+
+relay_status rl_layout_relabel(relay_layout **out, const relay_layout *l, const int32_t *sigma, int nranks)
+{
+    relay_layout *c = NULL;
+    relay_status st = relabel_clone(&c, l, nranks);
+    if (st || !sigma) { /* the identity needs no maps: ranks past the layout's own hold nothing */
+        if (!st) *out = c;
+        return st;
+    }
     c->rank_map = rl_malloc_array((size_t)l->base_nranks, sizeof(int32_t));
     c->rank_unmap = rl_malloc_array((size_t)nranks, sizeof(int32_t));
     if (!c->rank_map || !c->rank_unmap) {
@@ -559,8 +588,8 @@ relay_status rl_layout_relabel(relay_layout **out, const relay_layout *l, const 
     }
     for (int r = 0; r < nranks; r++) c->rank_unmap[r] = -1;
     for (int b = 0; b < l->base_nranks; b++) {
-        c->rank_map[b] = sigma ? sigma[b] : b;
-        c->rank_unmap[c->rank_map[b]] = b;
+        c->rank_map[b] = sigma[b];
+        c->rank_unmap[sigma[b]] = b;
     }
     *out = c;
     return RELAY_OK;

@@ -79,12 +79,23 @@ struct relay_layout {
     /* Relabeling: a layout's blocks can be handed to other ranks without
      * copying its description.  base_nranks is the rank count of the
      * description; rank_map[b] is the rank that holds base rank b's blocks and
-     * rank_unmap[r] the base rank whose blocks rank r holds (-1: none).  Both
-     * NULL: identity (nranks == base_nranks). */
+     * rank_unmap[r] the base rank whose blocks rank r holds (-1 or at least
+     * base_nranks: none).  Both NULL: identity, ranks from base_nranks on
+     * holding nothing.  maps_borrowed: both belong to the plan, which shares
+     * them among its pairs (rl_layout_relabel_shared). */
     int base_nranks;
-    int32_t *rank_map;       /* base_nranks */
+    int32_t *rank_map;       /* base_nranks (or more) */
     int32_t *rank_unmap;     /* nranks */
+    int maps_borrowed;
 };
+
+/* The base rank whose blocks rank holds, or -1. */
+static inline int rl_layout_base_rank(const relay_layout *l, int rank)
+{
+    if (rank < 0 || rank >= l->nranks) return -1;
+    int b = l->rank_unmap ? l->rank_unmap[rank] : rank;
+    return b < l->base_nranks ? b : -1;
+}
 
 /* Block (bi, bj)'s owner, offset and leading dimension. */
 int rl_layout_owner(const relay_layout *l, int bi, int bj);
@@ -103,9 +114,18 @@ void rl_layout_for_each_block(const relay_layout *l, int rank, rl_block_visitor 
 int64_t rl_layout_block_count(const relay_layout *l, int rank);
 
 /* A deep copy of l over nranks >= l's rank count, whose blocks of rank r go
- * to rank sigma[r] (sigma NULL: unchanged).  O(nbr + nbc + nranks) for
- * block-cyclic layouts: the block description is shared by formula. */
+ * to rank sigma[r] (sigma NULL: unchanged, and no maps).  O(nbr + nbc +
+ * nranks) for block-cyclic layouts: the block description is shared by
+ * formula. */
 relay_status rl_layout_relabel(relay_layout **out, const relay_layout *l, const int32_t *sigma, int nranks);
+/* Makes l, which must not be relabeled, a layout over nranks >= its own
+ * rank count, the ranks past its own holding nothing: O(1), in place. */
+void rl_layout_widen(relay_layout *l, int nranks);
+/* The same with sigma relabeling, the copy borrowing sigma (nranks entries)
+ * and its inverse instead of owning maps, so that the pairs of one plan
+ * share a single O(nranks) map: both must outlive the copy. */
+relay_status rl_layout_relabel_shared(relay_layout **out, const relay_layout *l, const int32_t *sigma,
+                                      const int32_t *inverse, int nranks);
 
 /* ScaLAPACK's NUMROC: how many of n rows (in blocks of nb) process iproc of
  * nprocs holds when block 0 lives on isrc.  Inline: relay_scalapack, a

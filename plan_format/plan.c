@@ -50,6 +50,7 @@ void relay_plan_free(relay_plan *p)
     for (int r = 0; p->sections && r < p->nranks; r++) rl_section_free(p->sections[r]);
     free(p->pairs);
     free(p->sigma);
+    free(p->sigma_inverse);
     free(p->sections);
     free(p->bmmc);
     free(p->hsumma);

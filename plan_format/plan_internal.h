@@ -141,6 +141,7 @@ struct relay_plan {
     int32_t count;
     rl_pair *pairs;          /* count entries */
     int32_t *sigma;          /* nranks entries */
+    int32_t *sigma_inverse;  /* read plans: sigma's inverse, the rank map the pairs' dst_relabeled share; else NULL */
     relay_plan_stats stats;
     uint64_t fingerprint;    /* hash of the header: what the sections are derived from */
     int format_major, format_minor; /* of the file it was read from, or the current */

@@ -29,12 +29,6 @@
 
 /* ---- ranks and process coordinates ------------------------------------- */
 
-/* The base rank (of the layout's own grid) whose blocks rank holds, or -1. */
-static int base_of(const relay_layout *l, int rank)
-{
-    return l->rank_unmap ? l->rank_unmap[rank] : rank < l->base_nranks ? rank : -1;
-}
-
 /* The rank holding the blocks of grid process (pr, pc), and their ld. */
 static int rank_of(const relay_layout *l, int pr, int pc)
 {
@@ -79,7 +73,7 @@ void rl_bc_pair_overlay_free(rl_bc_pair_overlay *ov)
  * rank holds nothing on that side. */
 static void sender_procs(const rl_bc_pair_overlay *ov, int rank, int *row, int *col)
 {
-    int base = base_of(ov->b, rank), pr, pc;
+    int base = rl_layout_base_rank(ov->b, rank), pr, pc;
     *row = *col = -1;
     if (base < 0) return;
     rl_bc_coords(&ov->b->bc, base, &pr, &pc);
@@ -89,7 +83,7 @@ static void sender_procs(const rl_bc_pair_overlay *ov, int rank, int *row, int *
 
 static void receiver_procs(const rl_bc_pair_overlay *ov, int rank, int *row, int *col)
 {
-    int base = base_of(ov->a, rank);
+    int base = rl_layout_base_rank(ov->a, rank);
     *row = *col = -1;
     if (base >= 0) rl_bc_coords(&ov->a->bc, base, row, col);
 }

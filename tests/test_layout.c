@@ -580,6 +580,32 @@ static void test_empty_matrices(void **state)
     check_empty_layout(s, l, 2);
 }
 
+/* Sizes near 2^63 (issue 17, finding 6): every sum and product of them is
+ * checked, so a layout is refused or has exactly the blocks its sizes give:
+ * never wrapped splits, never a sanitizer report. */
+static void test_extreme_sizes_do_not_overflow(void **state)
+{
+    (void)state;
+    const int64_t big[] = {INT64_MAX, INT64_MAX - 1, INT64_MAX / 2 + 1, (int64_t)1 << 62, 5};
+    for (size_t i = 0; i < sizeof big / sizeof *big; i++)
+        for (size_t j = 0; j < sizeof big / sizeof *big; j++) {
+            relay_layout *l = NULL;
+            int64_t m = big[i], mb = big[j];
+            if (relay_layout_block_cyclic(&l, m, 1, mb, 1, 1, 1, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR) != RELAY_OK) continue;
+            assert_int_equal(l->nbr, m / mb + (m % mb != 0));
+            for (int b = 0; b < l->nbr; b++) assert_true(l->row_splits[b] < l->row_splits[b + 1]);
+            assert_int_equal(l->row_splits[l->nbr], m);
+            relay_layout_free(l);
+        }
+    /* A packed grid block of 2^40 x 2^40 elements does not fit a buffer. */
+    relay_layout *g = NULL;
+    int64_t splits[] = {0, (int64_t)1 << 40};
+    int owners[] = {0};
+    assert_int_equal(relay_layout_grid(&g, 1, splits[1], splits[1], 1, splits, 1, splits, owners, NULL, NULL, RELAY_COL_MAJOR),
+                     RELAY_ERR_ARG);
+    assert_null(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -596,6 +622,7 @@ int main(void)
         cmocka_unit_test(test_grid_rejects_bad_arguments),
         cmocka_unit_test(test_out_of_range_queries),
         cmocka_unit_test(test_empty_matrices),
+        cmocka_unit_test(test_extreme_sizes_do_not_overflow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
