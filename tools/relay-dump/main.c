@@ -76,6 +76,7 @@ static const cli_option dump_options[] = {
     CLI_FLAG("--json", AT(json)),
     CLI_INT("--rank", AT(rank), 0, INT_MAX),
     CLI_TEXT("--svg", AT(svg)),
+    CLI_INT("--limit", AT(limit), 0, INT64_MAX),
     CLI_END,
 };
 #undef AT
@@ -116,7 +117,7 @@ static int dump(const dump_request *r, cli_error *e)
 
 int main(int argc, char **argv)
 {
-    dump_request r = {.rank = -1};
+    dump_request r = {.rank = -1, .limit = DUMP_DEFAULT_LIMIT};
     cli_error e;
     int help;
     int status = cli_parse_options(argc, argv, 1, dump_options, &r, &help, &e);
