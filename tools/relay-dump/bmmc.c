@@ -28,19 +28,35 @@ static void print_matrix(const char *title, const rl_gf2 *m, int gap_after)
 typedef struct {
     int64_t sent_blocks;     /* over all ranks */
     int64_t block_bytes;
-    unsigned char *keeps;    /* per rank */
 } bmmc_volumes;
 
-static int count_bmmc_volumes(const rl_bmmc *b, bmmc_volumes *v, cli_error *e)
+static uint64_t rank_bits(const rl_bmmc *b, uint64_t v) { return v >> (b->n - b->p); }
+
+/* The ranks that keep one of their blocks, counted without visiting the
+ * 2^p ranks (up to 2^30 for a file of a few hundred bytes): rank k keeps
+ * one when k ^ delta k ^ c_rank lies in gamma's span (rl_bmmc_keeps_block).
+ * Modulo that span, k -> k ^ delta k ^ c_rank is affine; it reaches 0 on a
+ * coset of its linear part's kernel, 2^(p - rank) ranks, or nowhere. */
+static int64_t ranks_keeping(const rl_bmmc *b)
 {
-    int P = 1 << b->p;
-    v->keeps = malloc((size_t)P);
-    if (!v->keeps) return cli_fail(e, CLI_FAILED, "out of memory for %d ranks", P);
-    rl_bmmc_keeps_block(b, 0, P, v->keeps);
-    v->sent_blocks = 0;
-    for (int k = 0; k < P; k++) v->sent_blocks += ((int64_t)1 << b->rank) - v->keeps[k];
+    int off = b->n - b->p, image_rank = 0;
+    rl_gf2_basis gamma = {0}, image = {0};
+    rl_gf2 delta = {b->p, {0}};
+    uint64_t combo;
+    for (int j = off - b->rank; j < off; j++) rl_gf2_basis_add(&gamma, rank_bits(b, b->v.col[j]), j);
+    for (int j = 0; j < b->p; j++) delta.col[j] = rank_bits(b, b->v.col[off + j]);
+    for (int j = 0; j < b->p; j++) {
+        uint64_t unit = 1ull << j;
+        image_rank += rl_gf2_basis_add(&image, rl_gf2_reduce(&gamma, unit ^ rl_gf2_apply(&delta, unit), &combo), j);
+    }
+    uint64_t c = rl_gf2_reduce(&gamma, rank_bits(b, b->cv), &combo);
+    return rl_gf2_reduce(&image, c, &combo) ? 0 : (int64_t)1 << (b->p - image_rank);
+}
+
+static void count_bmmc_volumes(const rl_bmmc *b, bmmc_volumes *v)
+{
+    v->sent_blocks = ((int64_t)1 << (b->p + b->rank)) - ranks_keeping(b);
     v->block_bytes = b->elem_size << (b->n - b->p - b->rank);
-    return CLI_OK;
 }
 
 static const char *layout_name(const rl_bmmc *b)
@@ -69,15 +85,17 @@ static void print_bmmc_summary(const char *path, const relay_plan *p, const bmmc
            (long long)(v->sent_blocks * v->block_bytes), (long long)v->sent_blocks);
 }
 
-static void print_partners(const relay_plan *p, int rank, const int *to, const int *from)
+/* The first `listed` blocks of the rank's 2^r. */
+static void print_partners(const relay_plan *p, int rank, int listed, const int *to, const int *from)
 {
     const rl_bmmc *b = p->bmmc;
     int off = b->n - b->p;
     printf("rank %d: %d blocks of 2^%d consecutive elements (block b: offsets b * 2^%d onwards, after W)\n", rank,
            1 << b->rank, off - b->rank, off - b->rank);
     printf("  %8s %8s %8s\n", "block", "to", "from");
-    for (int blk = 0; blk < 1 << b->rank; blk++)
+    for (int blk = 0; blk < listed; blk++)
         printf("  %8d %8d %8d%s\n", blk, to[blk], from[blk], to[blk] == rank ? "  (kept: no message)" : "");
+    if (listed < 1 << b->rank) printf("  ... and %d more blocks (--limit 0 lists them all)\n", (1 << b->rank) - listed);
 }
 
 static void json_matrix(json_writer *w, const char *key, const rl_gf2 *m)
@@ -87,10 +105,10 @@ static void json_matrix(json_writer *w, const char *key, const rl_gf2 *m)
     json_end_array(w);
 }
 
-static void json_partners(json_writer *w, int rank, int nblocks, const int *to, const int *from)
+static void json_partners(json_writer *w, int rank, int nblocks, int listed, const int *to, const int *from)
 {
     json_begin_array(w, "partners");
-    for (int blk = 0; blk < nblocks; blk++) {
+    for (int blk = 0; blk < listed; blk++) {
         json_begin_object(w, NULL);
         json_int(w, "block", blk);
         json_int(w, "to", to[blk]);
@@ -99,16 +117,35 @@ static void json_partners(json_writer *w, int rank, int nblocks, const int *to, 
         json_end_object(w);
     }
     json_end_array(w);
+    json_int(w, "partners_left_out", nblocks - listed);
+}
+
+/* The listed ranks' per_rank entries: each keeps a block or not. */
+static int json_per_rank(json_writer *w, const dump_request *r, const relay_plan *p, const bmmc_volumes *v, cli_error *e)
+{
+    int64_t listed = dump_listed(r, p->nranks), nblocks = (int64_t)1 << p->bmmc->rank;
+    unsigned char *keeps = malloc((size_t)listed + 1);
+    if (!keeps) return cli_fail(e, CLI_FAILED, "out of memory for %lld ranks", (long long)listed);
+    rl_bmmc_keeps_block(p->bmmc, 0, (int)listed, keeps);
+    json_begin_array(w, "per_rank");
+    for (int rank = 0; rank < listed; rank++) {
+        int64_t sent = nblocks - keeps[rank];
+        dump_json_rank(w, rank, sent * v->block_bytes, sent * v->block_bytes, sent, sent, keeps[rank] * v->block_bytes);
+    }
+    json_end_array(w);
+    json_int(w, "per_rank_left_out", p->nranks - listed);
+    free(keeps);
+    return CLI_OK;
 }
 
 /* The SPEC section 4 keys (a BMMC plan moves opaque bytes: type "bytes",
  * op N, no relabeling, one p2p wave), then the factors. */
-static void print_bmmc_json(const relay_plan *p, const bmmc_volumes *v)
+static int print_bmmc_json(const dump_request *r, const relay_plan *p, const bmmc_volumes *v, cli_error *e)
 {
     const rl_bmmc *b = p->bmmc;
     int64_t remote = v->sent_blocks * v->block_bytes, nblocks = (int64_t)1 << b->rank;
     json_writer w = dump_json_open(p, "bmmc");
-    dump_json_no_relabel(&w, p, "bytes", "p2p", 1);
+    dump_json_no_relabel(&w, r, p, "bytes", "p2p", 1);
     dump_json_volumes(&w, b->elem_size << b->n, remote, remote, v->sent_blocks, v->sent_blocks);
     json_begin_object(&w, "bmmc");
     json_int(&w, "n", b->n);
@@ -124,21 +161,18 @@ static void print_bmmc_json(const relay_plan *p, const bmmc_volumes *v)
     json_matrix(&w, "w", &b->w);
     json_int(&w, "cv", (int64_t)b->cv);
     json_end_object(&w);
-    json_begin_array(&w, "per_rank");
-    for (int r = 0; r < p->nranks; r++) {
-        int64_t sent = nblocks - v->keeps[r];
-        dump_json_rank(&w, r, sent * v->block_bytes, sent * v->block_bytes, sent, sent, v->keeps[r] * v->block_bytes);
-    }
-    json_end_array(&w);
+    int status = json_per_rank(&w, r, p, v, e);
     json_end_object(&w);
     json_finish(&w);
+    return status;
 }
 
 /* One rank: what it sends and receives (a rank keeps a block exactly when
- * it is also the source of that block, so the counts match). */
-static int dump_bmmc_rank(const relay_plan *p, int rank, int json, cli_error *e)
+ * it is also the source of that block, so the counts match), the first
+ * --limit blocks listed.  rl_bmmc_partners computes all 2^r of them. */
+static int dump_bmmc_rank(const dump_request *r, const relay_plan *p, int rank, cli_error *e)
 {
-    int nblocks = 1 << p->bmmc->rank;
+    int nblocks = 1 << p->bmmc->rank, listed = (int)dump_listed(r, nblocks);
     int *to = malloc((size_t)nblocks * sizeof *to), *from = malloc((size_t)nblocks * sizeof *from);
     if (!to || !from) {
         free(to);
@@ -146,15 +180,15 @@ static int dump_bmmc_rank(const relay_plan *p, int rank, int json, cli_error *e)
         return cli_fail(e, CLI_FAILED, "out of memory for %d partners", nblocks);
     }
     rl_bmmc_partners(p->bmmc, rank, to, from);
-    if (json) {
+    if (r->json) {
         json_writer w = json_start(stdout);
         json_begin_object(&w, NULL);
         json_int(&w, "rank", rank);
         json_int(&w, "block_elems", (int64_t)1 << (p->bmmc->n - p->bmmc->p - p->bmmc->rank));
-        json_partners(&w, rank, nblocks, to, from);
+        json_partners(&w, rank, nblocks, listed, to, from);
         json_end_object(&w);
         json_finish(&w);
-    } else print_partners(p, rank, to, from);
+    } else print_partners(p, rank, listed, to, from);
     free(to);
     free(from);
     return CLI_OK;
@@ -162,15 +196,11 @@ static int dump_bmmc_rank(const relay_plan *p, int rank, int json, cli_error *e)
 
 int dump_bmmc(const dump_request *r, const relay_plan *p, cli_error *e)
 {
-    if (r->rank >= 0) return dump_bmmc_rank(p, (int)r->rank, r->json, e);
-    bmmc_volumes v = {0};
-    int status = count_bmmc_volumes(p->bmmc, &v, e);
-    if (!status && r->json) print_bmmc_json(p, &v);
-    else if (!status) {
-        print_bmmc_summary(r->path, p, &v);
-        printf("\n");
-        status = dump_bmmc_rank(p, 0, 0, e);
-    }
-    free(v.keeps);
-    return status;
+    if (r->rank >= 0) return dump_bmmc_rank(r, p, (int)r->rank, e);
+    bmmc_volumes v;
+    count_bmmc_volumes(p->bmmc, &v);
+    if (r->json) return print_bmmc_json(r, p, &v, e);
+    print_bmmc_summary(r->path, p, &v);
+    printf("\n");
+    return dump_bmmc_rank(r, p, 0, e);
 }

@@ -10,15 +10,26 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "error.h"
 #include "json_writer.h"
 #include "plan_internal.h"
 
-/* relay-dump FILE [--json] [--rank R] [--svg OUT.svg] */
+/* relay-dump FILE [--json] [--rank R] [--svg OUT.svg] [--limit N] */
 typedef struct {
     const char *path, *svg;
     int json;
     int64_t rank;            /* -1: the whole plan */
+    int64_t limit;           /* entries per list of ranks or steps in --json; 0: all */
 } dump_request;
+
+/* A plan file of a few hundred bytes may describe millions of ranks or
+ * steps: --json lists at most --limit entries of per_rank, sigma and steps
+ * (the first ones), and says how many it left out, so that what relay-dump
+ * writes, and the time it takes, stay bounded unless all is asked for. */
+enum { DUMP_DEFAULT_LIMIT = 4096 };
+
+/* How many of n entries a list shows. */
+int64_t dump_listed(const dump_request *r, int64_t n);
 
 /* ---- the plan kinds ------------------------------------------------------ */
 
@@ -40,20 +51,26 @@ typedef struct {
     int64_t send_lattices, recv_lattices, local_lattices;
 } rank_volume;
 
-rank_volume section_volume(const rl_section *s, int64_t esz);
+/* Fills v; CLI_FAILED when a byte count overflows 64 bits (the plan
+ * describes more than 8 EiB on one rank: refused, not printed wrapped). */
+int section_volume(const rl_section *s, int64_t esz, rank_volume *v, cli_error *e);
 /* Pieces of lattices [first, first + count). */
 int64_t lattice_pieces(const rl_span *spans, int64_t first, int64_t count);
 /* --rank R: that rank's buffers, messages with their lattices, and local
  * lattices, as text or (--json) one object. */
-void dump_rank_section(const dump_request *r, const relay_plan *p);
+int dump_rank_section(const dump_request *r, const relay_plan *p, cli_error *e);
 
 /* ---- the SPEC section 4 keys of --json (json.c) -------------------------- */
 
 /* Starts the object: format_version, kind, ranks and fingerprint. */
 json_writer dump_json_open(const relay_plan *p, const char *kind);
+/* "sigma" (the listed ranks' entries; NULL: the identity) and
+ * "sigma_left_out". */
+void dump_json_sigma(json_writer *w, const dump_request *r, const relay_plan *p, const int *sigma);
 /* For kinds without relabeling (BMMC, HSUMMA): type, op N, relabel none,
  * the identity sigma, schedule and rounds. */
-void dump_json_no_relabel(json_writer *w, const relay_plan *p, const char *type, const char *schedule, int64_t rounds);
+void dump_json_no_relabel(json_writer *w, const dump_request *r, const relay_plan *p, const char *type,
+                          const char *schedule, int64_t rounds);
 /* One per_rank entry: rank, send_bytes, recv_bytes, send_msgs, recv_msgs,
  * local_bytes. */
 void dump_json_rank(json_writer *w, int rank, int64_t send_bytes, int64_t recv_bytes, int64_t send_msgs,
@@ -86,9 +103,10 @@ void step_view_free(step_view *v);
 /* The text block of the summary (up to 16 steps, 12 transfers a step). */
 void step_view_print(const step_view *v, const relay_plan *p, FILE *out);
 
-/* "contention_free", "superblock" (block-cyclic pairs) and "steps":
- * [{"step", "copies": [ranks], "sends": [[from, to], ...]}]. */
-void step_view_json(json_writer *w, const step_view *v, const relay_plan *p);
+/* "contention_free", "superblock" (block-cyclic pairs), "steps": the
+ * first `listed` steps as [{"step", "copies": [ranks], "sends": [[from,
+ * to], ...]}], and "steps_left_out". */
+void step_view_json(json_writer *w, const step_view *v, const relay_plan *p, int64_t listed);
 
 /* ---- the heat map of --svg (heatmap_svg.c) ------------------------------- */
 

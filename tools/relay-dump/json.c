@@ -18,14 +18,24 @@ json_writer dump_json_open(const relay_plan *p, const char *kind)
     return w;
 }
 
-void dump_json_no_relabel(json_writer *w, const relay_plan *p, const char *type, const char *schedule, int64_t rounds)
+int64_t dump_listed(const dump_request *r, int64_t n) { return r->limit > 0 && r->limit < n ? r->limit : n; }
+
+void dump_json_sigma(json_writer *w, const dump_request *r, const relay_plan *p, const int *sigma)
+{
+    int64_t listed = dump_listed(r, p->nranks);
+    json_begin_array(w, "sigma");
+    for (int64_t k = 0; k < listed; k++) json_int(w, NULL, sigma ? sigma[k] : k);
+    json_end_array(w);
+    json_int(w, "sigma_left_out", p->nranks - listed);
+}
+
+void dump_json_no_relabel(json_writer *w, const dump_request *r, const relay_plan *p, const char *type,
+                          const char *schedule, int64_t rounds)
 {
     json_string(w, "type", type);
     json_string(w, "op", "N");
     json_string(w, "relabel", "none");
-    json_begin_array(w, "sigma");
-    for (int r = 0; r < p->nranks; r++) json_int(w, NULL, r);
-    json_end_array(w);
+    dump_json_sigma(w, r, p, NULL);
     json_string(w, "schedule", schedule);
     json_int(w, "rounds", rounds);
 }

@@ -1,6 +1,6 @@
 /* main.c — relay-dump: what a plan file moves.
  *
- *   relay-dump FILE [--json] [--rank R] [--svg OUT.svg]
+ *   relay-dump FILE [--json] [--rank R] [--svg OUT.svg] [--limit N]
  *
  * Reads the options, loads the plan (only one rank's section for --rank
  * alone) and hands it to the view of its kind: transform.c, bmmc.c,
@@ -18,7 +18,7 @@ static const char help_text[] =
     "    relay-dump - show what a relay plan file moves\n"
     "\n"
     "SYNOPSIS\n"
-    "    relay-dump FILE [--json] [--rank R] [--svg OUT.svg]\n"
+    "    relay-dump FILE [--json] [--rank R] [--svg OUT.svg] [--limit N]\n"
     "    relay-dump --help\n"
     "\n"
     "DESCRIPTION\n"
@@ -49,6 +49,9 @@ static const char help_text[] =
     "                   (pieces, bytes, and each lattice: pair, piece rows x cols, counts,\n"
     "                   offset, steps, ld; text shows 64 lattices per list); with --json as\n"
     "                   one object with every lattice.  Reads only that section of the file.\n"
+    "    --limit N      lists of --json (per_rank, sigma, steps) and BMMC partner lists hold\n"
+    "                   their first N entries (default 4096; 0: all); *_left_out keys say how\n"
+    "                   many were left out.  Work and output stay bounded by what is printed.\n"
     "    --svg OUT.svg  also write a heat map of the bytes each rank sends to each rank (sender\n"
     "                   rows, receiver columns, log colour scale, rank-local copies on the\n"
     "                   diagonal; above 256 ranks, 256 x 256 bins of consecutive ranks)\n"
@@ -56,7 +59,8 @@ static const char help_text[] =
     "\n"
     "EXIT STATUS\n"
     "    0  success\n"
-    "    1  the plan file cannot be read or is not a valid plan, or OUT.svg cannot be written\n"
+    "    1  the plan file cannot be read or is not a valid plan, its byte counts exceed\n"
+    "       2^63 - 1, or OUT.svg cannot be written\n"
     "    2  the command line is wrong (unknown option, missing or bad value, not one FILE,\n"
     "       a rank that the plan does not have)\n"
     "    Errors are one line on stderr; OUT.svg is written atomically or not at all.\n"
@@ -76,6 +80,7 @@ static const cli_option dump_options[] = {
     CLI_FLAG("--json", AT(json)),
     CLI_INT("--rank", AT(rank), 0, INT_MAX),
     CLI_TEXT("--svg", AT(svg)),
+    CLI_INT("--limit", AT(limit), 0, INT64_MAX),
     CLI_END,
 };
 #undef AT
@@ -116,7 +121,7 @@ static int dump(const dump_request *r, cli_error *e)
 
 int main(int argc, char **argv)
 {
-    dump_request r = {.rank = -1};
+    dump_request r = {.rank = -1, .limit = DUMP_DEFAULT_LIMIT};
     cli_error e;
     int help;
     int status = cli_parse_options(argc, argv, 1, dump_options, &r, &help, &e);

@@ -12,10 +12,21 @@ enum { LATTICES_SHOWN = 64 };
 
 /* ---- volumes ------------------------------------------------------------- */
 
+/* *sum += a * b, or 0 when the result does not fit in 64 bits.  Element
+ * counts are bounded by validation, bytes are not: 2^61 complex elements
+ * are 2^65 bytes. */
+static int add_product(int64_t *sum, int64_t a, int64_t b)
+{
+    int64_t x;
+    return !rl_mul_overflows(a, b, &x) && !rl_add_overflows(*sum, x, sum);
+}
+
+/* The bytes of n messages, or -1 when they overflow 64 bits. */
 static int64_t message_bytes(const rl_message *msgs, int n, int64_t esz)
 {
     int64_t sum = 0;
-    for (int k = 0; k < n; k++) sum += msgs[k].elems * esz;
+    for (int k = 0; k < n; k++)
+        if (!add_product(&sum, msgs[k].elems, esz)) return -1;
     return sum;
 }
 
@@ -26,24 +37,28 @@ int64_t lattice_pieces(const rl_span *spans, int64_t first, int64_t count)
     return sum;
 }
 
-rank_volume section_volume(const rl_section *s, int64_t esz)
+/* Pieces never overflow once bytes do not: a piece holds at least one
+ * element of at least one byte. */
+int section_volume(const rl_section *s, int64_t esz, rank_volume *v, cli_error *e)
 {
-    rank_volume v = {message_bytes(s->send, s->nsend, esz),
-                     message_bytes(s->recv, s->nrecv, esz),
-                     s->nsend,
-                     s->nrecv,
-                     0,
-                     lattice_pieces(s->send_spans, 0, s->nsend_spans),
-                     lattice_pieces(s->recv_spans, 0, s->nrecv_spans),
-                     0,
-                     s->nsend_spans,
-                     s->nrecv_spans,
-                     s->nlocal};
-    for (int64_t i = 0; i < s->nlocal; i++) {
-        v.local_bytes += rl_local_span_elems(&s->local[i]) * esz;
-        v.local_pieces += rl_local_span_pieces(&s->local[i]);
+    *v = (rank_volume){message_bytes(s->send, s->nsend, esz),
+                       message_bytes(s->recv, s->nrecv, esz),
+                       s->nsend,
+                       s->nrecv,
+                       0,
+                       lattice_pieces(s->send_spans, 0, s->nsend_spans),
+                       lattice_pieces(s->recv_spans, 0, s->nrecv_spans),
+                       0,
+                       s->nsend_spans,
+                       s->nrecv_spans,
+                       s->nlocal};
+    const char *what = v->send_bytes < 0 ? "sends" : v->recv_bytes < 0 ? "receives" : NULL;
+    for (int64_t i = 0; i < s->nlocal && !what; i++) {
+        if (!add_product(&v->local_bytes, rl_local_span_elems(&s->local[i]), esz)) what = "local copies";
+        v->local_pieces += rl_local_span_pieces(&s->local[i]);
     }
-    return v;
+    if (what) return cli_fail(e, CLI_FAILED, "rank %d's %s move more than 2^63 - 1 bytes: relay-dump counts in 64 bits", s->rank, what);
+    return CLI_OK;
 }
 
 /* ---- text ---------------------------------------------------------------- */
@@ -129,16 +144,24 @@ static void print_messages(const char *title, const char *peer_label, const rl_m
     }
 }
 
-static void print_section(const char *path, const relay_plan *p, const rl_section *s)
+/* A buffer's bytes for people; a buffer may be larger than its pieces,
+ * so its bytes may overflow where the volumes did not. */
+static cli_bytes_text elems_bytes(int64_t elems, int64_t esz)
+{
+    int64_t bytes;
+    return rl_mul_overflows(elems, esz, &bytes) ? (cli_bytes_text){"over 8 EiB"} : cli_bytes(bytes);
+}
+
+static void print_section(const char *path, const relay_plan *p, const rl_section *s, const rank_volume *vol)
 {
     int64_t esz = (int64_t)relay_type_size(p->type);
-    rank_volume v = section_volume(s, esz);
+    rank_volume v = *vol;
     printf("%s: rank %d of %d (%s, type %s)\n", path, s->rank, p->nranks, cli_kind_words[p->kind], cli_type_words[p->type]);
     printf("  lattices   pieces (count_r x count_c) of a piece's rows x cols (A's coordinates); piece (i, j)\n"
            "             at off + i * down + j * across of the buffer (B's to send, A's to receive), at ld\n");
     for (int k = 0; k < p->count; k++)
         printf("  buffers    pair %d: A %lld elements (%s), B %lld elements (%s)\n", k, (long long)s->dst_elems[k],
-               cli_bytes(s->dst_elems[k] * esz).text, (long long)s->src_elems[k], cli_bytes(s->src_elems[k] * esz).text);
+               elems_bytes(s->dst_elems[k], esz).text, (long long)s->src_elems[k], elems_bytes(s->src_elems[k], esz).text);
     printf("  local      %lld lattices, %lld pieces, %lld bytes (%s)\n", (long long)v.local_lattices,
            (long long)v.local_pieces, (long long)v.local_bytes, cli_bytes(v.local_bytes).text);
     print_local(s);
@@ -219,10 +242,10 @@ static void json_elems(json_writer *w, const char *key, const int64_t *elems, in
     json_end_array(w);
 }
 
-static void print_json_section(const relay_plan *p, const rl_section *s)
+static void print_json_section(const relay_plan *p, const rl_section *s, const rank_volume *vol)
 {
     int64_t esz = (int64_t)relay_type_size(p->type);
-    rank_volume v = section_volume(s, esz);
+    rank_volume v = *vol;
     json_writer w = json_start(stdout);
     json_begin_object(&w, NULL);
     json_int(&w, "rank", s->rank);
@@ -248,8 +271,12 @@ static void print_json_section(const relay_plan *p, const rl_section *s)
     json_finish(&w);
 }
 
-void dump_rank_section(const dump_request *r, const relay_plan *p)
+int dump_rank_section(const dump_request *r, const relay_plan *p, cli_error *e)
 {
-    if (r->json) print_json_section(p, p->sections[r->rank]);
-    else print_section(r->path, p, p->sections[r->rank]);
+    const rl_section *s = p->sections[r->rank];
+    rank_volume v;
+    if (section_volume(s, (int64_t)relay_type_size(p->type), &v, e)) return e->status;
+    if (r->json) print_json_section(p, s, &v);
+    else print_section(r->path, p, s, &v);
+    return CLI_OK;
 }

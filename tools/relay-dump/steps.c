@@ -14,58 +14,90 @@
 
 enum { STEPS_SHOWN = 16, TRANSFERS_SHOWN = 12 };
 
+/* Orders of transfers: by step then sender (the view's order), by step
+ * then receiver, and by sender, receiver and step (to match both ends). */
+static int cmp64(int64_t a, int64_t b) { return (a > b) - (a < b); }
+
 static int by_step(const void *x, const void *y)
 {
     const step_transfer *a = x, *b = y;
-    if (a->step != b->step) return a->step < b->step ? -1 : 1;
-    return (a->from > b->from) - (a->from < b->from);
+    return a->step != b->step ? cmp64(a->step, b->step) : cmp64(a->from, b->from);
 }
 
-static int64_t recv_step(const rl_section *s, int64_t from)
+static int by_step_receiver(const void *x, const void *y)
 {
-    for (int k = 0; k < s->nrecv; k++)
-        if (s->recv[k].peer == from) return s->recv_round ? s->recv_round[k] : -1;
-    return -1;
+    const step_transfer *a = x, *b = y;
+    return a->step != b->step ? cmp64(a->step, b->step) : cmp64(a->to, b->to);
 }
 
-/* Marks rank r busy in step s in `used` (rounds x nranks); 0 if it already was. */
-static int occupy(char *used, const relay_plan *p, int64_t s, int r)
+static int by_ends(const void *x, const void *y)
 {
-    if (s < 0 || s >= p->rounds) return 0;
-    char *c = &used[s * p->nranks + r];
-    return !(*c)++;
+    const step_transfer *a = x, *b = y;
+    if (a->from != b->from) return cmp64(a->from, b->from);
+    return a->to != b->to ? cmp64(a->to, b->to) : cmp64(a->step, b->step);
+}
+
+/* Every transfer as its sender (to_side 0) or its receiver (1) lists it; a
+ * local copy counts on both sides.  Returns the count; t may be NULL. */
+static int64_t list_transfers(const relay_plan *p, int to_side, step_transfer *t)
+{
+    int64_t n = 0;
+    for (int r = 0; r < p->nranks; r++) {
+        const rl_section *s = p->sections[r];
+        int nmsg = to_side ? s->nrecv : s->nsend;
+        const rl_message *msg = to_side ? s->recv : s->send;
+        const int64_t *round = to_side ? s->recv_round : s->send_round;
+        if (s->local_round >= 0 && t) t[n] = (step_transfer){s->local_round, r, r};
+        n += s->local_round >= 0;
+        for (int k = 0; k < nmsg && t; k++) {
+            int peer = (int)msg[k].peer;
+            t[n + k] = (step_transfer){round ? round[k] : -1, to_side ? peer : r, to_side ? r : peer};
+        }
+        n += nmsg;
+    }
+    return n;
+}
+
+/* 0 when two neighbours of sorted t share what cmp compares. */
+static int all_distinct(step_transfer *t, int64_t n, int (*cmp)(const void *, const void *))
+{
+    qsort(t, (size_t)n, sizeof *t, cmp);
+    for (int64_t i = 1; i < n; i++)
+        if (!cmp(&t[i - 1], &t[i])) return 0;
+    return 1;
+}
+
+/* Contention-free: every step in range, each rank sending at most once and
+ * receiving at most once per step (a copy is both), and both ends of every
+ * message naming the same step.  By sorting, so that the cost follows the
+ * sections' size, not rounds x ranks.  Leaves sends in the view's order. */
+static int check_contention(const relay_plan *p, step_transfer *sends, step_transfer *recvs, int64_t n)
+{
+    int ok = 1;
+    for (int64_t i = 0; i < n; i++) ok &= sends[i].step >= 0 && sends[i].step < p->rounds;
+    qsort(sends, (size_t)n, sizeof *sends, by_ends);
+    qsort(recvs, (size_t)n, sizeof *recvs, by_ends);
+    for (int64_t i = 0; i < n && ok; i++) ok = !by_ends(&sends[i], &recvs[i]);
+    ok &= all_distinct(recvs, n, by_step_receiver);
+    return all_distinct(sends, n, by_step) & ok;
 }
 
 int step_view_build(step_view *v, const relay_plan *p)
 {
     memset(v, 0, sizeof *v);
-    v->contention_free = 1;
-    for (int r = 0; r < p->nranks; r++) v->n += p->sections[r]->nsend + (p->sections[r]->local_round >= 0);
+    v->n = list_transfers(p, 0, NULL);
+    int64_t nrecv = list_transfers(p, 1, NULL);
     v->t = malloc((size_t)(v->n ? v->n : 1) * sizeof *v->t);
-    char *sends = calloc((size_t)p->rounds * (size_t)p->nranks + 1, 1), *recvs = calloc((size_t)p->rounds * (size_t)p->nranks + 1, 1);
-    if (!v->t || !sends || !recvs) {
-        free(sends);
+    step_transfer *recvs = malloc((size_t)(nrecv ? nrecv : 1) * sizeof *recvs);
+    if (!v->t || !recvs) {
         free(recvs);
         step_view_free(v);
         return -1;
     }
-    int64_t n = 0;
-    for (int r = 0; r < p->nranks; r++) {
-        const rl_section *s = p->sections[r];
-        if (s->local_round >= 0) {
-            v->t[n++] = (step_transfer){s->local_round, r, r};
-            v->contention_free &= occupy(sends, p, s->local_round, r) & occupy(recvs, p, s->local_round, r);
-        }
-        for (int k = 0; k < s->nsend; k++) {
-            int64_t step = s->send_round ? s->send_round[k] : -1;
-            int to = (int)s->send[k].peer;
-            v->t[n++] = (step_transfer){step, r, to};
-            v->contention_free &= occupy(sends, p, step, r) & occupy(recvs, p, step, to) &
-                                  (recv_step(p->sections[to], r) == step);
-        }
-    }
-    qsort(v->t, (size_t)v->n, sizeof *v->t, by_step);
-    free(sends);
+    list_transfers(p, 0, v->t);
+    list_transfers(p, 1, recvs);
+    v->contention_free = v->n == nrecv && check_contention(p, v->t, recvs, v->n);
+    if (v->n != nrecv) qsort(v->t, (size_t)v->n, sizeof *v->t, by_step);
     free(recvs);
     return 0;
 }
@@ -126,10 +158,10 @@ void step_view_print(const step_view *v, const relay_plan *p, FILE *out)
         if (more) fprintf(out, " ... and %d more", more);
         fprintf(out, "%s\n", shown ? "" : " (nothing)");
     }
-    if (p->rounds > STEPS_SHOWN) fprintf(out, "    ... and %d more steps (see --json)\n", p->rounds - STEPS_SHOWN);
+    if (p->rounds > STEPS_SHOWN) fprintf(out, "    ... and %d more steps (see --json; --limit 0 lists every step)\n", p->rounds - STEPS_SHOWN);
 }
 
-void step_view_json(json_writer *w, const step_view *v, const relay_plan *p)
+void step_view_json(json_writer *w, const step_view *v, const relay_plan *p, int64_t listed)
 {
     int64_t R, C, paper;
     json_bool(w, "contention_free", v->contention_free);
@@ -142,7 +174,7 @@ void step_view_json(json_writer *w, const step_view *v, const relay_plan *p)
     }
     json_begin_array(w, "steps");
     int64_t i = 0;
-    for (int64_t step = 0; step < p->rounds; step++) {
+    for (int64_t step = 0; step < listed; step++) {
         json_begin_object(w, NULL);
         json_int(w, "step", step);
         while (i < v->n && v->t[i].step < step) i++;
@@ -163,4 +195,5 @@ void step_view_json(json_writer *w, const step_view *v, const relay_plan *p)
         json_end_object(w);
     }
     json_end_array(w);
+    json_int(w, "steps_left_out", p->rounds - listed);
 }

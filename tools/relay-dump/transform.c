@@ -40,10 +40,13 @@ static int count_volumes(const relay_plan *p, plan_volumes *v, cli_error *e)
     v->per_rank = calloc((size_t)p->nranks, sizeof *v->per_rank);
     if (!v->per_rank) return cli_fail(e, CLI_FAILED, "out of memory for %d ranks", p->nranks);
     for (int r = 0; r < p->nranks; r++) {
-        rank_volume rv = section_volume(p->sections[r], esz);
+        rank_volume rv;
+        if (section_volume(p->sections[r], esz, &rv, e)) return e->status;
         v->per_rank[r] = rv;
-        v->bytes_remote += rv.send_bytes;
-        v->bytes_total += rv.send_bytes + rv.local_bytes;
+        if (rl_add_overflows(v->bytes_remote, rv.send_bytes, &v->bytes_remote) ||
+            rl_add_overflows(v->bytes_total, rv.send_bytes, &v->bytes_total) ||
+            rl_add_overflows(v->bytes_total, rv.local_bytes, &v->bytes_total))
+            return cli_fail(e, CLI_FAILED, "the plan moves more than 2^63 - 1 bytes: relay-dump counts in 64 bits");
         v->messages += rv.send_msgs;
         v->pieces += rv.send_pieces + rv.local_pieces;
         v->lattices += rv.send_lattices + rv.local_lattices;
@@ -308,10 +311,10 @@ static void json_pairs(json_writer *w, const relay_plan *p)
     json_end_array(w);
 }
 
-static void json_per_rank(json_writer *w, const plan_volumes *v, int nranks)
+static void json_per_rank(json_writer *w, const plan_volumes *v, int64_t listed)
 {
     json_begin_array(w, "per_rank");
-    for (int r = 0; r < nranks; r++) {
+    for (int r = 0; r < listed; r++) {
         const rank_volume *rv = &v->per_rank[r];
         dump_json_rank(w, r, rv->send_bytes, rv->recv_bytes, rv->send_msgs, rv->recv_msgs, rv->local_bytes);
     }
@@ -319,24 +322,24 @@ static void json_per_rank(json_writer *w, const plan_volumes *v, int nranks)
 }
 
 /* steps: the rounds plan's steps, or NULL. */
-static void print_json_summary(const relay_plan *p, const plan_volumes *v, const step_view *steps)
+static void print_json_summary(const dump_request *r, const relay_plan *p, const plan_volumes *v, const step_view *steps)
 {
     relay_plan_stats st;
+    int64_t listed = dump_listed(r, p->nranks);
     relay_plan_get_stats(p, &st);
     json_writer w = dump_json_open(p, cli_kind_words[p->kind]);
     json_string(&w, "type", cli_type_words[p->type]);
     json_ops(&w, p);
     json_string(&w, "relabel", cli_relabel_words[p->relabel]);
-    json_begin_array(&w, "sigma");
-    for (int r = 0; r < p->nranks; r++) json_int(&w, NULL, p->sigma[r]);
-    json_end_array(&w);
+    dump_json_sigma(&w, r, p, p->sigma);
     json_string(&w, "schedule", cli_schedule_words[p->schedule]);
     json_int(&w, "rounds", rounds_of(p));
-    if (steps) step_view_json(&w, steps, p);
+    if (steps) step_view_json(&w, steps, p, dump_listed(r, p->rounds));
     dump_json_volumes(&w, v->bytes_total, v->bytes_remote, st.bytes_remote_identity, v->messages, v->pieces);
     json_int(&w, "lattices", v->lattices);
     json_pairs(&w, p);
-    json_per_rank(&w, v, p->nranks);
+    json_per_rank(&w, v, listed);
+    json_int(&w, "per_rank_left_out", p->nranks - listed);
     json_end_object(&w);
     json_finish(&w);
 }
@@ -367,12 +370,12 @@ static int write_svg(const char *out, const char *path, const relay_plan *p, con
 /* ---- the request -------------------------------------------------------- */
 
 /* --json, built on the steps of a rounds plan. */
-static int print_json(const relay_plan *p, const plan_volumes *v, cli_error *e)
+static int print_json(const dump_request *r, const relay_plan *p, const plan_volumes *v, cli_error *e)
 {
     step_view sv;
     int rounds = p->schedule == RELAY_SCHED_ROUNDS;
     if (rounds && step_view_build(&sv, p)) return cli_fail(e, CLI_FAILED, "out of memory for the steps of %d ranks", p->nranks);
-    print_json_summary(p, v, rounds ? &sv : NULL);
+    print_json_summary(r, p, v, rounds ? &sv : NULL);
     if (rounds) step_view_free(&sv);
     return CLI_OK;
 }
@@ -383,8 +386,8 @@ int dump_transform(const dump_request *r, const relay_plan *p, cli_error *e)
     int status = CLI_OK;
     if (r->rank < 0 || r->svg) status = count_volumes(p, &v, e);
     if (!status && r->svg) status = write_svg(r->svg, r->path, p, &v, e);
-    if (!status && r->rank >= 0) dump_rank_section(r, p); /* --rank alone: the only section loaded */
-    else if (!status && r->json) status = print_json(p, &v, e);
+    if (!status && r->rank >= 0) status = dump_rank_section(r, p, e); /* --rank alone: the only section loaded */
+    else if (!status && r->json) status = print_json(r, p, &v, e);
     else if (!status) status = print_summary(r->path, p, &v, e);
     free(v.per_rank);
     return status;

@@ -31,9 +31,11 @@ int prepare_bmmc(const relay_plan *p, int rank, run_buffers *buf, cli_error *e)
     relay_plan_bmmc_info(p, &b);
     uint64_t elems = 1ull << (b.n - b.p);
     if (run_buffers_init(buf, 1, e)) return e->status;
-    buf->b[0] = malloc(elems * b.elem_size);
-    buf->a[0] = malloc(elems * b.elem_size);
-    if (!buf->b[0] || !buf->a[0]) return cli_fail(e, CLI_FAILED, "out of memory on rank %d", rank);
+    buf->b[0] = run_alloc((int64_t)elems, b.elem_size);
+    buf->a[0] = run_alloc((int64_t)elems, b.elem_size);
+    if (!buf->b[0] || !buf->a[0])
+        return cli_fail(e, CLI_FAILED, "rank %d cannot allocate two buffers of 2^%d elements of %zu bytes", rank, b.n - b.p,
+                        b.elem_size);
     unsigned char *in = buf->b[0];
     for (uint64_t o = 0; o < elems; o++) fill_element(in + o * b.elem_size, b.elem_size, global_index(&b, o, rank));
     memset(buf->a[0], 0xff, elems * b.elem_size);

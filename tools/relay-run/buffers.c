@@ -23,9 +23,11 @@ void run_buffers_free(run_buffers *buf)
     free(buf->b);
 }
 
-void *run_alloc_elems(int64_t elems, relay_type t)
+void *run_alloc(int64_t elems, size_t elem_size)
 {
-    return malloc((size_t)(elems > 0 ? elems : 1) * relay_type_size(t));
+    size_t bytes;
+    if (elems < 0 || __builtin_mul_overflow((size_t)(elems > 0 ? elems : 1), elem_size, &bytes)) return NULL;
+    return malloc(bytes);
 }
 
 void run_store(void *buf, relay_type t, int64_t idx, double complex v)

@@ -51,12 +51,15 @@ int prepare_hsumma(const relay_plan *p, int rank, run_buffers *buf, cli_error *e
     rl_hsumma_dims_of(&info.params, &d);
     relay_type t = info.params.type;
     int row = rank / info.params.grid_cols, col = rank % info.params.grid_cols;
-    int64_t nc = rl_hsumma_local_elems(&info.params, 2, rank);
+    int64_t na = rl_hsumma_local_elems(&info.params, 0, rank), nb = rl_hsumma_local_elems(&info.params, 1, rank),
+            nc = rl_hsumma_local_elems(&info.params, 2, rank);
     if (run_buffers_init(buf, 2, e)) return e->status;
-    buf->b[0] = run_alloc_elems(rl_hsumma_local_elems(&info.params, 0, rank), t);
-    buf->b[1] = run_alloc_elems(rl_hsumma_local_elems(&info.params, 1, rank), t);
-    buf->a[0] = run_alloc_elems(nc, t);
-    if (!buf->b[0] || !buf->b[1] || !buf->a[0]) return cli_fail(e, CLI_FAILED, "out of memory on rank %d", rank);
+    buf->b[0] = run_alloc(na, relay_type_size(t));
+    buf->b[1] = run_alloc(nb, relay_type_size(t));
+    buf->a[0] = run_alloc(nc, relay_type_size(t));
+    if (!buf->b[0] || !buf->b[1] || !buf->a[0])
+        return cli_fail(e, CLI_FAILED, "rank %d cannot allocate its parts of A, B and C: %lld, %lld and %lld elements of %zu bytes",
+                        rank, (long long)na, (long long)nb, (long long)nc, relay_type_size(t));
     fill(buf->b[0], t, &d.m, row, &d.ka, col, 1);
     fill(buf->b[1], t, &d.kb, row, &d.n, col, 0);
     for (int64_t x = 0; x < nc; x++) run_store(buf->a[0], t, x, CMPLX(NAN, NAN));

@@ -2,9 +2,9 @@
  *
  *   mpiexec -n P relay-run FILE [--iters K] [--warmup W] [--verify] [--json] [--autotune OUT]
  *
- * Each rank reads only its own section of FILE, binds the plan to
- * MPI_COMM_WORLD, fills its inputs by the fill function of the plan's kind
- * (transform.c, bmmc.c, hsumma.c), runs W warm-up and K timed replays and,
+ * Each rank reads only its own section of FILE, fills its inputs by the
+ * fill function of the plan's kind (transform.c, bmmc.c, hsumma.c), binds
+ * the plan to MPI_COMM_WORLD, runs W warm-up and K timed replays and,
  * with --verify, checks every element the replays wrote.  A step that
  * fails on any rank fails on all of them (they agree with MPI_Allreduce
  * before the next collective step), and the lowest failing rank reports it
@@ -270,19 +270,21 @@ static void print_text(const run_request *r, const replay_state *s, const run_re
 /* ---- main ----------------------------------------------------------------- */
 
 /* The steps before the replays, each agreed on: load this rank's section,
- * tune the groups (--autotune), bind, and prepare the buffers. */
+ * tune the groups (--autotune), prepare the buffers and bind.  The buffers
+ * come before the binding so that a plan whose buffers cannot be allocated
+ * is refused before the executor does any work for it. */
 static int set_up(replay_state *s, const run_request *r, int rank, cli_error *e)
 {
     double t0 = MPI_Wtime();
     int status = agree(load_section(s, r->path, rank, e), e);
     s->load_s = max_over_ranks(MPI_Wtime() - t0);
     if (!status && r->autotune) status = agree(autotune_hsumma(&s->plan, r->autotune, rank, e), e);
+    if (!status) status = agree(kinds[relay_plan_get_kind(s->plan)].prepare(s->plan, rank, &s->buf, e), e);
     if (!status) {
         t0 = MPI_Wtime();
         status = agree(create_executor(s, e), e);
         s->create_s = max_over_ranks(MPI_Wtime() - t0);
     }
-    if (!status) status = agree(kinds[relay_plan_get_kind(s->plan)].prepare(s->plan, rank, &s->buf, e), e);
     return status;
 }
 

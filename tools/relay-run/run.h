@@ -27,8 +27,11 @@ typedef struct {
 int run_buffers_init(run_buffers *buf, int count, cli_error *e);
 void run_buffers_free(run_buffers *buf);
 
-/* Room for elems elements of type t (at least one); NULL on no memory. */
-void *run_alloc_elems(int64_t elems, relay_type t);
+/* Room for elems elements of elem_size bytes (at least one element); NULL
+ * when memory is short or the byte count does not fit in size_t.  The
+ * counts come from a plan file: a product that wrapped would allocate a
+ * small buffer that the fill then writes past. */
+void *run_alloc(int64_t elems, size_t elem_size);
 
 /* Element idx of a buffer of type t (real types: the real part). */
 void run_store(void *buf, relay_type t, int64_t idx, double complex v);

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# bounded.sh — the tools' work on a plan stays bounded by what they print,
+# and sizes computed from a plan never wrap (issue 17, findings 3, 4, 10).
+# Every plan here is valid and written by relay-plan; the bounds are output
+# sizes and entry counts, checked exactly, plus a timeout per command far
+# above the bounded cost (seconds) and far below the unbounded one (the
+# walks per grid line or per rank took minutes).
+. "$(dirname "$0")/common.sh"
+
+LIMIT_S=120
+# A sanitizer build aborts on an allocation it cannot serve unless told to
+# return NULL, as malloc does elsewhere: relay-run must handle that NULL.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}allocator_may_return_null=1"
+
+# bounded WHAT MAX_BYTES COMMAND...: exits 0 within LIMIT_S seconds and
+# prints at most MAX_BYTES on stdout (into out.json).
+bounded() {
+    local what=$1 max=$2
+    shift 2
+    timeout "$LIMIT_S" "$@" >out.json 2>err.txt || fail "$what: status $? within ${LIMIT_S} s: $(cat err.txt)"
+    local size
+    size=$(wc -c <out.json)
+    [ "$size" -le "$max" ] || fail "$what: $size bytes on stdout, more than $max"
+    echo "ok: $what: $size bytes"
+}
+
+# HSUMMA, 1024 x 1024 grid, 2^20 outer steps: per_rank needs the traffic of
+# 1,028 grid lines; one walk over the steps per line was 2^30 steps.
+"$PLAN" hsumma --grid 1024x1024 --shape 1024x1024x1048576 --block 1 --outer-block 1 -o h.plan >/dev/null 2>err.txt ||
+    fail "relay-plan hsumma 1024x1024: $(cat err.txt)"
+bounded "hsumma 2^20 ranks --json" 1000000 "$DUMP" h.plan --json
+json_check out.json "hsumma --json lists the first 4096 ranks" \
+    'len(d["per_rank"]) == 4096' 'd["per_rank_left_out"] == 1024 * 1024 - 4096' \
+    'len(d["sigma"]) == 4096' 'd["sigma_left_out"] == 1024 * 1024 - 4096' \
+    '[r["rank"] for r in d["per_rank"]] == list(range(4096))'
+cp out.json h.json
+for r in 0 1023 1024 4095; do
+    bounded "hsumma --rank $r --json" 1000 "$DUMP" h.plan --rank $r --json
+    python3 -c 'import json, sys
+a = json.load(open("h.json"))["per_rank"][int(sys.argv[1])]
+b = json.load(open("out.json"))
+sys.exit(a != b)' $r || fail "hsumma: per_rank[$r] of --json differs from --rank $r --json"
+done
+bounded "hsumma --limit 3" 100000 "$DUMP" h.plan --json --limit 3
+json_check out.json "hsumma --limit 3" 'len(d["per_rank"]) == 3' 'd["per_rank_left_out"] == 1024 * 1024 - 3'
+
+# The same per_rank as --rank R for every rank of small grids, whatever the
+# groups and distribution (--json sums the steps per line; --rank walks them).
+for args in "--grid 4x6 --shape 50x70x300 --block 3 --outer-block 7 --groups 2x3" \
+            "--grid 6x4 --shape 33x41x257 --block 2 --outer-block 6 --groups 3x2 --dist cyclic:5" \
+            "--grid 2x8 --shape 40x40x333 --block 3 --outer-block 9 --groups 1x4 --dist cyclic:4" \
+            "--grid 3x5 --shape 20x20x100 --block 4"; do
+    # shellcheck disable=SC2086
+    "$PLAN" hsumma $args -o s.plan >/dev/null 2>err.txt || fail "relay-plan hsumma $args: $(cat err.txt)"
+    "$DUMP" s.plan --json --limit 0 >s.json
+    ranks=$(python3 -c 'import json; print(json.load(open("s.json"))["ranks"])')
+    for r in $(seq 0 $((ranks - 1))); do "$DUMP" s.plan --rank "$r" --json; done >ranks.jsonl
+    python3 -c 'import json
+d = json.load(open("s.json"))
+each = [json.loads(line) for line in open("ranks.jsonl")]
+assert d["per_rank"] == each and d["per_rank_left_out"] == 0
+assert sum(r["send_bytes"] for r in each) == sum(r["recv_bytes"] for r in each) == d["bytes_remote"]' ||
+        fail "hsumma $args: per_rank disagrees with --rank R"
+done
+echo "ok: hsumma per_rank equals --rank R on 4 small grids"
+
+# BMMC on 2^24 ranks: its volumes come in closed form, not from 2^24 ranks,
+# and rank 0's 2^16 partners are listed up to the limit.
+# The planner's message count (2^40 - 2^20: 2^20 ranks keep a block) is
+# the independent reference.
+"$PLAN" bmmc --ranks 16777216 --perm bit-reversal --bits 40 -o b.plan >plan.txt 2>err.txt ||
+    fail "relay-plan bmmc 2^24 ranks: $(cat err.txt)"
+grep -q " 1099510579200 messages" plan.txt || fail "relay-plan bmmc 2^24 ranks: $(cat plan.txt)"
+bounded "bmmc 2^24 ranks --json" 1000000 "$DUMP" b.plan --json
+json_check out.json "bmmc --json" 'len(d["per_rank"]) == 4096' 'd["per_rank_left_out"] == 2**24 - 4096' \
+    'd["messages"] == 2**40 - 2**20'
+bounded "bmmc 2^24 ranks summary" 1000000 "$DUMP" b.plan
+grep -q "and 61440 more blocks (--limit 0 lists them all)" out.json || fail "bmmc summary: partners not summarised"
+bounded "bmmc --rank --json --limit 5" 10000 "$DUMP" b.plan --rank 7 --json --limit 5
+json_check out.json "bmmc --rank --limit 5" 'len(d["partners"]) == 5' 'd["partners_left_out"] == 2**16 - 5'
+# The closed form against every rank's own count, on small plans.
+for args in "--ranks 16 --perm bit-reversal --bits 10 --complement 0x2a5" "--ranks 8 --perm gray-code --bits 9" \
+            "--ranks 32 --perm transpose:32x32" "--ranks 4 --perm shuffle --bits 8 --rank-bits 2"; do
+    # shellcheck disable=SC2086
+    "$PLAN" bmmc $args -o s.plan >/dev/null 2>err.txt || fail "relay-plan bmmc $args: $(cat err.txt)"
+    "$DUMP" s.plan --json --limit 0 >s.json
+    json_check s.json "bmmc $args: messages equal the per-rank sum" \
+        'd["messages"] == sum(r["send_msgs"] for r in d["per_rank"])' \
+        'd["bytes_remote"] == sum(r["send_bytes"] for r in d["per_rank"])'
+done
+
+# A rounds plan: steps, per_rank and sigma lists obey --limit.
+"$PLAN" transform --ranks 6 --from bc:60x60:5x5:2x3 --to bc:60x60:4x4:3x2 --schedule rounds -o r.plan >/dev/null 2>err.txt ||
+    fail "relay-plan rounds: $(cat err.txt)"
+"$DUMP" r.plan --json --limit 0 >all.json
+"$DUMP" r.plan --json --limit 2 >two.json
+json_check all.json "rounds --limit 0" 'd["contention_free"]' 'len(d["steps"]) == d["rounds"]' 'd["steps_left_out"] == 0' \
+    'len(d["per_rank"]) == 6'
+json_check two.json "rounds --limit 2" 'len(d["steps"]) == 2' 'd["steps_left_out"] == d["rounds"] - 2' \
+    'len(d["per_rank"]) == 2' 'd["per_rank_left_out"] == 4' 'len(d["sigma"]) == 2' 'd["sigma_left_out"] == 4'
+python3 -c 'import json
+a, b = json.load(open("all.json")), json.load(open("two.json"))
+assert a["steps"][:2] == b["steps"] and a["per_rank"][:2] == b["per_rank"]' || fail "rounds: --limit 2 lists other entries"
+
+# One rank, one single-block layout of 2^60 floats (2^62 bytes): relay-dump
+# counts it exactly, relay-run cannot allocate it and says so in one line.
+HUGE=bc:2147483648x536870912:2147483648x536870912:1x1
+"$PLAN" transform --ranks 1 --from $HUGE --to $HUGE --type s -o huge.plan >/dev/null 2>err.txt ||
+    fail "relay-plan 2^60 floats: $(cat err.txt)"
+bounded "relay-dump 2^60 floats --json" 10000 "$DUMP" huge.plan --json
+json_check out.json "2^60 floats" 'd["bytes_total"] == 2**62' 'd["per_rank"][0]["local_bytes"] == 2**62'
+expect_mpi_error "relay-run 2^60 floats" 1 huge.plan --verify
+grep -q "cannot allocate pair 0's buffers: A 1152921504606846976 and B 1152921504606846976 elements of 4 bytes" err.txt ||
+    fail "relay-run 2^60 floats: $(cat err.txt)"
+
+# 2^61 complex doubles: 2^65 bytes, more than int64_t counts and size_t
+# holds.  relay-dump refuses the plan in one line and relay-run its
+# buffers.  Only while relay-plan writes such a plan (its statistics wrap
+# to 0; a sanitizer build stops it): once the planner refuses it, the
+# hostile-plan corpus carries this case.
+HUGE=bc:2147483648x1073741824:2147483648x1073741824:1x1
+if "$PLAN" transform --ranks 1 --from $HUGE --to $HUGE --type z -o huge.plan >/dev/null 2>err.txt; then
+    for view in "" --json "--rank 0" "--rank 0 --json"; do
+        # shellcheck disable=SC2086
+        expect_error 1 "relay-dump 2^61 complex $view" timeout "$LIMIT_S" "$DUMP" huge.plan $view
+        grep -q "more than 2^63 - 1 bytes" err.txt || fail "relay-dump 2^61 complex $view: $(cat err.txt)"
+    done
+    expect_mpi_error "relay-run 2^61 complex" 1 huge.plan --verify
+    grep -q "cannot allocate pair 0's buffers: A 2305843009213693952 and B 2305843009213693952 elements of 16 bytes" err.txt ||
+        fail "relay-run 2^61 complex: $(cat err.txt)"
+else
+    echo "not run: relay-plan does not write a plan of 2^61 complex elements: $(head -c 200 err.txt)"
+fi
+finish
