@@ -47,6 +47,8 @@ run_one() { # class np file
     CHECKED=$((CHECKED + 1))
     if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
         fail "relay-run -n $2 $3: still running after 60 s (a rank left waiting?)"
+    elif grep -q 'verification failed' "$WORK/err"; then
+        fail "relay-run -n $2 $3: a lie was replayed: $(grep 'verification failed' "$WORK/err" | head -c 300)"
     elif [ "$1" = lead ] && [ "$status" -eq 0 ]; then
         grep -q 'verified: yes' "$WORK/out" || fail "relay-run -n $2 $3: a lie was replayed: $(head -c 300 "$WORK/out")"
     elif [ "$1" = harmless ]; then
