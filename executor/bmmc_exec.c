@@ -23,6 +23,7 @@
 #include "error.h"
 #include "exec_kind.h"
 #include "mpi_error.h"
+#include "stand_in.h"
 
 /* ---- walking a block: cache tiles in Gray-code order --------------------- */
 
@@ -245,6 +246,12 @@ static void bmmc_free(void *state)
     free(x);
 }
 
+static relay_status bmmc_stand_in(void *state)
+{
+    rl_bmmc_exec *x = state;
+    return rl_stand_in_replay(&rl_exec_bmmc, x, 1, &x->elems, 1, &x->elems, x->esz);
+}
+
 const rl_exec_kind rl_exec_bmmc = {
     .needs_section = 0,
     .prepare = bmmc_prepare,
@@ -252,6 +259,7 @@ const rl_exec_kind rl_exec_bmmc = {
     .bind = bmmc_bind,
     .bind_replays = NULL,
     .start = bmmc_start,
+    .stand_in = bmmc_stand_in,
     .wait = bmmc_wait,
     .memory = bmmc_memory,
     .hsumma_report = NULL,

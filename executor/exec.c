@@ -130,19 +130,30 @@ relay_status relay_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm c
     return relay_internal_exec_create(out, p, comm, 0, NULL);
 }
 
+/* A start refused on this rank alone (its arguments) still exchanges, over
+ * NaN (stand_in.c): the other ranks, whose start succeeded, complete. */
+static relay_status stand_in(relay_exec *e, relay_status refusal)
+{
+    relay_status st = e->kind->stand_in(e->state);
+    if (st) return rl_fail(refusal, "%s (and the stand-in replay for the other ranks failed: %s)", relay_last_error(),
+                           relay_status_str(st));
+    return refusal;
+}
+
 relay_status relay_exec_start(relay_exec *e, void *const *dst, const void *const *src, const void *alpha, const void *beta)
 {
     if (!e) return rl_fail(RELAY_ERR_ARG, "relay_exec_start: executor is NULL");
     if (e->active) return rl_fail(RELAY_ERR_ARG, "relay_exec_start: a replay is already in flight; call relay_exec_wait first");
-    if (!dst || !src) return rl_fail(RELAY_ERR_ARG, "relay_exec_start: the dst or src array is NULL");
     if (e->bind_status)
         return rl_fail(e->bind_status, "relay_exec_start: binding the executor's replays failed earlier (%s)",
                        relay_status_str(e->bind_status));
     relay_status st = e->replays && !e->replays_bound ? bind_replays(e) : RELAY_OK;
-    if (!st) st = e->kind->start(e->state, dst, src, alpha, beta);
+    if (st) return st;
+    e->replays++; /* the stand-in of a refused start counts, as the peers' replay does */
+    st = !dst || !src ? rl_fail(RELAY_ERR_ARG, "relay_exec_start: the dst or src array is NULL")
+                      : e->kind->start(e->state, dst, src, alpha, beta);
     e->active = st == RELAY_OK;
-    e->replays += e->active;
-    return st;
+    return st == RELAY_ERR_ARG ? stand_in(e, st) : st;
 }
 
 relay_status relay_exec_wait(relay_exec *e)

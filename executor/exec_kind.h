@@ -43,8 +43,14 @@ typedef struct {
      * first replay or, bound on repeat, the second.  NULL for kinds whose
      * bind does everything. */
     relay_status (*bind_replays)(void *state, MPI_Comm comm);
-    /* Takes the replay's buffers (dst and src are not NULL) and starts it. */
+    /* Takes the replay's buffers (dst and src are not NULL) and starts it.
+     * Arguments it refuses (RELAY_ERR_ARG) are refused before anything
+     * starts. */
     relay_status (*start)(void *state, void *const *dst, const void *const *src, const void *alpha, const void *beta);
+    /* One replay over NaN buffers of the kind's sizes (rl_stand_in_replay),
+     * started and completed: what a rank whose start was refused runs so
+     * that its peers complete. */
+    relay_status (*stand_in)(void *state);
     relay_status (*wait)(void *state);
     void (*memory)(const void *state, relay_exec_memory *m);
     /* NULL for the kinds that are not HSUMMA. */

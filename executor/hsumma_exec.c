@@ -49,6 +49,7 @@
 #include "hsumma_exec.h"
 #include "kernels.h"
 #include "mpi_error.h"
+#include "stand_in.h"
 #include "relay/exec.h"
 
 enum { OUTER_ROW, OUTER_COL, INNER_ROW, INNER_COL, NCOMMS };
@@ -401,6 +402,14 @@ static void hsumma_report(const void *state, relay_hsumma_report *r)
 
 static void hsumma_free(void *state) { rl_hsumma_exec_free(state); }
 
+/* C (dst[0]), then A and B (src[0], src[1]). */
+static relay_status hsumma_stand_in(void *state)
+{
+    rl_hsumma_exec *x = state;
+    int64_t c = x->mloc * x->nloc, ab[2] = {x->mloc * x->ka, x->kb * x->nloc};
+    return rl_stand_in_replay(&rl_exec_hsumma, x, 1, &c, 2, ab, x->esz);
+}
+
 const rl_exec_kind rl_exec_hsumma = {
     .needs_section = 0,
     .prepare = hsumma_prepare,
@@ -408,6 +417,7 @@ const rl_exec_kind rl_exec_hsumma = {
     .bind = hsumma_bind,
     .bind_replays = NULL,
     .start = hsumma_start,
+    .stand_in = hsumma_stand_in,
     .wait = hsumma_wait,
     .memory = hsumma_memory,
     .hsumma_report = hsumma_report,

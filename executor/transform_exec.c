@@ -21,6 +21,7 @@
 #include "error.h"
 #include "exec_kind.h"
 #include "mpi_error.h"
+#include "stand_in.h"
 #include "transform_pack.h"
 #include "transform_schedules.h"
 
@@ -389,6 +390,12 @@ static void transform_free(void *state)
     free(x);
 }
 
+static relay_status transform_stand_in(void *state)
+{
+    rl_transform_exec *x = state;
+    return rl_stand_in_replay(&rl_exec_transform, x, x->count, x->sec->dst_elems, x->count, x->sec->src_elems, x->esz);
+}
+
 const rl_exec_kind rl_exec_transform = {
     .needs_section = 1,
     .prepare = transform_prepare,
@@ -396,6 +403,7 @@ const rl_exec_kind rl_exec_transform = {
     .bind = transform_bind,
     .bind_replays = transform_bind_replays,
     .start = rl_transform_start,
+    .stand_in = transform_stand_in,
     .wait = rl_transform_wait,
     .memory = transform_memory,
     .hsumma_report = NULL,

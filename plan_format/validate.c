@@ -115,7 +115,7 @@ static relay_status check_messages(const relay_plan *p, const rl_section *s, con
     relay_status st = RELAY_OK;
     for (int k = 0; k < nmsg && !st; k++) {
         const rl_message *m = &msg[k];
-        int64_t elems = 0, e;
+        int64_t elems = 0, e = 0;
         if (m->peer < 0 || m->peer >= p->nranks || m->peer == s->rank || seen[m->peer])
             st = rl_fail(RELAY_ERR_FORMAT, "%s message %d of rank %d names peer %lld: not a distinct other rank of %d",
                          what, k, s->rank, (long long)m->peer, p->nranks);

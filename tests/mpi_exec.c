@@ -7,8 +7,12 @@
  * cache (exec_internal.h): bound on repeat, first replays in a scratch they
  * share, and a rank that failed to plan failing with the others; and a
  * plan whose sections disagree across ranks (one rank's section drops a
- * message, each section valid alone) refused by every rank at create.  Run at 1,
+ * message, each section valid alone) refused by every rank at create; a
+ * start refused on one rank only (a NULL buffer) completing everywhere,
+ * NaN where that rank's elements belong; an executor freed during a
+ * replay.  Run at 1,
  * 2, 3, 4 and 8 ranks. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -349,6 +353,57 @@ static void test_disagreeing_sections_are_refused(void)
     fixture_free(&f);
 }
 
+/* Whether every element of A this rank holds is B's, or NaN where B's
+ * element lives on rank `refused`. */
+static int result_ok_but_from(const fixture *f, int refused)
+{
+    for (int64_t i = 0; i < relay_layout_rows(f->a); i++)
+        for (int64_t j = 0; j < relay_layout_cols(f->a); j++) {
+            int r, q;
+            int64_t k, kb;
+            relay_layout_locate(f->a, i, j, &r, &k);
+            relay_layout_locate(f->b, i, j, &q, &kb);
+            if (r == rank && (q == refused ? !isnan(f->abuf[k]) : f->abuf[k] != value(i, j))) return 0;
+        }
+    return 1;
+}
+
+/* The last rank passes a NULL destination: it is refused, yet replays NaN
+ * in its stead, so the others complete (twice: the executor stays usable). */
+static void test_refused_start_on_one_rank(void)
+{
+    fixture f;
+    fixture_init(&f, 30, 44);
+    relay_exec *e = NULL;
+    int refused = nranks - 1, ok = relay_exec_create(&e, f.plan, MPI_COMM_WORLD) == RELAY_OK;
+    for (int r = 0; ok && r < 2; r++) {
+        memset(f.abuf, 0, (size_t)relay_layout_local_elems(f.a, rank) * sizeof(double));
+        relay_status st = relay_exec_run(e, (void *const[]){rank == refused ? NULL : f.abuf}, (const void *const[]){f.bbuf}, NULL, NULL);
+        int holds = relay_layout_local_elems(f.a, rank) > 0;
+        if (rank == refused)
+            check(!holds || (st == RELAY_ERR_ARG && strstr(relay_last_error(), "dst[0] is NULL")),
+                  "the rank with a NULL buffer is refused, with the reason");
+        else
+            check(st == RELAY_OK && result_ok_but_from(&f, refused),
+                  "the others complete: their elements from the refused rank are NaN, the rest correct");
+    }
+    relay_exec_free(e);
+    fixture_free(&f);
+}
+
+/* relay_exec_free completes a replay still in flight before it frees. */
+static void test_free_during_replay(void)
+{
+    fixture f;
+    fixture_init(&f, 36, 20);
+    relay_exec *e = NULL;
+    int ok = relay_exec_create(&e, f.plan, MPI_COMM_WORLD) == RELAY_OK &&
+             relay_exec_start(e, (void *const[]){f.abuf}, (const void *const[]){f.bbuf}, NULL, NULL) == RELAY_OK;
+    relay_exec_free(e);
+    check(ok && fixture_result_ok(&f), "an executor freed during a replay completes it first");
+    fixture_free(&f);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -364,6 +419,8 @@ int main(int argc, char **argv)
     test_first_replays_share_a_scratch();
     test_failed_planning_fails_everywhere();
     test_disagreeing_sections_are_refused();
+    test_refused_start_on_one_rank();
+    test_free_during_replay();
     if (rank == 0) printf("mpi_exec: %d passed, %d failed\n", passed, failed);
     MPI_Finalize();
     return failed ? 1 : 0;
