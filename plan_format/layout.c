@@ -622,26 +622,43 @@ static const block_run *run_at(const rl_buffer_map *m, int64_t pos)
     return lo > 0 && pos < m->runs[lo - 1].end ? &m->runs[lo - 1] : NULL;
 }
 
-static int grid_element_at(const rl_buffer_map *m, int64_t pos, int64_t *i, int64_t *j)
+static int grid_element_run(const rl_buffer_map *m, int64_t pos, int64_t *i, int64_t *j, int64_t *run)
 {
     const relay_layout *l = m->l;
-    const block_run *run = run_at(m, pos);
-    if (!run) return 0;
-    int64_t b = run->block, d = pos - l->offsets[b], ld = l->lds[b];
+    const block_run *br = run_at(m, pos);
+    if (!br) return 0;
+    int64_t b = br->block, d = pos - l->offsets[b], ld = l->lds[b];
     int cm = l->order == RELAY_COL_MAJOR;
     *i = l->row_splits[b / l->nbc] + (cm ? d % ld : d / ld);
     *j = l->col_splits[b % l->nbc] + (cm ? d / ld : d % ld);
+    *run = (cm ? block_rows(l, b) : block_cols(l, b)) - d % ld;
+    return 1;
+}
+
+/* Local index loc and those after it up to the end of its block or of the
+ * layout: how many hold consecutive rows (columns). */
+static int64_t bc_axis_run(const bc_axis *a, int64_t loc)
+{
+    int64_t to_block_end = a->b - loc % a->b, to_end = a->hi - loc;
+    return to_block_end < to_end ? to_block_end : to_end;
+}
+
+int rl_layout_element_run(const rl_buffer_map *m, int64_t pos, int64_t *i, int64_t *j, int64_t *run)
+{
+    if (pos < 0) return 0;
+    if (m->l->kind == RL_LAYOUT_GRID) return grid_element_run(m, pos, i, j, run);
+    if (m->ld <= 0) return 0; /* a rank of no base, or given ld 0 where it holds nothing */
+    int64_t inner = pos % m->ld, outer = pos / m->ld;
+    int cm = m->l->order == RELAY_COL_MAJOR;
+    if (!bc_axis_global(&m->rows, cm ? inner : outer, i) || !bc_axis_global(&m->cols, cm ? outer : inner, j)) return 0;
+    *run = bc_axis_run(cm ? &m->rows : &m->cols, inner);
     return 1;
 }
 
 int rl_layout_element_at(const rl_buffer_map *m, int64_t pos, int64_t *i, int64_t *j)
 {
-    if (pos < 0) return 0;
-    if (m->l->kind == RL_LAYOUT_GRID) return grid_element_at(m, pos, i, j);
-    if (m->ld <= 0) return 0; /* a rank of no base, or given ld 0 where it holds nothing */
-    int64_t inner = pos % m->ld, outer = pos / m->ld;
-    int cm = m->l->order == RELAY_COL_MAJOR;
-    return bc_axis_global(&m->rows, cm ? inner : outer, i) && bc_axis_global(&m->cols, cm ? outer : inner, j);
+    int64_t run;
+    return rl_layout_element_run(m, pos, i, j, &run);
 }
 
 /* ---- copies ------------------------------------------------------------ */

@@ -122,6 +122,10 @@ int64_t rl_buffer_map_elems(const rl_buffer_map *m);
 /* 1 and element (*i, *j) of the layout when position pos of the rank's
  * buffer holds one; 0 when it holds none (a gap, or outside the buffer). */
 int rl_layout_element_at(const rl_buffer_map *m, int64_t pos, int64_t *i, int64_t *j);
+/* ... and in *run how many positions from pos on hold elements that follow
+ * one another along the buffer's inner dimension: (*i + k, *j) at pos + k
+ * for k < *run in column-major order, (*i, *j + k) in row-major. */
+int rl_layout_element_run(const rl_buffer_map *m, int64_t pos, int64_t *i, int64_t *j, int64_t *run);
 
 /* ScaLAPACK's NUMROC: how many of n rows (in blocks of nb) process iproc of
  * nprocs holds when block 0 lives on isrc.  Inline: relay_scalapack, a

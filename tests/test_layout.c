@@ -74,9 +74,20 @@ static int element_at_says(const rl_buffer_map *map, int rank, int64_t k, int64_
     return 0;
 }
 
+/* The run rl_layout_element_run finds at position k (element (i, j)) ends
+ * on the element it says: run - 1 further down (column-major) or across. */
+static int run_ends_right(const relay_layout *l, const rl_buffer_map *map, int rank, int64_t k, int64_t i, int64_t j)
+{
+    int64_t gi, gj, run;
+    int down = l->order == RELAY_COL_MAJOR;
+    if (!rl_layout_element_run(map, k, &gi, &gj, &run) || run < 1) return 0;
+    return element_at_says(map, rank, k + run - 1, i + (down ? run - 1 : 0), j + (down ? 0 : run - 1));
+}
+
 /* rl_layout_element_at inverts relay_layout_locate on one rank: each of its
  * elements' positions gives the element back, every other position of its
- * buffer (and those just outside) holds none, and the map counts them. */
+ * buffer (and those just outside) holds none, runs end where they say,
+ * and the map counts the elements. */
 static int element_at_inverts_locate_on(const relay_layout *l, int rank)
 {
     int64_t size = relay_layout_local_elems(l, rank), held = 0;
@@ -91,7 +102,7 @@ static int element_at_inverts_locate_on(const relay_layout *l, int rank)
             if (r != rank) continue;
             held++;
             hit[k] = 1;
-            ok = element_at_says(map, rank, k, i, j);
+            ok = element_at_says(map, rank, k, i, j) && run_ends_right(l, map, rank, k, i, j);
         }
     for (int64_t k = -1; ok && k <= size; k++)
         if (k < 0 || k == size || !hit[k]) ok = element_at_says(map, rank, k, -1, -1);
