@@ -1,6 +1,8 @@
 /* transform.h — the transform replay's state, shared by its three files:
  *   transform_pack.c       walks, tasks, message sets, and the moves of
  *                          elements (pack, unpack, local copies)
+ *   transform_check.c      a section read from bytes checked against the
+ *                          header, walk by walk
  *   transform_schedules.c  a replay: start and wait of each schedule
  *   transform_exec.c       preparing and binding; the kind table
  *                          rl_exec_transform (exec_kind.h)

@@ -3,11 +3,13 @@
  *
  * Preparing (no MPI call) validates and copies this rank's section, builds
  * the tasks and pack buffers of its messages (transform_pack.c) and the
- * step tables of its schedule.  Checking the peers (collective) compares
+ * step tables of its schedule, and checks a section read from bytes
+ * against the plan's header (transform_check.c).  Checking the peers (collective) compares
  * what each rank's section says it sends every other rank with what that
- * rank's section expects to receive: sections are validated one by one,
- * and a plan file can lie consistently in one of them, which would leave a
- * receive waiting forever.  Binding takes the communicator; that is
+ * rank's section expects to receive (sizes, steps and, for sections read
+ * from bytes, a hash of which elements travel where): sections are
+ * validated one by one, and a plan file can lie consistently in one of
+ * them, which would leave a receive waiting forever or fill A wrongly.  Binding takes the communicator; that is
  * enough for a one-off replay (transform_schedules.c).  Binding the
  * replays, collective on the executor's communicator, settles the schedule
  * every rank can replay (alltoallv's int counts limit it to pack buffers
@@ -22,6 +24,7 @@
 #include "exec_kind.h"
 #include "mpi_error.h"
 #include "stand_in.h"
+#include "transform_check.h"
 #include "transform_pack.h"
 #include "transform_schedules.h"
 
@@ -67,28 +70,44 @@ static relay_status build_a2a(rl_transform_exec *x)
 }
 
 /* What this rank's section says about each peer: per rank, the elements it
- * sends that rank and at which step (-1: none, or no rounds), the claims
- * its peers' sections make in return (filled by check_peers), and what it
- * expects from each.  Made here, where failing is agreed on; O(ranks). */
-enum { CLAIM_ELEMS, CLAIM_STEP, CLAIM_N };
+ * sends that rank, at which step (-1: none, or no rounds) and the hash of
+ * what they are (0: not computed), the claims its peers' sections make in
+ * return (filled by check_peers), and what it expects from each.  Made
+ * here, where failing is agreed on; O(ranks). */
+enum { CLAIM_ELEMS, CLAIM_STEP, CLAIM_HASH, CLAIM_N };
 
-static void claim_side(int64_t *claims, const rl_message *msg, int nmsg, const int64_t *step)
+static void claim_side(int64_t *claims, const rl_message *msg, int nmsg, const int64_t *step, const uint64_t *hash)
 {
     for (int k = 0; k < nmsg; k++) {
         claims[CLAIM_N * msg[k].peer + CLAIM_ELEMS] = msg[k].elems;
         claims[CLAIM_N * msg[k].peer + CLAIM_STEP] = step ? step[k] : -1;
+        claims[CLAIM_N * msg[k].peer + CLAIM_HASH] = hash ? (int64_t)hash[k] : 0;
     }
 }
 
-static relay_status build_claims(rl_transform_exec *x)
+/* A plan read from bytes has its section checked against its header
+ * (transform_check.c), which gives the hashes of its messages; a plan made
+ * here needs no check: the planner derived its sections from the header
+ * every rank agrees on. */
+static relay_status build_claims(rl_transform_exec *x, const relay_plan *p)
 {
     size_t n = (size_t)CLAIM_N * (size_t)x->nranks;
-    x->claims = rl_malloc_array(3 * n, sizeof *x->claims);
-    if (!x->claims) return RL_NOMEM();
-    for (size_t i = 0; i < 3 * n; i++) x->claims[i] = i % CLAIM_N == CLAIM_STEP ? -1 : 0;
-    claim_side(x->claims, x->sec->send, x->sec->nsend, x->sec->send_round);
-    claim_side(x->claims + 2 * n, x->sec->recv, x->sec->nrecv, x->sec->recv_round);
-    return RELAY_OK;
+    const rl_section *s = x->sec;
+    uint64_t *send_hash = NULL, *recv_hash = NULL;
+    relay_status st = RELAY_OK;
+    if (p->from_bytes) {
+        send_hash = rl_malloc_array((size_t)s->nsend, sizeof *send_hash);
+        recv_hash = rl_malloc_array((size_t)s->nrecv, sizeof *recv_hash);
+        st = send_hash && recv_hash ? rl_transform_check_section(x, p, send_hash, recv_hash) : RL_NOMEM();
+    }
+    x->claims = st ? NULL : rl_malloc_array(3 * n, sizeof *x->claims);
+    if (!st && !x->claims) st = RL_NOMEM();
+    for (size_t i = 0; !st && i < 3 * n; i++) x->claims[i] = i % CLAIM_N == CLAIM_STEP ? -1 : 0;
+    if (!st) claim_side(x->claims, s->send, s->nsend, s->send_round, send_hash);
+    if (!st) claim_side(x->claims + 2 * n, s->recv, s->nrecv, s->recv_round, recv_hash);
+    free(send_hash);
+    free(recv_hash);
+    return st;
 }
 
 /* The staged messages' requests, none created yet, and the flags of direct
@@ -137,7 +156,7 @@ static relay_status transform_prepare(void **state, const relay_plan *p, int ran
     x->schedule = p->schedule;
     if (!st && x->schedule == RELAY_SCHED_ROUNDS) st = build_steps(x, p->rounds);
     if (!st && x->schedule == RELAY_SCHED_ALLTOALLV) st = build_a2a(x);
-    if (!st) st = build_claims(x);
+    if (!st) st = build_claims(x, p);
     return st ? st : build_requests(x);
 }
 
@@ -154,6 +173,11 @@ static relay_status compare_claims(const rl_transform_exec *x, const int64_t *th
                            "expects %lld (step %lld)",
                            q, x->rank, (long long)t[CLAIM_ELEMS], (long long)t[CLAIM_STEP], x->rank,
                            (long long)e[CLAIM_ELEMS], (long long)e[CLAIM_STEP]);
+        if (t[CLAIM_HASH] && e[CLAIM_HASH] && t[CLAIM_HASH] != e[CLAIM_HASH])
+            return rl_fail(RELAY_ERR_MISMATCH,
+                           "the sections disagree: the elements rank %d's sends rank %d are not those rank %d's expects "
+                           "at their places in the message",
+                           q, x->rank, x->rank);
     }
     return RELAY_OK;
 }

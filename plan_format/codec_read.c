@@ -838,6 +838,7 @@ static relay_status decode(source *s, relay_plan **out, int rank)
     }
     h.plan->format_major = (int)pre.major;
     h.plan->format_minor = (int)pre.minor;
+    h.plan->from_bytes = 1;
     *out = h.plan;
     return RELAY_OK;
 }

@@ -498,6 +498,172 @@ void rl_layout_for_each_block(const relay_layout *l, int rank, rl_block_visitor 
             visit((int)bi, (int)bj, ctx);
 }
 
+/* ---- buffer positions back to elements (rl_buffer_map) ------------------ */
+
+/* One dimension of a block-cyclic rank's buffer: the local indices
+ * [lo, hi) that hold the layout's rows (or columns), in blocks of b over
+ * np processes, this one `dist` after the source, the layout starting at
+ * global index origin. */
+typedef struct {
+    int64_t lo, hi, b, origin;
+    int np, dist;
+} bc_axis;
+
+/* A contiguous run of a grid block in a rank's buffer: [start, end). */
+typedef struct {
+    int64_t start, end, block;
+} block_run;
+
+struct rl_buffer_map {
+    const relay_layout *l;
+    int64_t elems;
+    int64_t ld;              /* block-cyclic: the rank's */
+    bc_axis rows, cols;      /* block-cyclic */
+    block_run *runs;         /* grid: sorted by start */
+    int64_t nruns;
+};
+
+static bc_axis bc_axis_of(int64_t size, int64_t origin, int64_t b, int p, int src, int np)
+{
+    return (bc_axis){rl_numroc(origin, b, p, src, np), rl_numroc(origin + size, b, p, src, np), b, origin, np,
+                     (p - src + np) % np};
+}
+
+/* ScaLAPACK's indxl2g, relative to the layout's origin, where local index
+ * loc holds a row (column) of the layout.  No intermediate exceeds the
+ * global index, which exists. */
+static int bc_axis_global(const bc_axis *a, int64_t loc, int64_t *g)
+{
+    if (loc < a->lo || loc >= a->hi) return 0;
+    *g = (loc / a->b * a->np + a->dist) * a->b + loc % a->b - a->origin;
+    return 1;
+}
+
+static void bc_map(rl_buffer_map *m, int base)
+{
+    const relay_layout *l = m->l;
+    const rl_block_cyclic *bc = &l->bc;
+    int pr, pc;
+    rl_bc_coords(bc, base, &pr, &pc);
+    m->ld = l->bc_ld[base];
+    m->rows = bc_axis_of(l->m, bc->i0, bc->mb, pr, bc->rsrc, bc->nprow);
+    m->cols = bc_axis_of(l->n, bc->j0, bc->nb, pc, bc->csrc, bc->npcol);
+    if (m->rows.hi > m->rows.lo && m->cols.hi > m->cols.lo) m->elems = (m->rows.hi - m->rows.lo) * (m->cols.hi - m->cols.lo);
+}
+
+static int run_cmp(const void *a, const void *b)
+{
+    const block_run *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+/* A block stored tightly is one run; otherwise one run per column
+ * (column-major) or row.  Writes the runs to out if not NULL; returns how
+ * many there are. */
+static int64_t block_runs(const relay_layout *l, int64_t b, block_run *out)
+{
+    int64_t rows = block_rows(l, b), cols = block_cols(l, b), ld = l->lds[b], off = l->offsets[b];
+    int64_t inner = l->order == RELAY_COL_MAJOR ? rows : cols, outer = l->order == RELAY_COL_MAJOR ? cols : rows;
+    if (ld == inner || outer == 1) {
+        if (out) out[0] = (block_run){off, off + rows * cols, b};
+        return 1;
+    }
+    for (int64_t o = 0; out && o < outer; o++) out[o] = (block_run){off + o * ld, off + o * ld + inner, b};
+    return outer;
+}
+
+static relay_status grid_map(rl_buffer_map *m, int base)
+{
+    const relay_layout *l = m->l;
+    int64_t first = l->rank_first[base], last = l->rank_first[base + 1], n = 0;
+    for (int64_t k = first; k < last; k++) {
+        n += block_runs(l, l->rank_blocks[k], NULL);
+        m->elems += block_rows(l, l->rank_blocks[k]) * block_cols(l, l->rank_blocks[k]);
+    }
+    m->runs = rl_malloc_array((size_t)n, sizeof *m->runs);
+    if (!m->runs) return RL_NOMEM();
+    for (int64_t k = first; k < last; k++) m->nruns += block_runs(l, l->rank_blocks[k], m->runs + m->nruns);
+    qsort(m->runs, (size_t)n, sizeof *m->runs, run_cmp);
+    return RELAY_OK;
+}
+
+relay_status rl_buffer_map_new(rl_buffer_map **out, const relay_layout *l, int rank)
+{
+    rl_buffer_map *m = calloc(1, sizeof *m);
+    if (!m) return RL_NOMEM();
+    m->l = l;
+    int base = base_rank(l, rank);
+    relay_status st = RELAY_OK;
+    if (base >= 0 && l->kind == RL_LAYOUT_BLOCK_CYCLIC) bc_map(m, base);
+    else if (base >= 0) st = grid_map(m, base);
+    if (st) {
+        rl_buffer_map_free(m);
+        return st;
+    }
+    *out = m;
+    return RELAY_OK;
+}
+
+void rl_buffer_map_free(rl_buffer_map *m)
+{
+    if (!m) return;
+    free(m->runs);
+    free(m);
+}
+
+int64_t rl_buffer_map_elems(const rl_buffer_map *m) { return m->elems; }
+
+/* The run holding pos, or NULL. */
+static const block_run *run_at(const rl_buffer_map *m, int64_t pos)
+{
+    int64_t lo = 0, hi = m->nruns; /* the first run starting after pos is in [lo, hi] */
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (m->runs[mid].start <= pos) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo > 0 && pos < m->runs[lo - 1].end ? &m->runs[lo - 1] : NULL;
+}
+
+static int grid_element_run(const rl_buffer_map *m, int64_t pos, int64_t *i, int64_t *j, int64_t *run)
+{
+    const relay_layout *l = m->l;
+    const block_run *br = run_at(m, pos);
+    if (!br) return 0;
+    int64_t b = br->block, d = pos - l->offsets[b], ld = l->lds[b];
+    int cm = l->order == RELAY_COL_MAJOR;
+    *i = l->row_splits[b / l->nbc] + (cm ? d % ld : d / ld);
+    *j = l->col_splits[b % l->nbc] + (cm ? d / ld : d % ld);
+    *run = (cm ? block_rows(l, b) : block_cols(l, b)) - d % ld;
+    return 1;
+}
+
+/* Local index loc and those after it up to the end of its block or of the
+ * layout: how many hold consecutive rows (columns). */
+static int64_t bc_axis_run(const bc_axis *a, int64_t loc)
+{
+    int64_t to_block_end = a->b - loc % a->b, to_end = a->hi - loc;
+    return to_block_end < to_end ? to_block_end : to_end;
+}
+
+int rl_layout_element_run(const rl_buffer_map *m, int64_t pos, int64_t *i, int64_t *j, int64_t *run)
+{
+    if (pos < 0) return 0;
+    if (m->l->kind == RL_LAYOUT_GRID) return grid_element_run(m, pos, i, j, run);
+    if (m->ld <= 0) return 0; /* a rank of no base, or given ld 0 where it holds nothing */
+    int64_t inner = pos % m->ld, outer = pos / m->ld;
+    int cm = m->l->order == RELAY_COL_MAJOR;
+    if (!bc_axis_global(&m->rows, cm ? inner : outer, i) || !bc_axis_global(&m->cols, cm ? outer : inner, j)) return 0;
+    *run = bc_axis_run(cm ? &m->rows : &m->cols, inner);
+    return 1;
+}
+
+int rl_layout_element_at(const rl_buffer_map *m, int64_t pos, int64_t *i, int64_t *j)
+{
+    int64_t run;
+    return rl_layout_element_run(m, pos, i, j, &run);
+}
+
 /* ---- copies ------------------------------------------------------------ */
 
 static relay_status dup_array(void **dst, const void *src, size_t count, size_t size)

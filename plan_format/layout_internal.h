@@ -127,6 +127,26 @@ void rl_layout_widen(relay_layout *l, int nranks);
 relay_status rl_layout_relabel_shared(relay_layout **out, const relay_layout *l, const int32_t *sigma,
                                       const int32_t *inverse, int nranks);
 
+/* Where each position of one rank's buffer sits in the matrix: the
+ * inverse of relay_layout_locate, for checking that a plan's lattices land
+ * on elements (executor/transform_check.c).  Block-cyclic layouts answer
+ * in closed form (ScaLAPACK's indxl2g); grid layouts, whose blocks may
+ * interleave in memory, by binary search among the contiguous runs of the
+ * rank's blocks, sorted by start (they never overlap: layouts are
+ * validated so).  O(1) memory, or O(runs) for a grid. */
+typedef struct rl_buffer_map rl_buffer_map;
+relay_status rl_buffer_map_new(rl_buffer_map **out, const relay_layout *l, int rank);
+void rl_buffer_map_free(rl_buffer_map *m);
+/* Elements of the matrix the rank holds. */
+int64_t rl_buffer_map_elems(const rl_buffer_map *m);
+/* 1 and element (*i, *j) of the layout when position pos of the rank's
+ * buffer holds one; 0 when it holds none (a gap, or outside the buffer). */
+int rl_layout_element_at(const rl_buffer_map *m, int64_t pos, int64_t *i, int64_t *j);
+/* ... and in *run how many positions from pos on hold elements that follow
+ * one another along the buffer's inner dimension: (*i + k, *j) at pos + k
+ * for k < *run in column-major order, (*i, *j + k) in row-major. */
+int rl_layout_element_run(const rl_buffer_map *m, int64_t pos, int64_t *i, int64_t *j, int64_t *run);
+
 /* ScaLAPACK's NUMROC: how many of n rows (in blocks of nb) process iproc of
  * nprocs holds when block 0 lives on isrc.  Inline: relay_scalapack, a
  * library of its own, checks descriptors with it too. */

@@ -145,6 +145,8 @@ struct relay_plan {
     relay_plan_stats stats;
     uint64_t fingerprint;    /* hash of the header: what the sections are derived from */
     int format_major, format_minor; /* of the file it was read from, or the current */
+    int from_bytes;          /* decoded, not planned: the executor checks each section it
+                                binds against the header, element by element */
     rl_section **sections;   /* nranks entries; NULL where not loaded (BMMC, HSUMMA: none) */
     rl_bmmc *bmmc;           /* BMMC plans only */
     rl_hsumma *hsumma;       /* HSUMMA plans only */

@@ -62,6 +62,76 @@ static int layout_matches(const relay_layout *l, const ref_layout *r)
     return 1;
 }
 
+/* Whether rl_layout_element_at answers (i, j) at position k of rank's buffer
+ * (hit), or nothing (i < 0), printing the first wrong answer. */
+static int element_at_says(const rl_buffer_map *map, int rank, int64_t k, int64_t i, int64_t j)
+{
+    int64_t gi = -1, gj = -1;
+    int hit = rl_layout_element_at(map, k, &gi, &gj);
+    if (i < 0 ? !hit : hit && gi == i && gj == j) return 1;
+    print_error("rank %d: element_at(%lld) = %d (%lld, %lld), expected %s(%lld, %lld)\n", rank, (long long)k, hit,
+                (long long)gi, (long long)gj, i < 0 ? "none " : "", (long long)i, (long long)j);
+    return 0;
+}
+
+/* The run rl_layout_element_run finds at position k (element (i, j)) ends
+ * on the element it says: run - 1 further down (column-major) or across. */
+static int run_ends_right(const relay_layout *l, const rl_buffer_map *map, int rank, int64_t k, int64_t i, int64_t j)
+{
+    int64_t gi, gj, run;
+    int down = l->order == RELAY_COL_MAJOR;
+    if (!rl_layout_element_run(map, k, &gi, &gj, &run) || run < 1) return 0;
+    return element_at_says(map, rank, k + run - 1, i + (down ? run - 1 : 0), j + (down ? 0 : run - 1));
+}
+
+/* rl_layout_element_at inverts relay_layout_locate on one rank: each of its
+ * elements' positions gives the element back, every other position of its
+ * buffer (and those just outside) holds none, runs end where they say,
+ * and the map counts the elements. */
+static int element_at_inverts_locate_on(const relay_layout *l, int rank)
+{
+    int64_t size = relay_layout_local_elems(l, rank), held = 0;
+    char *hit = calloc((size_t)size + 1, 1);
+    rl_buffer_map *map = NULL;
+    int ok = hit && rl_buffer_map_new(&map, l, rank) == RELAY_OK;
+    for (int64_t i = 0; ok && i < relay_layout_rows(l); i++)
+        for (int64_t j = 0; ok && j < relay_layout_cols(l); j++) {
+            int r;
+            int64_t k;
+            relay_layout_locate(l, i, j, &r, &k);
+            if (r != rank) continue;
+            held++;
+            hit[k] = 1;
+            ok = element_at_says(map, rank, k, i, j) && run_ends_right(l, map, rank, k, i, j);
+        }
+    for (int64_t k = -1; ok && k <= size; k++)
+        if (k < 0 || k == size || !hit[k]) ok = element_at_says(map, rank, k, -1, -1);
+    if (ok && held != rl_buffer_map_elems(map)) {
+        print_error("rank %d holds %lld elements, its map says %lld\n", rank, (long long)held, (long long)rl_buffer_map_elems(map));
+        ok = 0;
+    }
+    rl_buffer_map_free(map);
+    free(hit);
+    return ok;
+}
+
+/* ... on every rank, of the layout and of a copy whose ranks are relabeled
+ * in reverse onto one rank more (so that rank 0 holds nothing). */
+static int element_at_inverts_locate(const relay_layout *l)
+{
+    int n = relay_layout_nranks(l), ok = 1;
+    int32_t *sigma = malloc((size_t)n * sizeof *sigma);
+    for (int r = 0; r < n; r++) sigma[r] = n - r;
+    relay_layout *relabeled = NULL;
+    relay_status st = rl_layout_relabel(&relabeled, l, sigma, n + 1);
+    free(sigma);
+    if (st != RELAY_OK) return 0;
+    for (int r = 0; ok && r < n; r++) ok = element_at_inverts_locate_on(l, r);
+    for (int r = 0; ok && r <= n; r++) ok = element_at_inverts_locate_on(relabeled, r);
+    relay_layout_free(relabeled);
+    return ok;
+}
+
 /* Builds relay's layout from the reference's recipe and compares; 1 if equal. */
 static int relay_agrees_with(const ref_layout *r)
 {
@@ -71,7 +141,7 @@ static int relay_agrees_with(const ref_layout *r)
         print_error("%s: rejected with %s: %s\n", r->desc, relay_status_str(s), relay_last_error());
         return 0;
     }
-    int ok = layout_matches(l, r);
+    int ok = layout_matches(l, r) && element_at_inverts_locate(l);
     relay_layout_free(l);
     return ok;
 }
@@ -225,6 +295,7 @@ static void check_submatrix(ref_rng *rng)
             if (expect + 1 > last[want]) last[want] = expect + 1;
         }
     for (int r = 0; r < pr * pc; r++) assert_int_equal(relay_layout_local_elems(l, r), last[r]);
+    assert_true(element_at_inverts_locate(l));
     relay_layout_free(l);
 }
 

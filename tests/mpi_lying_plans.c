@@ -1,0 +1,365 @@
+/* mpi_lying_plans.c — plans read from bytes that lie consistently are
+ * refused at bind (issue 17, finding 9), and plans that tell the truth
+ * still replay right.
+ *
+ * Each case plans A := op(B), encodes and decodes the plan (so that it
+ * counts as read from bytes), then lies the way a hostile or damaged file
+ * can while every section stays valid by the bounds checks
+ * (rl_section_validate): in rank 0's section a local piece shifted, two
+ * local pieces swapped, one written twice, one dropped, two receive
+ * lattices swapped (or one shifted), two send lattices swapped; in the header (on every rank) the op
+ * switched, or sigma changed with the sections' sizes adjusted.
+ * relay_exec_create must fail on every rank, and some rank must say what is
+ * wrong ("does not match its header", or the sections "disagree").  Valid
+ * decoded plans of block-cyclic and grid layouts, ops N and T, must bind
+ * and give every element of A.  Run at 1, 2, 3 and 4 ranks. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_internal.h"
+#include "relay/relay.h"
+
+static int rank, nranks, passed, failed;
+
+/* Records a check; every rank must agree for it to pass. */
+static void check(int ok, const char *what)
+{
+    int all;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    if (all) passed++;
+    else {
+        failed++;
+        if (rank == 0) printf("FAILED: %s\n", what);
+        if (!ok) printf("  rank %d: last error: %s\n", rank, relay_last_error());
+    }
+}
+
+/* ---- plans read from bytes ------------------------------------------- */
+
+enum { M = 30 }; /* A is M x M, so that switching the op keeps the shapes */
+
+/* A block-cyclic layout over every rank: a 1 x P grid of mb x nb blocks. */
+static relay_layout *row_of_blocks(int64_t mb, int64_t nb)
+{
+    relay_layout *l = NULL;
+    relay_layout_block_cyclic(&l, M, M, mb, nb, 1, nranks, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR);
+    return l;
+}
+
+/* ... and a P x 1 grid of square blocks: with a 1 x P grid of the same
+ * blocks, every piece is square, so switching the op keeps every lattice
+ * inside its buffers. */
+static relay_layout *column_of_blocks(int64_t b)
+{
+    relay_layout *l = NULL;
+    relay_layout_block_cyclic(&l, M, M, b, b, nranks, 1, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR);
+    return l;
+}
+
+/* A grid layout: 3 x 2 blocks dealt round the ranks, each stored at a
+ * leading dimension 2 above its rows, with gaps between blocks. */
+static relay_layout *padded_grid(void)
+{
+    int64_t rows[] = {0, 7, 19, M}, cols[] = {0, 13, M}, offsets[6], lds[6], next[8] = {0};
+    int owners[6];
+    for (int b = 0; b < 6; b++) {
+        owners[b] = (b * 5 + 1) % nranks;
+        lds[b] = rows[b / 2 + 1] - rows[b / 2] + 2;
+        offsets[b] = next[owners[b]];
+        next[owners[b]] += (cols[b % 2 + 1] - cols[b % 2]) * lds[b] + 3;
+    }
+    relay_layout *l = NULL;
+    relay_layout_grid(&l, nranks, M, M, 3, rows, 2, cols, owners, offsets, lds, RELAY_COL_MAJOR);
+    return l;
+}
+
+/* Plans A := op(B), encodes the plan and decodes every section. */
+static relay_plan *decoded_plan(const relay_layout *a, const relay_layout *b, relay_op op)
+{
+    relay_plan *p = NULL, *q = NULL;
+    void *buf = NULL;
+    size_t len = 0;
+    relay_plan_transform(&p, nranks, a, b, op, RELAY_DOUBLE, NULL);
+    relay_plan_encode(p, &buf, &len);
+    relay_plan_decode(&q, buf, len, -1);
+    relay_plan_free(p);
+    free(buf);
+    return q;
+}
+
+/* ---- truthful plans still replay ---------------------------------------- */
+
+static double value(int64_t i, int64_t j) { return (double)(i * 1000 + j); }
+
+/* B(i, j) = value(i, j) on this rank; then A must hold op(B). */
+static int replays_right(const relay_plan *p, const relay_layout *a, const relay_layout *b, relay_op op)
+{
+    double *abuf = calloc((size_t)relay_layout_local_elems(a, rank) + 1, sizeof *abuf);
+    double *bbuf = calloc((size_t)relay_layout_local_elems(b, rank) + 1, sizeof *bbuf);
+    int r, ok = 1;
+    int64_t k;
+    for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < M; j++)
+            if (relay_layout_locate(b, i, j, &r, &k) == RELAY_OK && r == rank) bbuf[k] = value(i, j);
+    relay_exec *e = NULL;
+    void *dst[1] = {abuf};
+    const void *src[1] = {bbuf};
+    ok = relay_exec_create(&e, p, MPI_COMM_WORLD) == RELAY_OK && relay_exec_run(e, dst, src, NULL, NULL) == RELAY_OK;
+    for (int64_t i = 0; ok && i < M; i++)
+        for (int64_t j = 0; ok && j < M; j++)
+            if (relay_layout_locate(a, i, j, &r, &k) == RELAY_OK && r == rank)
+                ok = abuf[k] == (op == RELAY_OP_N ? value(i, j) : value(j, i));
+    relay_exec_free(e);
+    free(abuf);
+    free(bbuf);
+    return ok;
+}
+
+static void test_truthful_plans_replay(void)
+{
+    relay_layout *bc3 = row_of_blocks(3, 5), *bc4 = row_of_blocks(4, 2), *grid = padded_grid();
+    const relay_layout *pairs[][2] = {{bc3, bc4}, {grid, bc4}, {bc3, grid}};
+    for (int c = 0; c < 3; c++)
+        for (int t = 0; t < 2; t++) {
+            relay_op op = t ? RELAY_OP_T : RELAY_OP_N;
+            relay_plan *p = decoded_plan(pairs[c][0], pairs[c][1], op);
+            check(p && p->from_bytes && replays_right(p, pairs[c][0], pairs[c][1], op),
+                  "a truthful decoded plan binds and replays right");
+            relay_plan_free(p);
+        }
+    relay_layout_free(bc3);
+    relay_layout_free(bc4);
+    relay_layout_free(grid);
+}
+
+/* ---- lies in rank 0's section ------------------------------------------ */
+
+static int same_shape(const rl_local_span *x, const rl_local_span *y)
+{
+    return x->pair == y->pair && x->rows == y->rows && x->cols == y->cols && x->count_r == y->count_r &&
+           x->count_c == y->count_c && x->dst_ld == y->dst_ld && x->dst_off != y->dst_off;
+}
+
+/* Splits a local lattice of an even column count into two lattices of
+ * half the columns each (a truthful change, op N); 0 if none has one. */
+static int split_local(rl_section *s)
+{
+    for (int64_t x = 0; x < s->nlocal; x++) {
+        rl_local_span *l = &s->local[x];
+        if (l->cols % 2) continue;
+        rl_local_span *more = realloc(s->local, (size_t)(s->nlocal + 1) * sizeof *more);
+        if (!more) return 0;
+        s->local = more;
+        l = &s->local[x];
+        l->cols /= 2;
+        rl_local_span half = *l;
+        half.src_off += l->cols * l->src_ld;
+        half.dst_off += l->cols * l->dst_ld;
+        s->local[s->nlocal++] = half;
+        return 1;
+    }
+    return 0;
+}
+
+/* Finds two local lattices of one shape, splitting one if none are; 0 if
+ * that fails. */
+static int twin_locals(rl_section *s, int64_t *x, int64_t *y)
+{
+    for (int tries = 0; tries < 2; tries++) {
+        for (*x = 0; *x < s->nlocal; (*x)++)
+            for (*y = *x + 1; *y < s->nlocal; (*y)++)
+                if (same_shape(&s->local[*x], &s->local[*y])) return 1;
+        if (!split_local(s)) return 0;
+    }
+    return 0;
+}
+
+/* A lattice one element off in A, up or down, whichever stays in bounds. */
+static int shift_offset(const relay_plan *p, rl_section *s, int64_t *off)
+{
+    for (int d = -1; d <= 1; d += 2) {
+        *off += d;
+        if (*off >= 0 && rl_section_validate(s, p) == RELAY_OK) return 1;
+        *off -= d;
+    }
+    return 0;
+}
+
+static int shift_local(relay_plan *p, rl_section *s, const relay_layout *a)
+{
+    (void)a;
+    return s->nlocal > 0 && shift_offset(p, s, &s->local[0].dst_off);
+}
+
+static int swap_locals(relay_plan *p, rl_section *s, const relay_layout *a)
+{
+    (void)p;
+    (void)a;
+    int64_t x, y;
+    if (!twin_locals(s, &x, &y)) return 0;
+    int64_t off = s->local[x].dst_off;
+    s->local[x].dst_off = s->local[y].dst_off;
+    s->local[y].dst_off = off;
+    return 1;
+}
+
+/* One lattice written where its twin writes: those elements twice. */
+static int duplicate_local(relay_plan *p, rl_section *s, const relay_layout *a)
+{
+    (void)p;
+    (void)a;
+    int64_t x, y;
+    if (!twin_locals(s, &x, &y)) return 0;
+    s->local[y].dst_off = s->local[x].dst_off;
+    s->local[y].dst_step_r = s->local[x].dst_step_r;
+    s->local[y].dst_step_c = s->local[x].dst_step_c;
+    return 1;
+}
+
+static int drop_local(relay_plan *p, rl_section *s, const relay_layout *a)
+{
+    (void)p;
+    (void)a;
+    if (s->nlocal == 0) return 0;
+    s->nlocal--;
+    if (s->nlocal == 0) s->local_round = -1;
+    return 1;
+}
+
+/* Two lattices of one message, of one shape, trade places in the buffer;
+ * 0 if no message has two. */
+static int swap_twin_lattices(const rl_message *msg, int nmsg, rl_span *spans)
+{
+    for (int k = 0; k < nmsg; k++)
+        for (int64_t x = msg[k].first; x < msg[k].first + msg[k].count; x++)
+            for (int64_t y = x + 1; y < msg[k].first + msg[k].count; y++) {
+                rl_span *u = &spans[x], *v = &spans[y];
+                if (u->pair == v->pair && u->rows == v->rows && u->cols == v->cols && u->count_r == v->count_r &&
+                    u->count_c == v->count_c && u->ld == v->ld && u->fused == v->fused && u->off != v->off) {
+                    int64_t off = u->off;
+                    u->off = v->off;
+                    v->off = off;
+                    return 1;
+                }
+            }
+    return 0;
+}
+
+/* Into A: the receiver writes elements where others belong. */
+static int swap_receives(relay_plan *p, rl_section *s, const relay_layout *a)
+{
+    (void)a;
+    return swap_twin_lattices(s->recv, s->nrecv, s->recv_spans) ||
+           (s->nrecv_spans > 0 && shift_offset(p, s, &s->recv_spans[0].off));
+}
+
+/* Out of B (or one lattice shifted there): elements read from B travel to
+ * the wrong places in their message, which only the receiver's section
+ * knows; the peers' comparison of hashes tells. */
+static int swap_sends(relay_plan *p, rl_section *s, const relay_layout *a)
+{
+    (void)a;
+    return swap_twin_lattices(s->send, s->nsend, s->send_spans) ||
+           (s->nsend_spans > 0 && shift_offset(p, s, &s->send_spans[0].off));
+}
+
+/* ---- lies in the header (every rank's copy) ------------------------------ */
+
+static int switch_op(relay_plan *p, rl_section *s, const relay_layout *a)
+{
+    (void)s;
+    (void)a;
+    p->pairs[0].op = p->pairs[0].op == RELAY_OP_N ? RELAY_OP_T : RELAY_OP_N;
+    return 1;
+}
+
+/* Ranks 0 and 1 trade A's blocks in the header; every section declares the
+ * sizes the new relabeling implies. */
+static int change_sigma(relay_plan *p, rl_section *s, const relay_layout *a)
+{
+    (void)s;
+    if (p->nranks < 2) return 0;
+    int32_t t = p->sigma[0];
+    p->sigma[0] = p->sigma[1];
+    p->sigma[1] = t;
+    relay_layout *relabeled = NULL;
+    if (rl_layout_relabel(&relabeled, a, p->sigma, p->nranks) != RELAY_OK) return 0;
+    relay_layout_free(p->pairs[0].dst_relabeled);
+    p->pairs[0].dst_relabeled = relabeled;
+    for (int r = 0; r < p->nranks; r++) p->sections[r]->dst_elems[0] = relay_layout_local_elems(relabeled, r);
+    return 1;
+}
+
+/* ---- every lie refused everywhere ------------------------------------------ */
+
+typedef int (*lie)(relay_plan *p, rl_section *s, const relay_layout *a);
+
+typedef struct {
+    const char *name;
+    lie tell;        /* on rank 0's section, or on the header */
+    int min_ranks;
+    int square;      /* on the layouts of square pieces */
+} lie_case;
+
+static const lie_case lies[] = {
+    {"a local piece shifted", shift_local, 1, 0},
+    {"two local pieces swapped", swap_locals, 1, 0},
+    {"a local piece written twice", duplicate_local, 1, 0},
+    {"a local piece dropped", drop_local, 1, 0},
+    {"two receive lattices swapped", swap_receives, 2, 0},
+    {"two send lattices swapped", swap_sends, 2, 0},
+    {"the op switched", switch_op, 1, 1},
+    {"sigma changed, sizes adjusted", change_sigma, 2, 0},
+};
+
+/* Whether this rank's message says what is wrong, or that another rank failed. */
+static int named(const char *msg, int *says_why)
+{
+    *says_why = strstr(msg, "does not match its header") != NULL || strstr(msg, "disagree") != NULL;
+    return *says_why || strstr(msg, "another rank") != NULL;
+}
+
+static void refused_everywhere(const lie_case *c, relay_layout *a, relay_layout *b)
+{
+    char what[160];
+    relay_plan *p = decoded_plan(a, b, RELAY_OP_N);
+    int told = c->tell(p, p->sections[0], a);
+    snprintf(what, sizeof what, "%s: the lie applies (rank 0's section, or the header)", c->name);
+    check(told || rank != 0, what);
+    snprintf(what, sizeof what, "%s: this rank's section is still valid alone", c->name);
+    check(rl_section_validate(p->sections[rank], p) == RELAY_OK, what);
+    relay_exec *e = NULL;
+    relay_status st = relay_exec_create(&e, p, MPI_COMM_WORLD);
+    int says_why, any_says_why;
+    int ok = st != RELAY_OK && e == NULL && named(relay_last_error(), &says_why);
+    MPI_Allreduce(&says_why, &any_says_why, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    snprintf(what, sizeof what, "%s: relay_exec_create fails on every rank, and a rank says why", c->name);
+    check(ok && any_says_why, what);
+    if (rank == 0 && getenv("RELAY_TEST_VERBOSE")) printf("%s: %s\n", c->name, relay_last_error());
+    relay_exec_free(e);
+    relay_plan_free(p);
+}
+
+static void test_lies_are_refused(void)
+{
+    relay_layout *a = row_of_blocks(3, 5), *b = row_of_blocks(4, 2), *sa = row_of_blocks(6, 6), *sb = column_of_blocks(6);
+    for (size_t k = 0; k < sizeof lies / sizeof lies[0]; k++)
+        if (nranks >= lies[k].min_ranks) refused_everywhere(&lies[k], lies[k].square ? sa : a, lies[k].square ? sb : b);
+    relay_layout_free(a);
+    relay_layout_free(b);
+    relay_layout_free(sa);
+    relay_layout_free(sb);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    test_truthful_plans_replay();
+    test_lies_are_refused();
+    if (rank == 0) printf("mpi_lying_plans: %d passed, %d failed\n", passed, failed);
+    MPI_Finalize();
+    return failed ? 1 : 0;
+}
