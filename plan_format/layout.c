@@ -592,7 +592,7 @@ relay_status rl_buffer_map_new(rl_buffer_map **out, const relay_layout *l, int r
     rl_buffer_map *m = calloc(1, sizeof *m);
     if (!m) return RL_NOMEM();
     m->l = l;
-    int base = base_rank(l, rank);
+    int base = rl_layout_base_rank(l, rank);
     relay_status st = RELAY_OK;
     if (base >= 0 && l->kind == RL_LAYOUT_BLOCK_CYCLIC) bc_map(m, base);
     else if (base >= 0) st = grid_map(m, base);
