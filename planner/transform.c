@@ -31,9 +31,14 @@ static relay_status check_transform_args(relay_plan **out, int nranks, int count
     if (count <= 0) return rl_fail(RELAY_ERR_ARG, "transform plan: count = %d must be positive", count);
     if (!dst || !src || !ops) return rl_fail(RELAY_ERR_ARG, "transform plan: NULL layout or op array");
     if (relay_type_size(type) == 0) return rl_fail(RELAY_ERR_ARG, "transform plan: invalid element type %d", (int)type);
+    int64_t bytes = 0; /* every volume and statistic is a part of this */
     for (int k = 0; k < count; k++) {
         const relay_layout *a = dst[k], *b = src[k];
         if (!a || !b) return rl_fail(RELAY_ERR_ARG, "transform plan: pair %d has a NULL layout", k);
+        int64_t elems, pair_bytes;
+        if (rl_mul_overflows(a->m, a->n, &elems) || rl_mul_overflows(elems, (int64_t)relay_type_size(type), &pair_bytes) ||
+            rl_add_overflows(bytes, pair_bytes, &bytes))
+            return rl_fail(RELAY_ERR_ARG, "transform plan: the pairs up to %d move more than 2^63 - 1 bytes", k);
         if (ops[k] != RELAY_OP_N && ops[k] != RELAY_OP_T && ops[k] != RELAY_OP_C)
             return rl_fail(RELAY_ERR_ARG, "transform plan: pair %d has an invalid op %d", k, (int)ops[k]);
         int t = rl_op_transposes(ops[k]);

@@ -113,22 +113,11 @@ expect_mpi_error "relay-run 2^60 floats" 1 huge.plan --verify
 grep -q "cannot allocate pair 0's buffers: A 1152921504606846976 and B 1152921504606846976 elements of 4 bytes" err.txt ||
     fail "relay-run 2^60 floats: $(cat err.txt)"
 
-# 2^61 complex doubles: 2^65 bytes, more than int64_t counts and size_t
-# holds.  relay-dump refuses the plan in one line and relay-run its
-# buffers.  Only while relay-plan writes such a plan (its statistics wrap
-# to 0; a sanitizer build stops it): once the planner refuses it, the
-# hostile-plan corpus carries this case.
+# 2^61 complex doubles: 2^65 bytes, more than int64_t counts.  The planner
+# refuses such a plan (its volumes and statistics would wrap); relay-dump's
+# and relay-run's own refusals of one are the hostile corpus's to show.
 HUGE=bc:2147483648x1073741824:2147483648x1073741824:1x1
-if "$PLAN" transform --ranks 1 --from $HUGE --to $HUGE --type z -o huge.plan >/dev/null 2>err.txt; then
-    for view in "" --json "--rank 0" "--rank 0 --json"; do
-        # shellcheck disable=SC2086
-        expect_error 1 "relay-dump 2^61 complex $view" timeout "$LIMIT_S" "$DUMP" huge.plan $view
-        grep -q "more than 2^63 - 1 bytes" err.txt || fail "relay-dump 2^61 complex $view: $(cat err.txt)"
-    done
-    expect_mpi_error "relay-run 2^61 complex" 1 huge.plan --verify
-    grep -q "cannot allocate pair 0's buffers: A 2305843009213693952 and B 2305843009213693952 elements of 16 bytes" err.txt ||
-        fail "relay-run 2^61 complex: $(cat err.txt)"
-else
-    echo "not run: relay-plan does not write a plan of 2^61 complex elements: $(head -c 200 err.txt)"
-fi
+expect_error 1 "relay-plan 2^61 complex" "$PLAN" transform --ranks 1 --from $HUGE --to $HUGE --type z -o huge.plan
+grep -q "more than 2^63 - 1 bytes" err.txt || fail "relay-plan 2^61 complex: $(cat err.txt)"
+[ -e huge.plan ] && fail "relay-plan 2^61 complex left a file"
 finish
