@@ -38,7 +38,7 @@ static relay_status check_transform_args(relay_plan **out, int nranks, int count
         int64_t elems, pair_bytes;
         if (rl_mul_overflows(a->m, a->n, &elems) || rl_mul_overflows(elems, (int64_t)relay_type_size(type), &pair_bytes) ||
             rl_add_overflows(bytes, pair_bytes, &bytes))
-            return rl_fail(RELAY_ERR_ARG, "transform plan: the pairs up to %d move more than 2^63 - 1 bytes", k);
+            return rl_fail(RELAY_ERR_ARG, "transform plan: pair %d takes the bytes the plan moves beyond 2^63 - 1", k);
         if (ops[k] != RELAY_OP_N && ops[k] != RELAY_OP_T && ops[k] != RELAY_OP_C)
             return rl_fail(RELAY_ERR_ARG, "transform plan: pair %d has an invalid op %d", k, (int)ops[k]);
         int t = rl_op_transposes(ops[k]);
