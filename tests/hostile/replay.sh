@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # replay.sh — replays the hostile corpus (make_hostile.c) through the tools.
 #   replay.sh CORPUS RELAY_DUMP RELAY_RUN MPIEXEC dump CLASS...
-#       relay-dump on every file of each class: a refused file exits 1 with
+#       relay-dump on every file of each class: a refused file (class
+#       refused, or crashes: the fuzzer's reproducers) exits 1 with
 #       exactly one line on stderr and nothing on stdout; any other prints
 #       and exits 0.  Never a crash or a sanitizer report.
 #   replay.sh ... run NP
@@ -31,7 +32,7 @@ dump_one() { # class file
     local status=$? lines
     lines=$(wc -l <"$WORK/err")
     CHECKED=$((CHECKED + 1))
-    if [ "$1" = refused ]; then
+    if [ "$1" = refused ] || [ "$1" = crashes ]; then
         [ "$status" -eq 1 ] || fail "relay-dump $2: exit $status, expected 1: $(head -c 300 "$WORK/err")"
         [ "$lines" -eq 1 ] || fail "relay-dump $2: $lines lines on stderr, expected 1: $(head -c 300 "$WORK/err")"
         [ -s "$WORK/out" ] && fail "relay-dump $2: output on stdout"
