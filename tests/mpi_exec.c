@@ -20,9 +20,10 @@
 #include "error.h"
 #include "exec_internal.h"
 #include "plan_internal.h"
+#include "mpi_check.h"
 #include "relay/relay.h"
 
-static int rank, nranks, passed, failed;
+static int rank, nranks;
 
 /* ---- the order in which relay starts its sends, seen through PMPI -------- */
 
@@ -58,19 +59,6 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, 
 {
     if (watching) started(dest);
     return PMPI_Isend(buf, count, type, dest, tag, comm, req);
-}
-
-/* Records a check; every rank must agree for it to pass. */
-static void check(int ok, const char *what)
-{
-    int all;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-    if (all) passed++;
-    else {
-        failed++;
-        if (rank == 0) printf("FAILED: %s\n", what);
-        if (!ok) printf("  rank %d: last error: %s\n", rank, relay_last_error());
-    }
 }
 
 /* A 2-D block-cyclic layout over every rank: 1 x P grid, mb x nb blocks. */
@@ -421,7 +409,7 @@ int main(int argc, char **argv)
     test_disagreeing_sections_are_refused();
     test_refused_start_on_one_rank();
     test_free_during_replay();
-    if (rank == 0) printf("mpi_exec: %d passed, %d failed\n", passed, failed);
+    int status = check_summary("mpi_exec");
     MPI_Finalize();
-    return failed ? 1 : 0;
+    return status;
 }

@@ -18,22 +18,10 @@
 #include <string.h>
 
 #include "plan_internal.h"
+#include "mpi_check.h"
 #include "relay/relay.h"
 
-static int rank, nranks, passed, failed;
-
-/* Records a check; every rank must agree for it to pass. */
-static void check(int ok, const char *what)
-{
-    int all;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-    if (all) passed++;
-    else {
-        failed++;
-        if (rank == 0) printf("FAILED: %s\n", what);
-        if (!ok) printf("  rank %d: last error: %s\n", rank, relay_last_error());
-    }
-}
+static int rank, nranks;
 
 /* ---- plans read from bytes ------------------------------------------- */
 
@@ -359,7 +347,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     test_truthful_plans_replay();
     test_lies_are_refused();
-    if (rank == 0) printf("mpi_lying_plans: %d passed, %d failed\n", passed, failed);
+    int status = check_summary("mpi_lying_plans");
     MPI_Finalize();
-    return failed ? 1 : 0;
+    return status;
 }
