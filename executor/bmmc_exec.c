@@ -139,7 +139,7 @@ static relay_status create(rl_bmmc_exec **out, const rl_bmmc *b, int rank)
     x->recv = rl_malloc_array((size_t)x->elems, x->esz);
     if (!x->to || !x->from || !x->reqs || !x->temp || !x->recv) return RL_NOMEM();
     for (int k = 0; k < 2 * x->nblocks; k++) x->reqs[k] = MPI_REQUEST_NULL;
-    x->own_block = rl_bmmc_partners(b, rank, x->to, x->from);
+    x->own_block = rl_bmmc_partners(b, rank, x->nblocks, x->to, x->from);
     uint64_t mask = rl_gf2_mask(x->offset_bits);
     plan_walk(&x->w_walk, b->w.col, x->offset_bits, mask, x->esz);
     plan_walk(&x->v_walk, b->v.col, x->block_bits, mask, x->esz);

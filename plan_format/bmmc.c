@@ -153,14 +153,14 @@ void rl_bmmc_from_factors(rl_bmmc *b)
  * from the rank s with delta s = k ^ c_rank ^ gamma b. */
 static uint64_t rank_part(const rl_bmmc *b, uint64_t v) { return v >> (b->n - b->p); }
 
-int rl_bmmc_partners(const rl_bmmc *b, int rank, int *to, int *from)
+int rl_bmmc_partners(const rl_bmmc *b, int rank, int count, int *to, int *from)
 {
     int off = b->n - b->p, own = -1;
     rl_gf2 delta = {b->p, {0}}, delta_inv;
     for (int j = 0; j < b->p; j++) delta.col[j] = rank_part(b, b->v.col[off + j]);
     rl_gf2_inverse(&delta, &delta_inv); /* nonsingular: rl_bmmc_validate */
     uint64_t k = (uint64_t)rank, c_rank = rank_part(b, b->cv), delta_k = rl_gf2_apply(&delta, k);
-    for (int blk = 0; blk < 1 << b->rank; blk++) {
+    for (int blk = 0; blk < count; blk++) {
         uint64_t gamma_b = rank_part(b, rl_gf2_apply_cols(&b->v, off - b->rank, b->rank, (uint64_t)blk));
         to[blk] = (int)(gamma_b ^ delta_k ^ c_rank);
         from[blk] = (int)rl_gf2_apply(&delta_inv, k ^ c_rank ^ gamma_b);

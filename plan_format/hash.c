@@ -24,6 +24,24 @@ static void put_array(XXH3_state_t *h, const void *a, size_t count, size_t size)
     if (count) XXH3_64bits_update(h, a, count * size);
 }
 
+/* Sigma as put_array hashes it; a plan without one (BMMC, HSUMMA) hashes
+ * the identity it stands for, streamed, so fingerprints stay those of
+ * format 1 files without an array of the ranks in memory. */
+static void put_sigma(XXH3_state_t *h, const relay_plan *p)
+{
+    if (p->sigma) {
+        put_array(h, p->sigma, (size_t)p->nranks, sizeof *p->sigma);
+        return;
+    }
+    int32_t chunk[1024];
+    put_i64(h, p->nranks);
+    for (int first = 0; first < p->nranks; first += 1024) {
+        int n = p->nranks - first < 1024 ? p->nranks - first : 1024;
+        for (int i = 0; i < n; i++) chunk[i] = first + i;
+        XXH3_64bits_update(h, chunk, (size_t)n * sizeof *chunk);
+    }
+}
+
 uint64_t rl_section_hash(const rl_section *s, int count)
 {
     XXH3_state_t *h = XXH3_createState();
@@ -89,7 +107,7 @@ uint64_t rl_plan_hash(const relay_plan *p)
         put_layout(h, p->pairs[k].dst);
         put_layout(h, p->pairs[k].src);
     }
-    put_array(h, p->sigma, (size_t)p->nranks, sizeof *p->sigma);
+    put_sigma(h, p);
     const relay_plan_stats *st = &p->stats;
     int64_t stats[] = {st->bytes_total, st->bytes_remote, st->bytes_remote_identity, st->messages, st->pieces};
     put_array(h, stats, sizeof stats / sizeof *stats, sizeof *stats);

@@ -26,14 +26,16 @@ relay_plan *rl_plan_alloc(int nranks, int count)
     p->nranks = nranks;
     p->count = count;
     p->rounds = 1;
-    p->pairs = rl_calloc((size_t)count, sizeof *p->pairs);
-    p->sigma = rl_malloc_array((size_t)nranks, sizeof *p->sigma);
-    p->sections = rl_calloc((size_t)nranks, sizeof *p->sections);
-    if (!p->pairs || !p->sigma || !p->sections) {
-        relay_plan_free(p);
-        return NULL;
+    if (count > 0) { /* BMMC and HSUMMA plans keep O(1) per rank: 2^24 ranks cost no 200 MB */
+        p->pairs = rl_calloc((size_t)count, sizeof *p->pairs);
+        p->sigma = rl_malloc_array((size_t)nranks, sizeof *p->sigma);
+        p->sections = rl_calloc((size_t)nranks, sizeof *p->sections);
+        if (!p->pairs || !p->sigma || !p->sections) {
+            relay_plan_free(p);
+            return NULL;
+        }
+        for (int r = 0; r < nranks; r++) p->sigma[r] = r;
     }
-    for (int r = 0; r < nranks; r++) p->sigma[r] = r;
     p->format_major = RELAY_FORMAT_MAJOR;
     p->format_minor = RELAY_FORMAT_MINOR;
     return p;
@@ -134,7 +136,7 @@ int relay_plan_rounds(const relay_plan *p) { return p ? p->rounds : 0; }
 relay_status relay_plan_relabeling(const relay_plan *p, int *sigma)
 {
     if (!p || !sigma) return rl_fail(RELAY_ERR_ARG, "relay_plan_relabeling: NULL argument");
-    for (int r = 0; r < p->nranks; r++) sigma[r] = p->sigma[r];
+    for (int r = 0; r < p->nranks; r++) sigma[r] = p->sigma ? p->sigma[r] : r;
     return RELAY_OK;
 }
 

@@ -113,10 +113,10 @@ typedef struct {
 relay_status rl_bmmc_validate(const rl_bmmc *b);
 /* The processor-major form of b's permutation: Q^-1 A Q and Q^-1 c. */
 void rl_bmmc_processor_major(const rl_bmmc *b, rl_gf2 *a, uint64_t *c);
-/* Rank's 2^r partners, by block of its buffer (after W): the rank each
- * block goes to and the rank whose same block arrives.  Returns the block
- * the rank keeps, or -1. */
-int rl_bmmc_partners(const rl_bmmc *b, int rank, int *to, int *from);
+/* Rank's partners for its first count blocks (of 2^r, after W): to[b] the
+ * rank block b goes to, from[b] the rank whose same block arrives.
+ * Returns the block among them that the rank keeps, or -1. */
+int rl_bmmc_partners(const rl_bmmc *b, int rank, int count, int *to, int *from);
 /* keeps[i]: whether rank first_rank + i keeps one of its blocks. */
 void rl_bmmc_keeps_block(const rl_bmmc *b, int first_rank, int count, unsigned char *keeps);
 /* The permutation from its factors (a plan file stores only those):
@@ -140,14 +140,14 @@ struct relay_plan {
     relay_relabel relabel;
     int32_t count;
     rl_pair *pairs;          /* count entries */
-    int32_t *sigma;          /* nranks entries */
+    int32_t *sigma;          /* nranks entries; NULL (the identity) for BMMC and HSUMMA */
     int32_t *sigma_inverse;  /* read plans: sigma's inverse, the rank map the pairs' dst_relabeled share; else NULL */
     relay_plan_stats stats;
     uint64_t fingerprint;    /* hash of the header: what the sections are derived from */
     int format_major, format_minor; /* of the file it was read from, or the current */
     int from_bytes;          /* decoded, not planned: the executor checks each section it
                                 binds against the header, element by element */
-    rl_section **sections;   /* nranks entries; NULL where not loaded (BMMC, HSUMMA: none) */
+    rl_section **sections;   /* nranks entries, NULL where not loaded; the array NULL for BMMC and HSUMMA */
     rl_bmmc *bmmc;           /* BMMC plans only */
     rl_hsumma *hsumma;       /* HSUMMA plans only */
 };
@@ -156,7 +156,9 @@ struct relay_plan {
  * fingerprint (hsumma.c). */
 relay_status rl_hsumma_plan_new(relay_plan **out, const relay_hsumma_params *p, relay_hsumma_groups_from from);
 
-/* Allocation and release of the plan's parts. */
+/* Allocation and release of the plan's parts.  A transform (count > 0
+ * pairs) gets an identity sigma and empty sections; BMMC and HSUMMA plans
+ * (count 0) neither, so their memory does not grow with the ranks. */
 relay_plan *rl_plan_alloc(int nranks, int count);
 void rl_section_free(rl_section *s);
 rl_section *rl_section_alloc(int rank, int count);

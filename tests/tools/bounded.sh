@@ -8,6 +8,14 @@
 . "$(dirname "$0")/common.sh"
 
 LIMIT_S=120
+# peak_rss_kb COMMAND...: the command's peak resident memory in KB (its
+# output discarded).
+peak_rss_kb() {
+    python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
+}
+
 # A sanitizer build aborts on an allocation it cannot serve unless told to
 # return NULL, as malloc does elsewhere: relay-run must handle that NULL.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}allocator_may_return_null=1"
@@ -78,6 +86,17 @@ bounded "bmmc 2^24 ranks summary" 1000000 "$DUMP" b.plan
 grep -q "and 61440 more blocks (--limit 0 lists them all)" out.json || fail "bmmc summary: partners not summarised"
 bounded "bmmc --rank --json --limit 5" 10000 "$DUMP" b.plan --rank 7 --json --limit 5
 json_check out.json "bmmc --rank --limit 5" 'len(d["partners"]) == 5' 'd["partners_left_out"] == 2**16 - 5'
+cp out.json five.json
+"$DUMP" b.plan --rank 7 --json --limit 0 >all.json
+python3 -c 'import json
+raise SystemExit(json.load(open("all.json"))["partners"][:5] != json.load(open("five.json"))["partners"])' || fail "bmmc --rank --limit 5: not the first 5 partners of --limit 0"
+# Memory too is O(one rank): a 2^24-rank plan once cost 200 MB of per-rank
+# arrays (sigma, section pointers) to print rank 7's first 5 partners.
+# The bound leaves room for a sanitizer build (a few times the 14 MB of a
+# release one).
+rss=$(peak_rss_kb "$DUMP" b.plan --rank 7 --limit 5)
+[ "$rss" -lt 131072 ] || fail "bmmc 2^24 ranks --rank 7 --limit 5: peak memory $rss KB, not O(one rank)"
+echo "ok: bmmc 2^24 ranks --rank 7: peak $rss KB"
 # The closed form against every rank's own count, on small plans.
 for args in "--ranks 16 --perm bit-reversal --bits 10 --complement 0x2a5" "--ranks 8 --perm gray-code --bits 9" \
             "--ranks 32 --perm transpose:32x32" "--ranks 4 --perm shuffle --bits 8 --rank-bits 2"; do

@@ -169,17 +169,17 @@ static int print_bmmc_json(const dump_request *r, const relay_plan *p, const bmm
 
 /* One rank: what it sends and receives (a rank keeps a block exactly when
  * it is also the source of that block, so the counts match), the first
- * --limit blocks listed.  rl_bmmc_partners computes all 2^r of them. */
+ * --limit blocks listed: only those are computed. */
 static int dump_bmmc_rank(const dump_request *r, const relay_plan *p, int rank, cli_error *e)
 {
     int nblocks = 1 << p->bmmc->rank, listed = (int)dump_listed(r, nblocks);
-    int *to = malloc((size_t)nblocks * sizeof *to), *from = malloc((size_t)nblocks * sizeof *from);
+    int *to = malloc((size_t)listed * sizeof *to + 1), *from = malloc((size_t)listed * sizeof *from + 1);
     if (!to || !from) {
         free(to);
         free(from);
-        return cli_fail(e, CLI_FAILED, "out of memory for %d partners", nblocks);
+        return cli_fail(e, CLI_FAILED, "out of memory for %d partners", listed);
     }
-    rl_bmmc_partners(p->bmmc, rank, to, from);
+    rl_bmmc_partners(p->bmmc, rank, listed, to, from);
     if (r->json) {
         json_writer w = json_start(stdout);
         json_begin_object(&w, NULL);
