@@ -108,10 +108,10 @@ relay_status relay_internal_exec_create(relay_exec **out, const relay_plan *p, M
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
     int has_part = !e->kind->needs_section || (size == p->nranks && p->sections[rank] != NULL);
-    relay_status st = has_part ? e->kind->prepare(&e->state, p, rank, size) : RELAY_OK;
+    int on_repeat = (flags & RL_EXEC_BIND_ON_REPEAT) != 0, peers_checked = !on_repeat && e->kind->check_peers;
+    relay_status st = has_part ? e->kind->prepare(&e->state, p, rank, size, peers_checked) : RELAY_OK;
     st = agree_on_plan(comm, p, size, has_part, st);
-    int on_repeat = (flags & RL_EXEC_BIND_ON_REPEAT) != 0;
-    if (!st && !on_repeat && e->kind->check_peers) st = e->kind->check_peers(e->state, comm);
+    if (!st && peers_checked) st = e->kind->check_peers(e->state, comm);
     if (!st && on_repeat) e->comm = comm;
     if (!st && !on_repeat) st = dup_comm(comm, &e->comm);
     e->owns_comm = !on_repeat;

@@ -23,8 +23,10 @@ typedef struct {
     int needs_section;
     /* This rank's part of plan p, with no MPI call, so that every rank can
      * agree on success before binding; nranks is the communicator's size.
-     * On failure *state may hold a partial preparation: free frees it. */
-    relay_status (*prepare)(void **state, const relay_plan *p, int rank, int nranks);
+     * peers_checked says whether check_peers follows (if not, what only it
+     * needs is not made).  On failure *state may hold a partial
+     * preparation: free frees it. */
+    relay_status (*prepare)(void **state, const relay_plan *p, int rank, int nranks, int peers_checked);
     /* Collective over comm (the caller's), before bind: checks this rank's
      * part against its peers', where a plan's parts could disagree (a
      * plan file may lie in one rank's section); the verdict is agreed.

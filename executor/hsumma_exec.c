@@ -361,7 +361,7 @@ void rl_hsumma_exec_free(rl_hsumma_exec *x)
 /* ---- the executor's HSUMMA kind (exec_kind.h) ------------------------------------- */
 
 /* No section: the plan's parameters give every rank its part. */
-static relay_status hsumma_prepare(void **state, const relay_plan *p, int rank, int nranks)
+static relay_status hsumma_prepare(void **state, const relay_plan *p, int rank, int nranks, int peers_checked)
 {
     (void)nranks;
     relay_status st = p->hsumma ? rl_hsumma_check(&p->hsumma->params, RELAY_ERR_FORMAT)

@@ -85,13 +85,27 @@ static void claim_side(int64_t *claims, const rl_message *msg, int nmsg, const i
     }
 }
 
+/* The claims of this rank's section (hashes NULL: not computed). */
+static relay_status build_claims(rl_transform_exec *x, const uint64_t *send_hash, const uint64_t *recv_hash)
+{
+    size_t n = (size_t)CLAIM_N * (size_t)x->nranks;
+    const rl_section *s = x->sec;
+    x->claims = rl_malloc_array(3 * n, sizeof *x->claims);
+    if (!x->claims) return RL_NOMEM();
+    for (size_t i = 0; i < 3 * n; i++) x->claims[i] = i % CLAIM_N == CLAIM_STEP ? -1 : 0;
+    claim_side(x->claims, s->send, s->nsend, s->send_round, send_hash);
+    claim_side(x->claims + 2 * n, s->recv, s->nrecv, s->recv_round, recv_hash);
+    return RELAY_OK;
+}
+
 /* A plan read from bytes has its section checked against its header
  * (transform_check.c), which gives the hashes of its messages; a plan made
  * here needs no check: the planner derived its sections from the header
- * every rank agrees on. */
-static relay_status build_claims(rl_transform_exec *x, const relay_plan *p)
+ * every rank agrees on.  The claims are made only where the peers will be
+ * checked (not for executors bound on repeat, whose callers made the plan:
+ * O(ranks) for nothing). */
+static relay_status check_and_claim(rl_transform_exec *x, const relay_plan *p, int peers_checked)
 {
-    size_t n = (size_t)CLAIM_N * (size_t)x->nranks;
     const rl_section *s = x->sec;
     uint64_t *send_hash = NULL, *recv_hash = NULL;
     relay_status st = RELAY_OK;
@@ -100,11 +114,7 @@ static relay_status build_claims(rl_transform_exec *x, const relay_plan *p)
         recv_hash = rl_malloc_array((size_t)s->nrecv, sizeof *recv_hash);
         st = send_hash && recv_hash ? rl_transform_check_section(x, p, send_hash, recv_hash) : RL_NOMEM();
     }
-    x->claims = st ? NULL : rl_malloc_array(3 * n, sizeof *x->claims);
-    if (!st && !x->claims) st = RL_NOMEM();
-    for (size_t i = 0; !st && i < 3 * n; i++) x->claims[i] = i % CLAIM_N == CLAIM_STEP ? -1 : 0;
-    if (!st) claim_side(x->claims, s->send, s->nsend, s->send_round, send_hash);
-    if (!st) claim_side(x->claims + 2 * n, s->recv, s->nrecv, s->recv_round, recv_hash);
+    if (!st && peers_checked) st = build_claims(x, send_hash, recv_hash);
     free(send_hash);
     free(recv_hash);
     return st;
@@ -126,7 +136,7 @@ static relay_status build_requests(rl_transform_exec *x)
 
 /* Everything this rank prepares before it knows whether all ranks agree;
  * the facade calls it only where the plan holds this rank's section. */
-static relay_status transform_prepare(void **state, const relay_plan *p, int rank, int nranks)
+static relay_status transform_prepare(void **state, const relay_plan *p, int rank, int nranks, int peers_checked)
 {
     rl_transform_exec *x = *state = calloc(1, sizeof *x);
     if (!x) return RL_NOMEM();
@@ -156,7 +166,7 @@ static relay_status transform_prepare(void **state, const relay_plan *p, int ran
     x->schedule = p->schedule;
     if (!st && x->schedule == RELAY_SCHED_ROUNDS) st = build_steps(x, p->rounds);
     if (!st && x->schedule == RELAY_SCHED_ALLTOALLV) st = build_a2a(x);
-    if (!st) st = build_claims(x, p);
+    if (!st) st = check_and_claim(x, p, peers_checked);
     return st ? st : build_requests(x);
 }
 
