@@ -18,6 +18,7 @@
  * that OpenMP threads share them:
  * their number follows the lattices and elements, never the pieces. */
 #include <limits.h>
+#include <stdint.h>
 
 #include "buffers.h"
 #include "error.h"
@@ -134,29 +135,54 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
  * stride), rather than its columns. */
 static int down_rows(const rl_walk_side *s) { return s->rs <= s->cs; }
 
-/* Writes walk w's tasks to out (if not NULL); returns how many it has.
- * A task is a tile of V of about CHUNK_ELEMS elements.  When both sides
- * run along the same dimension (a copy of runs), tiles take that dimension
- * whole, up to CHUNK_ELEMS, so that runs stay whole for memcpy; when they
- * run along different ones (a transpose), tiles are square-ish, about
- * TILE_SIDE on a side, so that both sides stay within a few pages.  Along a
- * dimension shorter than the tile, the other grows to keep CHUNK_ELEMS. */
-static int64_t walk_tasks(const rl_walk *w, int64_t index, rl_task *out)
+/* How walk w is cut into tiles of V, each about CHUNK_ELEMS elements.
+ * When both sides run along the same dimension (a copy of runs), tiles
+ * take that dimension whole, up to CHUNK_ELEMS, so that runs stay whole
+ * for memcpy; when they run along different ones (a transpose), tiles are
+ * square-ish, about TILE_SIDE on a side, so that both sides stay within a
+ * few pages.  Along a dimension shorter than the tile, the other grows to
+ * keep CHUNK_ELEMS. */
+static void walk_cuts(const rl_walk *w, cut *r, cut *c)
 {
-    int64_t vr = w->rows * w->count_r, vc = w->cols * w->count_c, tr = TILE_SIDE, tc = TILE_SIDE, n = 0;
+    int64_t vr = w->rows * w->count_r, vc = w->cols * w->count_c, tr = TILE_SIDE, tc = TILE_SIDE;
     int runs = down_rows(&w->from) == down_rows(&w->to);
     if (runs && down_rows(&w->to)) tr = vr < CHUNK_ELEMS ? vr : CHUNK_ELEMS, tc = 1;
     else if (runs) tc = vc < CHUNK_ELEMS ? vc : CHUNK_ELEMS, tr = 1;
     if (vr < tr || (runs && tc == 1)) tc = CHUNK_ELEMS / (vr < tr ? vr : tr);
     if (vc < tc || (runs && tr == 1)) tr = CHUNK_ELEMS / (vc < tc ? vc : tc);
-    cut r = cut_axis(w->rows, w->count_r, tr > 1 ? tr : 1), c = cut_axis(w->cols, w->count_c, tc > 1 ? tc : 1);
+    *r = cut_axis(w->rows, w->count_r, tr > 1 ? tr : 1);
+    *c = cut_axis(w->cols, w->count_c, tc > 1 ? tc : 1);
+}
+
+static int64_t ceil_div(int64_t x, int64_t b) { return x / b + (x % b != 0); }
+
+/* How many tasks walk w has, counted without walking them (a plan's piece
+ * may be far larger than memory: the count must not take its time), or
+ * -1 past INT64_MAX. */
+static int64_t walk_task_count(const rl_walk *w)
+{
+    if (w->rows < 1 || w->cols < 1 || w->count_r < 1 || w->count_c < 1) return 0;
+    cut r, c;
+    walk_cuts(w, &r, &c);
+    int64_t n = 1, f[] = {ceil_div(w->count_c, c.group), ceil_div(w->cols, c.part), ceil_div(w->count_r, r.group),
+                          ceil_div(w->rows, r.part)};
+    for (int i = 0; i < 4; i++)
+        if (rl_mul_overflows(n, f[i], &n)) return -1;
+    return n;
+}
+
+/* Writes walk w's tasks to out; returns how many. */
+static int64_t walk_tasks(const rl_walk *w, int64_t index, rl_task *out)
+{
+    cut r, c;
+    int64_t n = 0;
+    walk_cuts(w, &r, &c);
     for (int64_t j0 = 0; j0 < w->count_c; j0 += c.group)
         for (int64_t c0 = 0; c0 < w->cols; c0 += c.part)
             for (int64_t i0 = 0; i0 < w->count_r; i0 += r.group)
                 for (int64_t r0 = 0; r0 < w->rows; r0 += r.part, n++)
-                    if (out)
-                        out[n] = (rl_task){index, i0, min64(i0 + r.group, w->count_r), r0, min64(r0 + r.part, w->rows),
-                                           j0, min64(j0 + c.group, w->count_c), c0, min64(c0 + c.part, w->cols)};
+                    out[n] = (rl_task){index, i0, min64(i0 + r.group, w->count_r), r0, min64(r0 + r.part, w->rows),
+                                       j0, min64(j0 + c.group, w->count_c), c0, min64(c0 + c.part, w->cols)};
     return n;
 }
 
@@ -165,10 +191,15 @@ static relay_status build_tasks(rl_message_set *ms, const rl_message *msg, int n
 {
     int64_t n = 0;
     for (int k = 0; k < nmsg; k++)
-        for (int64_t i = msg[k].first; i < msg[k].first + msg[k].count; i++) n += walk_tasks(&ms->walks[i], i, NULL);
+        for (int64_t i = msg[k].first; i < msg[k].first + msg[k].count; i++) {
+            int64_t t = walk_task_count(&ms->walks[i]);
+            if (t < 0 || rl_add_overflows(n, t, &n) || n > PTRDIFF_MAX / (int64_t)sizeof *ms->tasks)
+                return rl_fail(RELAY_ERR_NOMEM, "this rank's pieces are too large for any memory");
+        }
     ms->tasks = rl_malloc_array((size_t)n, sizeof *ms->tasks);
     ms->first = rl_malloc_array((size_t)nmsg + 1, sizeof *ms->first);
-    if (!ms->tasks || !ms->first) return RL_NOMEM();
+    if (!ms->tasks) return rl_fail(RELAY_ERR_NOMEM, "cannot allocate the %lld tiles of this rank's pieces", (long long)n);
+    if (!ms->first) return RL_NOMEM();
     ms->ntasks = 0;
     for (int k = 0; k < nmsg; k++) {
         ms->first[k] = ms->ntasks;

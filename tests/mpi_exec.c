@@ -392,6 +392,27 @@ static void test_free_during_replay(void)
     fixture_free(&f);
 }
 
+/* A valid one-rank transpose of 2^59 elements (4 EiB): no buffer can hold
+ * it, and relay_exec_create must say so at once, not walk its 2^44 tiles
+ * (which took hours) before the allocation fails. */
+static void test_piece_beyond_memory_is_refused_at_once(void)
+{
+    relay_layout *a = NULL, *b = NULL;
+    relay_plan *p = NULL;
+    relay_exec *e = NULL;
+    int64_t m = (int64_t)1 << 30, n = (int64_t)1 << 29;
+    relay_status st = relay_layout_block_cyclic(&a, m, n, m, n, 1, 1, RELAY_ROW_MAJOR, 0, 0, m, RELAY_COL_MAJOR);
+    if (!st) st = relay_layout_block_cyclic(&b, n, m, n, m, 1, 1, RELAY_ROW_MAJOR, 0, 0, n, RELAY_COL_MAJOR);
+    if (!st) st = relay_plan_transform(&p, 1, a, b, RELAY_OP_T, RELAY_DOUBLE, NULL);
+    check(st == RELAY_OK, "a one-rank plan of 2^59 elements is made");
+    if (!st) st = relay_exec_create(&e, p, MPI_COMM_SELF);
+    check(st == RELAY_ERR_NOMEM && e == NULL && strstr(relay_last_error(), "tiles of this rank's pieces"),
+          "relay_exec_create refuses it with RELAY_ERR_NOMEM and the reason");
+    relay_plan_free(p);
+    relay_layout_free(a);
+    relay_layout_free(b);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -409,6 +430,7 @@ int main(int argc, char **argv)
     test_disagreeing_sections_are_refused();
     test_refused_start_on_one_rank();
     test_free_during_replay();
+    test_piece_beyond_memory_is_refused_at_once();
     int status = check_summary("mpi_exec");
     MPI_Finalize();
     return status;
