@@ -3,7 +3,8 @@
 ! executor's network measurement, autotuner and report.
 !
 ! Communicators are MPI's Fortran handles (`use mpi`: an integer; mpi_f08:
-! comm%MPI_VAL), turned into MPI_Comm by MPI_Comm_f2c in shim.c.
+! comm%MPI_VAL), turned into MPI_Comm by MPI_Comm_f2c in shim.c (in
+! buffers.c for relay_exec_create).
 !
 ! Buffers.  relay_exec_run and relay_exec_start take the destination and
 ! source arrays of a one-pair plan (transform or BMMC) as they are: any
@@ -14,13 +15,13 @@
 ! scalars of the plan's element type (absent: 1 and 0).  The arrays reach
 ! C with their descriptors (buffers.c), which refuses, with RELAY_ERR_ARG
 ! and a message naming the array and the sizes, one that is smaller than
-! this rank's part of the plan or of another element size than the plan's
-! type, and one that is not contiguous: never copied, because between
-! relay_exec_start and relay_exec_wait relay writes into the caller's own
-! memory, which a compiler's temporary copy would not be (give such arrays
-! the TARGET attribute).  The refusing rank still takes part in the
-! exchange, so that the others complete (with NaN from it).  The _ptrs
-! calls take bare addresses, whose sizes nobody can check.
+! this rank's part of the plan, of another element size than the plan's
+! type or assumed-size, and one that is not contiguous: never copied,
+! because between relay_exec_start and relay_exec_wait relay writes into
+! the caller's own memory, which a compiler's temporary copy would not be
+! (give such arrays the TARGET attribute).  The refusing rank still takes
+! part in the exchange, so that the others complete (with NaN from it).
+! The _ptrs calls take bare addresses, whose sizes nobody can check.
 module relay_exec_mod
   use, intrinsic :: iso_c_binding, only: c_int, c_int64_t, c_double, c_null_ptr, c_ptr
   use relay_fortran_internal, only: check_length
