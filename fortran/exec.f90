@@ -3,7 +3,8 @@
 ! executor's network measurement, autotuner and report.
 !
 ! Communicators are MPI's Fortran handles (`use mpi`: an integer; mpi_f08:
-! comm%MPI_VAL), turned into MPI_Comm by MPI_Comm_f2c in shim.c.
+! comm%MPI_VAL), turned into MPI_Comm by MPI_Comm_f2c in shim.c (in
+! buffers.c for relay_exec_create).
 !
 ! Buffers.  relay_exec_run and relay_exec_start take the destination and
 ! source arrays of a one-pair plan (transform or BMMC) as they are: any
@@ -11,18 +12,22 @@
 ! element type.  Plans with more buffers (batched transforms, HSUMMA's
 ! sources A and B) use relay_exec_run_ptrs / relay_exec_start_ptrs with
 ! arrays of c_loc addresses, as C takes them.  alpha and beta are optional
-! scalars of the plan's element type (absent: 1 and 0).  A non-contiguous
-! array is refused (RELAY_ERR_ARG), never copied: between relay_exec_start
-! and relay_exec_wait relay writes into the caller's own memory, which a
-! compiler's temporary copy would not be.  Give such arrays the TARGET
-! attribute.
+! scalars of the plan's element type (absent: 1 and 0).  The arrays reach
+! C with their descriptors (buffers.c), which refuses, with RELAY_ERR_ARG
+! and a message naming the array and the sizes, one that is smaller than
+! this rank's part of the plan, of another element size than the plan's
+! type or assumed-size, and one that is not contiguous: never copied,
+! because between relay_exec_start and relay_exec_wait relay writes into
+! the caller's own memory, which a compiler's temporary copy would not be
+! (give such arrays the TARGET attribute).  The refusing rank still takes
+! part in the exchange, so that the others complete (with NaN from it).
+! The _ptrs calls take bare addresses, whose sizes nobody can check.
 module relay_exec_mod
-  use, intrinsic :: iso_c_binding, only: c_int, c_int64_t, c_double, c_loc, c_null_ptr, c_ptr
-  use relay_fortran_internal, only: check_length, fortran_fail
+  use, intrinsic :: iso_c_binding, only: c_int, c_int64_t, c_double, c_null_ptr, c_ptr
+  use relay_fortran_internal, only: check_length
   use relay_hsumma_mod, only: relay_hsumma_network
-  use relay_plan_mod, only: relay_plan, relay_plan_count, relay_plan_get_kind, RELAY_PLAN_KIND_BMMC, &
-                            RELAY_PLAN_KIND_HSUMMA
-  use relay_status_mod, only: RELAY_OK, RELAY_ERR_ARG
+  use relay_plan_mod, only: relay_plan
+  use relay_status_mod, only: RELAY_OK
   implicit none
   private
   public :: relay_exec, relay_exec_memory, relay_hsumma_report
@@ -30,12 +35,21 @@ module relay_exec_mod
             relay_exec_wait, relay_exec_get_memory, relay_exec_hsumma_report, relay_exec_free
   public :: relay_hsumma_measure_network, relay_hsumma_autotune
 
-  ! An executor handle: the C relay_exec, and how many destination and
-  ! source buffers each replay takes (so that short arrays are refused
-  ! rather than read past).
+  ! What a replay takes on this rank, recorded at relay_exec_create:
+  ! buffers.c's relay_fortran_buffers, field for field.
+  type, bind(C) :: exec_buffers
+    integer(c_int) :: dst_buffers = 0, src_buffers = 0   ! pointers per replay
+    integer(c_int) :: opaque = 0                         ! a BMMC plan: checked in bytes
+    integer(c_int) :: type = 0                           ! a transform's element type
+    integer(c_int64_t) :: dst_elems = 0, src_elems = 0   ! a one-pair plan's buffers
+    integer(c_int64_t) :: elem_bytes = 0
+  end type exec_buffers
+
+  ! An executor handle: the C relay_exec, and what each replay takes (so
+  ! that short arrays are refused rather than read past).
   type :: relay_exec
     type(c_ptr) :: ptr = c_null_ptr
-    integer, private :: dst_buffers = 0, src_buffers = 0
+    type(exec_buffers), private :: buffers
   end type relay_exec
 
   type, bind(C) :: relay_exec_memory
@@ -49,13 +63,25 @@ module relay_exec_mod
   end type relay_hsumma_report
 
   interface
-    function c_exec_create(out, plan, comm) bind(C, name='relay_fortran_exec_create') result(st)
-      import :: c_int, c_ptr
+    function c_exec_create(out, plan, comm, buffers) bind(C, name='relay_fortran_exec_create') result(st)
+      import :: c_int, c_ptr, exec_buffers
       type(c_ptr), intent(inout) :: out
       type(c_ptr), value :: plan
       integer(c_int), value :: comm
+      type(exec_buffers), intent(inout) :: buffers
       integer(c_int) :: st
     end function c_exec_create
+
+    function c_exec_start_arrays(e, buffers, dst, src, alpha, beta) bind(C, name='relay_fortran_exec_start') &
+        result(st)
+      import :: c_int, c_ptr, exec_buffers
+      type(c_ptr), value :: e
+      type(exec_buffers), intent(in) :: buffers
+      type(*), dimension(..), intent(inout), target :: dst
+      type(*), dimension(..), intent(in), target :: src
+      type(*), intent(in), optional :: alpha, beta
+      integer(c_int) :: st
+    end function c_exec_start_arrays
 
     function c_exec_start(e, dst, src, alpha, beta) bind(C, name='relay_exec_start') result(st)
       import :: c_int, c_ptr
@@ -115,19 +141,7 @@ contains
     type(relay_plan), intent(in) :: plan
     integer, intent(in) :: comm
     integer(c_int) :: st
-    st = c_exec_create(exec%ptr, plan%ptr, comm)
-    if (st /= RELAY_OK) return
-    select case (relay_plan_get_kind(plan))
-    case (RELAY_PLAN_KIND_HSUMMA)   ! C := alpha*A*B + beta*C
-      exec%dst_buffers = 1
-      exec%src_buffers = 2
-    case (RELAY_PLAN_KIND_BMMC)
-      exec%dst_buffers = 1
-      exec%src_buffers = 1
-    case default                    ! a transform: one destination and one source per pair
-      exec%dst_buffers = relay_plan_count(plan)
-      exec%src_buffers = exec%dst_buffers
-    end select
+    st = c_exec_create(exec%ptr, plan%ptr, comm, exec%buffers)
   end function relay_exec_create
 
   ! One replay of a one-pair plan: dst := alpha*op(src) + beta*dst.
@@ -142,17 +156,15 @@ contains
   end function relay_exec_run
 
   ! Starts a replay of a one-pair plan; dst and src belong to relay until
-  ! relay_exec_wait.
+  ! relay_exec_wait.  Arrays that cannot be this rank's buffers are refused
+  ! (see the header).
   function relay_exec_start(exec, dst, src, alpha, beta) result(st)
     type(relay_exec), intent(in) :: exec
     type(*), dimension(..), intent(inout), target :: dst
     type(*), dimension(..), intent(in), target :: src
     type(*), intent(in), optional :: alpha, beta
     integer(c_int) :: st
-    type(c_ptr) :: dst_ptrs(1), src_ptrs(1)
-    st = buffer_address('relay_exec_start', 'dst', dst, dst_ptrs(1))
-    if (st == RELAY_OK) st = buffer_address('relay_exec_start', 'src', src, src_ptrs(1))
-    if (st == RELAY_OK) st = relay_exec_start_ptrs(exec, dst_ptrs, src_ptrs, alpha, beta)
+    st = c_exec_start_arrays(exec%ptr, exec%buffers, dst, src, alpha, beta)
   end function relay_exec_start
 
   ! One replay with C's arrays of buffer addresses (c_loc of each array):
@@ -173,8 +185,8 @@ contains
     type(c_ptr), intent(in) :: dst(:), src(:)
     type(*), intent(in), optional :: alpha, beta
     integer(c_int) :: st
-    st = check_length('relay_exec_start', 'dst', size(dst), exec%dst_buffers)
-    if (st == RELAY_OK) st = check_length('relay_exec_start', 'src', size(src), exec%src_buffers)
+    st = check_length('relay_exec_start', 'dst', size(dst), exec%buffers%dst_buffers)
+    if (st == RELAY_OK) st = check_length('relay_exec_start', 'src', size(src), exec%buffers%src_buffers)
     if (st == RELAY_OK) st = c_exec_start(exec%ptr, dst, src, alpha, beta)
   end function relay_exec_start_ptrs
 
@@ -184,22 +196,6 @@ contains
     integer(c_int) :: st
     st = c_exec_wait(exec%ptr)
   end function relay_exec_wait
-
-  ! The address relay reads or writes a buffer at: c_null_ptr for an empty
-  ! one, a failure for one that is not contiguous (see the header).
-  function buffer_address(who, what, buffer, address) result(st)
-    character(len=*), intent(in) :: who, what
-    type(*), dimension(..), intent(in), target :: buffer
-    type(c_ptr), intent(out) :: address
-    integer(c_int) :: st
-    st = RELAY_OK
-    address = c_null_ptr
-    if (.not. is_contiguous(buffer)) then
-      st = fortran_fail(RELAY_ERR_ARG, who // ': ' // what // ' is not contiguous (relay uses the array in place)')
-    else if (size(buffer) > 0) then
-      address = c_loc(buffer)
-    end if
-  end function buffer_address
 
   ! Memory this rank's executor holds beyond the caller's buffers, and the
   ! bytes it sends plus receives per replay.

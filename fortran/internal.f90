@@ -2,9 +2,9 @@
 ! and users do not see (the umbrella module `relay` does not re-export it).
 !
 ! Where a Fortran wrapper knows more than the C function it calls (the
-! length of an array C would read without a bound, whether a buffer is
-! contiguous), it checks and fails the way relay does: a status, and a
-! message that relay_last_error() returns.  relay_internal_fail is variadic,
+! length of an array C would read without a bound), it checks and fails the
+! way relay does: a status, and a message that relay_last_error() returns.
+! (The replay's buffers are checked in C, from their descriptors: buffers.c.)  relay_internal_fail is variadic,
 ! which Fortran cannot call, so shim.c records the message.
 module relay_fortran_internal
   use, intrinsic :: iso_c_binding, only: c_char, c_int, c_null_char

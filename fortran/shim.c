@@ -2,7 +2,8 @@
  *
  * MPI's Fortran bindings hand communicators over as integers (MPI_Fint;
  * mpi_f08's type(MPI_Comm) holds one in MPI_VAL), and only C's
- * MPI_Comm_f2c turns them into an MPI_Comm.  And the module's own checks
+ * MPI_Comm_f2c turns them into an MPI_Comm (relay_exec_create's is in
+ * buffers.c, which records the executor's buffers too).  And the module's own checks
  * record their messages where relay_last_error() reads them, through
  * relay_internal_fail, which is variadic and so out of Fortran's reach.
  *
@@ -11,11 +12,6 @@
  * static build's names in relay's namespace. */
 #include "error.h"
 #include "relay/exec.h"
-
-relay_status relay_fortran_exec_create(relay_exec **out, const relay_plan *p, MPI_Fint comm)
-{
-    return relay_exec_create(out, p, MPI_Comm_f2c(comm));
-}
 
 relay_status relay_fortran_hsumma_measure_network(MPI_Fint comm, relay_hsumma_network *net)
 {

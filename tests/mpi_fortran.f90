@@ -9,11 +9,16 @@
 ! - a batch of both pairs, each rank planning its own section, replayed
 !   through the pointer-array calls;
 ! - a BMMC transpose and an HSUMMA product;
+! - one rank's arrays refused (a destination too short, a source of
+!   real(c_float) for a double plan, a BMMC output too short): that rank
+!   gets RELAY_ERR_ARG naming the array and the sizes, its arrays
+!   untouched; every other rank completes, with NaN exactly where the
+!   elements come from that rank; the next replay verifies everywhere;
 ! - bad arguments: a non-OK status, relay_last_error() not empty, nothing
 !   changed.
 program mpi_fortran
   use, intrinsic :: iso_c_binding
-  use, intrinsic :: ieee_arithmetic, only: ieee_quiet_nan, ieee_value
+  use, intrinsic :: ieee_arithmetic, only: ieee_is_nan, ieee_quiet_nan, ieee_value
   use mpi
   use relay
   use fortran_checks
@@ -47,6 +52,7 @@ program mpi_fortran
   call test_batch_of_own_sections()
   call test_bmmc()
   call test_hsumma()
+  call test_refused_buffers()
   call test_errors()
 
   failed = verdict('mpi_fortran')
@@ -140,14 +146,18 @@ contains
   end subroutine fill
 
   ! Elements of A held for grid rank a_holder that differ from
-  ! scale * op(B)(i, j) + shift * A0(i, j).
-  integer function wrong_elements(op, a, a_holder, scale, shift) result(wrong)
+  ! scale * op(B)(i, j) + shift * A0(i, j); those whose element of B rank
+  ! nan_from holds (a rank whose replay was refused) must be NaN instead.
+  integer function wrong_elements(op, a, a_holder, scale, shift, nan_from) result(wrong)
     integer(c_int), intent(in) :: op
     real(c_double), intent(in) :: a(:), scale, shift
     integer, intent(in) :: a_holder
-    integer(c_int64_t) :: i, j, k
-    integer :: owner
+    integer, intent(in), optional :: nan_from
+    integer(c_int64_t) :: i, j, k, kb
+    integer :: owner, b_owner, refused
     real(c_double) :: b
+    refused = -1
+    if (present(nan_from)) refused = nan_from
     wrong = 0
     do j = 0, n - 1
       do i = 0, m - 1
@@ -155,10 +165,16 @@ contains
         if (owner /= a_holder) cycle
         if (op == RELAY_OP_N) then
           b = b_value(i, j)
+          call position(bc_src(op), i, j, b_owner, kb)
         else
           b = b_value(j, i)
+          call position(bc_src(op), j, i, b_owner, kb)
         end if
-        if (.not. (a(k + 1) == scale * b + shift * a0_value(i, j))) wrong = wrong + 1
+        if (b_owner == refused) then
+          if (.not. ieee_is_nan(a(k + 1))) wrong = wrong + 1
+        else if (.not. (a(k + 1) == scale * b + shift * a0_value(i, j))) then
+          wrong = wrong + 1
+        end if
       end do
     end do
   end function wrong_elements
@@ -301,9 +317,10 @@ contains
     type(relay_plan) :: plan
     type(relay_exec) :: exec
     integer(c_int64_t), allocatable, target :: x_in(:), y_out(:)
-    integer(c_int64_t) :: local, k, y, i, j
+    integer(c_int32_t), allocatable, target :: y_halves(:)
+    integer(c_int64_t) :: local, k
     integer(c_int) :: p
-    integer :: wrong
+    integer :: culprit
     p = int(log(real(nranks)) / log(2.0) + 0.5)
     if (2**p /= nranks) return
     local = 2_c_int64_t**(bits - p)
@@ -318,17 +335,49 @@ contains
     allocate (x_in(local), y_out(local))
     x_in = [(rank * local + k, k = 0, local - 1)]
     call check_ok(relay_exec_run(exec, y_out, x_in), 'BMMC: relay_exec_run')
-    wrong = 0
-    do k = 0, local - 1
-      y = rank * local + k
-      j = mod(y, 16_c_int64_t)
-      i = y / 16
-      if (y_out(k + 1) /= i + 32 * j) wrong = wrong + 1
-    end do
-    call check(wrong == 0, 'BMMC: every element at its transposed index')
+    call check(bmmc_wrong(y_out, local) == 0, 'BMMC: every element at its transposed index')
+
+    ! The last rank's output one element short is refused; the others get
+    ! its elements as the stand-in's bytes.
+    culprit = nranks - 1
+    y_out = 0
+    if (rank == culprit) then
+      call check_fails(relay_exec_run(exec, y_out(2:), x_in), RELAY_ERR_ARG, 'BMMC: an output one element short')
+      call check(names_sizes('dst', local - 1, 8, local, 8), 'BMMC: the message names the sizes: ' // relay_last_error())
+      call check(all(y_out == 0), 'BMMC: the refused output is untouched')
+    else
+      call check_ok(relay_exec_run(exec, y_out, x_in), 'BMMC: relay_exec_run beside a refusing rank')
+      call check(bmmc_wrong(y_out, local, culprit) == 0, 'BMMC: NaN bytes from the refusing rank, the rest transposed')
+    end if
+    ! Elements are opaque bytes, checked in bytes: twice as many 4-byte integers serve.
+    allocate (y_halves(2 * local))
+    call check_ok(relay_exec_run(exec, y_halves, x_in), 'BMMC: relay_exec_run into 4-byte integers')
+    call check(bmmc_wrong(transfer(y_halves, y_out), local) == 0, 'BMMC: the transpose in 4-byte halves')
     call relay_exec_free(exec)
     call relay_plan_free(plan)
   end subroutine test_bmmc
+
+  ! Elements of this rank's part of the transpose not at their transposed
+  ! index (y = j + 16 i holds x = i + 32 j); those whose x rank nan_from
+  ! holds must have every bit set (the refusing rank's stand-in) instead.
+  integer function bmmc_wrong(y_out, local, nan_from) result(wrong)
+    integer(c_int64_t), intent(in) :: y_out(:), local
+    integer, intent(in), optional :: nan_from
+    integer(c_int64_t) :: k, x, y
+    integer :: refused
+    refused = -1
+    if (present(nan_from)) refused = nan_from
+    wrong = 0
+    do k = 0, local - 1
+      y = rank * local + k
+      x = y / 16 + 32 * mod(y, 16_c_int64_t)
+      if (x / local == refused) then
+        if (y_out(k + 1) /= -1) wrong = wrong + 1
+      else if (y_out(k + 1) /= x) then
+        wrong = wrong + 1
+      end if
+    end do
+  end function bmmc_wrong
 
   ! First index and length of part `part` of `length` indices cut in `parts`
   ! (the checkerboard of relay/hsumma.h).
@@ -396,6 +445,98 @@ contains
     call relay_plan_free(plan)
   end subroutine test_hsumma
 
+  ! ---- one rank's arrays refused --------------------------------------------
+
+  ! Op N over the arrays of every rank but `culprit`: culprit's destination
+  ! is one element short, then its source is real(c_float).  Culprit gets
+  ! RELAY_ERR_ARG naming the array and the sizes, and its arrays are
+  ! untouched; the others complete, with NaN where B's elements are
+  ! culprit's.  Then every rank replays with the right arrays.
+  subroutine test_refused_buffers()
+    type(relay_layout) :: la, lb
+    type(relay_plan) :: plan
+    type(relay_exec) :: exec
+    real(c_double), allocatable, target :: a(:), b(:), before(:)
+    real(c_float), allocatable, target :: b_float(:)
+    integer(c_int64_t) :: na, nb
+    integer(c_int) :: st
+    integer :: culprit
+    la = make_layout(bc_dst)
+    lb = make_layout(bc_src(RELAY_OP_N))
+    call check_ok(relay_plan_transform(plan, nranks, la, lb, RELAY_OP_N, RELAY_DOUBLE), 'relay_plan_transform')
+    call check_ok(relay_exec_create(exec, plan, MPI_COMM_WORLD), 'refused buffers: relay_exec_create')
+    na = local_elems(bc_dst, rank)
+    nb = local_elems(bc_src(RELAY_OP_N), rank)
+    allocate (a(na), b(nb))
+
+    culprit = 0   ! holds part of A at every rank count
+    call fill(RELAY_OP_N, a, rank, b, nan=.false.)
+    before = a
+    if (rank == culprit) then
+      st = relay_exec_run(exec, a(2:), b, alpha, beta)
+    else
+      st = relay_exec_run(exec, a, b, alpha, beta)
+    end if
+    call check_refusal(st, culprit, a, before, 'dst', na - 1, 8, na, 'a destination one element short')
+
+    culprit = nranks - 1
+    call fill(RELAY_OP_N, a, rank, b, nan=.false.)
+    before = a
+    if (rank == culprit) then
+      b_float = real(b, c_float)
+      st = relay_exec_run(exec, a, b_float, alpha, beta)
+      call check(index(relay_last_error(), 'real(c_double)') > 0, 'a real(c_float) source: the message names the type')
+    else
+      st = relay_exec_run(exec, a, b, alpha, beta)
+    end if
+    call check_refusal(st, culprit, a, before, 'src', nb, 4, nb, 'a real(c_float) source')
+
+    call fill(RELAY_OP_N, a, rank, b, nan=.false.)
+    call check_ok(relay_exec_run(exec, a, b, alpha, beta), 'relay_exec_run after the refusals')
+    call check(wrong_elements(RELAY_OP_N, a, rank, alpha, beta) == 0, 'after the refusals: A = alpha op(B) + beta A0')
+    call relay_exec_free(exec)
+    call relay_plan_free(plan)
+    call relay_layout_free(la)
+    call relay_layout_free(lb)
+  end subroutine test_refused_buffers
+
+  ! The outcome st of a replay of op N in which rank culprit passed as
+  ! `what` an array of `have` elements of have_bytes bytes, where `need`
+  ! doubles were needed: culprit refused, naming the sizes, its A as
+  ! before; every other rank complete, with NaN where B's elements are
+  ! culprit's and alpha op(B) + beta A0 elsewhere.
+  subroutine check_refusal(st, culprit, a, before, what, have, have_bytes, need, case)
+    integer(c_int), intent(in) :: st
+    integer, intent(in) :: culprit, have_bytes
+    real(c_double), intent(in) :: a(:), before(:)
+    character(len=*), intent(in) :: what, case
+    integer(c_int64_t), intent(in) :: have, need
+    if (rank == culprit) then
+      call check_fails(st, RELAY_ERR_ARG, case)
+      call check(names_sizes(what, have, have_bytes, need, 8), case // ': the message names the sizes: ' // &
+                 relay_last_error())
+      call check(all(a == before), case // ': A untouched')
+    else
+      call check_ok(st, 'relay_exec_run beside ' // case)
+      call check(wrong_elements(RELAY_OP_N, a, rank, alpha, beta, nan_from=culprit) == 0, &
+                 'beside ' // case // ': NaN from its rank, A = alpha op(B) + beta A0 elsewhere')
+    end if
+  end subroutine check_refusal
+
+  ! Whether relay_last_error() says that `what` has `have` elements of
+  ! have_bytes bytes where `need` of need_bytes are needed.
+  logical function names_sizes(what, have, have_bytes, need, need_bytes)
+    character(len=*), intent(in) :: what
+    integer(c_int64_t), intent(in) :: have, need
+    integer, intent(in) :: have_bytes, need_bytes
+    character(len=160) :: has, needs
+    character(len=:), allocatable :: message
+    message = relay_last_error()
+    write (has, '(2a, i0, a, i0, a)') what, ' has ', have, ' elements of ', have_bytes, ' bytes'
+    write (needs, '(a, i0, a, i0, a)') 'needs ', need, ' elements of ', need_bytes, ' bytes'
+    names_sizes = index(message, trim(has)) > 0 .and. index(message, trim(needs)) > 0
+  end function names_sizes
+
   ! ---- errors -------------------------------------------------------------
 
   subroutine test_errors()
@@ -427,11 +568,21 @@ contains
     allocate (a(2, local_elems(bc_dst, rank)), b(local_elems(bc_src(RELAY_OP_N), rank)))
     call check_fails(relay_exec_run(exec, a(1, :), b), RELAY_ERR_ARG, 'a non-contiguous destination')
     call check(index(relay_last_error(), 'contiguous') > 0, 'the message names contiguity')
+    call check_fails(run_assumed_size(exec, a, b), RELAY_ERR_ARG, 'an assumed-size destination')
+    call check(index(relay_last_error(), 'assumed-size') > 0, 'the message names the assumed size')
     call relay_exec_free(exec)
     call relay_plan_free(plan)
     call relay_plan_free(wrong_size)
     call relay_layout_free(la)
     call relay_layout_free(lb)
   end subroutine test_errors
+
+  ! relay_exec_run with a destination whose size only the caller knows.
+  integer(c_int) function run_assumed_size(exec, a, b) result(st)
+    type(relay_exec), intent(in) :: exec
+    real(c_double), intent(inout), target :: a(*)
+    real(c_double), intent(in), target :: b(:)
+    st = relay_exec_run(exec, a, b)
+  end function run_assumed_size
 
 end program mpi_fortran
