@@ -60,7 +60,7 @@ endif()
 # of an overflow that cannot happen (MPICH issue 5687, not to be fixed
 # there).  The Open MPI build keeps the warning for relay's own arrays.
 if(RELAY_MPI_VENDOR STREQUAL "mpich" AND CMAKE_C_COMPILER_ID STREQUAL "GNU")
-  add_compile_options(-Wno-stringop-overflow)
+  add_compile_options($<$<COMPILE_LANGUAGE:C>:-Wno-stringop-overflow>)
 endif()
 
 # ScaLAPACK: Debian names the module after the MPI it was built with.
