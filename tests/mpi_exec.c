@@ -10,8 +10,9 @@
  * message, each section valid alone) refused by every rank at create; a
  * start refused on one rank only (a NULL buffer) completing everywhere,
  * NaN where that rank's elements belong; an executor freed during a
- * replay.  Run at 1,
- * 2, 3, 4 and 8 ranks. */
+ * replay; a plan piece larger than any memory refused at once; an MPI
+ * error inside a replay (made through PMPI) returned as RELAY_ERR_MPI.
+ * Run at 1, 2, 3, 4 and 8 ranks. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,28 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, 
     return PMPI_Isend(buf, count, type, dest, tag, comm, req);
 }
 
+/* ---- an MPI error, made by PMPI where a replay completes ---------------- */
+
+/* Armed, the next MPI_Wait or MPI_Waitall on this rank completes its
+ * requests and then reports MPI_ERR_OTHER, as an MPI whose error handler
+ * returns would (the executor's communicator has MPI_ERRORS_RETURN). */
+static int fail_next_wait, failed_wait;
+
+static int reported(int rc)
+{
+    if (rc != MPI_SUCCESS || !fail_next_wait) return rc;
+    fail_next_wait = 0;
+    failed_wait = 1;
+    return MPI_ERR_OTHER;
+}
+
+int MPI_Wait(MPI_Request *req, MPI_Status *status) { return reported(PMPI_Wait(req, status)); }
+
+int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+    return reported(PMPI_Waitall(count, reqs, statuses));
+}
+
 /* A 2-D block-cyclic layout over every rank: 1 x P grid, mb x nb blocks. */
 static relay_layout *row_of_blocks(int64_t m, int64_t n, int64_t mb, int64_t nb)
 {
@@ -77,11 +100,12 @@ typedef struct {
 
 static double value(int64_t i, int64_t j) { return (double)(i * 1000 + j); }
 
-static void fixture_init(fixture *f, int64_t m, int64_t n)
+/* The fixture of a plan made with options o (NULL: the defaults). */
+static void fixture_init_with(fixture *f, int64_t m, int64_t n, const relay_plan_options *o)
 {
     f->a = row_of_blocks(m, n, 3, 5);
     f->b = row_of_blocks(m, n, 4, 2);
-    relay_plan_transform(&f->plan, nranks, f->a, f->b, RELAY_OP_N, RELAY_DOUBLE, NULL);
+    relay_plan_transform(&f->plan, nranks, f->a, f->b, RELAY_OP_N, RELAY_DOUBLE, o);
     f->abuf = calloc((size_t)relay_layout_local_elems(f->a, rank) + 1, sizeof(double));
     f->bbuf = calloc((size_t)relay_layout_local_elems(f->b, rank) + 1, sizeof(double));
     for (int64_t i = 0; i < m; i++)
@@ -92,6 +116,8 @@ static void fixture_init(fixture *f, int64_t m, int64_t n)
             if (r == rank) f->bbuf[k] = value(i, j);
         }
 }
+
+static void fixture_init(fixture *f, int64_t m, int64_t n) { fixture_init_with(f, m, n, NULL); }
 
 static int fixture_result_ok(const fixture *f)
 {
@@ -392,6 +418,43 @@ static void test_free_during_replay(void)
     fixture_free(&f);
 }
 
+/* An MPI call of a replay fails on the last rank (every rank: all) once
+ * its requests completed: relay returns RELAY_ERR_MPI with MPI's own error
+ * string there; the other ranks complete with the right result; every
+ * rank frees its executor, and MPI serves a new one. */
+static void test_mpi_error_comes_back(relay_schedule schedule, int all)
+{
+    relay_plan_options o;
+    relay_plan_options_init(&o);
+    o.schedule = schedule;
+    fixture f;
+    fixture_init_with(&f, 40, 33, &o);
+    relay_exec *e = NULL;
+    relay_status st = relay_exec_create(&e, f.plan, MPI_COMM_WORLD);
+    check(st == RELAY_OK, "an executor is made");
+    char mpi_says[MPI_MAX_ERROR_STRING];
+    int len, any_failed;
+    MPI_Error_string(MPI_ERR_OTHER, mpi_says, &len);
+    failed_wait = 0;
+    fail_next_wait = all || rank == nranks - 1;
+    st = st ? st : relay_exec_run(e, (void *const[]){f.abuf}, (const void *const[]){f.bbuf}, NULL, NULL);
+    fail_next_wait = 0;
+    MPI_Allreduce(&failed_wait, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    check(any_failed || nranks == 1, "the replay waits on MPI (more than one rank)");
+    if (failed_wait)
+        check(st == RELAY_ERR_MPI && strstr(relay_last_error(), "completing the replay failed") && strstr(relay_last_error(), mpi_says),
+              "the rank whose MPI failed gets RELAY_ERR_MPI with MPI's error string");
+    else
+        check(st == RELAY_OK && fixture_result_ok(&f), "the other ranks complete with the right result");
+    relay_exec_free(e);
+    memset(f.abuf, 0, (size_t)relay_layout_local_elems(f.a, rank) * sizeof(double));
+    st = relay_exec_create(&e, f.plan, MPI_COMM_WORLD);
+    if (!st) st = relay_exec_run(e, (void *const[]){f.abuf}, (const void *const[]){f.bbuf}, NULL, NULL);
+    check(st == RELAY_OK && fixture_result_ok(&f), "a new executor replays correctly afterwards");
+    relay_exec_free(e);
+    fixture_free(&f);
+}
+
 /* A valid one-rank transpose of 2^59 elements (4 EiB): no buffer can hold
  * it, and relay_exec_create must say so at once, not walk its 2^44 tiles
  * (which took hours) before the allocation fails. */
@@ -431,6 +494,8 @@ int main(int argc, char **argv)
     test_refused_start_on_one_rank();
     test_free_during_replay();
     test_piece_beyond_memory_is_refused_at_once();
+    test_mpi_error_comes_back(RELAY_SCHED_P2P, 0);
+    test_mpi_error_comes_back(RELAY_SCHED_ALLTOALLV, 1);
     int status = check_summary("mpi_exec");
     MPI_Finalize();
     return status;
