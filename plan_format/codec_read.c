@@ -145,17 +145,22 @@ static int64_t *read_int_array(mp_reader *r, uint32_t *n, int64_t lo, int64_t hi
     return a;
 }
 
-/* What a header's layouts may cost: every layout expands to entries (block
- * rows and columns, ranks) of at most 16 bytes, and a few KB of file can
- * describe a layout of 2^31 block rows.  A reader refuses a plan whose
- * layouts need more than RL_LAYOUT_ENTRIES_FLOOR + RL_LAYOUT_ENTRIES_PER_BYTE
- * entries per header byte, before it allocates them (docs/plan-format.md). */
-enum { RL_LAYOUT_ENTRIES_FLOOR = 1 << 22, RL_LAYOUT_ENTRIES_PER_BYTE = 64 };
+/* What a header's layouts may cost, checked before they are built
+ * (docs/plan-format.md).  Memory: a layout holds a few entries of at most
+ * 16 bytes per rank (besides a grid's arrays, which come from the file),
+ * and a plan of 4,096 pairs holds 8,192 layouts of up to the plan's ranks:
+ * at most RL_LAYOUT_RANKS_FLOOR + RL_LAYOUT_RANKS_PER_BYTE per header byte
+ * in all.  Time: the fingerprint covers every block boundary, which a
+ * block-cyclic layout computes rather than stores, and a few bytes of one
+ * can describe 2^31 block rows: at most 2^RL_HASHED_BOUNDARIES_LOG2 of
+ * those in all, about a second of hashing. */
+enum { RL_LAYOUT_RANKS_FLOOR = 1 << 22, RL_LAYOUT_RANKS_PER_BYTE = 64, RL_HASHED_BOUNDARIES_LOG2 = 28 };
 
 /* What the layouts of one header are read against. */
 typedef struct {
     int64_t nranks;            /* the plan's: no layout has more */
-    int64_t budget;            /* layout entries left */
+    int64_t ranks_left;        /* layout ranks the reader may still allocate */
+    int64_t boundaries_left;   /* block-cyclic block boundaries it may still hash */
 } layout_limits;
 
 typedef struct {
@@ -214,17 +219,30 @@ static int int_range(int64_t v, int64_t lo, int64_t hi) { return v >= lo && v <=
 
 static int64_t ceil_div(int64_t x, int64_t b) { return x / b + (x % b != 0); }
 
-/* Takes a layout's cost from the budget, or says why it is refused. */
-static relay_status charge_layout(layout_limits *lim, int64_t nranks, int64_t entries)
+/* Takes a layout's ranks from the budget, or says why it is refused. */
+static relay_status charge_ranks(layout_limits *lim, int64_t nranks)
 {
     if (nranks > lim->nranks)
         return rl_fail(RELAY_ERR_FORMAT, "plan layout has %lld ranks, more than the plan's %lld", (long long)nranks,
                        (long long)lim->nranks);
-    if (entries > lim->budget)
+    if (nranks > lim->ranks_left)
         return rl_fail(RELAY_ERR_FORMAT, "plan layouts would take more memory than a plan file of this size may ask "
-                                         "(%lld more block rows, columns and ranks than allowed)",
-                       (long long)(entries - lim->budget));
-    lim->budget -= entries;
+                                         "(%lld more layout ranks than allowed)",
+                       (long long)(nranks - lim->ranks_left));
+    lim->ranks_left -= nranks;
+    return RELAY_OK;
+}
+
+/* Takes the hashing of a block-cyclic dimension of `extent` in blocks of
+ * `block` (the `what` of its fields) from the budget: blocks + 1
+ * boundaries. */
+static relay_status charge_boundaries(layout_limits *lim, int64_t extent, int64_t block, const char *what)
+{
+    int64_t blocks = ceil_div(extent, block);
+    if (blocks >= lim->boundaries_left)
+        return rl_fail(RELAY_ERR_FORMAT, "plan block-cyclic layouts have more blocks than a reader hashes (%s = %lld here, "
+                                         "at most 2^%d in all)", what, (long long)blocks, RL_HASHED_BOUNDARIES_LOG2);
+    lim->boundaries_left -= blocks + 1;
     return RELAY_OK;
 }
 
@@ -240,7 +258,9 @@ static relay_status build_block_cyclic(layout_fields *f, layout_limits *lim, rel
     if (v[LF_NRANKS] != grid)
         return rl_fail(RELAY_ERR_FORMAT, "plan block-cyclic layout declares %lld ranks on its %lld x %lld grid",
                        (long long)v[LF_NRANKS], (long long)v[LF_NPROW], (long long)v[LF_NPCOL]);
-    relay_status st = charge_layout(lim, grid, ceil_div(v[LF_M], v[LF_MB]) + ceil_div(v[LF_N], v[LF_NB]) + 2 + grid);
+    relay_status st = charge_ranks(lim, grid);
+    if (!st) st = charge_boundaries(lim, v[LF_M], v[LF_MB], "m / mb");
+    if (!st) st = charge_boundaries(lim, v[LF_N], v[LF_NB], "n / nb");
     if (!st) st = relay_layout_block_cyclic(out, v[LF_M], v[LF_N], v[LF_MB], v[LF_NB], (int)v[LF_NPROW], (int)v[LF_NPCOL],
                                             (relay_order)v[LF_GORDER], (int)v[LF_RSRC], (int)v[LF_CSRC], v[LF_LLD],
                                             (relay_order)v[LF_ORDER]);
@@ -257,7 +277,7 @@ static relay_status build_grid(layout_fields *f, layout_limits *lim, relay_layou
         (!f->offsets != !f->lds) || (f->offsets && (f->noff != nblocks || f->nld != nblocks)) || f->nrs - 1 > INT32_MAX ||
         f->ncs - 1 > INT32_MAX)
         return rl_fail(RELAY_ERR_FORMAT, "plan grid layout has missing or inconsistent arrays");
-    relay_status st = charge_layout(lim, v[LF_NRANKS], (int64_t)f->nrs + f->ncs + (int64_t)nblocks + v[LF_NRANKS]);
+    relay_status st = charge_ranks(lim, v[LF_NRANKS]);
     if (st) return st;
     int *owners = rl_malloc_array((size_t)nblocks, sizeof *owners);
     if (!owners) return RL_NOMEM();
@@ -361,7 +381,8 @@ static relay_status read_pairs(mp_reader *r, header_fields *h)
     if (h->npairs < 1 || h->npairs > RELAY_MAX_PAIRS) return rl_fail(RELAY_ERR_FORMAT, "plan header has %u transform pairs", h->npairs);
     h->pairs = rl_calloc(h->npairs, sizeof *h->pairs);
     if (!h->pairs) return RL_NOMEM();
-    layout_limits lim = {h->nranks, RL_LAYOUT_ENTRIES_FLOOR + RL_LAYOUT_ENTRIES_PER_BYTE * (int64_t)h->bytes};
+    layout_limits lim = {h->nranks, RL_LAYOUT_RANKS_FLOOR + RL_LAYOUT_RANKS_PER_BYTE * (int64_t)h->bytes,
+                         (int64_t)1 << RL_HASHED_BOUNDARIES_LOG2};
     for (uint32_t k = 0; k < h->npairs; k++) {
         relay_status st = read_pair(r, &lim, &h->pairs[k]);
         if (st) return st;

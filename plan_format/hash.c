@@ -63,6 +63,21 @@ uint64_t rl_section_hash(const rl_section *s, int count)
     return v;
 }
 
+/* A layout's row (rows 1) or column block boundaries, hashed as put_array
+ * hashes an array of them (fingerprints do not depend on whether a layout
+ * stores them): block-cyclic layouts compute theirs, a chunk at a time. */
+static void put_splits(XXH3_state_t *h, const relay_layout *l, int rows)
+{
+    enum { CHUNK = 1024 };
+    int64_t count = (int64_t)(rows ? l->nbr : l->nbc) + 1, chunk[CHUNK];
+    put_i64(h, count);
+    for (int64_t first = 0; first < count; first += CHUNK) {
+        int64_t n = count - first < CHUNK ? count - first : CHUNK;
+        for (int64_t k = 0; k < n; k++) chunk[k] = rows ? rl_layout_row_split(l, first + k) : rl_layout_col_split(l, first + k);
+        XXH3_64bits_update(h, chunk, (size_t)n * sizeof *chunk);
+    }
+}
+
 static void put_layout(XXH3_state_t *h, const relay_layout *l)
 {
     put_i64(h, l->kind);
@@ -70,8 +85,8 @@ static void put_layout(XXH3_state_t *h, const relay_layout *l)
     put_i64(h, l->m);
     put_i64(h, l->n);
     put_i64(h, l->order);
-    put_array(h, l->row_splits, (size_t)l->nbr + 1, sizeof(int64_t));
-    put_array(h, l->col_splits, (size_t)l->nbc + 1, sizeof(int64_t));
+    put_splits(h, l, 1);
+    put_splits(h, l, 0);
     if (l->kind == RL_LAYOUT_BLOCK_CYCLIC) {
         const rl_block_cyclic *bc = &l->bc;
         int64_t fields[] = {bc->mb, bc->nb, bc->nprow, bc->npcol, bc->grid_order, bc->rsrc, bc->csrc, bc->lld};

@@ -1,10 +1,10 @@
 /* layout.c — building, validating and querying layouts.
  *
  * Two kinds share one interface (layout_internal.h): block-cyclic layouts
- * answer owner/offset/ld questions with ScaLAPACK's formulas (numroc,
- * indxg2p, indxg2l), grid layouts from explicit arrays.  Every constructor
- * validates all of its input before it allocates the result, so a failing
- * call leaves *out untouched. */
+ * answer split/owner/offset/ld questions with ScaLAPACK's formulas (numroc,
+ * indxg2p, indxg2l) and hold only per-rank sizes, grid layouts answer from
+ * explicit arrays.  Every constructor validates all of its input before it
+ * allocates the result, so a failing call leaves *out untouched. */
 #include <string.h>
 
 #include "error.h"
@@ -25,6 +25,8 @@ static int mapped_rank(const relay_layout *l, int base)
     return l->rank_map ? l->rank_map[base] : base;
 }
 
+/* A layout with its sizes and an array of buffer sizes per rank, the rest
+ * for its constructor to fill. */
 static relay_layout *layout_new(rl_layout_kind kind, int nranks, int64_t m, int64_t n,
                                 int nbr, int nbc, relay_order order)
 {
@@ -37,10 +39,8 @@ static relay_layout *layout_new(rl_layout_kind kind, int nranks, int64_t m, int6
     l->nbr = nbr;
     l->nbc = nbc;
     l->order = order;
-    l->row_splits = rl_malloc_array((size_t)nbr + 1, sizeof(int64_t));
-    l->col_splits = rl_malloc_array((size_t)nbc + 1, sizeof(int64_t));
     l->local_elems = rl_calloc((size_t)nranks, sizeof(int64_t));
-    if (!l->row_splits || !l->col_splits || !l->local_elems) {
+    if (!l->local_elems) {
         relay_layout_free(l);
         return NULL;
     }
@@ -100,18 +100,6 @@ static relay_status bc_check(int64_t m, int64_t n, int64_t mb, int64_t nb, int n
     return RELAY_OK;
 }
 
-/* Block boundaries of [0, size) when index 0 is global index origin (a
- * boundary past 2^63 is the end: the last block's i * bsize may overflow). */
-static void fill_regular_splits(int64_t *splits, int nblocks, int64_t size, int64_t bsize, int64_t origin)
-{
-    splits[0] = 0;
-    for (int i = 1; i <= nblocks; i++) {
-        int64_t s;
-        int past = rl_mul_overflows(i, bsize, &s) || (s -= origin % bsize) > size;
-        splits[i] = past ? size : s;
-    }
-}
-
 /* Each rank's leading dimension (given, or from lld) and buffer size from
  * its local rows and columns: those before the layout's origin, and after
  * them those the layout holds. */
@@ -160,9 +148,7 @@ static relay_status bc_build(relay_layout **out, int64_t m, int64_t n, int64_t i
     int nbr = (int)blocks_met(i0, m, mb), nbc = (int)blocks_met(j0, n, nb);
     relay_layout *l = layout_new(RL_LAYOUT_BLOCK_CYCLIC, nprow * npcol, m, n, nbr, nbc, elem_order);
     if (!l) return RL_NOMEM();
-    l->bc = (rl_block_cyclic){mb, nb, nprow, npcol, grid_order, rsrc, csrc, lld, i0, j0, lds != NULL};
-    fill_regular_splits(l->row_splits, nbr, m, mb, i0);
-    fill_regular_splits(l->col_splits, nbc, n, nb, j0);
+    l->bc = (rl_block_cyclic){mb, nb, nprow, npcol, grid_order, rsrc, csrc, lld, i0, j0, lds != NULL, i0 % mb, j0 % nb};
     st = bc_fill_rank_sizes(l, lds);
     if (st) {
         relay_layout_free(l);
@@ -356,13 +342,15 @@ relay_status relay_layout_grid(relay_layout **out, int nranks, int64_t m, int64_
     relay_layout *l = layout_new(RL_LAYOUT_GRID, nranks, m, n, nbr, nbc, elem_order);
     if (!l) return RL_NOMEM();
     size_t nblocks = (size_t)nbr * (size_t)nbc;
-    memcpy(l->row_splits, row_splits, ((size_t)nbr + 1) * sizeof(int64_t));
-    memcpy(l->col_splits, col_splits, ((size_t)nbc + 1) * sizeof(int64_t));
+    l->row_splits = rl_malloc_array((size_t)nbr + 1, sizeof(int64_t));
+    l->col_splits = rl_malloc_array((size_t)nbc + 1, sizeof(int64_t));
     l->owners = rl_malloc_array(nblocks, sizeof(int));
     l->offsets = rl_malloc_array(nblocks, sizeof(int64_t));
     l->lds = rl_malloc_array(nblocks, sizeof(int64_t));
-    if (!l->owners || !l->offsets || !l->lds) st = RL_NOMEM();
+    if (!l->row_splits || !l->col_splits || !l->owners || !l->offsets || !l->lds) st = RL_NOMEM();
     if (!st) {
+        memcpy(l->row_splits, row_splits, ((size_t)nbr + 1) * sizeof(int64_t));
+        memcpy(l->col_splits, col_splits, ((size_t)nbc + 1) * sizeof(int64_t));
         if (nblocks) memcpy(l->owners, owners, nblocks * sizeof(int));
         st = index_rank_blocks(l);
     }
@@ -427,8 +415,8 @@ int64_t rl_layout_offset(const relay_layout *l, int bi, int bj)
 {
     if (l->kind == RL_LAYOUT_GRID) return l->offsets[(int64_t)bi * l->nbc + bj];
     const rl_block_cyclic *bc = &l->bc;
-    int64_t local_row = bc_local(bc->i0 + l->row_splits[bi], bc->mb, bc->nprow);
-    int64_t local_col = bc_local(bc->j0 + l->col_splits[bj], bc->nb, bc->npcol);
+    int64_t local_row = bc_local(bc->i0 + rl_layout_row_split(l, bi), bc->mb, bc->nprow);
+    int64_t local_col = bc_local(bc->j0 + rl_layout_col_split(l, bj), bc->nb, bc->npcol);
     int64_t ld = l->bc_ld[bc_base_owner(l, bi, bj)];
     return l->order == RELAY_COL_MAJOR ? local_row + local_col * ld : local_row * ld + local_col;
 }
@@ -463,7 +451,7 @@ relay_status relay_layout_locate(const relay_layout *l, int64_t i, int64_t j, in
         return rl_fail(RELAY_ERR_ARG, "relay_layout_locate: (%lld, %lld) is outside the %lld x %lld matrix",
                        (long long)i, (long long)j, (long long)l->m, (long long)l->n);
     int bi = rl_layout_block_row(l, i), bj = rl_layout_block_col(l, j);
-    int64_t r = i - l->row_splits[bi], c = j - l->col_splits[bj], ld = rl_layout_ld(l, bi, bj);
+    int64_t r = i - rl_layout_row_split(l, bi), c = j - rl_layout_col_split(l, bj), ld = rl_layout_ld(l, bi, bj);
     *rank = rl_layout_owner(l, bi, bj);
     *index = rl_layout_offset(l, bi, bj) + (l->order == RELAY_COL_MAJOR ? r + c * ld : r * ld + c);
     return RELAY_OK;

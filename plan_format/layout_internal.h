@@ -1,11 +1,11 @@
 /* layout_internal.h — the layout object and the queries the planner and
  * decoder make of it.
  *
- * A layout is either a block-cyclic description (owners, offsets and leading
- * dimensions follow from ScaLAPACK's formulas, so a 10^7-block layout costs
- * O(nbr + nbc) memory) or an explicit grid (arrays of owners, offsets and
- * leading dimensions).  Both answer the same questions through the
- * functions below. */
+ * A layout is either a block-cyclic description (block boundaries, owners,
+ * offsets and leading dimensions follow from ScaLAPACK's formulas, so a
+ * layout of 10^7 blocks costs O(ranks) memory) or an explicit grid (arrays
+ * of block boundaries, owners, offsets and leading dimensions).  Both
+ * answer the same questions through the functions below. */
 #ifndef RELAY_LAYOUT_INTERNAL_H
 #define RELAY_LAYOUT_INTERNAL_H
 
@@ -26,6 +26,9 @@ typedef struct {
      * plans use them, and those are never saved. */
     int64_t i0, j0;
     int lds_given;
+    /* i0 % mb and j0 % nb (ScaLAPACK's IROFF and ICOFF): the rows and
+     * columns the layout's first block lacks. */
+    int64_t iroff, icoff;
 } rl_block_cyclic;
 
 /* ScaLAPACK's local arrays of an m x n submatrix at (i0, j0), 0-based, of
@@ -63,8 +66,11 @@ struct relay_layout {
     int nranks;
     int64_t m, n;
     int nbr, nbc;
-    int64_t *row_splits;     /* nbr+1 */
-    int64_t *col_splits;     /* nbc+1 */
+    /* RL_LAYOUT_GRID only (block-cyclic layouts compute theirs): block
+     * boundaries, nbr+1 and nbc+1.  Read them with rl_layout_row_split and
+     * rl_layout_col_split. */
+    int64_t *row_splits;
+    int64_t *col_splits;
     relay_order order;       /* element order inside blocks */
     rl_block_cyclic bc;      /* RL_LAYOUT_BLOCK_CYCLIC only */
     int64_t *bc_ld;          /* block-cyclic: ld of each rank */
@@ -97,6 +103,29 @@ static inline int rl_layout_base_rank(const relay_layout *l, int rank)
     return b < l->base_nranks ? b : -1;
 }
 
+/* Where block k of a dimension of `size` cut in blocks of b begins when
+ * the first block lacks `off` of its b indices (ScaLAPACK's IROFF): at
+ * k*b - off, 0 for k = 0, and `size` for the last k, one past the last
+ * block (k*b may pass 2^63 there). */
+static inline int64_t rl_bc_split(int64_t k, int64_t size, int64_t b, int64_t off)
+{
+    int64_t s;
+    if (k == 0) return 0;
+    return __builtin_mul_overflow(k, b, &s) || s - off > size ? size : s - off;
+}
+
+/* The first row of block row bi (bi = nbr: m, the end), and the first
+ * column of block column bj (bj = nbc: n). */
+static inline int64_t rl_layout_row_split(const relay_layout *l, int64_t bi)
+{
+    return l->kind == RL_LAYOUT_GRID ? l->row_splits[bi] : rl_bc_split(bi, l->m, l->bc.mb, l->bc.iroff);
+}
+
+static inline int64_t rl_layout_col_split(const relay_layout *l, int64_t bj)
+{
+    return l->kind == RL_LAYOUT_GRID ? l->col_splits[bj] : rl_bc_split(bj, l->n, l->bc.nb, l->bc.icoff);
+}
+
 /* Block (bi, bj)'s owner, offset and leading dimension. */
 int rl_layout_owner(const relay_layout *l, int bi, int bj);
 int64_t rl_layout_offset(const relay_layout *l, int bi, int bj);
@@ -114,9 +143,8 @@ void rl_layout_for_each_block(const relay_layout *l, int rank, rl_block_visitor 
 int64_t rl_layout_block_count(const relay_layout *l, int rank);
 
 /* A deep copy of l over nranks >= l's rank count, whose blocks of rank r go
- * to rank sigma[r] (sigma NULL: unchanged, and no maps).  O(nbr + nbc +
- * nranks) for block-cyclic layouts: the block description is shared by
- * formula. */
+ * to rank sigma[r] (sigma NULL: unchanged, and no maps).  O(nranks) for
+ * block-cyclic layouts: their blocks follow from the formulas. */
 relay_status rl_layout_relabel(relay_layout **out, const relay_layout *l, const int32_t *sigma, int nranks);
 /* Makes l, which must not be relabeled, a layout over nranks >= its own
  * rank count, the ranks past its own holding nothing: O(1), in place. */

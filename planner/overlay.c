@@ -3,7 +3,8 @@
 
 rl_rect rl_block_rect(const relay_layout *l, int bi, int bj, int transposed)
 {
-    rl_rect r = {l->row_splits[bi], l->row_splits[bi + 1], l->col_splits[bj], l->col_splits[bj + 1]};
+    rl_rect r = {rl_layout_row_split(l, bi), rl_layout_row_split(l, bi + 1), rl_layout_col_split(l, bj),
+                 rl_layout_col_split(l, bj + 1)};
     if (transposed) r = (rl_rect){r.c0, r.c1, r.r0, r.r1};
     return r;
 }
@@ -12,7 +13,7 @@ int64_t rl_place_in_block(const relay_layout *l, int bi, int bj, int transposed,
 {
     int64_t r = transposed ? j : i, c = transposed ? i : j;
     return rl_layout_offset(l, bi, bj) +
-           rl_elem_offset(l->order, rl_layout_ld(l, bi, bj), r - l->row_splits[bi], c - l->col_splits[bj]);
+           rl_elem_offset(l->order, rl_layout_ld(l, bi, bj), r - rl_layout_row_split(l, bi), c - rl_layout_col_split(l, bj));
 }
 
 void rl_overlay(const relay_layout *other, int transposed, rl_rect in, rl_overlay_visitor visit, void *ctx)

@@ -10,15 +10,30 @@
  *                 segments of the merged splits of A and op(B). */
 #include "stats.h"
 
-/* Segments of [0, extent) cut at the union of two sorted split lists (each
- * from 0 to extent, na + 1 and nb + 1 entries). */
-static int64_t merged_segments(const int64_t *a, int64_t na, const int64_t *b, int64_t nb)
+/* One dimension of a layout: its rows, or its columns. */
+typedef struct {
+    const relay_layout *l;
+    int rows;
+} dimension;
+
+static int64_t dim_blocks(dimension d) { return d.rows ? d.l->nbr : d.l->nbc; }
+
+/* Where block k of the dimension begins; past the last block, never. */
+static int64_t dim_split(dimension d, int64_t k)
+{
+    if (k > dim_blocks(d)) return INT64_MAX;
+    return d.rows ? rl_layout_row_split(d.l, k) : rl_layout_col_split(d.l, k);
+}
+
+/* Segments of [0, extent) cut at the block boundaries of two dimensions of
+ * that extent. */
+static int64_t merged_segments(dimension a, dimension b)
 {
     int64_t i = 1, j = 1, segments = 0;
-    while (i <= na || j <= nb) {
-        int64_t next = i > na ? b[j] : j > nb ? a[i] : a[i] < b[j] ? a[i] : b[j];
-        if (i <= na && a[i] == next) i++;
-        if (j <= nb && b[j] == next) j++;
+    while (i <= dim_blocks(a) || j <= dim_blocks(b)) {
+        int64_t ai = dim_split(a, i), bj = dim_split(b, j), next = ai < bj ? ai : bj;
+        i += ai == next;
+        j += bj == next;
         segments++;
     }
     return segments;
@@ -26,13 +41,10 @@ static int64_t merged_segments(const int64_t *a, int64_t na, const int64_t *b, i
 
 static int64_t pair_pieces(const rl_pair *pr)
 {
-    const relay_layout *a = pr->dst, *b = pr->src;
+    dimension a_rows = {pr->dst, 1}, a_cols = {pr->dst, 0};
     int t = rl_op_transposes(pr->op);
-    int64_t rows = t ? merged_segments(a->row_splits, a->nbr, b->col_splits, b->nbc)
-                     : merged_segments(a->row_splits, a->nbr, b->row_splits, b->nbr);
-    int64_t cols = t ? merged_segments(a->col_splits, a->nbc, b->row_splits, b->nbr)
-                     : merged_segments(a->col_splits, a->nbc, b->col_splits, b->nbc);
-    return rows * cols;
+    dimension b_rows = {pr->src, !t}, b_cols = {pr->src, t}; /* op(B)'s */
+    return merged_segments(a_rows, b_rows) * merged_segments(a_cols, b_cols);
 }
 
 void rl_transform_stats(relay_plan *p, const rl_volumes *v)

@@ -47,37 +47,62 @@ static void encode_ok(const relay_plan *p, void **buf, size_t *len)
     assert_int_equal(relay_plan_encode(p, buf, len), RELAY_OK);
 }
 
+/* p encoded and decoded again, whole and by each of its nranks ranks: the
+ * same fingerprint, sections and bytes. */
+static void check_read_back(const relay_plan *p, int nranks)
+{
+    relay_plan *q;
+    void *buf, *again;
+    size_t len, len2;
+    encode_ok(p, &buf, &len);
+    assert_int_equal(relay_plan_decode(&q, buf, len, -1), RELAY_OK);
+    assert_true(relay_plan_fingerprint(q) == relay_plan_fingerprint(p));
+    assert_int_equal(q->format_major, 2);
+    assert_int_equal(q->format_minor, 0);
+    encode_ok(q, &again, &len2);
+    assert_int_equal(len, len2);
+    assert_memory_equal(buf, again, len);
+    free(again);
+    for (int r = 0; r < nranks; r++) {
+        relay_plan *one;
+        assert_int_equal(relay_plan_decode(&one, buf, len, r), RELAY_OK);
+        assert_true(relay_plan_fingerprint(one) == relay_plan_fingerprint(p));
+        assert_int_equal(one->sections[r]->checksum, p->sections[r]->checksum);
+        for (int o = 0; o < nranks; o++)
+            if (o != r) assert_null(one->sections[o]);
+        assert_int_equal(relay_plan_encode(one, &again, &len2), RELAY_ERR_ARG); /* partial plans are not saved */
+        relay_plan_free(one);
+    }
+    free(buf);
+    relay_plan_free(q);
+}
+
 static void test_round_trip_is_identical(void **state)
 {
     (void)state;
     for (int batch = 0; batch <= 1; batch++)
         for (int op = 0; op < 3; op++) {
-            relay_plan *p = sample_plan(3, (relay_op)op, batch), *q;
-            void *buf, *again;
-            size_t len, len2;
-            encode_ok(p, &buf, &len);
-            assert_int_equal(relay_plan_decode(&q, buf, len, -1), RELAY_OK);
-            assert_true(relay_plan_fingerprint(q) == relay_plan_fingerprint(p));
-            assert_int_equal(q->format_major, 2);
-            assert_int_equal(q->format_minor, 0);
-            encode_ok(q, &again, &len2);
-            assert_int_equal(len, len2);
-            assert_memory_equal(buf, again, len);
-            free(again);
-            for (int r = 0; r < 3; r++) {
-                relay_plan *one;
-                assert_int_equal(relay_plan_decode(&one, buf, len, r), RELAY_OK);
-                assert_true(relay_plan_fingerprint(one) == relay_plan_fingerprint(p));
-                assert_int_equal(one->sections[r]->checksum, p->sections[r]->checksum);
-                for (int o = 0; o < 3; o++)
-                    if (o != r) assert_null(one->sections[o]);
-                assert_int_equal(relay_plan_encode(one, &again, &len2), RELAY_ERR_ARG); /* partial plans are not saved */
-                relay_plan_free(one);
-            }
-            free(buf);
+            relay_plan *p = sample_plan(3, (relay_op)op, batch);
+            check_read_back(p, 3);
             relay_plan_free(p);
-            relay_plan_free(q);
         }
+}
+
+/* Issue 17, finding 5: a block-cyclic layout costs O(ranks) whatever its
+ * block count, so a plan of 10^7 one-row blocks, which the planner builds,
+ * is read back (its fingerprint still covers every block boundary). */
+static void test_ten_million_one_row_blocks_read_back(void **state)
+{
+    (void)state;
+    relay_layout *a, *b;
+    relay_plan *p;
+    assert_int_equal(relay_layout_block_cyclic(&b, 10000000, 8, 1, 8, 4, 1, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR), RELAY_OK);
+    assert_int_equal(relay_layout_block_cyclic(&a, 10000000, 8, 64, 4, 2, 2, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR), RELAY_OK);
+    assert_int_equal(relay_plan_transform(&p, 4, a, b, RELAY_OP_N, RELAY_DOUBLE, NULL), RELAY_OK);
+    check_read_back(p, 4);
+    relay_plan_free(p);
+    relay_layout_free(a);
+    relay_layout_free(b);
 }
 
 static void test_save_and_load_files(void **state)
@@ -771,6 +796,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip_is_identical),
+        cmocka_unit_test(test_ten_million_one_row_blocks_read_back),
         cmocka_unit_test(test_save_and_load_files),
         cmocka_unit_test(test_saved_mode_follows_umask),
         cmocka_unit_test(test_every_truncation_is_refused),

@@ -15,6 +15,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <threads.h>
 
 #include "layout_internal.h"
@@ -132,6 +133,34 @@ static int element_at_inverts_locate(const relay_layout *l)
     return ok;
 }
 
+/* The block boundaries a block-cyclic layout computes are ScaLAPACK's: from
+ * 0 to the extent, strictly increasing, each block at most b long and each
+ * inner boundary on a multiple of b of the distributed dimension (the
+ * layout starting at its index origin).  Prints the first wrong one. */
+static int splits_are_blocks_of(const relay_layout *l, int rows, int64_t extent, int64_t b, int64_t origin)
+{
+    int nblocks = rows ? l->nbr : l->nbc;
+    for (int k = 0; k <= nblocks; k++) {
+        int64_t s = rows ? rl_layout_row_split(l, k) : rl_layout_col_split(l, k);
+        int64_t prev = k ? (rows ? rl_layout_row_split(l, k - 1) : rl_layout_col_split(l, k - 1)) : 0;
+        int inner = k > 0 && k < nblocks;
+        if ((k == 0 && s != 0) || (k == nblocks && s != extent) || (k > 0 && (s <= prev || s - prev > b)) ||
+            (inner && (origin + s) % b != 0)) {
+            print_error("%s boundary %d of %d is %lld after %lld (extent %lld, blocks of %lld from %lld)\n",
+                        rows ? "row" : "column", k, nblocks, (long long)s, (long long)prev, (long long)extent, (long long)b,
+                        (long long)origin);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int block_cyclic_splits_are_right(const relay_layout *l)
+{
+    if (l->kind != RL_LAYOUT_BLOCK_CYCLIC) return 1;
+    return splits_are_blocks_of(l, 1, l->m, l->bc.mb, l->bc.i0) && splits_are_blocks_of(l, 0, l->n, l->bc.nb, l->bc.j0);
+}
+
 /* Builds relay's layout from the reference's recipe and compares; 1 if equal. */
 static int relay_agrees_with(const ref_layout *r)
 {
@@ -141,7 +170,7 @@ static int relay_agrees_with(const ref_layout *r)
         print_error("%s: rejected with %s: %s\n", r->desc, relay_status_str(s), relay_last_error());
         return 0;
     }
-    int ok = layout_matches(l, r) && element_at_inverts_locate(l);
+    int ok = layout_matches(l, r) && element_at_inverts_locate(l) && block_cyclic_splits_are_right(l);
     relay_layout_free(l);
     return ok;
 }
@@ -296,6 +325,7 @@ static void check_submatrix(ref_rng *rng)
         }
     for (int r = 0; r < pr * pc; r++) assert_int_equal(relay_layout_local_elems(l, r), last[r]);
     assert_true(element_at_inverts_locate(l));
+    assert_true(block_cyclic_splits_are_right(l));
     relay_layout_free(l);
 }
 
@@ -664,8 +694,7 @@ static void test_extreme_sizes_do_not_overflow(void **state)
             int64_t m = big[i], mb = big[j];
             if (relay_layout_block_cyclic(&l, m, 1, mb, 1, 1, 1, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR) != RELAY_OK) continue;
             assert_int_equal(l->nbr, m / mb + (m % mb != 0));
-            for (int b = 0; b < l->nbr; b++) assert_true(l->row_splits[b] < l->row_splits[b + 1]);
-            assert_int_equal(l->row_splits[l->nbr], m);
+            assert_true(block_cyclic_splits_are_right(l));
             relay_layout_free(l);
         }
     /* A packed grid block of 2^40 x 2^40 elements does not fit a buffer. */
@@ -675,6 +704,31 @@ static void test_extreme_sizes_do_not_overflow(void **state)
     assert_int_equal(relay_layout_grid(&g, 1, splits[1], splits[1], 1, splits, 1, splits, owners, NULL, NULL, RELAY_COL_MAJOR),
                      RELAY_ERR_ARG);
     assert_null(g);
+}
+
+/* Issue 17, finding 5: a block-cyclic layout holds per-rank sizes, not
+ * its blocks, so 2^31 - 1 one-row blocks cost O(ranks) and answer
+ * queries at the far end; 2^31 blocks are refused in one line. */
+static void test_block_count_costs_no_memory(void **state)
+{
+    (void)state;
+    relay_layout *l = NULL;
+    int64_t m = INT32_MAX, index;
+    int rank;
+    assert_int_equal(relay_layout_block_cyclic(&l, m, 3, 1, 2, 4, 1, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR), RELAY_OK);
+    assert_null(l->row_splits);
+    assert_int_equal(l->nbr, INT32_MAX);
+    assert_int_equal(rl_layout_row_split(l, l->nbr - 1), m - 1);
+    assert_int_equal(rl_layout_row_split(l, l->nbr), m);
+    assert_int_equal(relay_layout_locate(l, m - 1, 2, &rank, &index), RELAY_OK);
+    assert_int_equal(rank, (int)((m - 1) % 4));
+    assert_int_equal(index, (m - 1) / 4 + 2 * ((m + 3) / 4)); /* rank 2 holds ceil(m / 4) rows */
+    relay_layout_free(l);
+    l = NULL;
+    assert_int_equal(relay_layout_block_cyclic(&l, (int64_t)1 << 40, 1, 1, 1, 4, 1, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR),
+                     RELAY_ERR_ARG);
+    assert_null(l);
+    assert_non_null(strstr(relay_last_error(), "more than 2^31 block rows"));
 }
 
 int main(void)
@@ -694,6 +748,7 @@ int main(void)
         cmocka_unit_test(test_out_of_range_queries),
         cmocka_unit_test(test_empty_matrices),
         cmocka_unit_test(test_extreme_sizes_do_not_overflow),
+        cmocka_unit_test(test_block_count_costs_no_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -151,17 +151,31 @@ static void test_duplicate_keys_are_refused(void **state)
     free(tb);
 }
 
-/* Finding 5: what a layout would cost is bounded before it is built. */
+/* Finding 5: what a layout would cost is bounded before it is built: its
+ * ranks (memory), and the block boundaries of block-cyclic layouts, which
+ * cost no memory but are hashed into the fingerprint (time), 2^28 in all. */
 static void test_layout_cost_is_bounded_before_it_is_built(void **state)
 {
     (void)state;
     void *tb;
     forge_plan t;
     open_plan(&t, transform_plan(), &tb);
-    msgpack_object *bc = pair_layout(&t, 0, "src");
-    forge_set_int(forge_get(bc, "m"), (int64_t)1 << 31); /* 715,827,883 block rows of 3: 5.7 GB of splits */
+    msgpack_object *bc = pair_layout(&t, 0, "src"), *dst = pair_layout(&t, 0, "dst");
+    forge_set_int(forge_get(bc, "m"), (int64_t)1 << 31); /* 715,827,883 block rows of 3 */
     forge_set_int(forge_get(bc, "mb"), 3);
-    expect_refused(&t, "more memory than a plan file of this size");
+    expect_refused(&t, "more blocks than a reader hashes (m / mb = 715827883 here, at most 2^28 in all)");
+    forge_set_int(forge_get(bc, "m"), INT64_MAX); /* m / mb + n / nb would pass 2^63 */
+    forge_set_int(forge_get(bc, "mb"), 1);
+    forge_set_int(forge_get(bc, "n"), INT64_MAX);
+    forge_set_int(forge_get(bc, "nb"), 1);
+    expect_refused(&t, "(m / mb = 9223372036854775807 here");
+    forge_set_int(forge_get(bc, "m"), (int64_t)3 << 27); /* 2^27 block rows here and 2^27 in dst: 2^28 in all */
+    forge_set_int(forge_get(bc, "mb"), 3);
+    forge_set_int(forge_get(bc, "n"), 17);
+    forge_set_int(forge_get(bc, "nb"), 4);
+    forge_set_int(forge_get(dst, "m"), (int64_t)1 << 30);
+    expect_refused(&t, "(m / mb = 134217728 here, at most 2^28 in all)");
+    forge_set_int(forge_get(dst, "m"), 17);
     forge_set_int(forge_get(bc, "m"), 17);
     forge_set_int(forge_get(bc, "mb"), 4);
     forge_set_int(forge_get(bc, "nprow"), 1 << 16); /* 2^31 - 2^16 ranks: 16 GB of per-rank sizes */

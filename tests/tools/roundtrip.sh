@@ -104,6 +104,9 @@ check_case "reshape-4-to-8" 8 64 96 8 N d "bc:64x96:4x4:2x2" "bc:64x96:4x4:2x4" 
 json_check dump.json "reshape-4-to-8: ReSHAPE steps" \
     "d['rounds'] == 2 and d['superblock'] == {'rows': 2, 'cols': 4, 'reshape_steps': 2}" \
     "sum(len(s['copies']) for s in d['steps']) == 2 and sum(len(s['sends']) for s in d['steps']) == 6"
+# 5 * 10^6 one-row blocks (issue 17, finding 5): block-cyclic layouts cost
+# O(ranks) however many blocks they have, so the plan file is read back.
+check_case "tall-one-row-blocks" 2 5000000 1 8 N d "bc:5000000x1:1x1:2x1" "bc:5000000x1:1000x1:1x2"
 # Every schedule, on a plan where every rank talks to every other.
 for sched in p2p rounds alltoallv auto; do
     check_case "schedule-$sched" 4 96 96 8 T d "bc:96x96:8x8:2x2" "bc:96x96:12x12:1x4:grid=col" none --schedule "$sched"

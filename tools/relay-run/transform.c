@@ -48,23 +48,35 @@ static int64_t element_index(const relay_layout *l, int bi, int bj, int64_t r, i
                                                                         : r * rl_layout_ld(l, bi, bj) + c);
 }
 
+/* Block (bi, bj)'s rows [r[0], r[1]) and columns [c[0], c[1]). */
+static void block_bounds(const relay_layout *l, int bi, int bj, int64_t r[2], int64_t c[2])
+{
+    r[0] = rl_layout_row_split(l, bi);
+    r[1] = rl_layout_row_split(l, bi + 1);
+    c[0] = rl_layout_col_split(l, bj);
+    c[1] = rl_layout_col_split(l, bj + 1);
+}
+
 static void fill_block(int bi, int bj, void *ctx)
 {
     element_visit *v = ctx;
     const relay_layout *l = v->l;
-    for (int64_t j = l->col_splits[bj]; j < l->col_splits[bj + 1]; j++)
-        for (int64_t i = l->row_splits[bi]; i < l->row_splits[bi + 1]; i++)
-            run_store(v->buf, v->type, element_index(l, bi, bj, i - l->row_splits[bi], j - l->col_splits[bj]),
-                      b_value(i, j));
+    int64_t r[2], c[2];
+    block_bounds(l, bi, bj, r, c);
+    for (int64_t j = c[0]; j < c[1]; j++)
+        for (int64_t i = r[0]; i < r[1]; i++)
+            run_store(v->buf, v->type, element_index(l, bi, bj, i - r[0], j - c[0]), b_value(i, j));
 }
 
 static void check_block(int bi, int bj, void *ctx)
 {
     element_visit *v = ctx;
     const relay_layout *l = v->l;
-    for (int64_t j = l->col_splits[bj]; j < l->col_splits[bj + 1]; j++)
-        for (int64_t i = l->row_splits[bi]; i < l->row_splits[bi + 1]; i++) {
-            double complex got = run_load(v->buf, v->type, element_index(l, bi, bj, i - l->row_splits[bi], j - l->col_splits[bj]));
+    int64_t r[2], c[2];
+    block_bounds(l, bi, bj, r, c);
+    for (int64_t j = c[0]; j < c[1]; j++)
+        for (int64_t i = r[0]; i < r[1]; i++) {
+            double complex got = run_load(v->buf, v->type, element_index(l, bi, bj, i - r[0], j - c[0]));
             double complex want = expected_a(v->op, v->type, i, j);
             v->checked++;
             if (got == want) continue;
