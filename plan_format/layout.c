@@ -283,11 +283,10 @@ static int64_t first_run_ending_after(const block_storage *s, int64_t x)
     return o > 0 ? o : 0;
 }
 
-/* The last run of s that starts before x, or -1 if none does. */
+/* The last run of s that starts before x, for x <= s->end (-1 if none does). */
 static int64_t last_run_starting_before(const block_storage *s, int64_t x)
 {
-    int64_t o = floor_div(x - 1 - s->off, s->ld);
-    return o < s->outer ? o : s->outer - 1;
+    return floor_div(x - 1 - s->off, s->ld);
 }
 
 /* Non-zero when a run of s meets [from, to).  The run found is one of s's
@@ -301,15 +300,15 @@ static int runs_meet(const block_storage *s, int64_t from, int64_t to)
 /* Blocks a and b (a->off <= b->off) with one leading dimension ld: run o of
  * a and run o + k of b meet iff -b.inner < d + k*ld < a.inner, d = b.off -
  * a.off, for some k in [1 - a.outer, b.outer - 1].  d + k*ld grows with k,
- * so only the least k above the lower bound can do.  Its k*ld is at most b's
- * extent, or at least minus a's (|k| is below a run count), and d >= 0:
- * nothing overflows. */
+ * so only the least k in the range above the lower bound can do.  As d >= 0
+ * and b.inner <= ld, that k is <= 0, within the range's upper end; k*ld is
+ * then at least minus a's extent: nothing overflows. */
 static int same_ld_meet(const block_storage *a, const block_storage *b)
 {
     int64_t d = b->off - a->off;
     int64_t k = floor_div(a->off - (b->off + b->inner), a->ld) + 1;
     if (k < 1 - a->outer) k = 1 - a->outer;
-    return k <= b->outer - 1 && d + k * a->ld < a->inner;
+    return d + k * a->ld < a->inner;
 }
 
 /* Runs [*first, *last] of s lie (partly) inside [from, to); their count. */
