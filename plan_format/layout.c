@@ -247,58 +247,146 @@ static relay_status pack_blocks(relay_layout *l)
     return RELAY_OK;
 }
 
-/* A run of memory a block occupies: [start, end). */
-typedef struct { int64_t start, end; } span;
+/* ---- blocks of one rank must not share an element --------------------- */
 
-static int span_cmp(const void *a, const void *b)
+/* Blocks of one rank that interleave with different leading dimensions are
+ * checked run by run; this many runs per rank at most. */
+enum { INTERLEAVE_RUN_LIMIT = 1 << 24 };
+
+/* A block's storage: `outer` runs of `inner` elements, run o at off + o*ld;
+ * its hull is [off, end).  id is the block's index in the layout. */
+typedef struct { int64_t off, ld, inner, outer, end, id; } block_storage;
+
+static block_storage storage_of(const relay_layout *l, int64_t b)
 {
-    const span *x = a, *y = b;
-    return (x->start > y->start) - (x->start < y->start);
+    int col_major = l->order == RELAY_COL_MAJOR;
+    int64_t rows = block_rows(l, b), cols = block_cols(l, b);
+    block_storage s = {l->offsets[b], l->lds[b], col_major ? rows : cols, col_major ? cols : rows, 0, b};
+    s.end = s.off + rl_block_extent(rows, cols, s.ld, l->order);
+    return s;
 }
 
-/* Non-zero when some two spans intersect. */
-static int spans_overlap(span *s, size_t count)
+static int by_offset(const void *a, const void *b)
 {
-    qsort(s, count, sizeof *s, span_cmp);
-    for (size_t i = 1; i < count; i++)
-        if (s[i].start < s[i - 1].end) return 1;
+    const block_storage *x = a, *y = b;
+    return (x->off > y->off) - (x->off < y->off);
+}
+
+/* floor(a / b) for b > 0, also for negative a. */
+static int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b < 0); }
+
+/* The first run of s that ends after x, or 0 if all do.  x - (off + inner)
+ * cannot overflow: x, off and inner are non-negative and off + inner <= end. */
+static int64_t first_run_ending_after(const block_storage *s, int64_t x)
+{
+    int64_t o = floor_div(x - (s->off + s->inner), s->ld) + 1;
+    return o > 0 ? o : 0;
+}
+
+/* The last run of s that starts before x, for x <= s->end (-1 if none does). */
+static int64_t last_run_starting_before(const block_storage *s, int64_t x)
+{
+    return floor_div(x - 1 - s->off, s->ld);
+}
+
+/* Non-zero when a run of s meets [from, to).  The run found is one of s's
+ * (o < outer), so o * ld is within its hull and cannot overflow. */
+static int runs_meet(const block_storage *s, int64_t from, int64_t to)
+{
+    int64_t o = first_run_ending_after(s, from);
+    return o < s->outer && s->off + o * s->ld < to;
+}
+
+/* Blocks a and b (a->off <= b->off) with one leading dimension ld: run o of
+ * a and run o + k of b meet iff -b.inner < d + k*ld < a.inner, d = b.off -
+ * a.off, for some k in [1 - a.outer, b.outer - 1].  d + k*ld grows with k,
+ * so only the least k in the range above the lower bound can do.  As d >= 0
+ * and b.inner <= ld, that k is <= 0, within the range's upper end; k*ld is
+ * then at least minus a's extent: nothing overflows. */
+static int same_ld_meet(const block_storage *a, const block_storage *b)
+{
+    int64_t d = b->off - a->off;
+    int64_t k = floor_div(a->off - (b->off + b->inner), a->ld) + 1;
+    if (k < 1 - a->outer) k = 1 - a->outer;
+    return d + k * a->ld < a->inner;
+}
+
+/* Runs [*first, *last] of s lie (partly) inside [from, to); their count. */
+static int64_t runs_inside(const block_storage *s, int64_t from, int64_t to, int64_t *first, int64_t *last)
+{
+    *first = first_run_ending_after(s, from);
+    *last = last_run_starting_before(s, to);
+    return *last >= *first ? *last - *first + 1 : 0;
+}
+
+/* Blocks a and b whose hulls intersect and whose leading dimensions differ:
+ * walk the runs of the one with fewer runs inside both hulls, asking of each
+ * whether the other meets it.  *budget counts the runs rank r may still
+ * walk; 1 when they meet, 0 when not, -1 when over budget. */
+static int walk_runs_meet(const block_storage *a, const block_storage *b, int64_t *budget)
+{
+    int64_t from = a->off > b->off ? a->off : b->off, to = a->end < b->end ? a->end : b->end;
+    int64_t a_first, a_last, b_first, b_last;
+    int64_t a_count = runs_inside(a, from, to, &a_first, &a_last);
+    int64_t b_count = runs_inside(b, from, to, &b_first, &b_last);
+    const block_storage *walk = a_count <= b_count ? a : b, *other = walk == a ? b : a;
+    int64_t first = walk == a ? a_first : b_first, count = walk == a ? a_count : b_count;
+    if (count > *budget) return -1;
+    *budget -= count;
+    for (int64_t o = first; o < first + count; o++) {
+        int64_t start = walk->off + o * walk->ld;
+        if (runs_meet(other, start, start + walk->inner)) return 1;
+    }
     return 0;
 }
 
-/* Exact test of whether the blocks of rank r share an element.  Blocks
- * whose hulls [offset, offset+extent) are disjoint cannot; otherwise (say
- * interleaved ScaLAPACK-like storage) compare their rows/columns one by one. */
+/* Do blocks a and b of rank r, whose hulls intersect, share an element? */
+static relay_status check_block_pair(const relay_layout *l, const block_storage *a, const block_storage *b, int r, int64_t *budget)
+{
+    int meet = a->ld == b->ld ? same_ld_meet(a, b) : walk_runs_meet(a, b, budget);
+    if (meet < 0)
+        return rl_fail(RELAY_ERR_ARG, "grid layout: blocks (%lld, %lld) and (%lld, %lld) of rank %d interleave with "
+                       "different leading dimensions over more than 2^24 runs; relay cannot check them for overlap",
+                       (long long)(a->id / l->nbc), (long long)(a->id % l->nbc),
+                       (long long)(b->id / l->nbc), (long long)(b->id % l->nbc), r);
+    return meet ? rl_fail(RELAY_ERR_ARG, "grid layout: two blocks of rank %d overlap in its buffer", r) : RELAY_OK;
+}
+
+/* Sweep the blocks in order of offset, keeping open those whose hull
+ * reaches past the current offset: only they can meet the current block or
+ * any later one.  Memory is O(blocks); time O(blocks log blocks) plus one
+ * O(1) test per pair of intersecting hulls (ScaLAPACK-like storage shares
+ * one ld), plus the runs walked for pairs with different lds. */
+static relay_status sweep_blocks(const relay_layout *l, block_storage *set, int64_t *open, int64_t count, int r)
+{
+    int64_t nopen = 0, budget = INTERLEAVE_RUN_LIMIT;
+    qsort(set, (size_t)count, sizeof *set, by_offset);
+    for (int64_t j = 0; j < count; j++) {
+        int64_t kept = 0;
+        for (int64_t i = 0; i < nopen; i++) {
+            if (set[open[i]].end <= set[j].off) continue;
+            relay_status st = check_block_pair(l, &set[open[i]], &set[j], r, &budget);
+            if (st) return st;
+            open[kept++] = open[i];
+        }
+        open[kept++] = j;
+        nopen = kept;
+    }
+    return RELAY_OK;
+}
+
+/* Exact test of whether the blocks of rank r share an element. */
 static relay_status check_rank_overlap(const relay_layout *l, int r)
 {
     int64_t first = l->rank_first[r], count = l->rank_first[r + 1] - first;
-    span *hull = rl_malloc_array((size_t)count, sizeof *hull);
-    if (!hull) return RL_NOMEM();
-    int64_t runs = 0;
-    for (int64_t k = 0; k < count; k++) {
-        int64_t b = l->rank_blocks[first + k];
-        hull[k].start = l->offsets[b];
-        hull[k].end = l->offsets[b] + rl_block_extent(block_rows(l, b), block_cols(l, b), l->lds[b], l->order);
-        runs += l->order == RELAY_COL_MAJOR ? block_cols(l, b) : block_rows(l, b);
-    }
-    int overlap = spans_overlap(hull, (size_t)count);
-    free(hull);
-    if (!overlap) return RELAY_OK;
-    span *run = rl_malloc_array((size_t)runs, sizeof *run);
-    if (!run) return RL_NOMEM();
-    int64_t n = 0;
-    for (int64_t k = 0; k < count; k++) {
-        int64_t b = l->rank_blocks[first + k];
-        int64_t inner = l->order == RELAY_COL_MAJOR ? block_rows(l, b) : block_cols(l, b);
-        int64_t outer = l->order == RELAY_COL_MAJOR ? block_cols(l, b) : block_rows(l, b);
-        for (int64_t o = 0; o < outer; o++) {
-            run[n].start = l->offsets[b] + o * l->lds[b];
-            run[n].end = run[n].start + inner;
-            n++;
-        }
-    }
-    overlap = spans_overlap(run, (size_t)n);
-    free(run);
-    return overlap ? rl_fail(RELAY_ERR_ARG, "grid layout: two blocks of rank %d overlap in its buffer", r) : RELAY_OK;
+    block_storage *set = rl_malloc_array((size_t)count, sizeof *set);
+    int64_t *open = rl_malloc_array((size_t)count, sizeof *open);
+    relay_status st = set && open ? RELAY_OK : RL_NOMEM();
+    for (int64_t k = 0; !st && k < count; k++) set[k] = storage_of(l, l->rank_blocks[first + k]);
+    if (!st) st = sweep_blocks(l, set, open, count, r);
+    free(set);
+    free(open);
+    return st;
 }
 
 /* User-given offsets and lds: each block must be addressable and the blocks

@@ -731,6 +731,162 @@ static void test_block_count_costs_no_memory(void **state)
     assert_non_null(strstr(relay_last_error(), "more than 2^31 block rows"));
 }
 
+/* ---- overlap of a rank's blocks (issue 17, finding 5) ---------------------------- */
+
+enum { OVERLAP_BLOCKS = 9, OVERLAP_SPACE = 256 };
+
+/* A small grid layout on one rank with explicit, typically interleaved storage. */
+typedef struct {
+    int64_t m, n, row_splits[4], col_splits[4], offsets[OVERLAP_BLOCKS], lds[OVERLAP_BLOCKS];
+    int nbr, nbc, owners[OVERLAP_BLOCKS];
+    relay_order order;
+} overlap_case;
+
+static relay_status build_overlap_case(const overlap_case *c, relay_layout **out)
+{
+    return relay_layout_grid(out, 1, c->m, c->n, c->nbr, c->row_splits, c->nbc, c->col_splits,
+                             c->owners, c->offsets, c->lds, c->order);
+}
+
+/* The reference: mark every element of every block in a bitmap; 1 when one is marked twice. */
+static int brute_force_overlap(const overlap_case *c)
+{
+    unsigned char used[OVERLAP_SPACE] = {0};
+    for (int bi = 0; bi < c->nbr; bi++)
+        for (int bj = 0; bj < c->nbc; bj++) {
+            int b = bi * c->nbc + bj;
+            for (int64_t i = 0; i < c->row_splits[bi + 1] - c->row_splits[bi]; i++)
+                for (int64_t j = 0; j < c->col_splits[bj + 1] - c->col_splits[bj]; j++) {
+                    int64_t at = c->offsets[b] + (c->order == RELAY_COL_MAJOR ? i + j * c->lds[b] : i * c->lds[b] + j);
+                    assert_true(at < OVERLAP_SPACE);
+                    if (used[at]++) return 1;
+                }
+        }
+    return 0;
+}
+
+static void random_splits(ref_rng *rng, int64_t *splits, int *count, int64_t *extent)
+{
+    *count = (int)ref_rng_range(rng, 1, 3);
+    splits[0] = 0;
+    for (int k = 0; k < *count; k++) splits[k + 1] = splits[k] + ref_rng_range(rng, 1, 4);
+    *extent = splits[*count];
+}
+
+/* Blocks of up to 4 x 4 at offsets 0..24, ld their inner count plus 0..3, all
+ * blocks one ld (same_ld) or each its own. */
+static void random_overlap_case(ref_rng *rng, int same_ld, overlap_case *c)
+{
+    memset(c, 0, sizeof *c);
+    c->order = ref_rng_percent(rng, 50) ? RELAY_COL_MAJOR : RELAY_ROW_MAJOR;
+    random_splits(rng, c->row_splits, &c->nbr, &c->m);
+    random_splits(rng, c->col_splits, &c->nbc, &c->n);
+    int64_t shared_ld = 4 + ref_rng_range(rng, 0, 3);
+    for (int b = 0; b < c->nbr * c->nbc; b++) {
+        int64_t rows = c->row_splits[b / c->nbc + 1] - c->row_splits[b / c->nbc];
+        int64_t cols = c->col_splits[b % c->nbc + 1] - c->col_splits[b % c->nbc];
+        int64_t inner = c->order == RELAY_COL_MAJOR ? rows : cols;
+        c->lds[b] = same_ld ? shared_ld : inner + ref_rng_range(rng, 0, 3);
+        c->offsets[b] = ref_rng_range(rng, 0, 24);
+    }
+}
+
+/* relay refuses exactly the layouts whose blocks share an element, with the overlap line. */
+static int overlap_verdict_matches(const overlap_case *c)
+{
+    relay_layout *l = NULL;
+    relay_status st = build_overlap_case(c, &l);
+    relay_layout_free(l);
+    if (brute_force_overlap(c))
+        return st == RELAY_ERR_ARG && strstr(relay_last_error(), "two blocks of rank 0 overlap in its buffer");
+    return st == RELAY_OK;
+}
+
+static void check_random_overlaps(uint64_t seed, int same_ld)
+{
+    ref_rng rng;
+    ref_rng_seed(&rng, seed);
+    int overlapping = 0, disjoint = 0, wrong = 0;
+    for (int k = 0; k < 20000; k++) {
+        overlap_case c;
+        random_overlap_case(&rng, same_ld, &c);
+        int expected = brute_force_overlap(&c);
+        overlapping += expected;
+        disjoint += !expected;
+        if (!overlap_verdict_matches(&c) && wrong++ < 5)
+            print_error("case %d: relay's verdict differs from the bitmap's (overlap %d)\n", k, expected);
+    }
+    assert_int_equal(wrong, 0);
+    assert_true(overlapping > 1000 && disjoint > 1000); /* both verdicts are tested, many times */
+}
+
+static void test_overlap_random_same_ld(void **state)
+{
+    (void)state;
+    check_random_overlaps(17, 1);
+}
+
+static void test_overlap_random_different_lds(void **state)
+{
+    (void)state;
+    check_random_overlaps(18, 0);
+}
+
+/* Hand-picked: ScaLAPACK-like interleaving, runs that touch, off-by-one overlaps. */
+static void test_overlap_hand_picked(void **state)
+{
+    (void)state;
+    const overlap_case cases[] = {
+        /* 3 block rows of 2, 3, 1 rows and 2 columns interleaved in one column of ld 6: disjoint */
+        {6, 2, {0, 2, 5, 6}, {0, 2}, {0, 2, 5}, {6, 6, 6}, 3, 1, {0}, RELAY_COL_MAJOR},
+        /* the same, the third block one element early: overlaps the second's last row */
+        {6, 2, {0, 2, 5, 6}, {0, 2}, {0, 2, 4}, {6, 6, 6}, 3, 1, {0}, RELAY_COL_MAJOR},
+        /* the same, ld 5 (one less than the rows): column 0's last row meets column 1's first */
+        {6, 2, {0, 2, 5, 6}, {0, 2}, {0, 2, 5}, {5, 5, 5}, 3, 1, {0}, RELAY_COL_MAJOR},
+        /* two 2 x 3 blocks in adjacent column pairs of one ld 4 buffer, touching: disjoint */
+        {2, 6, {0, 2}, {0, 3, 6}, {0, 12}, {4, 4}, 1, 2, {0}, RELAY_COL_MAJOR},
+        /* row-major, second block one row early: overlaps */
+        {4, 2, {0, 2, 4}, {0, 2}, {0, 2}, {2, 2}, 2, 1, {0}, RELAY_ROW_MAJOR},
+        /* row-major, rows of 2 at ld 3 and rows of 1 at ld 3 filling the gaps: disjoint */
+        {2, 3, {0, 2}, {0, 2, 3}, {0, 2}, {3, 3}, 1, 2, {0}, RELAY_ROW_MAJOR},
+        /* different lds: evens (ld 2) and the odd 1, 5, 9 (ld 4): disjoint; then 8 shared */
+        {1, 9, {0, 1}, {0, 6, 9}, {0, 1}, {2, 4}, 1, 2, {0}, RELAY_COL_MAJOR},
+        {1, 9, {0, 1}, {0, 6, 9}, {0, 0}, {2, 4}, 1, 2, {0}, RELAY_COL_MAJOR},
+    };
+    const int expected[] = {0, 1, 1, 0, 1, 0, 0, 1};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        assert_int_equal(brute_force_overlap(&cases[k]), expected[k]);
+        assert_true(overlap_verdict_matches(&cases[k]));
+    }
+}
+
+/* Two 1 x cols blocks of rank 0, the first at the even, the second at the
+ * odd elements of one buffer (ld 2), or the second at ld 3. */
+static relay_status interleaved_pair(int64_t cols, int64_t second_ld)
+{
+    int64_t rows[] = {0, 1}, col_splits[] = {0, cols, 2 * cols}, offsets[] = {0, 1}, lds[] = {2, second_ld};
+    int owners[] = {0, 0};
+    relay_layout *l = NULL;
+    relay_status st = relay_layout_grid(&l, 1, 1, 2 * cols, 1, rows, 2, col_splits, owners, offsets, lds, RELAY_COL_MAJOR);
+    relay_layout_free(l);
+    return st;
+}
+
+/* Interleaved blocks of 2^28 and 2^40 columns sharing ld cost O(1) to check
+ * (the former took 8 GB and minutes; under ASan its allocation would abort).
+ * With lds 2 and 3 and 2^26 columns, even the shorter walk has 2^27 / 3 runs. */
+static void test_overlap_check_costs_no_memory(void **state)
+{
+    (void)state;
+    assert_int_equal(interleaved_pair((int64_t)1 << 28, 2), RELAY_OK);
+    assert_int_equal(interleaved_pair((int64_t)1 << 40, 2), RELAY_OK);
+    assert_int_equal(interleaved_pair((int64_t)1 << 26, 3), RELAY_ERR_ARG);
+    assert_non_null(strstr(relay_last_error(), "blocks (0, 0) and (0, 1) of rank 0 interleave with different leading "
+                                               "dimensions over more than 2^24 runs; relay cannot check them for overlap"));
+    assert_int_equal(interleaved_pair((int64_t)1 << 20, 3), RELAY_ERR_ARG); /* element 4: column 2 of one, 1 of the other */
+    assert_non_null(strstr(relay_last_error(), "two blocks of rank 0 overlap"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -749,6 +905,10 @@ int main(void)
         cmocka_unit_test(test_empty_matrices),
         cmocka_unit_test(test_extreme_sizes_do_not_overflow),
         cmocka_unit_test(test_block_count_costs_no_memory),
+        cmocka_unit_test(test_overlap_random_same_ld),
+        cmocka_unit_test(test_overlap_random_different_lds),
+        cmocka_unit_test(test_overlap_hand_picked),
+        cmocka_unit_test(test_overlap_check_costs_no_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
