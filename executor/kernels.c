@@ -6,17 +6,27 @@
  * sits at d[i + j*dld].  src then is either contiguous along i too
  * (s[i + j*sld], the runs kernel) or along j (s[j + i*sld], the transpose
  * kernel); a side contiguous along neither takes the strided kernel, the
- * transpose's tile loop over general strides. */
+ * transpose's tile loop over general strides.
+ *
+ * Runs and transposes go to the SIMD kernels of the instruction set in use
+ * (kernels_simd.h) for what whole registers cover: in a transpose, an
+ * interior of whole line squares, placed so that both sides' lines are
+ * aligned where the leading dimensions allow; the C loops here move the
+ * borders, the remainders of runs, strided moves, and everything when no
+ * SIMD set is built in (other processors). */
+#include <stdatomic.h>
 #include <string.h>
 
+#include "error.h"
 #include "kernels.h"
+#include "kernels_simd.h"
 
-/* Blocking: 64 x 64 tiles walked in 8 x 8 micro blocks.  Eight source
- * lines per micro block fit the 8 ways of an L1 set even when a
- * power-of-two leading dimension maps them all to one set (with 32 x 32
+/* Blocking of the C loops: 64 x 64 tiles walked in 8 x 8 micro blocks.
+ * Eight source lines per micro block fit the 8 ways of an L1 set even when
+ * a power-of-two leading dimension maps them all to one set (with 32 x 32
  * tiles read directly, such strides thrashed L1 and cost 4-5x memcpy;
- * measured now about 2.5x on 2048^2..8192^2 doubles, where the extra is the
- * destination's read-for-ownership). */
+ * these loops alone cost about 2.5x on 2048^2..8192^2 doubles, where the
+ * extra is the destination's read-for-ownership). */
 enum { TILE = 64, MICRO = 8 };
 
 /* Real types conjugate to themselves. */
@@ -203,24 +213,161 @@ static kernel kernel_for(rl_side dst, rl_side src, int64_t rows, int64_t cols)
         else strided_##SUF(dd, dst.rs, dst.cs, ss, src.rs, src.cs, rows, cols, a, b, mode, cj);           \
     } while (0)
 
-void rl_move(const rl_scalars *sc, int cj, rl_side dst, rl_side src, int64_t rows, int64_t cols)
+/* The C loops over a normalised problem. */
+static void c_move(const rl_update *u, kernel k, rl_side dst, rl_side src, int64_t rows, int64_t cols)
 {
+    const rl_scalars *sc = u->sc;
+    int mode = u->mode, cj = u->conj;
     if (rows <= 0 || cols <= 0) return;
-    normalise(&dst, &src, &rows, &cols);
-    kernel k = kernel_for(dst, src, rows, cols);
-    int is_complex = sc->type == RELAY_CFLOAT || sc->type == RELAY_CDOUBLE;
-    cj = cj && is_complex;
-    int mode = sc->beta_zero ? (sc->alpha_one ? 0 : 1) : 2;
-    if (mode == 0 && !cj && k == KERNEL_RUNS) {
-        copy_runs(dst.base, dst.cs, src.base, src.cs, rows, cols, relay_type_size(sc->type));
-        return;
-    }
     switch (sc->type) {
     case RELAY_FLOAT: DISPATCH(f, f, float); break;
     case RELAY_DOUBLE: DISPATCH(d, d, double); break;
     case RELAY_CFLOAT: DISPATCH(cf, cf, float complex); break;
     case RELAY_CDOUBLE: DISPATCH(cd, cd, double complex); break;
     }
+}
+
+/* ---- the instruction set in use --------------------------------------- */
+
+#if defined(__x86_64__) || defined(__i386__)
+static const rl_simd_set *const simd_sets[RL_ISA_COUNT] = {NULL, &rl_simd_sse2, &rl_simd_avx2, &rl_simd_avx512};
+
+static int cpu_has(rl_isa isa)
+{
+    __builtin_cpu_init();
+    switch (isa) {
+    case RL_ISA_SSE2: return __builtin_cpu_supports("sse2");
+    case RL_ISA_AVX2: return __builtin_cpu_supports("avx2");
+    case RL_ISA_AVX512: return __builtin_cpu_supports("avx512f");
+    default: return isa == RL_ISA_C;
+    }
+}
+#else
+static const rl_simd_set *const simd_sets[RL_ISA_COUNT] = {NULL};
+static int cpu_has(rl_isa isa) { return isa == RL_ISA_C; }
+#endif
+
+int rl_isa_supported(rl_isa isa) { return isa >= RL_ISA_C && isa < RL_ISA_COUNT && cpu_has(isa); }
+
+const char *rl_isa_name(rl_isa isa)
+{
+    static const char *const names[RL_ISA_COUNT] = {"c", "sse2", "avx2", "avx512"};
+    return isa >= RL_ISA_C && isa < RL_ISA_COUNT ? names[isa] : "unknown";
+}
+
+/* -1 until the first move (or rl_kernels_use) sets it; threads that race
+ * to set it set the same value. */
+static atomic_int isa_in_use = -1;
+
+static rl_isa best_isa(void)
+{
+    for (int isa = RL_ISA_COUNT - 1; isa > RL_ISA_C; isa--)
+        if (cpu_has((rl_isa)isa)) return (rl_isa)isa;
+    return RL_ISA_C;
+}
+
+rl_isa rl_kernels_isa(void)
+{
+    int isa = atomic_load_explicit(&isa_in_use, memory_order_relaxed);
+    if (isa < 0) {
+        isa = (int)best_isa();
+        atomic_store_explicit(&isa_in_use, isa, memory_order_relaxed);
+    }
+    return (rl_isa)isa;
+}
+
+relay_status rl_kernels_use(rl_isa isa)
+{
+    if (!rl_isa_supported(isa)) return rl_fail(RELAY_ERR_ARG, "instruction set %s is not available here", rl_isa_name(isa));
+    atomic_store_explicit(&isa_in_use, (int)isa, memory_order_relaxed);
+    return RELAY_OK;
+}
+
+/* ---- SIMD interiors, C borders ----------------------------------------- */
+
+/* Element (i, j) of a side. */
+static rl_side side_at(rl_side s, int64_t i, int64_t j, size_t esz)
+{
+    s.base = (char *)s.base + (size_t)(i * s.rs + j * s.cs) * esz;
+    return s;
+}
+
+/* Where a side runs along a dimension with lines ld elements apart: the
+ * first index from which its lines start on cache lines, or -1 if they
+ * never all do (the leading dimension is not a whole number of lines). */
+static int64_t first_aligned(const void *base, int64_t ld, size_t esz)
+{
+    uintptr_t addr = (uintptr_t)base;
+    if (addr % esz || (ld * (int64_t)esz) % RL_LINE_BYTES) return -1;
+    return (int64_t)((RL_LINE_BYTES - addr % RL_LINE_BYTES) % RL_LINE_BYTES / esz);
+}
+
+/* The first index of the interior along a dimension of n elements. */
+static int64_t interior_start(int64_t aligned, int64_t n) { return aligned < 0 ? 0 : aligned < n ? aligned : n; }
+
+/* Streaming stores bypass the caches: possible where dst's lines are
+ * aligned, worth it for a destination written once (mode 2 reads it) that
+ * is larger than the caches: here the kernel sees only a rectangle (the
+ * executor's tasks are tiles of about 181 x 181), so it takes a rectangle
+ * whose columns span STREAM_SPAN_BYTES or more of dst as part of a large
+ * matrix (an n = 4000 double matrix's tiles span 5.8 MB).  Measured on
+ * 4000^2..8192^2 doubles, they cut a transpose's time by 20-30% here.
+ * Below STREAM_MIN_BYTES the closing fence is not worth it. */
+enum { STREAM_SPAN_BYTES = 4 << 20, STREAM_MIN_BYTES = 16 << 10 };
+
+static int worth_streaming(const rl_update *u, int64_t dld, int64_t rows, int64_t cols, size_t esz)
+{
+    int64_t bytes = rows * cols * (int64_t)esz, span = (cols - 1) * dld * (int64_t)esz + rows * (int64_t)esz;
+    return u->mode != 2 && bytes >= STREAM_MIN_BYTES && span >= STREAM_SPAN_BYTES;
+}
+
+/* The transpose: an interior of whole line squares starting where both
+ * sides' lines are aligned (dst along i, src along j), then the strips
+ * around it with the C loops. */
+static void simd_transpose(const rl_simd_set *set, const rl_update *u, rl_side dst, rl_side src, int64_t rows,
+                           int64_t cols)
+{
+    size_t esz = relay_type_size(u->sc->type);
+    int64_t line = RL_LINE_BYTES / (int64_t)esz, dst_aligned = first_aligned(dst.base, dst.cs, esz);
+    int64_t i0 = interior_start(dst_aligned, rows), j0 = interior_start(first_aligned(src.base, src.rs, esz), cols);
+    int64_t ni = (rows - i0) / line * line, nj = (cols - j0) / line * line;
+    if (!ni || !nj) {
+        c_move(u, KERNEL_TRANSPOSE, dst, src, rows, cols);
+        return;
+    }
+    rl_update inner = *u;
+    inner.stream = dst_aligned >= 0 && worth_streaming(u, dst.cs, ni, nj, esz);
+    set->transpose[u->sc->type](side_at(dst, i0, j0, esz).base, dst.cs, side_at(src, i0, j0, esz).base, src.rs, ni, nj,
+                                &inner);
+    c_move(u, KERNEL_TRANSPOSE, dst, src, i0, cols);
+    c_move(u, KERNEL_TRANSPOSE, side_at(dst, i0 + ni, 0, esz), side_at(src, i0 + ni, 0, esz), rows - i0 - ni, cols);
+    c_move(u, KERNEL_TRANSPOSE, side_at(dst, i0, 0, esz), side_at(src, i0, 0, esz), ni, j0);
+    c_move(u, KERNEL_TRANSPOSE, side_at(dst, i0, j0 + nj, esz), side_at(src, i0, j0 + nj, esz), ni, cols - j0 - nj);
+}
+
+/* Runs: whole registers down each column, the rest of each with C. */
+static void simd_runs(const rl_simd_set *set, const rl_update *u, rl_side dst, rl_side src, int64_t rows, int64_t cols)
+{
+    size_t esz = relay_type_size(u->sc->type);
+    int64_t done = set->runs[u->sc->type](dst.base, dst.cs, src.base, src.cs, rows, cols, u);
+    c_move(u, KERNEL_RUNS, side_at(dst, done, 0, esz), side_at(src, done, 0, esz), rows - done, cols);
+}
+
+void rl_move(const rl_scalars *sc, int cj, rl_side dst, rl_side src, int64_t rows, int64_t cols)
+{
+    if (rows <= 0 || cols <= 0) return;
+    normalise(&dst, &src, &rows, &cols);
+    kernel k = kernel_for(dst, src, rows, cols);
+    int is_complex = sc->type == RELAY_CFLOAT || sc->type == RELAY_CDOUBLE;
+    rl_update u = {sc, sc->beta_zero ? (sc->alpha_one ? 0 : 1) : 2, cj && is_complex, 0};
+    if (u.mode == 0 && !u.conj && k == KERNEL_RUNS) {
+        copy_runs(dst.base, dst.cs, src.base, src.cs, rows, cols, relay_type_size(sc->type));
+        return;
+    }
+    const rl_simd_set *set = simd_sets[rl_kernels_isa()];
+    if (set && k == KERNEL_TRANSPOSE) simd_transpose(set, &u, dst, src, rows, cols);
+    else if (set && k == KERNEL_RUNS) simd_runs(set, &u, dst, src, rows, cols);
+    else c_move(&u, k, dst, src, rows, cols);
 }
 
 void rl_copy(relay_type t, rl_side dst, rl_side src, int64_t rows, int64_t cols)

@@ -13,7 +13,9 @@
  *              tile loop with alpha and beta fused in;
  *   strided:   anything else (a side contiguous along neither dimension) —
  *              the same tile loop over general strides.
- * Each element is read once and written once: one memory pass. */
+ * Each element is read once and written once: one memory pass.  Runs and
+ * transposes move whole vector registers with the instruction set chosen
+ * at run time (kernels_simd.h), the rest with portable C loops. */
 #ifndef RELAY_KERNELS_H
 #define RELAY_KERNELS_H
 
@@ -52,5 +54,15 @@ void rl_move(const rl_scalars *s, int conj, rl_side dst, rl_side src, int64_t ro
 
 /* Plain copy of the rectangle (alpha 1, beta 0, no conjugation). */
 void rl_copy(relay_type t, rl_side dst, rl_side src, int64_t rows, int64_t cols);
+
+/* The instruction sets the kernels are built for.  The best one the CPU
+ * has is used unless rl_kernels_use chose another (the tests check each,
+ * the benchmarks compare them). */
+typedef enum { RL_ISA_C, RL_ISA_SSE2, RL_ISA_AVX2, RL_ISA_AVX512, RL_ISA_COUNT } rl_isa;
+
+int rl_isa_supported(rl_isa isa);              /* built in, and the CPU has it */
+const char *rl_isa_name(rl_isa isa);           /* "c", "sse2", "avx2", "avx512" */
+relay_status rl_kernels_use(rl_isa isa);       /* RELAY_ERR_ARG if not supported */
+rl_isa rl_kernels_isa(void);                   /* the one in use */
 
 #endif

@@ -5,7 +5,12 @@
  * memcpy path, beta 0 must never read a NaN-filled destination), padded
  * leading dimensions and shapes around the transpose tile edge; then
  * sides at general strides (every k-th row or column of a buffer, as a
- * lattice of 1 x 1 pieces is), each against each. */
+ * lattice of 1 x 1 pieces is), each against each; then shapes large
+ * enough for the SIMD interiors, on buffers shifted off their cache lines
+ * (by whole elements, and by half a complex double) at leading dimensions
+ * that are a whole number of lines or not, and large enough to stream.
+ * Every check runs once per instruction set the CPU has, each forced
+ * through the dispatch, and once with the portable C loops. */
 #include <complex.h>
 #include <math.h>
 #include <setjmp.h>
@@ -49,7 +54,18 @@ typedef struct {
     relay_order dst_order, src_order;
     int64_t rows, cols, pad;
     double complex alpha, beta;
+    size_t dst_shift, src_shift; /* bytes past a cache line where each buffer starts */
 } kernel_case;
+
+/* n bytes starting shift bytes past a cache line; free with free_shifted. */
+static char *alloc_shifted(size_t n, size_t shift)
+{
+    char *p = aligned_alloc(64, (n + shift + 63) / 64 * 64);
+    assert_non_null(p);
+    return p + shift;
+}
+
+static void free_shifted(char *p, size_t shift) { free(p - shift); }
 
 static void run_case(const kernel_case *kc)
 {
@@ -60,7 +76,8 @@ static void run_case(const kernel_case *kc)
     int64_t dn = (kc->dst_order == RELAY_COL_MAJOR ? kc->cols : kc->rows) * dld;
     int64_t sn = (kc->src_order == RELAY_COL_MAJOR ? scols : srows) * sld;
     size_t esz = relay_type_size(kc->type);
-    char *d = malloc((size_t)dn * esz), *s = malloc((size_t)sn * esz), *d0 = malloc((size_t)dn * esz);
+    char *d = alloc_shifted((size_t)dn * esz, kc->dst_shift), *s = alloc_shifted((size_t)sn * esz, kc->src_shift);
+    char *d0 = malloc((size_t)dn * esz);
     for (int64_t k = 0; k < sn; k++) store(kc->type, s, k, (double)(k % 37 - 18) + I * (double)(k % 11 - 5));
     int beta_zero = kc->beta == 0;
     for (int64_t k = 0; k < dn; k++) store(kc->type, d, k, beta_zero ? NAN : (double)(k % 13 - 6) + I * (double)(k % 7));
@@ -84,23 +101,23 @@ static void run_case(const kernel_case *kc)
             store(kc->type, d0, k, want); /* round like the type does */
             double complex got = load(kc->type, d, k);
             if (got != load(kc->type, d0, k))
-                fail_msg("type %d op %d orders %d/%d %lldx%lld pad %lld: (%lld,%lld) got %g%+gi want %g%+gi",
-                         kc->type, kc->op, kc->dst_order, kc->src_order, (long long)kc->rows, (long long)kc->cols,
-                         (long long)kc->pad, (long long)i, (long long)j, creal(got), cimag(got), creal(want), cimag(want));
+                fail_msg("%s: type %d op %d orders %d/%d %lldx%lld pad %lld shifts %zu/%zu: (%lld,%lld) got %g%+gi want %g%+gi",
+                         rl_isa_name(rl_kernels_isa()), kc->type, kc->op, kc->dst_order, kc->src_order,
+                         (long long)kc->rows, (long long)kc->cols, (long long)kc->pad, kc->dst_shift, kc->src_shift,
+                         (long long)i, (long long)j, creal(got), cimag(got), creal(want), cimag(want));
         }
     /* Padding between runs is untouched. */
     for (int64_t k = 0; k < dn; k++) {
         int64_t inner = k % dld, inner_max = kc->dst_order == RELAY_COL_MAJOR ? kc->rows : kc->cols;
         if (inner >= inner_max && !beta_zero) assert_true(load(kc->type, d, k) == load(kc->type, d0, k));
     }
-    free(d);
-    free(s);
+    free_shifted(d, kc->dst_shift);
+    free_shifted(s, kc->src_shift);
     free(d0);
 }
 
-static void test_all_combinations(void **state)
+static void all_combinations(void)
 {
-    (void)state;
     const int64_t shapes[][2] = {{1, 1}, {1, 7}, {7, 1}, {5, 3}, {32, 32}, {33, 31}, {64, 65}, {70, 2}};
     const double complex alphas[] = {1, 2, -0.5, 1 + 2 * I};
     const double complex betas[] = {0, 1, -1, 0.5 - 1 * I};
@@ -112,7 +129,7 @@ static void test_all_combinations(void **state)
                         for (int pad = 0; pad <= 3; pad += 3) {
                             kernel_case kc = {(relay_type)type, (relay_op)op, (relay_order)(orders & 1),
                                               (relay_order)(orders >> 1), shapes[sh][0], shapes[sh][1], pad,
-                                              alphas[ab], betas[(ab + orders) % 4]};
+                                              alphas[ab], betas[(ab + orders) % 4], 0, 0};
                             run_case(&kc);
                         }
 }
@@ -158,16 +175,15 @@ static void run_strided(relay_type type, int dkind, int skind, int64_t rows, int
         }
     for (int64_t k = 0; k < dn; k++)
         if (load(type, d, k) != load(type, d0, k))
-            fail_msg("type %d sides %d/%d %lldx%lld: element %lld differs", type, dkind, skind, (long long)rows,
-                     (long long)cols, (long long)k);
+            fail_msg("%s: type %d sides %d/%d %lldx%lld: element %lld differs", rl_isa_name(rl_kernels_isa()), type, dkind,
+                     skind, (long long)rows, (long long)cols, (long long)k);
     free(d);
     free(s);
     free(d0);
 }
 
-static void test_strided_sides(void **state)
+static void strided_sides(void)
 {
-    (void)state;
     const int64_t shapes[][2] = {{1, 1}, {1, 9}, {9, 1}, {3, 5}, {65, 70}, {130, 3}};
     const double complex alphas[] = {1, -2, 1 + 1 * I};
     const double complex betas[] = {0, 0.5, 2 - 1 * I};
@@ -180,8 +196,112 @@ static void test_strided_sides(void **state)
                                     (dk + sk) % 2);
 }
 
+/* Interiors of whole line squares with borders on all four sides: buffers
+ * on a cache line or shifted off it (whole elements; half a complex
+ * double, which no line square can align), leading dimensions a whole
+ * number of lines (pad 0, 16) or not (pad 3). */
+static void interiors(void)
+{
+    const int64_t shapes[][2] = {{64, 64}, {67, 45}, {33, 131}};
+    const double complex alphas[] = {1, -2, 1 + 2 * I};
+    const double complex betas[] = {0, 0, 0.5 - 1 * I};
+    const int64_t pads[] = {0, 3, 16};
+    for (int type = 0; type < 4; type++) {
+        size_t esz = relay_type_size((relay_type)type);
+        const size_t shifts[][2] = {{0, 0}, {esz, 2 * esz}, {3 * esz, 0}, {8, 24}};
+        for (int op = 0; op < 3; op++)
+            for (int orders = 0; orders < 4; orders++)
+                for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++)
+                    for (int ab = 0; ab < 3; ab++) {
+                        int v = (int)sh + ab + orders;
+                        kernel_case kc = {(relay_type)type, (relay_op)op, (relay_order)(orders & 1), (relay_order)(orders >> 1),
+                                          shapes[sh][0], shapes[sh][1], pads[v % 3], alphas[ab], betas[ab],
+                                          shifts[v % 4][0], shifts[v % 4][1]};
+                        run_case(&kc);
+                    }
+    }
+}
+
+/* Transposes whose destination is large enough to stream (its columns
+ * span 4 MiB or more, kernels.c), aligned on a line or a few elements off
+ * it (the interior then starts at the first aligned row), with alpha 1
+ * and 2 (streamed) and with beta (not); and at a leading dimension that is
+ * not a whole number of lines (not streamed: its columns cannot all be
+ * aligned). */
+static void streamed(void)
+{
+    const double complex alphas[] = {1, 2, 1};
+    const double complex betas[] = {0, 0, -1};
+    const int64_t rows = 69, cols = 70, ld_bytes = 1 << 16;
+    const int64_t shift_odd[][2] = {{0, 0}, {1, 0}, {0, 3}};
+    for (int type = 0; type < 4; type++)
+        for (int ab = 0; ab < 3; ab++)
+            for (int v = 0; v < 3; v++) {
+                size_t esz = relay_type_size((relay_type)type);
+                kernel_case kc = {(relay_type)type, v ? RELAY_OP_C : RELAY_OP_T, RELAY_COL_MAJOR, RELAY_COL_MAJOR, rows, cols,
+                                  ld_bytes / (int64_t)esz - rows + shift_odd[v][1], alphas[ab], betas[ab],
+                                  (size_t)shift_odd[v][0] * esz, 0};
+                run_case(&kc);
+            }
+}
+
+/* Runs check once per instruction set the CPU has (the portable C loops
+ * included), each forced through the dispatch. */
+static void for_each_isa(void (*check)(void))
+{
+    rl_isa before = rl_kernels_isa();
+    for (int isa = 0; isa < RL_ISA_COUNT; isa++) {
+        if (!rl_isa_supported((rl_isa)isa)) continue;
+        assert_int_equal(rl_kernels_use((rl_isa)isa), RELAY_OK);
+        assert_int_equal(rl_kernels_isa(), isa);
+        check();
+    }
+    assert_int_equal(rl_kernels_use(before), RELAY_OK);
+}
+
+static void test_all_combinations(void **state)
+{
+    (void)state;
+    for_each_isa(all_combinations);
+}
+
+static void test_strided_sides(void **state)
+{
+    (void)state;
+    for_each_isa(strided_sides);
+}
+
+static void test_interiors(void **state)
+{
+    (void)state;
+    for_each_isa(interiors);
+}
+
+static void test_streamed(void **state)
+{
+    (void)state;
+    for_each_isa(streamed);
+}
+
+/* The C loops are always there; the best set is the default; a set that
+ * does not exist is refused and changes nothing. */
+static void test_isa_choice(void **state)
+{
+    (void)state;
+    rl_isa best = rl_kernels_isa();
+    assert_true(rl_isa_supported(RL_ISA_C));
+    for (int isa = best + 1; isa < RL_ISA_COUNT; isa++) assert_false(rl_isa_supported((rl_isa)isa));
+#if defined(__x86_64__)
+    assert_true(rl_isa_supported(RL_ISA_SSE2));
+#endif
+    assert_int_equal(rl_kernels_use(RL_ISA_COUNT), RELAY_ERR_ARG);
+    assert_int_equal(rl_kernels_isa(), best);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_all_combinations), cmocka_unit_test(test_strided_sides)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_isa_choice), cmocka_unit_test(test_all_combinations),
+                                       cmocka_unit_test(test_strided_sides), cmocka_unit_test(test_interiors),
+                                       cmocka_unit_test(test_streamed)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

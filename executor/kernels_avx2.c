@@ -1,0 +1,35 @@
+/* kernels_avx2.c — the SIMD kernels (kernels_simd_template.h) for AVX2's
+ * 256-bit registers.  Compiled with -mavx2 (executor/CMakeLists.txt), and
+ * called only when the CPU has AVX2 (kernels.c). */
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+
+#define SIMD_BYTES 32
+#define SIMD_SET rl_simd_avx2
+typedef __m256 vf;
+typedef __m256d vd;
+typedef __m256i vi;
+
+static inline void swap_blocks(vf *a, vf *b, int lanes)
+{
+    vf lo, hi;
+    if (lanes == 4) {
+        lo = _mm256_permute2f128_ps(*a, *b, 0x20);
+        hi = _mm256_permute2f128_ps(*a, *b, 0x31);
+    } else if (lanes == 2) {
+        lo = _mm256_shuffle_ps(*a, *b, 0x44);
+        hi = _mm256_shuffle_ps(*a, *b, 0xEE);
+    } else { /* odd lanes of a from b's even ones, even lanes of b from a's odd ones */
+        lo = _mm256_blend_ps(*a, _mm256_moveldup_ps(*b), 0xAA);
+        hi = _mm256_blend_ps(_mm256_movehdup_ps(*a), *b, 0xAA);
+    }
+    *a = lo;
+    *b = hi;
+}
+
+static inline vf swap_pairs_f(vf x) { return _mm256_permute_ps(x, 0xB1); }
+static inline vd swap_pairs_d(vd x) { return _mm256_permute_pd(x, 0x5); }
+static inline void stream_store(char *p, vf x) { _mm256_stream_ps((float *)p, x); }
+
+#include "kernels_simd_template.h"
+#endif

@@ -1,0 +1,52 @@
+/* kernels_simd.h — what an instruction set's kernels give kernels.c.
+ *
+ * kernels.c cuts a move into an interior that whole vector registers cover
+ * and borders it moves with its portable C loops; the interior goes to the
+ * kernel set of the instruction set chosen at run time (SSE2, AVX2 or
+ * AVX-512 on x86, each file compiled for its own: kernels_sse2.c,
+ * kernels_avx2.c, kernels_avx512.c, all written once in
+ * kernels_simd_template.h).
+ *
+ * In both kernels dst is contiguous along i: element (i, j) of dst sits at
+ * d[i + j*dld].  The update is dst := alpha * x + beta * dst by mode
+ * (0: x, 1: alpha * x, 2: alpha * x + beta * dst), where x is the source
+ * element, conjugated if conj. */
+#ifndef RELAY_KERNELS_SIMD_H
+#define RELAY_KERNELS_SIMD_H
+
+#include "kernels.h"
+
+/* A cache line; the transpose's interior is made of squares of one line
+ * by one line (64 / element size elements on a side). */
+enum { RL_LINE_BYTES = 64 };
+
+/* What a kernel applies to each element. */
+typedef struct {
+    const rl_scalars *sc;
+    int mode;     /* 0, 1 or 2, as above */
+    int conj;     /* conjugate the source (complex types only) */
+    int stream;   /* non-temporal stores (modes 0 and 1; dst line-aligned) */
+} rl_update;
+
+/* The transpose: d[i + j*dld] := update(s[j + i*sld]) over rows x cols,
+ * both multiples of the type's elements per line. */
+typedef void (*rl_transpose_fn)(void *d, int64_t dld, const void *s, int64_t sld, int64_t rows, int64_t cols,
+                                const rl_update *u);
+
+/* Runs: d[i + j*dld] := update(s[i + j*sld]) over i < rows - rows % n
+ * (n elements a register), every j < cols; returns rows - rows % n, so
+ * that the caller moves the rest. */
+typedef int64_t (*rl_runs_fn)(void *d, int64_t dld, const void *s, int64_t sld, int64_t rows, int64_t cols,
+                              const rl_update *u);
+
+/* One instruction set's kernels, indexed by relay_type. */
+typedef struct {
+    rl_transpose_fn transpose[4];
+    rl_runs_fn runs[4];
+} rl_simd_set;
+
+#if defined(__x86_64__) || defined(__i386__)
+extern const rl_simd_set rl_simd_sse2, rl_simd_avx2, rl_simd_avx512;
+#endif
+
+#endif
