@@ -34,11 +34,15 @@ typedef struct {
     int64_t rs, cs;          /* between elements of a band */
 } rl_walk_side;
 
+/* Which side's cache lines a walk's tile cuts follow along a dimension. */
+typedef enum { RL_LINES_NONE, RL_LINES_FROM, RL_LINES_TO } rl_lines;
+
 typedef struct {
     int64_t pair;
     int64_t rows, cols;
     int64_t count_r, count_c;
     rl_walk_side from, to;   /* B or a pack buffer; a pack buffer or A */
+    rl_lines lines_r, lines_c;
 } rl_walk;
 
 /* A task: a tile of a walk's V, bands [i0, i1) x [j0, j1) and, of each,

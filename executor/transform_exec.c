@@ -161,7 +161,7 @@ static relay_status transform_prepare(void **state, const relay_plan *p, int ran
     rl_scalars_set(&x->plain, x->type, NULL, NULL);
     st = rl_message_set_build(&x->sends, x->sec->send, x->sec->nsend, x->sec->send_spans, x->pairs, 1, x->esz);
     if (!st) st = rl_message_set_build(&x->recvs, x->sec->recv, x->sec->nrecv, x->sec->recv_spans, x->pairs, 0, x->esz);
-    if (!st) st = rl_local_set_build(&x->locals, x->sec->local, x->sec->nlocal, x->pairs);
+    if (!st) st = rl_local_set_build(&x->locals, x->sec->local, x->sec->nlocal, x->pairs, x->esz);
     while (x->first_send < x->sec->nsend && x->sec->send[x->first_send].peer < x->rank) x->first_send++;
     x->schedule = p->schedule;
     if (!st && x->schedule == RELAY_SCHED_ROUNDS) st = build_steps(x, p->rounds);

@@ -26,7 +26,7 @@
 
 enum {
     CHUNK_ELEMS = 1 << 15,      /* a task moves about this many elements */
-    TILE_SIDE = 181,            /* ... in a transpose, a tile about this many on a side */
+    TILE_SIDE = 176,            /* ... in a transpose, a tile about this many on a side (whole lines of any type) */
     PARALLEL_ELEMS = 1 << 16,   /* fewer elements than this are not worth a thread team */
     ALIGN = 64
 };
@@ -121,37 +121,53 @@ typedef struct {
     int64_t group, part;
 } cut;
 
-/* Cuts count bands of len elements into stretches of about `target`. */
-static cut cut_axis(int64_t len, int64_t count, int64_t target)
-{
-    if (len >= target) return (cut){1, target};
-    int64_t group = target / len;
-    return (cut){group < count ? group : count, len};
-}
-
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Cuts count bands of len elements into stretches of about `target`;
+ * where bands are split, in whole cache lines of `line` elements. */
+static cut cut_axis(int64_t len, int64_t count, int64_t target, int64_t line)
+{
+    if (len > target) return (cut){1, target >= 2 * line ? target / line * line : target};
+    int64_t group = target / len;
+    return (cut){min64(group, count), len};
+}
 
 /* Whether a side of a walk is contiguous along A's rows (its smaller
  * stride), rather than its columns. */
 static int down_rows(const rl_walk_side *s) { return s->rs <= s->cs; }
 
-/* How walk w is cut into tiles of V, each about CHUNK_ELEMS elements.
+/* Whose cache lines the cuts of a dimension follow, given each side's
+ * stride along it: A's where A is contiguous along it (tiles that split a
+ * line of A make two threads write it), else B's or the pack buffer's (the
+ * kernel then reads whole lines); none where bands are not split there,
+ * or not in whole lines. */
+static rl_lines lines_of(cut k, int64_t len, int64_t line, int64_t stride_from, int64_t stride_to)
+{
+    if (k.part >= len || k.part % line) return RL_LINES_NONE;
+    return stride_to == 1 ? RL_LINES_TO : stride_from == 1 ? RL_LINES_FROM : RL_LINES_NONE;
+}
+
+/* How walk w is cut into tiles of V, each about CHUNK_ELEMS elements,
+ * and whose lines the cuts follow (w->lines_r, w->lines_c).
  * When both sides run along the same dimension (a copy of runs), tiles
  * take that dimension whole, up to CHUNK_ELEMS, so that runs stay whole
  * for memcpy; when they run along different ones (a transpose), tiles are
  * square-ish, about TILE_SIDE on a side, so that both sides stay within a
  * few pages.  Along a dimension shorter than the tile, the other grows to
  * keep CHUNK_ELEMS. */
-static void walk_cuts(const rl_walk *w, cut *r, cut *c)
+static void walk_cuts(rl_walk *w, size_t esz, cut *r, cut *c)
 {
     int64_t vr = w->rows * w->count_r, vc = w->cols * w->count_c, tr = TILE_SIDE, tc = TILE_SIDE;
+    int64_t line = ALIGN / (int64_t)esz > 1 ? ALIGN / (int64_t)esz : 1;
     int runs = down_rows(&w->from) == down_rows(&w->to);
     if (runs && down_rows(&w->to)) tr = vr < CHUNK_ELEMS ? vr : CHUNK_ELEMS, tc = 1;
     else if (runs) tc = vc < CHUNK_ELEMS ? vc : CHUNK_ELEMS, tr = 1;
     if (vr < tr || (runs && tc == 1)) tc = CHUNK_ELEMS / (vr < tr ? vr : tr);
     if (vc < tc || (runs && tr == 1)) tr = CHUNK_ELEMS / (vc < tc ? vc : tc);
-    *r = cut_axis(w->rows, w->count_r, tr > 1 ? tr : 1);
-    *c = cut_axis(w->cols, w->count_c, tc > 1 ? tc : 1);
+    *r = cut_axis(w->rows, w->count_r, tr > 1 ? tr : 1, line);
+    *c = cut_axis(w->cols, w->count_c, tc > 1 ? tc : 1, line);
+    w->lines_r = lines_of(*r, w->rows, line, w->from.rs, w->to.rs);
+    w->lines_c = lines_of(*c, w->cols, line, w->from.cs, w->to.cs);
 }
 
 static int64_t ceil_div(int64_t x, int64_t b) { return x / b + (x % b != 0); }
@@ -159,11 +175,11 @@ static int64_t ceil_div(int64_t x, int64_t b) { return x / b + (x % b != 0); }
 /* How many tasks walk w has, counted without walking them (a plan's piece
  * may be far larger than memory: the count must not take its time), or
  * -1 past INT64_MAX. */
-static int64_t walk_task_count(const rl_walk *w)
+static int64_t walk_task_count(rl_walk *w, size_t esz)
 {
     if (w->rows < 1 || w->cols < 1 || w->count_r < 1 || w->count_c < 1) return 0;
     cut r, c;
-    walk_cuts(w, &r, &c);
+    walk_cuts(w, esz, &r, &c);
     int64_t n = 1, f[] = {ceil_div(w->count_c, c.group), ceil_div(w->cols, c.part), ceil_div(w->count_r, r.group),
                           ceil_div(w->rows, r.part)};
     for (int i = 0; i < 4; i++)
@@ -172,11 +188,11 @@ static int64_t walk_task_count(const rl_walk *w)
 }
 
 /* Writes walk w's tasks to out; returns how many. */
-static int64_t walk_tasks(const rl_walk *w, int64_t index, rl_task *out)
+static int64_t walk_tasks(rl_walk *w, size_t esz, int64_t index, rl_task *out)
 {
     cut r, c;
     int64_t n = 0;
-    walk_cuts(w, &r, &c);
+    walk_cuts(w, esz, &r, &c);
     for (int64_t j0 = 0; j0 < w->count_c; j0 += c.group)
         for (int64_t c0 = 0; c0 < w->cols; c0 += c.part)
             for (int64_t i0 = 0; i0 < w->count_r; i0 += r.group)
@@ -187,12 +203,12 @@ static int64_t walk_tasks(const rl_walk *w, int64_t index, rl_task *out)
 }
 
 /* The tasks of each message, in message order (ms->walks made). */
-static relay_status build_tasks(rl_message_set *ms, const rl_message *msg, int nmsg)
+static relay_status build_tasks(rl_message_set *ms, const rl_message *msg, int nmsg, size_t esz)
 {
     int64_t n = 0;
     for (int k = 0; k < nmsg; k++)
         for (int64_t i = msg[k].first; i < msg[k].first + msg[k].count; i++) {
-            int64_t t = walk_task_count(&ms->walks[i]);
+            int64_t t = walk_task_count(&ms->walks[i], esz);
             if (t < 0 || rl_add_overflows(n, t, &n) || n > PTRDIFF_MAX / (int64_t)sizeof *ms->tasks)
                 return rl_fail(RELAY_ERR_NOMEM, "this rank's pieces are too large for any memory");
         }
@@ -204,7 +220,7 @@ static relay_status build_tasks(rl_message_set *ms, const rl_message *msg, int n
     for (int k = 0; k < nmsg; k++) {
         ms->first[k] = ms->ntasks;
         for (int64_t i = msg[k].first; i < msg[k].first + msg[k].count; i++)
-            ms->ntasks += walk_tasks(&ms->walks[i], i, ms->tasks + ms->ntasks);
+            ms->ntasks += walk_tasks(&ms->walks[i], esz, i, ms->tasks + ms->ntasks);
     }
     ms->first[nmsg] = ms->ntasks;
     return RELAY_OK;
@@ -246,17 +262,18 @@ relay_status rl_message_set_build(rl_message_set *ms, const rl_message *msg, int
             pos += rl_span_elems(&spans[i]);
         }
     }
-    relay_status st = build_tasks(ms, msg, nmsg);
+    relay_status st = build_tasks(ms, msg, nmsg, esz);
     return st ? st : buffer_offsets(ms, msg, nmsg, esz);
 }
 
-relay_status rl_local_set_build(rl_message_set *ms, const rl_local_span *local, int64_t nlocal, const rl_pair_info *pairs)
+relay_status rl_local_set_build(rl_message_set *ms, const rl_local_span *local, int64_t nlocal, const rl_pair_info *pairs,
+                                size_t esz)
 {
     ms->walks = rl_malloc_array((size_t)nlocal, sizeof *ms->walks);
     if (!ms->walks) return RL_NOMEM();
     for (int64_t i = 0; i < nlocal; i++) ms->walks[i] = local_walk(&local[i], &pairs[local[i].pair]);
     rl_message all = {-1, 0, nlocal, 0};
-    return build_tasks(ms, &all, 1);
+    return build_tasks(ms, &all, 1, esz);
 }
 
 static int64_t buffer_bytes(const rl_message_set *ms) { return ms->byte_off ? ms->byte_off[ms->nmsg] : 0; }
@@ -327,12 +344,30 @@ static rl_side band_at(char *base, const rl_walk_side *s, int64_t i, int64_t j, 
     return (rl_side){rl_elem_at(base, s->off + i * s->step_r + j * s->step_c + r0 * s->rs + c0 * s->cs, esz), s->rs, s->cs};
 }
 
+/* A task's cut at x of a band of len elements, moved onto a cache line:
+ * cuts are whole lines apart from the band's start, so moving each by
+ * where the band starts in its line (`phase`) puts every one on a line of
+ * the buffer as the caller passed it, and keeps the tasks a partition. */
+static int64_t on_line(int64_t x, int64_t len, int64_t phase) { return x == 0 || x == len ? x : x - phase; }
+
+/* Where band (i, j) of side `lines` (of from and to) starts in its cache line. */
+static int64_t band_phase(rl_lines lines, char *from, char *to, const rl_walk *w, int64_t i, int64_t j, size_t esz)
+{
+    if (lines == RL_LINES_NONE) return 0;
+    const rl_walk_side *s = lines == RL_LINES_TO ? &w->to : &w->from;
+    uintptr_t at = (uintptr_t)rl_elem_at(lines == RL_LINES_TO ? to : from, s->off + i * s->step_r + j * s->step_c, esz);
+    return (int64_t)(at % ALIGN / esz);
+}
+
 static void move_bands(const rl_walk *w, const rl_task *t, char *from, char *to, const rl_scalars *sc, int conj, size_t esz)
 {
     for (int64_t j = t->j0; j < t->j1; j++)
-        for (int64_t i = t->i0; i < t->i1; i++)
-            rl_move(sc, conj, band_at(to, &w->to, i, j, t->r0, t->c0, esz), band_at(from, &w->from, i, j, t->r0, t->c0, esz),
-                    t->r1 - t->r0, t->c1 - t->c0);
+        for (int64_t i = t->i0; i < t->i1; i++) {
+            int64_t pr = band_phase(w->lines_r, from, to, w, i, j, esz), pc = band_phase(w->lines_c, from, to, w, i, j, esz);
+            int64_t r0 = on_line(t->r0, w->rows, pr), r1 = on_line(t->r1, w->rows, pr);
+            int64_t c0 = on_line(t->c0, w->cols, pc), c1 = on_line(t->c1, w->cols, pc);
+            rl_move(sc, conj, band_at(to, &w->to, i, j, r0, c0, esz), band_at(from, &w->from, i, j, r0, c0, esz), r1 - r0, c1 - c0);
+        }
 }
 
 typedef enum { PACK, UNPACK, LOCAL } move_kind;

@@ -15,7 +15,8 @@ int64_t rl_padded_bytes(int64_t bytes);
 relay_status rl_message_set_build(rl_message_set *ms, const rl_message *msg, int nmsg, const rl_span *spans,
                                   const rl_pair_info *pairs, int sending, size_t esz);
 /* The walks and tasks of the local lattices: one message, no buffer. */
-relay_status rl_local_set_build(rl_message_set *ms, const rl_local_span *local, int64_t nlocal, const rl_pair_info *pairs);
+relay_status rl_local_set_build(rl_message_set *ms, const rl_local_span *local, int64_t nlocal, const rl_pair_info *pairs,
+                                size_t esz);
 /* Allocates the pack buffer if it is not held yet; drops it (an executor
  * bound on repeat holds none between its first replay and its second, so
  * that one-off replays reuse memory the allocator keeps warm instead of
