@@ -148,9 +148,9 @@ static relay_status create(rl_bmmc_exec **out, const rl_bmmc *b, int rank)
 
 /* A BMMC plan needs no section: every rank derives its part from the
  * factors, which are checked first. */
-static relay_status bmmc_prepare(void **state, const relay_plan *p, int rank, int nranks, int peers_checked)
+static relay_status bmmc_prepare(void **state, const relay_plan *p, const rl_exec_setup *setup)
 {
-    (void)nranks;
+    int rank = setup->rank;
     relay_status st = p->bmmc ? rl_bmmc_validate(p->bmmc) : rl_fail(RELAY_ERR_FORMAT, "BMMC plan without its factors");
     if (st || rank >= p->nranks) return st;
     rl_bmmc_exec *x = NULL;

@@ -17,6 +17,7 @@
 #include "exec_kind.h"
 #include "mpi_error.h"
 #include "relay/exec.h"
+#include "team.h"
 
 struct relay_exec {
     const rl_exec_kind *kind;
@@ -63,9 +64,11 @@ static relay_status agree_on_plan(MPI_Comm comm, const relay_plan *p, int size, 
     return st;
 }
 
-/* Zeros leave every maximum as the planning ranks make it. */
+/* Zeros leave every maximum as the planning ranks make it; the team's
+ * collective comes first, as in relay_internal_exec_create. */
 relay_status relay_internal_exec_join_failed(MPI_Comm comm, relay_status local)
 {
+    (void)rl_team_size(comm);
     uint64_t v[AGREE_N] = {0};
     relay_status st = rl_agree_values(comm, local, v, AGREE_N, agreeing_on);
     return st ? st : local;
@@ -109,7 +112,8 @@ relay_status relay_internal_exec_create(relay_exec **out, const relay_plan *p, M
     MPI_Comm_rank(comm, &rank);
     int has_part = !e->kind->needs_section || (size == p->nranks && p->sections[rank] != NULL);
     int on_repeat = (flags & RL_EXEC_BIND_ON_REPEAT) != 0, peers_checked = !on_repeat && e->kind->check_peers;
-    relay_status st = has_part ? e->kind->prepare(&e->state, p, rank, size, peers_checked) : RELAY_OK;
+    rl_exec_setup setup = {rank, size, peers_checked, rl_team_size(comm)};
+    relay_status st = has_part ? e->kind->prepare(&e->state, p, &setup) : RELAY_OK;
     st = agree_on_plan(comm, p, size, has_part, st);
     if (!st && peers_checked) st = e->kind->check_peers(e->state, comm);
     if (!st && on_repeat) e->comm = comm;

@@ -17,16 +17,21 @@
 #include "plan_internal.h"
 #include "relay/exec.h"
 
+/* What exec.c tells a kind's prepare about the communicator. */
+typedef struct {
+    int rank, nranks;        /* this rank and the communicator's size */
+    int peers_checked;       /* check_peers follows (if not, what only it needs is not made) */
+    int team;                /* OpenMP threads for this rank's moves (team.h) */
+} rl_exec_setup;
+
 typedef struct {
     /* Whether a rank needs its own section of the plan (else it derives
      * its part from the plan's header). */
     int needs_section;
     /* This rank's part of plan p, with no MPI call, so that every rank can
-     * agree on success before binding; nranks is the communicator's size.
-     * peers_checked says whether check_peers follows (if not, what only it
-     * needs is not made).  On failure *state may hold a partial
-     * preparation: free frees it. */
-    relay_status (*prepare)(void **state, const relay_plan *p, int rank, int nranks, int peers_checked);
+     * agree on success before binding.  On failure *state may hold a
+     * partial preparation: free frees it. */
+    relay_status (*prepare)(void **state, const relay_plan *p, const rl_exec_setup *setup);
     /* Collective over comm (the caller's), before bind: checks this rank's
      * part against its peers', where a plan's parts could disagree (a
      * plan file may lie in one rank's section); the verdict is agreed.

@@ -361,9 +361,9 @@ void rl_hsumma_exec_free(rl_hsumma_exec *x)
 /* ---- the executor's HSUMMA kind (exec_kind.h) ------------------------------------- */
 
 /* No section: the plan's parameters give every rank its part. */
-static relay_status hsumma_prepare(void **state, const relay_plan *p, int rank, int nranks, int peers_checked)
+static relay_status hsumma_prepare(void **state, const relay_plan *p, const rl_exec_setup *setup)
 {
-    (void)nranks;
+    int rank = setup->rank;
     relay_status st = p->hsumma ? rl_hsumma_check(&p->hsumma->params, RELAY_ERR_FORMAT)
                                 : rl_fail(RELAY_ERR_FORMAT, "HSUMMA plan without its parameters");
     if (st || rank >= p->nranks) return st;

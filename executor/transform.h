@@ -79,6 +79,7 @@ typedef struct {
 typedef struct {
     MPI_Comm comm;           /* the executor's own (exec.c owns it) */
     int rank, nranks;
+    int team;                /* OpenMP threads of its moves (team.h) */
     relay_type type;
     size_t esz;
     int count;

@@ -155,7 +155,8 @@ static uint64_t check_message(const checker *ck, const rl_message_set *ms, int k
 {
     uint64_t hash = 0;
     int64_t worst = INT64_MAX;
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : hash) reduction(min : worst) if (elems >= PARALLEL_ELEMS)
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : hash) reduction(min : worst) num_threads(ck->x->team) \
+    if (elems >= PARALLEL_ELEMS)
     for (int64_t t = ms->first[k]; t < ms->first[k + 1]; t++) {
         const rl_task *task = &ms->tasks[t];
         verdict v = check_task(ck, &ms->walks[task->walk], task, kind, &hash);

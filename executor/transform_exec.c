@@ -136,16 +136,17 @@ static relay_status build_requests(rl_transform_exec *x)
 
 /* Everything this rank prepares before it knows whether all ranks agree;
  * the facade calls it only where the plan holds this rank's section. */
-static relay_status transform_prepare(void **state, const relay_plan *p, int rank, int nranks, int peers_checked)
+static relay_status transform_prepare(void **state, const relay_plan *p, const rl_exec_setup *setup)
 {
     rl_transform_exec *x = *state = calloc(1, sizeof *x);
     if (!x) return RL_NOMEM();
     x->comm = MPI_COMM_NULL;
     x->unit = MPI_DATATYPE_NULL;
     x->a2a_req = MPI_REQUEST_NULL;
-    x->rank = rank;
-    x->nranks = nranks;
-    const rl_section *s = p->sections[rank];
+    x->rank = setup->rank;
+    x->nranks = setup->nranks;
+    x->team = setup->team;
+    const rl_section *s = p->sections[x->rank];
     relay_status st = rl_section_validate(s, p);
     if (!st) st = rl_section_clone(&x->sec, s, p->count);
     if (st) return st;
@@ -166,7 +167,7 @@ static relay_status transform_prepare(void **state, const relay_plan *p, int ran
     x->schedule = p->schedule;
     if (!st && x->schedule == RELAY_SCHED_ROUNDS) st = build_steps(x, p->rounds);
     if (!st && x->schedule == RELAY_SCHED_ALLTOALLV) st = build_a2a(x);
-    if (!st) st = check_and_claim(x, p, peers_checked);
+    if (!st) st = check_and_claim(x, p, setup->peers_checked);
     return st ? st : build_requests(x);
 }
 

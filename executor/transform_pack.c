@@ -71,7 +71,7 @@ static rl_walk walk_of(int64_t pair, int64_t rows, int64_t cols, int64_t count_r
 {
     merge_axis(&rows, &count_r, &from.r, &to.r);
     merge_axis(&cols, &count_c, &from.c, &to.c);
-    return (rl_walk){pair, rows, cols, count_r, count_c, walk_side(from), walk_side(to)};
+    return (rl_walk){pair, rows, cols, count_r, count_c, walk_side(from), walk_side(to), RL_LINES_NONE, RL_LINES_NONE};
 }
 
 /* A lattice in a rank's buffer stored at ld in order o. */
@@ -386,7 +386,7 @@ static void move_task(const rl_transform_exec *x, const rl_message_set *ms, cons
 static void move_message(const rl_transform_exec *x, const rl_message_set *ms, int64_t elems, int k, move_kind kind)
 {
     char *buf = ms->buf ? ms->buf + ms->byte_off[k] : NULL;
-#pragma omp parallel for schedule(dynamic, 1) if (elems >= PARALLEL_ELEMS)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(x->team) if (elems >= PARALLEL_ELEMS)
     for (int64_t t = ms->first[k]; t < ms->first[k + 1]; t++) move_task(x, ms, &ms->tasks[t], buf, kind);
 }
 
