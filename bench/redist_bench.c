@@ -1,5 +1,6 @@
 /* redist_bench.c — relay against its baselines in one mpiexec job (SPEC
- * section 6): an n x n double matrix moves from 32 x 32 to 128 x 128 blocks
+ * section 6): an n x n double matrix moves from nb x nb blocks (32 unless
+ * given) to 128 x 128 blocks
  * on a PR x PC grid, as a copy (op N; ScaLAPACK pdgemr2d) or a transpose
  * (op T; ScaLAPACK pdtran), timed for
  *   relay      plan once (timed apart), then replays of the bound plan;
@@ -14,7 +15,7 @@
  * reported: the executor's extra memory over the bytes its rank sends and
  * receives (maximum over ranks).
  *
- *   mpiexec -n P redist_bench PRxPC N[,N...] [R] [W]     (P = PR*PC) */
+ *   mpiexec -n P redist_bench PRxPC N[,N...] [R] [W] [NB]     (P = PR*PC) */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +38,7 @@ void pdtran_(const int *m, const int *n, const double *alpha, const double *a, c
 
 typedef struct {
     int pr, pc, rank, myrow, mycol, ctxt;
-    int reps, warmup;
+    int reps, warmup, nb;      /* nb: B's blocks are nb x nb */
 } job;
 
 typedef struct {
@@ -133,11 +134,11 @@ static void run_alltoallv(const job *jb, bench_case *c, void *vctx)
             memcpy(s->cursor, s->sdispl, (size_t)s->P * sizeof(int));
         }
         for (int64_t j = 0; j < n; j++) {
-            if ((int)((j / 32) % jb->pc) != jb->mycol) continue;
+            if ((int)((j / jb->nb) % jb->pc) != jb->mycol) continue;
             for (int64_t i = 0; i < n; i++) {
-                if ((int)((i / 32) % jb->pr) != jb->myrow) continue;
+                if ((int)((i / jb->nb) % jb->pr) != jb->myrow) continue;
                 int dest = c->transpose ? owner_of(j, i, 128, jb) : owner_of(i, j, 128, jb);
-                if (pass) s->sbuf[s->cursor[dest]++] = c->b[local_index(i, j, 32, lldb, jb)];
+                if (pass) s->sbuf[s->cursor[dest]++] = c->b[local_index(i, j, jb->nb, lldb, jb)];
                 else s->scount[dest]++;
             }
         }
@@ -155,7 +156,7 @@ static void run_alltoallv(const job *jb, bench_case *c, void *vctx)
             for (int64_t ib = 0; ib < n; ib++) {   /* B's row */
                 int64_t ia = c->transpose ? jb_ : ib, ja = c->transpose ? ib : jb_;
                 if (owner_of(ia, ja, 128, jb) != jb->rank) continue;
-                int src = owner_of(ib, jb_, 32, jb);
+                int src = owner_of(ib, jb_, jb->nb, jb);
                 if (pass) c->scratch[local_index(ia, ja, 128, llda, jb)] = s->rbuf[s->cursor[src]++];
                 else s->rcount[src]++;
             }
@@ -178,7 +179,7 @@ static void fill(const job *j, bench_case *c)
     int64_t lld = c->desc_b[8];
     for (int64_t jj = 0; jj < c->n; jj++)
         for (int64_t ii = 0; ii < c->n; ii++)
-            if (owner_of(ii, jj, 32, j) == j->rank) c->b[local_index(ii, jj, 32, lld, j)] = (double)(ii * 7 + jj * 13 % 1021);
+            if (owner_of(ii, jj, j->nb, j) == j->rank) c->b[local_index(ii, jj, j->nb, lld, j)] = (double)(ii * 7 + jj * 13 % 1021);
 }
 
 static int same(const bench_case *c)
@@ -191,7 +192,7 @@ static int same(const bench_case *c)
 static void run_case(const job *j, int n, int transpose)
 {
     bench_case c = {.n = n, .transpose = transpose};
-    describe(j, c.desc_b, n, 32, &c.nb_elems);
+    describe(j, c.desc_b, n, j->nb, &c.nb_elems);
     describe(j, c.desc_a, n, 128, &c.na_elems);
     size_t nbb = (size_t)(c.nb_elems ? c.nb_elems : 1), nab = (size_t)(c.na_elems ? c.na_elems : 1);
     c.b = malloc(nbb * sizeof(double));
@@ -203,7 +204,7 @@ static void run_case(const job *j, int n, int transpose)
     relay_layout *la, *lb;
     relay_plan *plan;
     relay_exec *ex;
-    relay_layout_block_cyclic(&lb, n, n, 32, 32, j->pr, j->pc, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR);
+    relay_layout_block_cyclic(&lb, n, n, j->nb, j->nb, j->pr, j->pc, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR);
     relay_layout_block_cyclic(&la, n, n, 128, 128, j->pr, j->pc, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR);
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
@@ -239,8 +240,8 @@ static void run_case(const job *j, int n, int transpose)
     double mem_ratio = mem.remote_bytes ? (double)mem.extra_bytes / (double)mem.remote_bytes : 0.0;
     MPI_Allreduce(MPI_IN_PLACE, &mem_ratio, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (j->rank == 0)
-        printf("| %d | %s | %dx%d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.3f | %.3f | %.2f | %.3f | %s |\n", n,
-               transpose ? "T" : "N", j->pr, j->pc, 1e3 * plan_s, 1e3 * create_s, 1e3 * t_relay, 1e3 * t_wrap,
+        printf("| %d | %d | %s | %dx%d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.3f | %.3f | %.2f | %.3f | %s |\n", n,
+               j->nb, transpose ? "T" : "N", j->pr, j->pc, 1e3 * plan_s, 1e3 * create_s, 1e3 * t_relay, 1e3 * t_wrap,
                1e3 * t_scal, 1e3 * t_a2a, 1e3 * t_copy, t_relay / t_scal, t_relay / t_a2a, t_relay / t_copy, mem_ratio,
                ok ? "yes" : "NO");
     fflush(stdout);
@@ -260,12 +261,13 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     if (argc < 3 || sscanf(argv[1], "%dx%d", &j.pr, &j.pc) != 2 || j.pr * j.pc != P) {
-        if (j.rank == 0) fprintf(stderr, "usage: mpiexec -n P redist_bench PRxPC N[,N...] [R] [W]  (P = PR*PC)\n");
+        if (j.rank == 0) fprintf(stderr, "usage: mpiexec -n P redist_bench PRxPC N[,N...] [R] [W] [NB]  (P = PR*PC)\n");
         MPI_Finalize();
         return 2;
     }
     j.reps = argc > 3 ? atoi(argv[3]) : 7;
     j.warmup = argc > 4 ? atoi(argv[4]) : 2;
+    j.nb = argc > 5 ? atoi(argv[5]) : 32;
     int me, np;
     Cblacs_pinfo(&me, &np);
     Cblacs_get(-1, 0, &j.ctxt);
@@ -273,9 +275,9 @@ int main(int argc, char **argv)
     j.myrow = j.rank / j.pc;
     j.mycol = j.rank % j.pc;
     if (j.rank == 0)
-        printf("| n | op | grid | relay plan ms | relay bind ms | relay ms | relay_p* ms | ScaLAPACK ms | Alltoallv ms | "
+        printf("| n | src nb | op | grid | relay plan ms | relay bind ms | relay ms | relay_p* ms | ScaLAPACK ms | Alltoallv ms | "
                "memcpy ms | relay/ScaLAPACK | relay/Alltoallv | relay/memcpy | extra mem/remote | same result |\n"
-               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     char *sizes = strdup(argv[2]);
     for (char *tok = strtok(sizes, ","); tok; tok = strtok(NULL, ","))
         for (int t = 0; t <= 1; t++) run_case(&j, atoi(tok), t);
