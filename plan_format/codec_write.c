@@ -297,7 +297,7 @@ static relay_status encode(const relay_plan *p, encoded_plan *ep)
     ep->sections = rl_calloc((size_t)p->nranks, sizeof *ep->sections);
     if (!ep->sections) return RL_NOMEM();
     int failed = 0;
-#pragma omp parallel for schedule(dynamic, 16) reduction(|| : failed)
+#pragma omp parallel for schedule(dynamic, 16) reduction(|| : failed) if (ep->nranks >= RL_PARALLEL_RANKS)
     for (int r = 0; r < ep->nranks; r++) {
         msgpack_packer pk;
         msgpack_sbuffer_init(&ep->sections[r]);

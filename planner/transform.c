@@ -85,7 +85,7 @@ static relay_status relabel_destinations(relay_plan *p, const relay_layout *cons
 static relay_status plan_sections(relay_plan *p, const rl_batch *b)
 {
     relay_status st = RELAY_OK;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (p->nranks >= RL_PARALLEL_RANKS)
     for (int r = 0; r < p->nranks; r++) {
         relay_status mine = rl_batch_section(b, r, &p->sections[r]);
         if (mine) {

@@ -158,7 +158,7 @@ static relay_status sender_rows(const relay_plan *p, const separable *sp, sender
     int n = p->nranks;
     int64_t esz = (int64_t)relay_type_size(p->type);
     relay_status st = RELAY_OK;
-#pragma omp parallel if (n > 1) /* one sender: no team to pay for */
+#pragma omp parallel if (n >= RL_PARALLEL_RANKS)
     {
         accumulator acc = {rl_calloc((size_t)n, sizeof(int64_t)), rl_malloc_array((size_t)n, sizeof(int32_t)), 0};
         int ok = acc.bytes && acc.touched;
