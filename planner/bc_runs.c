@@ -3,7 +3,10 @@
  *
  * A run is one source block cut with one target block: runs are cut at
  * every block boundary of either side, so each lies in one block of each
- * and is contiguous in both local buffers.  (Each side may start at its
+ * and is contiguous in both local buffers.  A side on one process is one
+ * block: its local indices are the global ones (INDXG2L with P = 1), so
+ * its block boundaries cut nothing, and a 1 x P grid's rows meet the other
+ * side's pieces whole.  (Each side may start at its
  * own origin in its distributed dimension, a submatrix's: all below holds
  * for the distributed indices, shifted by the origin, except that the
  * periods' ends then need not be block boundaries, and a run crossing one
@@ -11,11 +14,17 @@
  * L = lcm(b_from*P_from, b_to*P_to) keeps both owners, whatever the first
  * processes s (L/b is a multiple of P on each side, and the owner is
  * (i/b + s) mod P), and advances each local index by exactly L/P.  So the
- * pattern of runs repeats every L indices, and the overlay is built in four
- * steps whose cost depends on the runs of one period, never on n:
+ * pattern of runs repeats every L indices (with b P read as 1 for a side
+ * on one process, whose owner and local shift never change), and the
+ * overlay is built in four steps whose cost depends on the runs of one
+ * period, never on n:
  *
- *  1. Enumerate the runs of the first period [0, L) (of [0, n) when n < L
- *     or L overflows int64).
+ *  1. Enumerate the runs of the first period [h, h + L) (of [h, n) when
+ *     n - h < L or L overflows int64).  h is 0, except when one side is on
+ *     one process: then it is the other side's first block boundary, so
+ *     that the periods' ends fall on block boundaries and cut no run; the
+ *     head [0, h) is then one run, added at the end.  With both sides on
+ *     one process the dimension is one run.
  *  2. Compress them.  Runs are grouped by (from, to, len) and sorted by g0;
  *     from the first run not yet taken, each of the next RL_CANDIDATES
  *     untaken runs of the group is tried as second element, its stride
@@ -74,13 +83,20 @@ static int64_t local_index(const rl_bc_dim *d, int64_t i)
     return g / cycle * d->b + g % d->b;
 }
 
+/* A dimension on one process is one block (see the top of the file). */
+static int one_block(const rl_bc_dim *d) { return d->P == 1; }
+
 /* Indices from i to the end of i's block. */
-static int64_t to_block_end(const rl_bc_dim *d, int64_t i) { return d->b - (d->o + i) % d->b; }
+static int64_t to_block_end(const rl_bc_dim *d, int64_t i)
+{
+    return one_block(d) ? d->n - i : d->b - (d->o + i) % d->b;
+}
 
 /* Blocks of d that meet [begin, end). */
 static int64_t blocks_met(const rl_bc_dim *d, int64_t begin, int64_t end)
 {
-    return end > begin ? (d->o + end - 1) / d->b - (d->o + begin) / d->b + 1 : 0;
+    if (end <= begin) return 0;
+    return one_block(d) ? 1 : (d->o + end - 1) / d->b - (d->o + begin) / d->b + 1;
 }
 
 static int64_t gcd64(int64_t a, int64_t b)
@@ -93,13 +109,33 @@ static int64_t gcd64(int64_t a, int64_t b)
     return a;
 }
 
-/* The period L = lcm(b_from*P_from, b_to*P_to), or 0 when it overflows. */
+/* Indices after which d's owners repeat and its local indices shift by a
+ * constant: b P, or 1 on one process; 0 when b P overflows. */
+static int64_t cycle_of(const rl_bc_dim *d)
+{
+    int64_t c;
+    if (one_block(d)) return 1;
+    return rl_mul_overflows(d->b, d->P, &c) ? 0 : c;
+}
+
+/* The period L = lcm of the two cycles, or 0 when it overflows or when both
+ * sides are on one process (the dimension is then one run). */
 static int64_t period_of(const rl_bc_dim *from, const rl_bc_dim *to)
 {
-    int64_t cf, ct, l;
-    if (rl_mul_overflows(from->b, from->P, &cf) || rl_mul_overflows(to->b, to->P, &ct)) return 0;
+    int64_t cf = cycle_of(from), ct = cycle_of(to), l;
+    if (!cf || !ct || (one_block(from) && one_block(to))) return 0;
     if (rl_mul_overflows(cf / gcd64(cf, ct), ct, &l)) return 0;
     return l;
+}
+
+/* Where the periods start: 0, or, when one side is on one process, the
+ * other side's first block boundary (at most n). */
+static int64_t period_start(const rl_bc_dim *from, const rl_bc_dim *to)
+{
+    if (one_block(from) == one_block(to)) return 0;
+    const rl_bc_dim *cut = one_block(from) ? to : from;
+    int64_t h = (cut->b - cut->o % cut->b) % cut->b;
+    return h < cut->n ? h : cut->n;
 }
 
 /* ---- lists of lattices ---------------------------------------------------- */
@@ -336,19 +372,22 @@ relay_status rl_bc_runs(const rl_bc_dim *from, const rl_bc_dim *to, rl_run_latti
         return rl_fail(RELAY_ERR_ARG, "rl_bc_runs: source length %lld and target length %lld differ",
                        (long long)from->n, (long long)to->n);
 
-    int64_t n = from->n, period = period_of(from, to);
-    int64_t full = period > 0 && period <= n ? n / period : 0;
-    lattice_list runs = {0}, lat = {0}, tail = {0};
-    st = enumerate_runs(from, to, 0, full ? period : n, &runs);
+    int64_t n = from->n, period = period_of(from, to), h = period_start(from, to);
+    int64_t full = period > 0 && period <= n - h ? (n - h) / period : 0;
+    lattice_list runs = {0}, lat = {0}, tail = {0}, head = {0};
+    st = enumerate_runs(from, to, h, full ? h + period : n, &runs);
     if (!st) st = compress(runs.v, runs.n, &lat);
     if (!st && full) {
         rl_run_lattice shift = {.gstride = period, .src_stride = period / from->P, .dst_stride = period / to->P};
         st = repeat_periods(&lat, full, &shift);
-        if (!st) st = enumerate_runs(from, to, full * period, n, &tail);
+        if (!st) st = enumerate_runs(from, to, h + full * period, n, &tail);
         if (!st) st = add_tail(&lat, &tail);
     }
+    if (!st) st = enumerate_runs(from, to, 0, h, &head);
+    if (!st) st = compress(head.v, head.n, &lat);
     free(runs.v);
     free(tail.v);
+    free(head.v);
     if (st) {
         free(lat.v);
         return st;

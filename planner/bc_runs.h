@@ -30,7 +30,8 @@ typedef struct {
 
 /* The overlay of two distributions of the same dimension as arithmetic
  * progressions of runs, sorted by (from, to, g0): every global index in
- * exactly one run, and a run is one source block cut with one target block.
+ * exactly one run, and a run is one source block cut with one target block
+ * (a side on one process being one block).
  * *out is malloc'ed (free() it; NULL when n is 0).  RELAY_ERR_ARG, with
  * *out and *nout untouched, for invalid dimensions or more than 2^31 runs
  * in one period. */

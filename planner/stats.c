@@ -7,21 +7,36 @@
  *   pieces        one per (block of B) x (block of A) intersection: the grids
  *                 are tensor products of row and column splits, so a pair
  *                 has (row segments) x (column segments) pieces, the
- *                 segments of the merged splits of A and op(B). */
+ *                 segments of the merged splits of A and op(B); between
+ *                 block-cyclic layouts a dimension on one process is one
+ *                 block, as the planner cuts it (bc_runs.c). */
+#include "bc_lattice.h"
 #include "stats.h"
 
-/* One dimension of a layout: its rows, or its columns. */
+/* One dimension of a layout: its rows, or its columns; one_block when it
+ * is cut as a single block. */
 typedef struct {
     const relay_layout *l;
-    int rows;
+    int rows, one_block;
 } dimension;
 
-static int64_t dim_blocks(dimension d) { return d.rows ? d.l->nbr : d.l->nbc; }
+static dimension dimension_of(const rl_pair *pr, const relay_layout *l, int rows)
+{
+    int procs = rows ? l->bc.nprow : l->bc.npcol;
+    return (dimension){l, rows, rl_pair_is_block_cyclic(pr) && procs == 1};
+}
+
+static int64_t dim_blocks(dimension d)
+{
+    if (d.one_block) return 1;
+    return d.rows ? d.l->nbr : d.l->nbc;
+}
 
 /* Where block k of the dimension begins; past the last block, never. */
 static int64_t dim_split(dimension d, int64_t k)
 {
     if (k > dim_blocks(d)) return INT64_MAX;
+    if (d.one_block && k == 1) return d.rows ? d.l->m : d.l->n;
     return d.rows ? rl_layout_row_split(d.l, k) : rl_layout_col_split(d.l, k);
 }
 
@@ -41,9 +56,9 @@ static int64_t merged_segments(dimension a, dimension b)
 
 static int64_t pair_pieces(const rl_pair *pr)
 {
-    dimension a_rows = {pr->dst, 1}, a_cols = {pr->dst, 0};
     int t = rl_op_transposes(pr->op);
-    dimension b_rows = {pr->src, !t}, b_cols = {pr->src, t}; /* op(B)'s */
+    dimension a_rows = dimension_of(pr, pr->dst, 1), a_cols = dimension_of(pr, pr->dst, 0);
+    dimension b_rows = dimension_of(pr, pr->src, !t), b_cols = dimension_of(pr, pr->src, t); /* op(B)'s */
     return merged_segments(a_rows, b_rows) * merged_segments(a_cols, b_cols);
 }
 

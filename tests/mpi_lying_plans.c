@@ -35,31 +35,40 @@ static relay_layout *row_of_blocks(int64_t mb, int64_t nb)
     return l;
 }
 
-/* ... and a P x 1 grid of square blocks: with a 1 x P grid of the same
- * blocks, every piece is square, so switching the op keeps every lattice
- * inside its buffers. */
-static relay_layout *column_of_blocks(int64_t b)
+/* A grid layout of nbr x nbc blocks dealt round the ranks (from rank
+ * 1 + shift), each stored at a leading dimension 2 above its rows, with a
+ * gap of 3 after it: every piece has room to be shifted by one, and no two
+ * blocks touch. */
+static relay_layout *padded_blocks(int nbr, const int64_t *rows, int nbc, const int64_t *cols, int shift)
 {
+    int64_t offsets[25], lds[25], next[8] = {0};
+    int owners[25];
+    for (int b = 0; b < nbr * nbc; b++) {
+        int i = b / nbc, j = b % nbc;
+        owners[b] = (b * 5 + 1 + shift) % nranks;
+        lds[b] = rows[i + 1] - rows[i] + 2;
+        offsets[b] = next[owners[b]];
+        next[owners[b]] += (cols[j + 1] - cols[j]) * lds[b] + 3;
+    }
     relay_layout *l = NULL;
-    relay_layout_block_cyclic(&l, M, M, b, b, nranks, 1, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR);
+    relay_layout_grid(&l, nranks, M, M, nbr, rows, nbc, cols, owners, offsets, lds, RELAY_COL_MAJOR);
     return l;
 }
 
-/* A grid layout: 3 x 2 blocks dealt round the ranks, each stored at a
- * leading dimension 2 above its rows, with gaps between blocks. */
+/* 3 x 2 blocks, some of one shape (a rank with several holds twins). */
 static relay_layout *padded_grid(void)
 {
-    int64_t rows[] = {0, 7, 19, M}, cols[] = {0, 13, M}, offsets[6], lds[6], next[8] = {0};
-    int owners[6];
-    for (int b = 0; b < 6; b++) {
-        owners[b] = (b * 5 + 1) % nranks;
-        lds[b] = rows[b / 2 + 1] - rows[b / 2] + 2;
-        offsets[b] = next[owners[b]];
-        next[owners[b]] += (cols[b % 2 + 1] - cols[b % 2]) * lds[b] + 3;
-    }
-    relay_layout *l = NULL;
-    relay_layout_grid(&l, nranks, M, M, 3, rows, 2, cols, owners, offsets, lds, RELAY_COL_MAJOR);
-    return l;
+    int64_t rows[] = {0, 10, 20, M}, cols[] = {0, 12, M};
+    return padded_blocks(3, rows, 2, cols, 0);
+}
+
+/* 5 x 5 blocks of 6 x 6: between two of these every piece is square, so
+ * switching the op keeps every lattice inside its buffers, and the
+ * off-diagonal blocks make the switch a lie even on one rank. */
+static relay_layout *square_blocks(int shift)
+{
+    int64_t splits[] = {0, 6, 12, 18, 24, M};
+    return padded_blocks(5, splits, 5, splits, shift);
 }
 
 /* Plans A := op(B), encodes the plan and decodes every section. */
@@ -283,22 +292,30 @@ static int change_sigma(relay_plan *p, rl_section *s, const relay_layout *a)
 
 typedef int (*lie)(relay_plan *p, rl_section *s, const relay_layout *a);
 
+/* The layouts A and B a lie is told on. */
+typedef enum {
+    ON_ROWS_OF_BLOCKS,   /* 3 x 5 and 4 x 2 blocks on 1 x P grids */
+    ON_PADDED_GRID,      /* A padded_grid, B 4 x 2 blocks on 1 x P: room to shift */
+    ON_SQUARE_BLOCKS,    /* square_blocks, shifted by one rank */
+    LIE_LAYOUTS
+} lie_layouts;
+
 typedef struct {
     const char *name;
     lie tell;        /* on rank 0's section, or on the header */
     int min_ranks;
-    int square;      /* on the layouts of square pieces */
+    lie_layouts on;
 } lie_case;
 
 static const lie_case lies[] = {
-    {"a local piece shifted", shift_local, 1, 0},
-    {"two local pieces swapped", swap_locals, 1, 0},
-    {"a local piece written twice", duplicate_local, 1, 0},
-    {"a local piece dropped", drop_local, 1, 0},
-    {"two receive lattices swapped", swap_receives, 2, 0},
-    {"two send lattices swapped", swap_sends, 2, 0},
-    {"the op switched", switch_op, 1, 1},
-    {"sigma changed, sizes adjusted", change_sigma, 2, 0},
+    {"a local piece shifted", shift_local, 1, ON_PADDED_GRID},
+    {"two local pieces swapped", swap_locals, 1, ON_PADDED_GRID},
+    {"a local piece written twice", duplicate_local, 1, ON_PADDED_GRID},
+    {"a local piece dropped", drop_local, 1, ON_PADDED_GRID},
+    {"two receive lattices swapped", swap_receives, 2, ON_ROWS_OF_BLOCKS},
+    {"two send lattices swapped", swap_sends, 2, ON_ROWS_OF_BLOCKS},
+    {"the op switched", switch_op, 1, ON_SQUARE_BLOCKS},
+    {"sigma changed, sizes adjusted", change_sigma, 2, ON_ROWS_OF_BLOCKS},
 };
 
 /* Whether this rank's message says what is wrong, or that another rank failed. */
@@ -331,13 +348,14 @@ static void refused_everywhere(const lie_case *c, relay_layout *a, relay_layout 
 
 static void test_lies_are_refused(void)
 {
-    relay_layout *a = row_of_blocks(3, 5), *b = row_of_blocks(4, 2), *sa = row_of_blocks(6, 6), *sb = column_of_blocks(6);
+    relay_layout *a[LIE_LAYOUTS] = {row_of_blocks(3, 5), padded_grid(), square_blocks(0)};
+    relay_layout *b[LIE_LAYOUTS] = {row_of_blocks(4, 2), row_of_blocks(4, 2), square_blocks(1)};
     for (size_t k = 0; k < sizeof lies / sizeof lies[0]; k++)
-        if (nranks >= lies[k].min_ranks) refused_everywhere(&lies[k], lies[k].square ? sa : a, lies[k].square ? sb : b);
-    relay_layout_free(a);
-    relay_layout_free(b);
-    relay_layout_free(sa);
-    relay_layout_free(sb);
+        if (nranks >= lies[k].min_ranks) refused_everywhere(&lies[k], a[lies[k].on], b[lies[k].on]);
+    for (int on = 0; on < LIE_LAYOUTS; on++) {
+        relay_layout_free(a[on]);
+        relay_layout_free(b[on]);
+    }
 }
 
 int main(int argc, char **argv)

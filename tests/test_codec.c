@@ -31,7 +31,7 @@ static relay_plan *sample_plan(int nranks, relay_op op, int batch)
     int64_t rs[] = {0, 3, 10, 17}, cs[] = {0, 5, 17};
     int owners[] = {0, 1, 1, 2 % nranks, 0, 2 % nranks};
     assert_int_equal(relay_layout_block_cyclic(&b, 17, 17, 4, 3, 1, nranks, RELAY_COL_MAJOR, 0, 0, 0, RELAY_ROW_MAJOR), RELAY_OK);
-    assert_int_equal(relay_layout_block_cyclic(&a, 17, 17, 8, 8, nranks, 1, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR), RELAY_OK);
+    assert_int_equal(relay_layout_block_cyclic(&a, 17, 17, 1, 4, nranks, 1, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR), RELAY_OK);
     assert_int_equal(relay_layout_grid(&g, nranks, 17, 17, 3, rs, 2, cs, owners, NULL, NULL, RELAY_COL_MAJOR), RELAY_OK);
     const relay_layout *as[2] = {a, g}, *bs[2] = {b, a};
     relay_op ops[2] = {op, RELAY_OP_N};

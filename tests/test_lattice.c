@@ -8,7 +8,8 @@
  * the distributed one, as ScaLAPACK submatrices do, among them) and on
  * hand-picked edge cases.  Regular
  * cases (COSTA's Figure 3) must compress to the proven number of
- * progressions, and a 10^12-long dimension must take no time, which an
+ * progressions (a side on one process, with one progression per target
+ * process), and a 10^12-long dimension must take no time, which an
  * O(n) enumeration could not. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -43,11 +44,20 @@ static int64_t ref_local(const rl_bc_dim *d, int64_t i)
     return ref_indxg2l(d->o + i, d->b, d->b > INT64_MAX / d->P ? 1 : d->P);
 }
 
+/* The block holding index i; a dimension on one process is one block (its
+ * local indices are the global ones). */
+static int64_t block_of(const rl_bc_dim *d, int64_t i) { return d->P == 1 ? 0 : (d->o + i) / d->b; }
+
+static int starts_block(const rl_bc_dim *d, int64_t i) { return i == 0 || block_of(d, i) != block_of(d, i - 1); }
+
 static int64_t gcd(int64_t a, int64_t b) { return b ? gcd(b, a % b) : a; }
 
-/* The period lcm(b P, b' P') of the overlay, 0 when it passes int64. */
+/* The period lcm(b P, b' P') of the overlay, 0 when it passes int64 or a
+ * side is on one process (its periods then start and end at the other
+ * side's block boundaries, and cut nothing more). */
 static int64_t period(const rl_bc_dim *f, const rl_bc_dim *t)
 {
+    if (f->P == 1 || t->P == 1) return 0;
     __int128 cf = (__int128)f->b * f->P, ct = (__int128)t->b * t->P;
     if (cf > INT64_MAX || ct > INT64_MAX) return 0;
     __int128 l = cf / gcd((int64_t)cf, (int64_t)ct) * ct;
@@ -60,7 +70,7 @@ static int64_t period(const rl_bc_dim *f, const rl_bc_dim *t)
 static int may_cut(const rl_bc_dim *f, const rl_bc_dim *t, int64_t i)
 {
     int64_t L = period(f, t);
-    return i == 0 || (f->o + i) % f->b == 0 || (t->o + i) % t->b == 0 || (L && i % L == 0);
+    return starts_block(f, i) || starts_block(t, i) || (L && i % L == 0);
 }
 
 /* Runs of the reference: maximal intervals inside one block of each side
@@ -85,7 +95,7 @@ static void check_run(const rl_bc_dim *f, const rl_bc_dim *t, const rl_run_latti
     int64_t n = f->n, g = r->g0 + k * r->gstride, end = g + r->len;
     assert_true(g >= 0 && end <= n);
     /* one block of each side, and cut only at block boundaries */
-    assert_true((f->o + g) / f->b == (f->o + end - 1) / f->b && (t->o + g) / t->b == (t->o + end - 1) / t->b);
+    assert_true(block_of(f, g) == block_of(f, end - 1) && block_of(t, g) == block_of(t, end - 1));
     assert_true(may_cut(f, t, g));
     assert_true(end == n || may_cut(f, t, end));
     for (int64_t e = 0; e < r->len; e++) {
@@ -212,6 +222,35 @@ static void test_identity_compresses(void **state)
     }
 }
 
+/* A side on one process is one block: against P target processes each
+ * target process gets one progression of whole target blocks (plus, when
+ * the target's origin cuts its first block, the head, and a partial last
+ * block), and two sides on one process are one run, whatever the blocks.
+ * Also the other way round. */
+static void expect_one_per_process(rl_bc_dim one, rl_bc_dim many, int from_one, int64_t most)
+{
+    int64_t nr = from_one ? check_case(one, many) : check_case(many, one);
+    if (nr > most) fail_msg("%lld progressions, at most %lld expected", (long long)nr, (long long)most);
+}
+
+static void test_one_process_is_one_block(void **state)
+{
+    (void)state;
+    for (int from_one = 0; from_one < 2; from_one++) {
+        expect_one_per_process(dim(4096, 32, 1, 0), dim(4096, 128, 2, 1), from_one, 2);
+        expect_one_per_process(dim(4000, 32, 1, 0), dim(4000, 128, 2, 1), from_one, 3);
+        expect_one_per_process(dim(100000, 7, 1, 0), dim(100000, 100, 8, 5), from_one, 8 + 1);
+        expect_one_per_process(dim_at(4096, 32, 1, 0, 9), dim_at(4096, 128, 2, 1, 50), from_one, 2 + 2);
+    }
+    rl_run_lattice *r;
+    int64_t nr;
+    rl_bc_dim f = dim_at(1000, 6, 1, 0, 5), t = dim(1000, 9, 1, 0);
+    assert_int_equal(check_case(f, t), 1);
+    assert_int_equal(rl_bc_runs(&f, &t, &r, &nr), RELAY_OK);
+    assert_true(r[0].len == 1000 && r[0].src0 == 5 && r[0].dst0 == 0);
+    free(r);
+}
+
 /* ---- compression on COSTA's Figure 3 -------------------------------------------- */
 
 static int64_t *pair_counts(const rl_run_lattice *r, int64_t nr, int pf, int pt)
@@ -328,9 +367,9 @@ static void test_refusals(void **state)
     expect_refusal(dim(100, 4, 2, 2), ok, "outside [0, 2)");
     expect_refusal(ok, dim(100, 4, 2, -1), "outside [0, 2)");
     expect_refusal(ok, dim(101, 4, 2, 0), "differ");
-    /* a period of 2^39 + 1 single elements */
+    /* a period longer than n, of 2^40 single elements */
     int64_t big = (int64_t)1 << 40;
-    expect_refusal(dim(big, 1, 1, 0), dim(big, big / 2 + 1, 1, 0), "2^31");
+    expect_refusal(dim(big, 1, 2, 0), dim(big, big / 2 + 1, 2, 0), "2^31");
     /* the period overflows: the whole of n is one period, of 2^62 runs */
     expect_refusal(dim(INT64_MAX, 2, 3, 0), dim(INT64_MAX, ((int64_t)1 << 61) - 1, 5, 0), "2^31");
     rl_run_lattice *r;
@@ -345,6 +384,7 @@ int main(void)
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_hand_picked),
         cmocka_unit_test(test_identity_compresses),
+        cmocka_unit_test(test_one_process_is_one_block),
         cmocka_unit_test(test_costa_block_one),
         cmocka_unit_test(test_costa_aligned),
         cmocka_unit_test(test_huge_dimension),
