@@ -7,7 +7,8 @@
  * B's rows.  A row progression R and a column progression C of those pairs
  * give R.count x C.count equal pieces whose places in both local buffers
  * are affine in the two counters: one lattice.  Every piece (one block of
- * B cut with one block of A) is in exactly one lattice. */
+ * B cut with one block of A, a dimension on one process being one block)
+ * is in exactly one lattice. */
 #ifndef RELAY_BC_LATTICE_H
 #define RELAY_BC_LATTICE_H
 

@@ -8,9 +8,7 @@
  * its block boundaries cut nothing, and a 1 x P grid's rows meet the other
  * side's pieces whole.  (Each side may start at its
  * own origin in its distributed dimension, a submatrix's: all below holds
- * for the distributed indices, shifted by the origin, except that the
- * periods' ends then need not be block boundaries, and a run crossing one
- * is cut there.)  Shifting a global index by
+ * for the distributed indices, shifted by the origin.)  Shifting a global index by
  * L = lcm(b_from*P_from, b_to*P_to) keeps both owners, whatever the first
  * processes s (L/b is a multiple of P on each side, and the owner is
  * (i/b + s) mod P), and advances each local index by exactly L/P.  So the
@@ -20,10 +18,10 @@
  * period, never on n:
  *
  *  1. Enumerate the runs of the first period [h, h + L) (of [h, n) when
- *     n - h < L or L overflows int64).  h is 0, except when one side is on
- *     one process: then it is the other side's first block boundary, so
- *     that the periods' ends fall on block boundaries and cut no run; the
- *     head [0, h) is then one run, added at the end.  With both sides on
+ *     n - h < L or L overflows int64), where h is the first block boundary
+ *     of a side on several processes, so that the periods' ends fall on
+ *     its block boundaries and cut no run.  The head [0, h), inside one of
+ *     its blocks, is compressed on its own at the end.  With both sides on
  *     one process the dimension is one run.
  *  2. Compress them.  Runs are grouped by (from, to, len) and sorted by g0;
  *     from the first run not yet taken, each of the next RL_CANDIDATES
@@ -128,12 +126,14 @@ static int64_t period_of(const rl_bc_dim *from, const rl_bc_dim *to)
     return l;
 }
 
-/* Where the periods start: 0, or, when one side is on one process, the
- * other side's first block boundary (at most n). */
+/* Where the periods start: the first block boundary (at most n) of a side
+ * on several processes, so that the periods' ends, a multiple of its b P
+ * further, are block boundaries too and cut no run; 0 when both sides are
+ * on one process. */
 static int64_t period_start(const rl_bc_dim *from, const rl_bc_dim *to)
 {
-    if (one_block(from) == one_block(to)) return 0;
-    const rl_bc_dim *cut = one_block(from) ? to : from;
+    const rl_bc_dim *cut = !one_block(from) ? from : !one_block(to) ? to : NULL;
+    if (!cut) return 0;
     int64_t h = (cut->b - cut->o % cut->b) % cut->b;
     return h < cut->n ? h : cut->n;
 }

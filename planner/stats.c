@@ -28,7 +28,7 @@ static dimension dimension_of(const rl_pair *pr, const relay_layout *l, int rows
 
 static int64_t dim_blocks(dimension d)
 {
-    if (d.one_block) return 1;
+    if (d.one_block) return (d.rows ? d.l->m : d.l->n) > 0;
     return d.rows ? d.l->nbr : d.l->nbc;
 }
 

@@ -50,31 +50,10 @@ static int64_t block_of(const rl_bc_dim *d, int64_t i) { return d->P == 1 ? 0 : 
 
 static int starts_block(const rl_bc_dim *d, int64_t i) { return i == 0 || block_of(d, i) != block_of(d, i - 1); }
 
-static int64_t gcd(int64_t a, int64_t b) { return b ? gcd(b, a % b) : a; }
+/* Where runs may start: at a block boundary of either side (and 0). */
+static int may_cut(const rl_bc_dim *f, const rl_bc_dim *t, int64_t i) { return starts_block(f, i) || starts_block(t, i); }
 
-/* The period lcm(b P, b' P') of the overlay, 0 when it passes int64 or a
- * side is on one process (its periods then start and end at the other
- * side's block boundaries, and cut nothing more). */
-static int64_t period(const rl_bc_dim *f, const rl_bc_dim *t)
-{
-    if (f->P == 1 || t->P == 1) return 0;
-    __int128 cf = (__int128)f->b * f->P, ct = (__int128)t->b * t->P;
-    if (cf > INT64_MAX || ct > INT64_MAX) return 0;
-    __int128 l = cf / gcd((int64_t)cf, (int64_t)ct) * ct;
-    return l > INT64_MAX ? 0 : (int64_t)l;
-}
-
-/* Where runs may start: at 0, a block boundary of either side, or, when
- * an origin puts the sides' boundaries off the period's, a multiple of the
- * period (each period is enumerated alone). */
-static int may_cut(const rl_bc_dim *f, const rl_bc_dim *t, int64_t i)
-{
-    int64_t L = period(f, t);
-    return starts_block(f, i) || starts_block(t, i) || (L && i % L == 0);
-}
-
-/* Runs of the reference: maximal intervals inside one block of each side
- * (and one period). */
+/* Runs of the reference: maximal intervals inside one block of each side. */
 static int64_t ref_runs(const rl_bc_dim *f, const rl_bc_dim *t)
 {
     int64_t runs = 0;

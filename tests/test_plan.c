@@ -47,10 +47,17 @@ static relay_layout *random_layout(int nranks, int64_t m, int64_t n)
     relay_order order = uniform(0, 1) ? RELAY_ROW_MAJOR : RELAY_COL_MAJOR;
     if (uniform(0, 2) == 0) {
         int pr = (int)uniform(1, nranks), pc = (int)uniform(1, nranks / pr);
-        assert_int_equal(relay_layout_block_cyclic(&l, m, n, uniform(1, m), uniform(1, n), pr, pc,
-                                                   uniform(0, 1) ? RELAY_ROW_MAJOR : RELAY_COL_MAJOR,
-                                                   (int)uniform(0, pr - 1), (int)uniform(0, pc - 1), 0, order),
-                         RELAY_OK);
+        int64_t mb = uniform(1, m), nb = uniform(1, n);
+        relay_order grid = uniform(0, 1) ? RELAY_ROW_MAJOR : RELAY_COL_MAJOR;
+        int rsrc = (int)uniform(0, pr - 1), csrc = (int)uniform(0, pc - 1);
+        if (uniform(0, 1)) { /* a ScaLAPACK submatrix: an origin inside the first cycles */
+            int64_t i0 = uniform(0, 2 * mb * pr), j0 = uniform(0, 2 * nb * pc), lld[64];
+            for (int r = 0; r < pr * pc; r++) lld[r] = i0 + m;
+            assert_int_equal(relay_internal_layout_submatrix(&l, m, n, i0, j0, mb, nb, pr, pc, grid, rsrc, csrc, lld),
+                             RELAY_OK);
+            return l;
+        }
+        assert_int_equal(relay_layout_block_cyclic(&l, m, n, mb, nb, pr, pc, grid, rsrc, csrc, 0, order), RELAY_OK);
         return l;
     }
     int64_t *rs = malloc((size_t)(m + 1) * sizeof *rs), *cs = malloc((size_t)(n + 1) * sizeof *cs);
@@ -232,6 +239,36 @@ static void test_random_pairs_replay_exactly(void **state)
         relay_layout_free(la);
         relay_layout_free(lb);
     }
+}
+
+/* ScaLAPACK submatrices whose origins sit inside blocks on both sides, on
+ * grids of several processes each way: the pieces the statistics count are
+ * the ones the sections hold (the overlay's periods, a multiple of both
+ * cycles, must not cut a piece the block boundaries do not cut). */
+static void test_stats_of_submatrices(void **state)
+{
+    (void)state;
+    const struct { int64_t i0, j0, mb, nb; } sides[][2] = {
+        {{1, 1, 2, 2}, {1, 3, 2, 2}},
+        {{5, 2, 3, 4}, {1, 7, 2, 6}},
+        {{3, 0, 4, 4}, {0, 5, 8, 2}},
+    };
+    int64_t lld[4] = {64, 64, 64, 64};
+    for (size_t c = 0; c < sizeof sides / sizeof *sides; c++)
+        for (int op = RELAY_OP_N; op <= RELAY_OP_T; op++) {
+            relay_layout *l[2];
+            for (int k = 0; k < 2; k++)
+                assert_int_equal(relay_internal_layout_submatrix(&l[k], 40, 40, sides[c][k].i0, sides[c][k].j0,
+                                                                 sides[c][k].mb, sides[c][k].nb, 2, 2, RELAY_ROW_MAJOR,
+                                                                 (int)c % 2, 1, lld),
+                                 RELAY_OK);
+            relay_plan *p;
+            assert_int_equal(relay_plan_transform(&p, 4, l[0], l[1], (relay_op)op, RELAY_DOUBLE, NULL), RELAY_OK);
+            check_stats_against_sections(p);
+            relay_plan_free(p);
+            relay_layout_free(l[0]);
+            relay_layout_free(l[1]);
+        }
 }
 
 /* Relabeled plans: the statistics still match the sections, and a rank's
@@ -519,6 +556,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_pairs_replay_exactly),
         cmocka_unit_test(test_block_cyclic_32_to_128),
+        cmocka_unit_test(test_stats_of_submatrices),
         cmocka_unit_test(test_relabeled_rank_plans),
         cmocka_unit_test(test_rank_plans_with_rounds),
         cmocka_unit_test(test_identical_layouts_stay_local),
