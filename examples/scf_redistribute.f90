@@ -14,7 +14,9 @@
 ! run with RELAY_SCALAPACK_STATS=1, prints relay's cache hits at the end.
 !   usage: mpiexec -n P relay-scf-scalapack|relay-scf-dropin [N [ITERATIONS]]
 program scf_redistribute
-  use mpi
+  ! mpi_f08: its interfaces take any buffer, where MPICH's `use mpi` declares
+  ! none and gfortran warns at a routine called with two buffer types.
+  use mpi_f08
   implicit none
   integer, parameter :: dp = kind(1.0d0), APP_BLOCK = 32, SOLVER_BLOCK = 128
   real(dp), parameter :: MIXING = 0.3_dp
