@@ -120,10 +120,24 @@ static int read_ranged(mp_reader *r, int64_t *v, int64_t lo, int64_t hi)
     return 1;
 }
 
+enum { SHOWN_KEY = 40 };
+
+/* A key as the file spells it, fit for one line of error: its first
+ * SHOWN_KEY bytes, each outside printable ASCII shown as '?' (an unknown
+ * key is any bytes the file holds, a newline among them). */
+static void shown_key(char out[SHOWN_KEY + 1], const char *key, uint32_t klen)
+{
+    uint32_t n = klen < SHOWN_KEY ? klen : SHOWN_KEY;
+    for (uint32_t i = 0; i < n; i++) out[i] = key[i] >= 0x20 && key[i] < 0x7f ? key[i] : '?';
+    out[n] = '\0';
+}
+
 /* The one line for a field that failed to read, naming it. */
 static relay_status field_error(const mp_reader *r, const char *where, const char *key, uint32_t klen)
 {
-    return rl_fail(RELAY_ERR_FORMAT, "plan %s field `%.*s` is malformed: %s", where, (int)klen, key,
+    char shown[SHOWN_KEY + 1];
+    shown_key(shown, key, klen);
+    return rl_fail(RELAY_ERR_FORMAT, "plan %s field `%s%s` is malformed: %s", where, shown, klen > SHOWN_KEY ? "..." : "",
                    r->error ? r->error : "unexpected content");
 }
 

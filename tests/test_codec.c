@@ -385,6 +385,32 @@ static void test_partial_records_are_refused(void **state)
     relay_plan_free(p);
 }
 
+/* An unknown header key is any bytes the file holds, a newline among them:
+ * when its value cannot be skipped, the refusal still names it in one line
+ * (found by the fuzzer). */
+static void test_unknown_key_is_named_in_one_line(void **state)
+{
+    (void)state;
+    relay_plan *p = sample_plan(2, RELAY_OP_N, 0);
+    unsigned char *buf, *k = NULL;
+    size_t len;
+    encode_ok(p, (void **)&buf, &len);
+    for (size_t i = 0; i + 7 < len && !k; i++)
+        if (buf[i] == 0xa5 && memcmp(buf + i + 1, "stats", 5) == 0) k = buf + i + 1;
+    assert_non_null(k);
+    k[2] = '\n';   /* "st\nts", a key this relay does not know */
+    k[5] = 0xc1;   /* and its value a byte MessagePack never uses */
+    size_t hstart, hash_at = 0;  /* the header sealed again (reseal cannot walk it now) */
+    uint64_t hlen;
+    find_header(buf, len, &hstart, &hlen, &hash_at);
+    put_uint64(buf + hash_at, rl_header_hash(buf + hstart, (size_t)hlen, RELAY_FORMAT_MAJOR, RELAY_FORMAT_MINOR));
+    assert_int_equal(decode_bad(buf, len), RELAY_ERR_FORMAT);
+    const char *msg = relay_last_error();
+    if (strchr(msg, '\n') || !strstr(msg, "`st?ts`")) fail_msg("refusal: \"%s\"", msg);
+    free(buf);
+    relay_plan_free(p);
+}
+
 /* ---- sections that lie about their lattices ----------------------------- */
 
 /* A side's element strides (rs, cs) of A's (r, c) inside a piece. */
@@ -804,6 +830,7 @@ int main(void)
         cmocka_unit_test(test_versions_magic_and_absurd_counts),
         cmocka_unit_test(test_format_1_is_refused_with_a_rebuild_hint),
         cmocka_unit_test(test_partial_records_are_refused),
+        cmocka_unit_test(test_unknown_key_is_named_in_one_line),
         cmocka_unit_test(test_lying_sections_are_refused),
         cmocka_unit_test(test_lattice_ending_at_its_buffer_end_is_read),
         cmocka_unit_test(test_rank_plan_is_its_part_of_the_whole),
