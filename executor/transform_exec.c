@@ -366,6 +366,9 @@ static relay_status transform_bind_replays(void *state, MPI_Comm comm)
 {
     rl_transform_exec *x = state;
     x->comm = comm;
+    /* Bound replays hold buffers of their own: persistent requests point
+     * into them, and the scratch moves when a larger first replay grows it. */
+    x->lent = NULL;
     relay_status st = rl_transform_hold_buffers(x);
     if (!st) st = settle_schedule(x);
     if (!st) st = x->schedule == RELAY_SCHED_ALLTOALLV ? create_a2a_request(x) : create_requests(x);

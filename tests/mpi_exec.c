@@ -315,6 +315,19 @@ static void test_first_replays_share_a_scratch(void)
             if (r == 0 && h == &f) check(nranks == 1 || scratch.bytes > 0, "a first replay that exchanges messages stages them in the scratch");
         }
     check(ok && results, "first replays from the scratch and bound replays after them deliver every element");
+    /* A larger plan's first replay grows the scratch (a new allocation):
+     * the bound executors' buffers must not have been in it. */
+    fixture big;
+    fixture_init(&big, 90, 70);
+    relay_exec *y = NULL;
+    ok = ok && relay_internal_exec_create(&y, big.plan, MPI_COMM_WORLD, RL_EXEC_BIND_ON_REPEAT, &scratch) == RELAY_OK &&
+         relay_exec_run(y, (void *const[]){big.abuf}, (const void *const[]){big.bbuf}, NULL, NULL) == RELAY_OK;
+    memset(f.abuf, 0, (size_t)relay_layout_local_elems(f.a, rank) * sizeof(double));
+    ok = ok && relay_exec_run(e, (void *const[]){f.abuf}, (const void *const[]){f.bbuf}, NULL, NULL) == RELAY_OK;
+    check(ok && fixture_result_ok(&big) && fixture_result_ok(&f),
+          "a bound executor replays right after a larger first replay grew the scratch");
+    relay_exec_free(y);
+    fixture_free(&big);
     relay_exec_free(e);
     relay_exec_free(x);
     relay_internal_scratch_release(&scratch);
