@@ -3,6 +3,8 @@
  *                          elements (pack, unpack, local copies)
  *   transform_check.c      a section read from bytes checked against the
  *                          header, walk by walk
+ *   transform_pull.c       messages the receiver reads from the sender's B
+ *                          (binding them, and their moves)
  *   transform_schedules.c  a replay: start and wait of each schedule
  *   transform_exec.c       preparing and binding; the kind table
  *                          rl_exec_transform (exec_kind.h)
@@ -19,9 +21,15 @@
 enum { WIRE_UNIT = 1 << 16 }; /* messages over INT_MAX bytes travel in units of this many bytes */
 
 /* Tags on the executor's communicator: staged (packed) messages, the
- * binding's exchange on direct messages (transform_exec.c), and the runs
- * of direct messages, numbered within their message modulo TAG_RUNS. */
-enum { TAG_STAGED = 0, TAG_SENDER_SIDE = 1, TAG_RECEIVER_SIDE = 2, TAG_RUN_BASE = 3, TAG_RUNS = 30000 };
+ * binding's exchanges with the other end of each message (on direct and
+ * pulled messages), the runs of direct messages, numbered within their
+ * message modulo TAG_RUNS, and the "read" of a pulled message. */
+enum { TAG_STAGED = 0, TAG_SENDER_SIDE = 1, TAG_RECEIVER_SIDE = 2, TAG_RUN_BASE = 3, TAG_RUNS = 30000,
+       TAG_PULL_DONE = TAG_RUN_BASE + TAG_RUNS };
+
+/* RELAY_PULL: which messages between ranks of one node their receivers
+ * read from the sender's B (transform_pull.c). */
+typedef enum { RL_PULL_OFF, RL_PULL_ON, RL_PULL_ALL } rl_pull_mode;
 
 /* A lattice as the executor walks it: count_r x count_c bands of
  * rows x cols elements (A's coordinates), each band a rectangle a single
@@ -50,6 +58,11 @@ typedef struct {
 typedef struct {
     int64_t walk, i0, i1, r0, r1, j0, j1, c0, c1;
 } rl_task;
+
+/* Rows [r0, r1) and columns [c0, c1) of one band, as a task moves them. */
+typedef struct {
+    int64_t r0, r1, c0, c1;
+} rl_band_cut;
 
 /* The walks (one per lattice), tasks and pack buffer of all sends, all
  * receives, or the local copies (which have no buffer). */
@@ -104,6 +117,18 @@ typedef struct {
     int direct_into_a;       /* this replay receives direct runs straight into A */
     int32_t rounds;
     int *send_at, *recv_at;  /* rounds: the message of each step, or -1 */
+    rl_pull_mode pull_mode;
+    char *send_pulled, *recv_pulled; /* p2p: messages the receiver reads from the sender's B */
+    int npulled;             /* how many, both ways */
+    char *pull_read;         /* per receive: read in this replay */
+    rl_message_set pulls;    /* their walks (B in the sender, A here) and tasks, per receive */
+    int64_t *pull_pid;       /* per receive: the sender's pid */
+    uint64_t *pull_from;     /* per receive: the sender's B of each pair, as it sent them */
+    uint64_t *pull_mine;     /* this rank's B of each pair, as sent to the ranks that read it */
+    MPI_Request *pull_done;  /* per receive, "read" to the sender; then per send, from the receiver */
+    char *bounce;            /* per thread of the team, bounce_bytes each */
+    int64_t bounce_bytes;
+    int pull_errno, pull_errno_peer; /* what failed in this replay's reads (0: nothing), from whom */
     int64_t *claims;         /* until the peers are checked: per rank, what this rank sends,
                                 what the peers say they send, what it expects (transform_exec.c) */
     int *a2a;                /* alltoallv: send counts, send displacements,

@@ -15,7 +15,8 @@
  * every rank can replay (alltoallv's int counts limit it to pack buffers
  * below 2 GiB; past that every rank replays p2p instead), creates one
  * persistent request per message (or the alltoallv), and under p2p agrees
- * with each peer on the messages that travel directly, run by run.  The
+ * with each peer on the messages that travel directly, run by run, and on
+ * those the receiver reads from the sender's B (transform_pull.c).  The
  * replay is transform_schedules.c. */
 #include <limits.h>
 
@@ -26,6 +27,7 @@
 #include "stand_in.h"
 #include "transform_check.h"
 #include "transform_pack.h"
+#include "transform_pull.h"
 #include "transform_schedules.h"
 
 /* ---- preparing --------------------------------------------------------- */
@@ -147,7 +149,8 @@ static relay_status transform_prepare(void **state, const relay_plan *p, const r
     x->nranks = setup->nranks;
     x->team = setup->team;
     const rl_section *s = p->sections[x->rank];
-    relay_status st = rl_section_validate(s, p);
+    relay_status st = rl_pull_mode_from_env(&x->pull_mode);
+    if (!st) st = rl_section_validate(s, p);
     if (!st) st = rl_section_clone(&x->sec, s, p->count);
     if (st) return st;
     x->count = p->count;
@@ -297,27 +300,22 @@ static relay_status exchange_direct(rl_transform_exec *x)
     const rl_section *s = x->sec;
     int n = s->nsend + s->nrecv;
     char *mine = rl_malloc_array((size_t)n, 1), *theirs = rl_malloc_array((size_t)n, 1);
-    MPI_Request *reqs = rl_malloc_array(2 * (size_t)n, sizeof *reqs);
-    relay_status st = !mine || !theirs || !reqs ? RL_NOMEM() : RELAY_OK;
-    int rc = MPI_SUCCESS;
-    for (int k = 0; !st && k < n && rc == MPI_SUCCESS; k++) {
+    rl_swap *items = rl_malloc_array((size_t)n, sizeof *items);
+    relay_status st = !mine || !theirs || !items ? RL_NOMEM() : RELAY_OK;
+    for (int k = 0; !st && k < n; k++) {
         int sending = k < s->nsend;
         const rl_message *m = sending ? &s->send[k] : &s->recv[k - s->nsend];
         mine[k] = side_is_direct(x, m, sending ? s->send_spans : s->recv_spans);
-        rc = MPI_Isend(&mine[k], 1, MPI_CHAR, (int)m->peer, sending ? TAG_SENDER_SIDE : TAG_RECEIVER_SIDE, x->comm, &reqs[2 * k]);
-        if (rc == MPI_SUCCESS)
-            rc = MPI_Irecv(&theirs[k], 1, MPI_CHAR, (int)m->peer, sending ? TAG_RECEIVER_SIDE : TAG_SENDER_SIDE, x->comm,
-                           &reqs[2 * k + 1]);
+        items[k] = (rl_swap){&mine[k], 1, &theirs[k], 1};
     }
-    if (!st && rc == MPI_SUCCESS) rc = MPI_Waitall(2 * n, reqs, MPI_STATUSES_IGNORE);
-    if (!st && rc != MPI_SUCCESS) st = rl_mpi_fail(rc, "agreeing on direct messages");
+    if (!st) st = rl_transform_swap(x, items, "agreeing on direct messages");
     for (int k = 0; !st && k < n; k++) {
         if (k < s->nsend) x->send_direct[k] = mine[k] && theirs[k];
         else x->recv_direct[k - s->nsend] = mine[k] && theirs[k];
     }
     free(mine);
     free(theirs);
-    free(reqs);
+    free(items);
     return st;
 }
 
@@ -373,17 +371,24 @@ static relay_status transform_bind_replays(void *state, MPI_Comm comm)
     if (!st) st = settle_schedule(x);
     if (!st) st = x->schedule == RELAY_SCHED_ALLTOALLV ? create_a2a_request(x) : create_requests(x);
     if (!st && x->schedule == RELAY_SCHED_P2P) st = agree_direct(x);
+    if (!st && x->schedule == RELAY_SCHED_P2P) st = rl_transform_agree_pulls(x);
     x->bound = st == RELAY_OK;
     return st;
 }
 
 /* ---- the executor's transform kind (exec_kind.h) --------------------- */
 
+/* A pack buffer's bytes, unless binding found it unused and dropped it. */
+static int64_t pack_bytes(const rl_transform_exec *x, const rl_message_set *ms)
+{
+    return x->bound && !ms->buf ? 0 : ms->byte_off[ms->nmsg];
+}
+
 static void transform_memory(const void *state, relay_exec_memory *m)
 {
     const rl_transform_exec *x = state;
     const rl_section *s = x->sec;
-    int64_t remote = 0, extra = x->sends.byte_off[s->nsend] + x->recvs.byte_off[s->nrecv];
+    int64_t remote = 0, extra = pack_bytes(x, &x->sends) + pack_bytes(x, &x->recvs);
     for (int k = 0; k < s->nsend; k++) remote += s->send[k].elems * (int64_t)x->esz;
     for (int k = 0; k < s->nrecv; k++) remote += s->recv[k].elems * (int64_t)x->esz;
     int64_t lattices = s->nsend_spans + s->nrecv_spans + s->nlocal;
@@ -395,6 +400,7 @@ static void transform_memory(const void *state, relay_exec_memory *m)
     extra += x->send_at ? 2 * (int64_t)x->rounds * (int64_t)sizeof(int) : 0;
     extra += x->ndirect_runs * (int64_t)sizeof(MPI_Request) + (x->send_direct ? s->nsend + s->nrecv : 0);
     extra += x->send_runs ? (s->nsend_spans + s->nrecv_spans) * (int64_t)sizeof(rl_direct_runs) : 0;
+    extra += rl_transform_pulls_bytes(x);
     *m = (relay_exec_memory){extra, remote};
 }
 
@@ -417,6 +423,7 @@ static void transform_free(void *state)
     free(x->recv_runs);
     free(x->a2a);
     free(x->claims);
+    rl_transform_pulls_free(x);
     rl_transform_drop_buffers(x); /* the scratch's memory is not ours to free */
     rl_message_set_free(&x->sends);
     rl_message_set_free(&x->recvs);

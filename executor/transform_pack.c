@@ -27,6 +27,8 @@
 enum {
     CHUNK_ELEMS = 1 << 15,      /* a task moves about this many elements */
     TILE_SIDE = 176,            /* ... in a transpose, a tile about this many on a side (whole lines of any type) */
+    READ_CHUNK_ELEMS = 1 << 16, /* a task reading another process's B reads about this many, */
+    READ_RUN_ELEMS = 4096,      /* ... in runs of at most this many */
     PARALLEL_ELEMS = 1 << 16,   /* fewer elements than this are not worth a thread team */
     ALIGN = 64
 };
@@ -106,7 +108,7 @@ static rl_walk message_walk(const rl_span *sp, const rl_pair_info *pi, int64_t p
     return walk_of(sp->pair, sp->rows, sp->cols, sp->count_r, sp->count_c, sending ? mine : packed, sending ? packed : mine);
 }
 
-static rl_walk local_walk(const rl_local_span *l, const rl_pair_info *pi)
+rl_walk rl_straight_walk(const rl_local_span *l, const rl_pair_info *pi)
 {
     lattice_side b = buffer_side(l->src_off, l->src_step_r, l->src_step_c, l->src_ld, pi->src_order, rl_op_transposes(pi->op));
     lattice_side a = buffer_side(l->dst_off, l->dst_step_r, l->dst_step_c, l->dst_ld, pi->dst_order, 0);
@@ -122,6 +124,9 @@ typedef struct {
 } cut;
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Elements of a cache line (at least 1). */
+static int64_t line_elems(size_t esz) { return ALIGN / (int64_t)esz > 1 ? ALIGN / (int64_t)esz : 1; }
 
 /* Cuts count bands of len elements into stretches of about `target`;
  * where bands are split, in whole cache lines of `line` elements. */
@@ -154,16 +159,21 @@ static rl_lines lines_of(cut k, int64_t len, int64_t line, int64_t stride_from, 
  * for memcpy; when they run along different ones (a transpose), tiles are
  * square-ish, about TILE_SIDE on a side, so that both sides stay within a
  * few pages.  Along a dimension shorter than the tile, the other grows to
- * keep CHUNK_ELEMS. */
-static void walk_cuts(rl_walk *w, size_t esz, cut *r, cut *c)
+ * keep CHUNK_ELEMS.  Tiles read from another process (RL_TILES_READ) take
+ * B's runs whole, up to READ_RUN_ELEMS, and hold about READ_CHUNK_ELEMS:
+ * each run read costs the kernel a page lookup, and the bounce buffer
+ * they land in stays in cache for the move into A. */
+static void walk_cuts(rl_walk *w, size_t esz, rl_tiles tiles, cut *r, cut *c)
 {
+    int reads = tiles == RL_TILES_READ;
+    int64_t chunk = reads ? READ_CHUNK_ELEMS : CHUNK_ELEMS, run = reads ? READ_RUN_ELEMS : CHUNK_ELEMS;
     int64_t vr = w->rows * w->count_r, vc = w->cols * w->count_c, tr = TILE_SIDE, tc = TILE_SIDE;
-    int64_t line = ALIGN / (int64_t)esz > 1 ? ALIGN / (int64_t)esz : 1;
-    int runs = down_rows(&w->from) == down_rows(&w->to);
-    if (runs && down_rows(&w->to)) tr = vr < CHUNK_ELEMS ? vr : CHUNK_ELEMS, tc = 1;
-    else if (runs) tc = vc < CHUNK_ELEMS ? vc : CHUNK_ELEMS, tr = 1;
-    if (vr < tr || (runs && tc == 1)) tc = CHUNK_ELEMS / (vr < tr ? vr : tr);
-    if (vc < tc || (runs && tr == 1)) tr = CHUNK_ELEMS / (vc < tc ? vc : tc);
+    int64_t line = line_elems(esz);
+    int runs = reads || down_rows(&w->from) == down_rows(&w->to);
+    if (runs && down_rows(reads ? &w->from : &w->to)) tr = min64(vr, run), tc = 1;
+    else if (runs) tc = min64(vc, run), tr = 1;
+    if (vr < tr || (runs && tc == 1)) tc = chunk / min64(vr, tr);
+    if (vc < tc || (runs && tr == 1)) tr = chunk / min64(vc, tc);
     *r = cut_axis(w->rows, w->count_r, tr > 1 ? tr : 1, line);
     *c = cut_axis(w->cols, w->count_c, tc > 1 ? tc : 1, line);
     w->lines_r = lines_of(*r, w->rows, line, w->from.rs, w->to.rs);
@@ -175,11 +185,11 @@ static int64_t ceil_div(int64_t x, int64_t b) { return x / b + (x % b != 0); }
 /* How many tasks walk w has, counted without walking them (a plan's piece
  * may be far larger than memory: the count must not take its time), or
  * -1 past INT64_MAX. */
-static int64_t walk_task_count(rl_walk *w, size_t esz)
+static int64_t walk_task_count(rl_walk *w, size_t esz, rl_tiles tiles)
 {
     if (w->rows < 1 || w->cols < 1 || w->count_r < 1 || w->count_c < 1) return 0;
     cut r, c;
-    walk_cuts(w, esz, &r, &c);
+    walk_cuts(w, esz, tiles, &r, &c);
     int64_t n = 1, f[] = {ceil_div(w->count_c, c.group), ceil_div(w->cols, c.part), ceil_div(w->count_r, r.group),
                           ceil_div(w->rows, r.part)};
     for (int i = 0; i < 4; i++)
@@ -188,11 +198,11 @@ static int64_t walk_task_count(rl_walk *w, size_t esz)
 }
 
 /* Writes walk w's tasks to out; returns how many. */
-static int64_t walk_tasks(rl_walk *w, size_t esz, int64_t index, rl_task *out)
+static int64_t walk_tasks(rl_walk *w, size_t esz, rl_tiles tiles, int64_t index, rl_task *out)
 {
     cut r, c;
     int64_t n = 0;
-    walk_cuts(w, esz, &r, &c);
+    walk_cuts(w, esz, tiles, &r, &c);
     for (int64_t j0 = 0; j0 < w->count_c; j0 += c.group)
         for (int64_t c0 = 0; c0 < w->cols; c0 += c.part)
             for (int64_t i0 = 0; i0 < w->count_r; i0 += r.group)
@@ -202,13 +212,12 @@ static int64_t walk_tasks(rl_walk *w, size_t esz, int64_t index, rl_task *out)
     return n;
 }
 
-/* The tasks of each message, in message order (ms->walks made). */
-static relay_status build_tasks(rl_message_set *ms, const rl_message *msg, int nmsg, size_t esz)
+relay_status rl_message_set_tasks(rl_message_set *ms, const rl_message *msg, int nmsg, size_t esz, rl_tiles tiles)
 {
     int64_t n = 0;
     for (int k = 0; k < nmsg; k++)
         for (int64_t i = msg[k].first; i < msg[k].first + msg[k].count; i++) {
-            int64_t t = walk_task_count(&ms->walks[i], esz);
+            int64_t t = walk_task_count(&ms->walks[i], esz, tiles);
             if (t < 0 || rl_add_overflows(n, t, &n) || n > PTRDIFF_MAX / (int64_t)sizeof *ms->tasks)
                 return rl_fail(RELAY_ERR_NOMEM, "this rank's pieces are too large for any memory");
         }
@@ -220,7 +229,7 @@ static relay_status build_tasks(rl_message_set *ms, const rl_message *msg, int n
     for (int k = 0; k < nmsg; k++) {
         ms->first[k] = ms->ntasks;
         for (int64_t i = msg[k].first; i < msg[k].first + msg[k].count; i++)
-            ms->ntasks += walk_tasks(&ms->walks[i], esz, i, ms->tasks + ms->ntasks);
+            ms->ntasks += walk_tasks(&ms->walks[i], esz, tiles, i, ms->tasks + ms->ntasks);
     }
     ms->first[nmsg] = ms->ntasks;
     return RELAY_OK;
@@ -262,7 +271,7 @@ relay_status rl_message_set_build(rl_message_set *ms, const rl_message *msg, int
             pos += rl_span_elems(&spans[i]);
         }
     }
-    relay_status st = build_tasks(ms, msg, nmsg, esz);
+    relay_status st = rl_message_set_tasks(ms, msg, nmsg, esz, RL_TILES_MOVE);
     return st ? st : buffer_offsets(ms, msg, nmsg, esz);
 }
 
@@ -271,9 +280,9 @@ relay_status rl_local_set_build(rl_message_set *ms, const rl_local_span *local, 
 {
     ms->walks = rl_malloc_array((size_t)nlocal, sizeof *ms->walks);
     if (!ms->walks) return RL_NOMEM();
-    for (int64_t i = 0; i < nlocal; i++) ms->walks[i] = local_walk(&local[i], &pairs[local[i].pair]);
+    for (int64_t i = 0; i < nlocal; i++) ms->walks[i] = rl_straight_walk(&local[i], &pairs[local[i].pair]);
     rl_message all = {-1, 0, nlocal, 0};
-    return build_tasks(ms, &all, 1, esz);
+    return rl_message_set_tasks(ms, &all, 1, esz, RL_TILES_MOVE);
 }
 
 static int64_t buffer_bytes(const rl_message_set *ms) { return ms->byte_off ? ms->byte_off[ms->nmsg] : 0; }
@@ -338,10 +347,15 @@ void rl_message_set_free(rl_message_set *ms)
 
 /* ---- one task's memory moves ----------------------------------------- */
 
+int64_t rl_band_offset(const rl_walk_side *s, int64_t i, int64_t j, int64_t r0, int64_t c0)
+{
+    return s->off + i * s->step_r + j * s->step_c + r0 * s->rs + c0 * s->cs;
+}
+
 /* Band (i, j) of a walk side from its element (r0, c0) on. */
 static rl_side band_at(char *base, const rl_walk_side *s, int64_t i, int64_t j, int64_t r0, int64_t c0, size_t esz)
 {
-    return (rl_side){rl_elem_at(base, s->off + i * s->step_r + j * s->step_c + r0 * s->rs + c0 * s->cs, esz), s->rs, s->cs};
+    return (rl_side){rl_elem_at(base, rl_band_offset(s, i, j, r0, c0), esz), s->rs, s->cs};
 }
 
 /* A task's cut at x of a band of len elements, moved onto a cache line:
@@ -350,23 +364,38 @@ static rl_side band_at(char *base, const rl_walk_side *s, int64_t i, int64_t j, 
  * the buffer as the caller passed it, and keeps the tasks a partition. */
 static int64_t on_line(int64_t x, int64_t len, int64_t phase) { return x == 0 || x == len ? x : x - phase; }
 
-/* Where band (i, j) of side `lines` (of from and to) starts in its cache line. */
-static int64_t band_phase(rl_lines lines, char *from, char *to, const rl_walk *w, int64_t i, int64_t j, size_t esz)
+/* Where band (i, j) of side `lines` (of from and to) starts in its cache
+ * line.  Addresses as numbers: `from` may be in another process. */
+static int64_t band_phase(rl_lines lines, uintptr_t from, uintptr_t to, const rl_walk *w, int64_t i, int64_t j, size_t esz)
 {
     if (lines == RL_LINES_NONE) return 0;
     const rl_walk_side *s = lines == RL_LINES_TO ? &w->to : &w->from;
-    uintptr_t at = (uintptr_t)rl_elem_at(lines == RL_LINES_TO ? to : from, s->off + i * s->step_r + j * s->step_c, esz);
+    uintptr_t at = (lines == RL_LINES_TO ? to : from) + (uintptr_t)(s->off + i * s->step_r + j * s->step_c) * esz;
     return (int64_t)(at % ALIGN / esz);
+}
+
+rl_band_cut rl_task_band(const rl_walk *w, const rl_task *t, uintptr_t from, uintptr_t to, int64_t i, int64_t j, size_t esz)
+{
+    int64_t pr = band_phase(w->lines_r, from, to, w, i, j, esz), pc = band_phase(w->lines_c, from, to, w, i, j, esz);
+    return (rl_band_cut){on_line(t->r0, w->rows, pr), on_line(t->r1, w->rows, pr), on_line(t->c0, w->cols, pc),
+                         on_line(t->c1, w->cols, pc)};
+}
+
+int64_t rl_task_cut_bound(const rl_walk *w, const rl_task *t, size_t esz)
+{
+    int64_t line = line_elems(esz);
+    int64_t rows = t->r1 - t->r0 + (w->lines_r == RL_LINES_NONE ? 0 : line);
+    int64_t cols = t->c1 - t->c0 + (w->lines_c == RL_LINES_NONE ? 0 : line);
+    return min64(rows, w->rows) * min64(cols, w->cols);
 }
 
 static void move_bands(const rl_walk *w, const rl_task *t, char *from, char *to, const rl_scalars *sc, int conj, size_t esz)
 {
     for (int64_t j = t->j0; j < t->j1; j++)
         for (int64_t i = t->i0; i < t->i1; i++) {
-            int64_t pr = band_phase(w->lines_r, from, to, w, i, j, esz), pc = band_phase(w->lines_c, from, to, w, i, j, esz);
-            int64_t r0 = on_line(t->r0, w->rows, pr), r1 = on_line(t->r1, w->rows, pr);
-            int64_t c0 = on_line(t->c0, w->cols, pc), c1 = on_line(t->c1, w->cols, pc);
-            rl_move(sc, conj, band_at(to, &w->to, i, j, r0, c0, esz), band_at(from, &w->from, i, j, r0, c0, esz), r1 - r0, c1 - c0);
+            rl_band_cut q = rl_task_band(w, t, (uintptr_t)from, (uintptr_t)to, i, j, esz);
+            rl_move(sc, conj, band_at(to, &w->to, i, j, q.r0, q.c0, esz), band_at(from, &w->from, i, j, q.r0, q.c0, esz),
+                    q.r1 - q.r0, q.c1 - q.c0);
         }
 }
 
@@ -382,11 +411,13 @@ static void move_task(const rl_transform_exec *x, const rl_message_set *ms, cons
 
 /* ---- whole messages, tasks shared among threads ------------------------ */
 
+int rl_threads_for(const rl_transform_exec *x, int64_t elems) { return elems >= PARALLEL_ELEMS ? x->team : 1; }
+
 /* Moves message k of a set (of elems elements). */
 static void move_message(const rl_transform_exec *x, const rl_message_set *ms, int64_t elems, int k, move_kind kind)
 {
     char *buf = ms->buf ? ms->buf + ms->byte_off[k] : NULL;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(x->team) if (elems >= PARALLEL_ELEMS)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(rl_threads_for(x, elems))
     for (int64_t t = ms->first[k]; t < ms->first[k + 1]; t++) move_task(x, ms, &ms->tasks[t], buf, kind);
 }
 

@@ -17,6 +17,22 @@ relay_status rl_message_set_build(rl_message_set *ms, const rl_message *msg, int
 /* The walks and tasks of the local lattices: one message, no buffer. */
 relay_status rl_local_set_build(rl_message_set *ms, const rl_local_span *local, int64_t nlocal, const rl_pair_info *pairs,
                                 size_t esz);
+/* The walk of a lattice moved straight from B to A: a local lattice, or
+ * one the receiver reads from the sender's B (transform_pull.c). */
+rl_walk rl_straight_walk(const rl_local_span *l, const rl_pair_info *pi);
+/* The tasks of ms's walks (made by the caller), message by message: each
+ * message's lattices are walks [msg[k].first, + msg[k].count).  Tiles for
+ * moves inside this rank, or for reading B from another process. */
+typedef enum { RL_TILES_MOVE, RL_TILES_READ } rl_tiles;
+relay_status rl_message_set_tasks(rl_message_set *ms, const rl_message *msg, int nmsg, size_t esz, rl_tiles tiles);
+/* Element offset of band (i, j) of a walk side, from its element (r0, c0) on. */
+int64_t rl_band_offset(const rl_walk_side *s, int64_t i, int64_t j, int64_t r0, int64_t c0);
+/* The part of band (i, j) that task t moves, its cuts on cache lines of
+ * the walk's buffers from and to (as numbers: from may be another
+ * process's). */
+rl_band_cut rl_task_band(const rl_walk *w, const rl_task *t, uintptr_t from, uintptr_t to, int64_t i, int64_t j, size_t esz);
+/* The most elements a band's part in task t can hold, its cuts moved. */
+int64_t rl_task_cut_bound(const rl_walk *w, const rl_task *t, size_t esz);
 /* Allocates the pack buffer if it is not held yet; drops it (an executor
  * bound on repeat holds none between its first replay and its second, so
  * that one-off replays reuse memory the allocator keeps warm instead of
@@ -29,6 +45,10 @@ void rl_transform_drop_buffers(rl_transform_exec *x);
 /* The pack buffer, or any address but NULL where it is empty. */
 void *rl_message_set_buf(const rl_message_set *ms);
 void rl_message_set_free(rl_message_set *ms);
+
+/* Threads of the team that move `elems` elements (one where a team costs
+ * more than it saves). */
+int rl_threads_for(const rl_transform_exec *x, int64_t elems);
 
 /* Send message k from B into its pack buffer; receive message k from its
  * pack buffer into A; the local lattices from B to A.  Threads share each. */

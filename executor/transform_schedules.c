@@ -2,9 +2,11 @@
  * wait, of each schedule.
  *   p2p:       start: start all receives; pack each message and start its
  *              send (direct messages: one MPI message per run, no
- *              packing).  wait: copy the local lattices straight from B to A;
- *              MPI_Waitany and unpack+transform each message as it lands;
- *              wait for the sends.
+ *              packing; pulled messages: B's addresses instead of its
+ *              elements, transform_pull.c).  wait: copy the local lattices
+ *              straight from B to A; MPI_Waitany and unpack+transform each
+ *              message as it lands (a pulled one: read it from the
+ *              sender's B); wait for the sends, and for the "read"s.
  *   rounds:    start: start all receives; pack and start step 0's send.
  *              wait: per step, the local lattices if it is theirs; wait for
  *              its receive and unpack it, wait for its send, pack and start
@@ -23,6 +25,7 @@
 #include "error.h"
 #include "mpi_error.h"
 #include "transform_pack.h"
+#include "transform_pull.h"
 #include "transform_schedules.h"
 
 /* ---- staged messages ------------------------------------------------- */
@@ -105,10 +108,22 @@ static int start_p2p(rl_transform_exec *x)
             rc = post_direct(x, k, 1, &direct);
             continue;
         }
+        if (x->send_pulled && x->send_pulled[k]) {
+            rc = rl_transform_offer(x, k);
+            continue;
+        }
         rl_transform_pack(x, k);
         rc = start_staged(x, s->nrecv + k);
     }
     return rc;
+}
+
+/* A staged receive landed: its elements, or where to read them. */
+static int take_staged(rl_transform_exec *x, int k)
+{
+    if (x->recv_pulled && x->recv_pulled[k]) return rl_transform_pull(x, k);
+    rl_transform_unpack(x, k);
+    return MPI_SUCCESS;
 }
 
 static int wait_p2p(rl_transform_exec *x)
@@ -118,7 +133,7 @@ static int wait_p2p(rl_transform_exec *x)
     for (int n = 0; n < x->nstaged_recv && rc == MPI_SUCCESS; n++) {
         int k;
         rc = MPI_Waitany(s->nrecv, x->reqs, &k, MPI_STATUS_IGNORE);
-        if (rc == MPI_SUCCESS && k != MPI_UNDEFINED) rl_transform_unpack(x, k);
+        if (rc == MPI_SUCCESS && k != MPI_UNDEFINED) rc = take_staged(x, k);
     }
     if (rc == MPI_SUCCESS && x->ndirect_recv_runs)
         rc = MPI_Waitall((int)x->ndirect_recv_runs, x->direct_reqs, MPI_STATUSES_IGNORE);
@@ -225,6 +240,8 @@ relay_status rl_transform_wait(void *state)
     relay_schedule sched = replayed_schedule(x);
     if (sched != RELAY_SCHED_ROUNDS) rl_transform_move_locals(x); /* rounds copy in their own step */
     int rc = sched == RELAY_SCHED_ALLTOALLV ? wait_a2a(x) : sched == RELAY_SCHED_ROUNDS ? wait_rounds(x) : wait_p2p(x);
-    if (!x->bound && rc == MPI_SUCCESS) rl_transform_drop_buffers(x);
-    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "completing the replay");
+    relay_status pulled = sched == RELAY_SCHED_P2P && x->npulled ? rl_transform_pulls_done(x, rc == MPI_SUCCESS) : RELAY_OK;
+    if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "completing the replay");
+    if (!x->bound) rl_transform_drop_buffers(x);
+    return pulled;
 }

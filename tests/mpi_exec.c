@@ -11,9 +11,15 @@
  * start refused on one rank only (a NULL buffer) completing everywhere,
  * NaN where that rank's elements belong; an executor freed during a
  * replay; a plan piece larger than any memory refused at once; an MPI
- * error inside a replay (made through PMPI) returned as RELAY_ERR_MPI.
- * Run at 1, 2, 3, 4 and 8 ranks. */
+ * error inside a replay (made through PMPI) returned as RELAY_ERR_MPI;
+ * RELAY_PULL: a bad value refused by every rank at create, and a slab
+ * transpose read from the peers' B (each receiver makes a persistent empty
+ * "read" reply per message) under RELAY_PULL=on wherever this test can
+ * read its peers' memory itself, never under off, with the same result.
+ * Run at 1, 2, 3, 4 and 8 ranks (ctest also runs it with RELAY_PULL=all). */
+#define _GNU_SOURCE
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +30,11 @@
 #include "mpi_check.h"
 #include "relay/relay.h"
 
+#ifdef __linux__
+#include <sys/uio.h>
+#include <unistd.h>
+#endif
+
 static int rank, nranks;
 
 /* ---- the order in which relay starts its sends, seen through PMPI -------- */
@@ -31,11 +42,15 @@ static int rank, nranks;
 enum { MAX_WATCHED = 64 };
 static MPI_Request watched_req[MAX_WATCHED];
 static int watched_dest[MAX_WATCHED], nwatched, started_dest[MAX_WATCHED], nstarted, watching;
+static int empty_send_inits; /* the "read" replies of pulled messages, one per message its receiver reads */
 
 int MPI_Send_init(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
     int rc = PMPI_Send_init(buf, count, type, dest, tag, comm, req);
-    if (watching && nwatched < MAX_WATCHED) {
+    empty_send_inits += count == 0;
+    /* Empty messages are replies ("read", from a rank that pulled a
+     * message), started when a message lands, not sends of data. */
+    if (watching && count > 0 && nwatched < MAX_WATCHED) {
         watched_req[nwatched] = *req;
         watched_dest[nwatched++] = dest;
     }
@@ -489,6 +504,116 @@ static void test_piece_beyond_memory_is_refused_at_once(void)
     relay_layout_free(b);
 }
 
+/* ---- pulled messages (RELAY_PULL, executor/transform_pull.c) ------------ */
+
+/* Sets RELAY_PULL (NULL: unsets it); returns a copy of what it was. */
+static char *set_pull(const char *value)
+{
+    const char *was = getenv("RELAY_PULL");
+    char *copy = was ? strdup(was) : NULL;
+    if (value) setenv("RELAY_PULL", value, 1);
+    else unsetenv("RELAY_PULL");
+    return copy;
+}
+
+static void restore_pull(char *was)
+{
+    set_pull(was);
+    free(was);
+}
+
+static void test_bad_pull_setting_fails_everywhere(void)
+{
+    fixture f;
+    fixture_init(&f, 20, 30);
+    char *was = set_pull(rank == nranks - 1 ? "sideways" : "on");
+    relay_exec *e = NULL;
+    relay_status st = relay_exec_create(&e, f.plan, MPI_COMM_WORLD);
+    int named = strstr(relay_last_error(), "RELAY_PULL=sideways") != NULL;
+    restore_pull(was);
+    check(st != RELAY_OK && !e, "a bad RELAY_PULL on one rank fails relay_exec_create on every rank");
+    check(rank != nranks - 1 || (st == RELAY_ERR_ARG && named), "the rank with the bad value says which");
+    fixture_free(&f);
+}
+
+/* Whether every rank reads its neighbour's memory with process_vm_readv,
+ * as this test itself checks it (after relay, which asks Yama for leave). */
+static int neighbours_readable(void)
+{
+    int ok = 0;
+#ifdef __linux__
+    static volatile uint64_t cookie;
+    cookie = 0x5eed0000u + (uint64_t)rank;
+    uint64_t mine[2] = {(uint64_t)getpid(), (uint64_t)(uintptr_t)&cookie}, theirs[2], seen = 0;
+    int next = (rank + 1) % nranks, prev = (rank + nranks - 1) % nranks;
+    MPI_Sendrecv(mine, 2, MPI_UINT64_T, prev, 7, theirs, 2, MPI_UINT64_T, next, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    struct iovec local = {&seen, sizeof seen}, remote = {(void *)(uintptr_t)theirs[1], sizeof seen};
+    ok = process_vm_readv((pid_t)theirs[0], &local, 1, &remote, 1, 0) == (ssize_t)sizeof seen && seen == 0x5eed0000u + (uint64_t)next;
+    MPI_Barrier(MPI_COMM_WORLD); /* cookie stays until every rank has read it */
+#endif
+    int all;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    return all;
+}
+
+/* A slab transpose: A = B^T, both 1 x P slabs; each remote run of B is
+ * 512 doubles, a page, so RELAY_PULL=on reads it from the peer.  Returns
+ * whether both replays were right; *replies: the empty sends (the "read"
+ * replies of pulled messages) its executor made on this rank. */
+static int slab_transpose_with(const char *pull, int *replies)
+{
+    int64_t m = 16 * nranks, n = 512 * nranks;
+    relay_layout *a = NULL, *b = NULL;
+    relay_plan *p = NULL;
+    relay_exec *e = NULL;
+    relay_layout_block_cyclic(&a, m, n, m, 512, 1, nranks, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR);
+    relay_layout_block_cyclic(&b, n, m, n, 16, 1, nranks, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR);
+    relay_status st = relay_plan_transform(&p, nranks, a, b, RELAY_OP_T, RELAY_DOUBLE, NULL);
+    double *abuf = calloc((size_t)relay_layout_local_elems(a, rank) + 1, sizeof *abuf);
+    double *bbuf = calloc((size_t)relay_layout_local_elems(b, rank) + 1, sizeof *bbuf);
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < m; j++) {
+            int r;
+            int64_t k;
+            relay_layout_locate(b, i, j, &r, &k);
+            if (r == rank) bbuf[k] = value(i, j);
+        }
+    char *was = set_pull(pull);
+    empty_send_inits = 0;
+    if (!st) st = relay_exec_create(&e, p, MPI_COMM_WORLD);
+    *replies = empty_send_inits;
+    restore_pull(was);
+    for (int replay = 0; !st && replay < 2; replay++)
+        st = relay_exec_run(e, (void *const[]){abuf}, (const void *const[]){bbuf}, NULL, NULL);
+    int ok = st == RELAY_OK;
+    for (int64_t i = 0; ok && i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            int r;
+            int64_t k;
+            relay_layout_locate(a, i, j, &r, &k);
+            if (r == rank && abuf[k] != value(j, i)) ok = 0;
+        }
+    relay_exec_free(e);
+    relay_plan_free(p);
+    relay_layout_free(a);
+    relay_layout_free(b);
+    free(abuf);
+    free(bbuf);
+    return ok;
+}
+
+static void test_slab_transpose_is_pulled(void)
+{
+    int staged_replies, pulled_replies, all_pulled;
+    int ok = slab_transpose_with("off", &staged_replies) && slab_transpose_with("on", &pulled_replies);
+    int readable = nranks > 1 && neighbours_readable();
+    MPI_Allreduce(&pulled_replies, &all_pulled, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    check(ok, "a slab transpose is right through MPI and read from the peers");
+    check(staged_replies == 0, "RELAY_PULL=off reads nothing from the peers");
+    check(readable ? pulled_replies == nranks - 1 : all_pulled == 0,
+          "RELAY_PULL=on: where ranks can read each other, each reads its message from every peer, else none");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -509,6 +634,8 @@ int main(int argc, char **argv)
     test_piece_beyond_memory_is_refused_at_once();
     test_mpi_error_comes_back(RELAY_SCHED_P2P, 0);
     test_mpi_error_comes_back(RELAY_SCHED_ALLTOALLV, 1);
+    test_bad_pull_setting_fails_everywhere();
+    test_slab_transpose_is_pulled();
     int status = check_summary("mpi_exec");
     MPI_Finalize();
     return status;

@@ -189,6 +189,13 @@ static int hand_picked_cases(transform_case *cases, int P)
     case_add_pair(tc, bc_simple(300, 257, 128, 128, pr, pc, COL),
                   bc_simple(257, 300, 32, 32, pr, pc, COL), RELAY_OP_T);
 
+    /* Slabs: on two ranks each remote run of B is 4.8 KB, so a replay reads
+     * the peer's B itself where the system lets it (RELAY_PULL=on). */
+    tc = &cases[n++];
+    case_init(tc, "slab conjugate transpose, 1 x P slabs of 600 x 600", RELAY_CDOUBLE, CMPLX(0.5, -1), CMPLX(2, 1));
+    case_add_pair(tc, bc_simple(600, 600, 600, (600 + P - 1) / P, 1, P, COL),
+                  bc_simple(600, 600, 600, (600 + P - 1) / P, 1, P, COL), RELAY_OP_C);
+
     tc = &cases[n++];
     case_init(tc, "bc 32 -> 128 conjugate transpose", RELAY_CDOUBLE, CMPLX(1, 2), 0.5);
     case_add_pair(tc, bc_simple(300, 257, 128, 128, pr, pc, COL),
