@@ -3,6 +3,8 @@
  *                          elements (pack, unpack, local copies)
  *   transform_check.c      a section read from bytes checked against the
  *                          header, walk by walk
+ *   transform_bind.c       binding p2p replays with each message's other
+ *                          end: the exchange, and direct messages
  *   transform_pull.c       messages the receiver reads from the sender's B
  *                          (binding them, and their moves)
  *   transform_schedules.c  a replay: start and wait of each schedule

@@ -42,6 +42,7 @@
 #include "cma.h"
 #include "error.h"
 #include "mpi_error.h"
+#include "transform_bind.h"
 #include "transform_pack.h"
 #include "transform_pull.h"
 
@@ -60,25 +61,7 @@ relay_status rl_pull_mode_from_env(rl_pull_mode *mode)
     return RELAY_OK;
 }
 
-/* ---- binding: the exchanges with each message's other end ------------- */
-
-relay_status rl_transform_swap(rl_transform_exec *x, const rl_swap *items, const char *what)
-{
-    const rl_section *s = x->sec;
-    int n = s->nsend + s->nrecv, nreq = 0, rc = MPI_SUCCESS;
-    MPI_Request *reqs = rl_malloc_array(2 * (size_t)n, sizeof *reqs);
-    if (!reqs) return RL_NOMEM();
-    for (int k = 0; k < n && rc == MPI_SUCCESS; k++) {
-        int sending = k < s->nsend, peer = (int)(sending ? s->send[k].peer : s->recv[k - s->nsend].peer);
-        int own = sending ? TAG_SENDER_SIDE : TAG_RECEIVER_SIDE, other = sending ? TAG_RECEIVER_SIDE : TAG_SENDER_SIDE;
-        if (items[k].out) rc = MPI_Isend(items[k].out, items[k].out_bytes, MPI_BYTE, peer, own, x->comm, &reqs[nreq++]);
-        if (rc == MPI_SUCCESS && items[k].in)
-            rc = MPI_Irecv(items[k].in, items[k].in_bytes, MPI_BYTE, peer, other, x->comm, &reqs[nreq++]);
-    }
-    if (rc == MPI_SUCCESS) rc = MPI_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);
-    free(reqs);
-    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, what);
-}
+/* ---- binding: the three exchanges ------------------------------------ */
 
 typedef struct {
     rl_cma_card cma;
@@ -111,10 +94,11 @@ static int candidate(const pull_card *a, const pull_card *b)
            a->lattices <= INT_MAX / (int64_t)sizeof(rl_span) && a->cma.node == b->cma.node;
 }
 
-/* Elements per run a walk reads from B: along its columns or its rows,
- * whichever B stores contiguously (0: neither). */
+/* Whether a walk reads B in runs along its columns (B contiguous across
+ * V's columns), rather than along its rows. */
 static int runs_across(const rl_walk *w) { return w->from.cs == 1 && (w->from.rs != 1 || w->cols >= w->rows); }
 
+/* Elements per run a walk reads from B (0: B is contiguous along neither). */
 static int64_t run_elems(const rl_walk *w) { return runs_across(w) ? w->cols : w->from.rs == 1 ? w->rows : 0; }
 
 /* Whether the sender's lattice b, as this rank's walk will address it,

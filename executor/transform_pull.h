@@ -8,18 +8,6 @@
 /* RELAY_PULL from the environment: off (unset or empty), on or all. */
 relay_status rl_pull_mode_from_env(rl_pull_mode *mode);
 
-/* One exchange of a few bytes with the other end of each message at bind
- * (item k: the section's send k, then receive k - nsend): out_bytes from
- * out, unless NULL, tagged with this end's side, and in_bytes into in,
- * unless NULL, tagged with the other's.  Collective in effect. */
-typedef struct {
-    const void *out;
-    int out_bytes;
-    void *in;
-    int in_bytes;
-} rl_swap;
-relay_status rl_transform_swap(rl_transform_exec *x, const rl_swap *items, const char *what);
-
 /* Binding p2p replays, after the direct messages are agreed: with each
  * peer, which messages are pulled; their requests replace the staged ones.
  * Collective in effect, like the agreement on direct messages. */
