@@ -11,7 +11,7 @@
 relay_status rl_hsumma_check_shape(const relay_hsumma_params *p, relay_status code);
 
 /* The shape, and that every local size and panel fits the int counts of
- * MPI and CBLAS, the statistics int64 and the steps of a replay 2^26. */
+ * MPI and CBLAS, the statistics int64 and the steps of a replay 2^22. */
 relay_status rl_hsumma_check(const relay_hsumma_params *p, relay_status code);
 
 #endif

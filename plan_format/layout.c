@@ -250,7 +250,9 @@ static relay_status pack_blocks(relay_layout *l)
 /* ---- blocks of one rank must not share an element --------------------- */
 
 /* Blocks of one rank that interleave with different leading dimensions are
- * checked run by run; this many runs per rank at most. */
+ * checked run by run; this many runs per layout at most, over all its ranks
+ * (a budget per rank let a plan file of a few KB cost seconds per 100 ranks:
+ * CI's fuzzing timed out on one). */
 enum { INTERLEAVE_RUN_LIMIT = 1 << 24 };
 
 /* A block's storage: `outer` runs of `inner` elements, run o at off + o*ld;
@@ -346,7 +348,7 @@ static relay_status check_block_pair(const relay_layout *l, const block_storage 
     int meet = a->ld == b->ld ? same_ld_meet(a, b) : walk_runs_meet(a, b, budget);
     if (meet < 0)
         return rl_fail(RELAY_ERR_ARG, "grid layout: blocks (%lld, %lld) and (%lld, %lld) of rank %d interleave with "
-                       "different leading dimensions over more than 2^24 runs; relay cannot check them for overlap",
+                       "different leading dimensions past the layout's 2^24 runs; relay cannot check them for overlap",
                        (long long)(a->id / l->nbc), (long long)(a->id % l->nbc),
                        (long long)(b->id / l->nbc), (long long)(b->id % l->nbc), r);
     return meet ? rl_fail(RELAY_ERR_ARG, "grid layout: two blocks of rank %d overlap in its buffer", r) : RELAY_OK;
@@ -356,16 +358,18 @@ static relay_status check_block_pair(const relay_layout *l, const block_storage 
  * reaches past the current offset: only they can meet the current block or
  * any later one.  Memory is O(blocks); time O(blocks log blocks) plus one
  * O(1) test per pair of intersecting hulls (ScaLAPACK-like storage shares
- * one ld), plus the runs walked for pairs with different lds. */
-static relay_status sweep_blocks(const relay_layout *l, block_storage *set, int64_t *open, int64_t count, int r)
+ * one ld), plus the runs walked for pairs with different lds, which spend
+ * *budget. */
+static relay_status sweep_blocks(const relay_layout *l, block_storage *set, int64_t *open, int64_t count, int r,
+                                 int64_t *budget)
 {
-    int64_t nopen = 0, budget = INTERLEAVE_RUN_LIMIT;
+    int64_t nopen = 0;
     qsort(set, (size_t)count, sizeof *set, by_offset);
     for (int64_t j = 0; j < count; j++) {
         int64_t kept = 0;
         for (int64_t i = 0; i < nopen; i++) {
             if (set[open[i]].end <= set[j].off) continue;
-            relay_status st = check_block_pair(l, &set[open[i]], &set[j], r, &budget);
+            relay_status st = check_block_pair(l, &set[open[i]], &set[j], r, budget);
             if (st) return st;
             open[kept++] = open[i];
         }
@@ -376,14 +380,14 @@ static relay_status sweep_blocks(const relay_layout *l, block_storage *set, int6
 }
 
 /* Exact test of whether the blocks of rank r share an element. */
-static relay_status check_rank_overlap(const relay_layout *l, int r)
+static relay_status check_rank_overlap(const relay_layout *l, int r, int64_t *budget)
 {
     int64_t first = l->rank_first[r], count = l->rank_first[r + 1] - first;
     block_storage *set = rl_malloc_array((size_t)count, sizeof *set);
     int64_t *open = rl_malloc_array((size_t)count, sizeof *open);
     relay_status st = set && open ? RELAY_OK : RL_NOMEM();
     for (int64_t k = 0; !st && k < count; k++) set[k] = storage_of(l, l->rank_blocks[first + k]);
-    if (!st) st = sweep_blocks(l, set, open, count, r);
+    if (!st) st = sweep_blocks(l, set, open, count, r, budget);
     free(set);
     free(open);
     return st;
@@ -413,8 +417,9 @@ static relay_status check_explicit_storage(relay_layout *l, const int64_t *offse
         l->lds[b] = lds[b];
         if (end > l->local_elems[l->owners[b]]) l->local_elems[l->owners[b]] = end;
     }
+    int64_t budget = INTERLEAVE_RUN_LIMIT;
     for (int r = 0; r < l->nranks; r++) {
-        relay_status st = check_rank_overlap(l, r);
+        relay_status st = check_rank_overlap(l, r, &budget);
         if (st) return st;
     }
     return RELAY_OK;
