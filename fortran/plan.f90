@@ -19,6 +19,7 @@ module relay_plan_mod
   public :: RELAY_PLAN_KIND_TRANSFORM, RELAY_PLAN_KIND_BMMC, RELAY_PLAN_KIND_HSUMMA
   public :: relay_plan, relay_plan_options, relay_plan_stats
   public :: relay_plan_options_init, relay_plan_transform, relay_plan_transform_batch, relay_plan_transform_rank
+  public :: relay_plan_compose, relay_plan_invert, relay_plan_concat
   public :: relay_plan_save, relay_plan_load, relay_plan_encode, relay_plan_decode
   public :: relay_plan_nranks, relay_plan_get_kind, relay_plan_type, relay_plan_count, relay_plan_fingerprint, &
             relay_plan_schedule, relay_plan_rounds, relay_plan_relabeling, relay_plan_dst_layout, &
@@ -92,6 +93,27 @@ module relay_plan_mod
       type(relay_plan_options), intent(in), optional :: opts
       integer(c_int) :: st
     end function c_transform_rank
+
+    function c_compose(out, first, second) bind(C, name='relay_plan_compose') result(st)
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: out
+      type(c_ptr), value :: first, second
+      integer(c_int) :: st
+    end function c_compose
+
+    function c_invert(out, p) bind(C, name='relay_plan_invert') result(st)
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: out
+      type(c_ptr), value :: p
+      integer(c_int) :: st
+    end function c_invert
+
+    function c_concat(out, x, y) bind(C, name='relay_plan_concat') result(st)
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: out
+      type(c_ptr), value :: x, y
+      integer(c_int) :: st
+    end function c_concat
 
     function c_save(p, path) bind(C, name='relay_plan_save') result(st)
       import :: c_char, c_int, c_ptr
@@ -257,6 +279,29 @@ contains
     if (st == RELAY_OK) st = check_length(who, 'src', size(src), count)
     if (st == RELAY_OK) st = check_length(who, 'ops', size(ops), count)
   end function check_pairs
+
+  ! Plan algebra (relay/plan.h): first then second as one plan, the plan
+  ! that moves the data back, two plans as one batch.
+  function relay_plan_compose(plan, first, second) result(st)
+    type(relay_plan), intent(inout) :: plan
+    type(relay_plan), intent(in) :: first, second
+    integer(c_int) :: st
+    st = c_compose(plan%ptr, first%ptr, second%ptr)
+  end function relay_plan_compose
+
+  function relay_plan_invert(plan, p) result(st)
+    type(relay_plan), intent(inout) :: plan
+    type(relay_plan), intent(in) :: p
+    integer(c_int) :: st
+    st = c_invert(plan%ptr, p%ptr)
+  end function relay_plan_invert
+
+  function relay_plan_concat(plan, x, y) result(st)
+    type(relay_plan), intent(inout) :: plan
+    type(relay_plan), intent(in) :: x, y
+    integer(c_int) :: st
+    st = c_concat(plan%ptr, x%ptr, y%ptr)
+  end function relay_plan_concat
 
   ! Writes the plan file (trailing blanks of path are not part of the name).
   function relay_plan_save(plan, path) result(st)

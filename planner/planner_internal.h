@@ -12,6 +12,25 @@ relay_status rl_check_options(const relay_plan_options *o, int nranks);
 relay_status rl_plan_copy_layouts(relay_plan *p, const relay_layout *const *dst, const relay_layout *const *src,
                                   const relay_op *ops);
 
+/* relay_plan_transform_batch with sigma given instead of chosen: the plan
+ * delivers A's blocks of rank r to sigma[r] (nranks entries, a
+ * permutation); opts->relabel is the mode the plan records.  For plan
+ * algebra (algebra.c), whose results follow the relabelings of the plans
+ * they come from. */
+relay_status rl_plan_transform_sigma(relay_plan **out, int nranks, int count, const relay_layout *const *dst,
+                                     const relay_layout *const *src, const relay_op *ops, relay_type type,
+                                     const relay_plan_options *opts, const int32_t *sigma);
+
+/* Layouts as plan algebra needs them (layout_restate.c).  A layout without
+ * rank maps storing l's elements where l does: a copy of l when it has
+ * none, else an explicit grid of its blocks with their owners mapped
+ * (RELAY_ERR_UNSUPPORTED past 2^22 blocks). */
+relay_status rl_layout_restate(relay_layout **out, const relay_layout *l);
+/* Whether a and b store every element at the same rank and index (1) or
+ * not (0), by their block-cyclic formulas or block by block; -1 where
+ * neither tells (over 2^22 blocks that are not the same formulas). */
+int rl_layout_same_storage(const relay_layout *a, const relay_layout *b);
+
 /* ReSHAPE's superblock schedule (reshape.c) for block-cyclic resizing from a
  * pr x pc to a qr x qc grid. */
 typedef struct {

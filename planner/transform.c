@@ -48,10 +48,17 @@ static relay_status check_transform_args(relay_plan **out, int nranks, int count
         if (a->nranks > nranks || b->nranks > nranks)
             return rl_fail(RELAY_ERR_ARG, "transform plan: pair %d has a layout over %d ranks, more than %d", k,
                            a->nranks > b->nranks ? a->nranks : b->nranks, nranks);
-        if (a->rank_map || b->rank_map)
-            return rl_fail(RELAY_ERR_ARG, "transform plan: pair %d: relabeled layouts cannot be planned again", k);
     }
     return rl_check_options(o, nranks);
+}
+
+/* The plan's own copy of l over its ranks.  A relabeled layout (another
+ * plan's destination) is restated without its rank map (layout_restate.c). */
+static relay_status copy_layout(relay_layout **out, const relay_layout *l, int nranks)
+{
+    relay_status st = rl_layout_restate(out, l);
+    if (!st) rl_layout_widen(*out, nranks);
+    return st;
 }
 
 relay_status rl_plan_copy_layouts(relay_plan *p, const relay_layout *const *dst, const relay_layout *const *src,
@@ -59,23 +66,25 @@ relay_status rl_plan_copy_layouts(relay_plan *p, const relay_layout *const *dst,
 {
     for (int k = 0; k < p->count; k++) {
         p->pairs[k].op = ops[k];
-        relay_status st = rl_layout_relabel(&p->pairs[k].dst, dst[k], NULL, p->nranks);
-        if (!st) st = rl_layout_relabel(&p->pairs[k].src, src[k], NULL, p->nranks);
+        relay_status st = copy_layout(&p->pairs[k].dst, dst[k], p->nranks);
+        if (!st) st = copy_layout(&p->pairs[k].src, src[k], p->nranks);
         if (st) return st;
     }
     return RELAY_OK;
 }
 
-/* Chooses sigma (identity without relabeling) and hands A's blocks to it. */
-static relay_status relabel_destinations(relay_plan *p, const relay_layout *const *dst, const relay_plan_options *o,
+/* Takes sigma as given (plan algebra), or chooses it (the identity without
+ * relabeling), and hands A's blocks to it. */
+static relay_status relabel_destinations(relay_plan *p, const relay_plan_options *o, const int32_t *sigma,
                                          const rl_volumes *v)
 {
-    if (o->relabel != RELAY_RELABEL_NONE) {
+    if (sigma) memcpy(p->sigma, sigma, (size_t)p->nranks * sizeof *p->sigma);
+    else if (o->relabel != RELAY_RELABEL_NONE) {
         relay_status st = rl_relabel(v, o, p->sigma, NULL);
         if (st) return st;
     }
     for (int k = 0; k < p->count; k++) {
-        relay_status st = rl_layout_relabel(&p->pairs[k].dst_relabeled, dst[k], p->sigma, p->nranks);
+        relay_status st = rl_layout_relabel(&p->pairs[k].dst_relabeled, p->pairs[k].dst, p->sigma, p->nranks);
         if (st) return st;
     }
     return RELAY_OK;
@@ -98,10 +107,9 @@ static relay_status plan_sections(relay_plan *p, const rl_batch *b)
 }
 
 /* Steps 2-3: sigma and A's relabeled layouts, statistics. */
-static relay_status plan_header(relay_plan *p, const relay_layout *const *dst, const relay_plan_options *o,
-                                const rl_volumes *v)
+static relay_status plan_header(relay_plan *p, const relay_plan_options *o, const int32_t *sigma, const rl_volumes *v)
 {
-    relay_status st = relabel_destinations(p, dst, o, v);
+    relay_status st = relabel_destinations(p, o, sigma, v);
     if (!st) rl_transform_stats(p, v);
     return st;
 }
@@ -118,13 +126,13 @@ static relay_status plan_sections_of(relay_plan *p, int only_rank, const rl_tran
     return st ? st : rl_schedule_sections(p, t);
 }
 
-static relay_status plan_steps(relay_plan *p, int only_rank, const relay_layout *const *dst, const relay_plan_options *o)
+static relay_status plan_steps(relay_plan *p, int only_rank, const relay_plan_options *o, const int32_t *sigma)
 {
     rl_volumes v;
     rl_transfers t = {0};
     relay_status st = rl_volumes_compute(&v, p);
     if (st) return st;
-    st = plan_header(p, dst, o, &v);
+    st = plan_header(p, o, sigma, &v);
     if (!st) st = rl_schedule_plan(p, o->schedule, &v, &t);
     rl_volumes_free(&v);
     if (!st) st = plan_sections_of(p, only_rank, &t);
@@ -132,9 +140,11 @@ static relay_status plan_steps(relay_plan *p, int only_rank, const relay_layout 
     return st;
 }
 
+/* The plan of every rank (only_rank < 0) or of one; sigma NULL: chosen as
+ * opts say, else taken (opts' relabeling mode is then only recorded). */
 static relay_status plan_batch(relay_plan **out, int only_rank, int nranks, int count, const relay_layout *const *dst,
                                const relay_layout *const *src, const relay_op *ops, relay_type type,
-                               const relay_plan_options *opts)
+                               const relay_plan_options *opts, const int32_t *sigma)
 {
     relay_plan_options defaults;
     relay_plan_options_init(&defaults);
@@ -147,7 +157,7 @@ static relay_status plan_batch(relay_plan **out, int only_rank, int nranks, int 
     p->type = type;
     p->relabel = o->relabel;
     st = rl_plan_copy_layouts(p, dst, src, ops);
-    if (!st) st = plan_steps(p, only_rank, dst, o);
+    if (!st) st = plan_steps(p, only_rank, o, sigma);
     if (st) {
         relay_plan_free(p);
         return st;
@@ -161,7 +171,7 @@ relay_status relay_plan_transform_batch(relay_plan **out, int nranks, int count,
         const relay_layout *const *dst, const relay_layout *const *src, const relay_op *ops,
         relay_type type, const relay_plan_options *opts)
 {
-    return plan_batch(out, -1, nranks, count, dst, src, ops, type, opts);
+    return plan_batch(out, -1, nranks, count, dst, src, ops, type, opts, NULL);
 }
 
 relay_status relay_plan_transform_rank(relay_plan **out, int rank, int nranks, int count,
@@ -170,11 +180,18 @@ relay_status relay_plan_transform_rank(relay_plan **out, int rank, int nranks, i
 {
     if (rank < 0 || rank >= nranks)
         return rl_fail(RELAY_ERR_ARG, "transform plan of one rank: rank %d is not in [0, %d)", rank, nranks);
-    return plan_batch(out, rank, nranks, count, dst, src, ops, type, opts);
+    return plan_batch(out, rank, nranks, count, dst, src, ops, type, opts, NULL);
 }
 
 relay_status relay_plan_transform(relay_plan **out, int nranks, const relay_layout *dst,
         const relay_layout *src, relay_op op, relay_type type, const relay_plan_options *opts)
 {
     return relay_plan_transform_batch(out, nranks, 1, &dst, &src, &op, type, opts);
+}
+
+relay_status rl_plan_transform_sigma(relay_plan **out, int nranks, int count, const relay_layout *const *dst,
+                                     const relay_layout *const *src, const relay_op *ops, relay_type type,
+                                     const relay_plan_options *opts, const int32_t *sigma)
+{
+    return plan_batch(out, -1, nranks, count, dst, src, ops, type, opts, sigma);
 }

@@ -49,6 +49,7 @@ program mpi_fortran
   call test_transform(RELAY_OP_N, RELAY_RELABEL_NONE)
   call test_transform(RELAY_OP_T, RELAY_RELABEL_GREEDY)
   call test_save_load()
+  call test_algebra()
   call test_batch_of_own_sections()
   call test_bmmc()
   call test_hsumma()
@@ -267,6 +268,30 @@ contains
     call relay_layout_free(la)
     call relay_layout_free(lb)
   end subroutine test_save_load
+
+  ! Plan algebra: the op T plan, its inverse, the two composed (every
+  ! element back in place: nothing crosses ranks) and concatenated.
+  subroutine test_algebra()
+    type(relay_layout) :: la, lb
+    type(relay_plan) :: plan, back, round_trip, both
+    type(relay_plan_stats) :: stats
+    la = make_layout(bc_dst)
+    lb = make_layout(bc_src(RELAY_OP_T))
+    call check_ok(relay_plan_transform(plan, nranks, la, lb, RELAY_OP_T, RELAY_DOUBLE), 'relay_plan_transform')
+    call check_ok(relay_plan_invert(back, plan), 'relay_plan_invert')
+    call check_ok(relay_plan_compose(round_trip, plan, back), 'relay_plan_compose')
+    call check_ok(relay_plan_get_stats(round_trip, stats), 'relay_plan_get_stats')
+    call check(stats%bytes_remote == 0 .and. stats%bytes_total == m * n * 8, 'a plan and its inverse composed stay local')
+    call check_ok(relay_plan_concat(both, plan, back), 'relay_plan_concat')
+    call check(relay_plan_count(both) == 2, 'two plans concatenated: two pairs')
+    call check_fails(relay_plan_compose(both, plan, plan), RELAY_ERR_MISMATCH, 'composing plans that do not chain')
+    call relay_plan_free(plan)
+    call relay_plan_free(back)
+    call relay_plan_free(round_trip)
+    call relay_plan_free(both)
+    call relay_layout_free(la)
+    call relay_layout_free(lb)
+  end subroutine test_algebra
 
   ! Both pairs (op N and op T) in one batch, each rank planning its own
   ! section; the fingerprint is the whole batch's.

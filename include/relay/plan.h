@@ -34,7 +34,9 @@ typedef struct relay_plan relay_plan;
 /* Plans A := alpha*op(B) + beta*A on nranks ranks.  dst is A's layout
  * (m x n), src is B's (m x n for RELAY_OP_N, n x m otherwise).  Each
  * layout may have fewer ranks than nranks; the others own nothing of it.
- * opts may be NULL for the defaults. */
+ * A relabeled layout (relay_plan_dst_layout of another plan) is planned as
+ * an explicit grid of its blocks (at most 2^22 of them), so that plans
+ * chain.  opts may be NULL for the defaults. */
 RELAY_API relay_status relay_plan_transform(relay_plan **out, int nranks, const relay_layout *dst,
         const relay_layout *src, relay_op op, relay_type type, const relay_plan_options *opts);
 
@@ -55,6 +57,36 @@ RELAY_API relay_status relay_plan_transform_batch(relay_plan **out, int nranks, 
 RELAY_API relay_status relay_plan_transform_rank(relay_plan **out, int rank, int nranks, int count,
         const relay_layout *const *dst, const relay_layout *const *src, const relay_op *ops,
         relay_type type, const relay_plan_options *opts);
+
+/* Plan algebra: plans made from plans, offline.  Each reads only the
+ * plans' headers (a plan loaded for one rank will do) and plans its result
+ * afresh; the result's schedule is the one both plans have, else auto.
+ *
+ * compose: `first` moves B into A1 and `second` moves A1, as the first
+ * delivers it (relay_plan_dst_layout of first, relabeling included), into
+ * A2; the result moves B into A2 directly, each element once, and
+ * relabels as `second` does.  Transform plans compose pair by pair (same
+ * ranks, type and pair count): op2 after op1, so T after T is N, and T
+ * with C is N for real types and RELAY_ERR_UNSUPPORTED for complex ones
+ * (it conjugates without transposing).  Replayed with
+ * alpha = alpha2 * op2(alpha1) (conj(alpha1) when op2 is C) and beta2, it
+ * gives A2 what the two replays give with beta1 = 0, leaving A1 alone.
+ * BMMC plans (same bits, rank bits and element size) compose by Lemma 1.
+ * RELAY_ERR_MISMATCH when the second plan does not read A1 where the first
+ * leaves it.
+ *
+ * invert: the plan that moves the data back, B := op(A) from A as p
+ * delivers it (N, T and C are their own inverses; alpha 1, beta 0), or
+ * the inverse BMMC permutation.
+ *
+ * concat: two transform plans over the same ranks and type as one batch
+ * (x's pairs, then y's): one message per peer carries both.  A's blocks
+ * go where each plan sends them.
+ *
+ * HSUMMA plans have no algebra (RELAY_ERR_UNSUPPORTED). */
+RELAY_API relay_status relay_plan_compose(relay_plan **out, const relay_plan *first, const relay_plan *second);
+RELAY_API relay_status relay_plan_invert(relay_plan **out, const relay_plan *p);
+RELAY_API relay_status relay_plan_concat(relay_plan **out, const relay_plan *x, const relay_plan *y);
 
 /* Plan files (MessagePack; see docs/plan-format.md).  load/decode with
  * rank >= 0 keep only that rank's section; rank -1 keeps every section. */
