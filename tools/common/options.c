@@ -20,13 +20,6 @@ static const cli_option *find_option(const char *arg, const cli_option *table, c
     return NULL;
 }
 
-static const cli_option *file_entry(const cli_option *table)
-{
-    for (const cli_option *o = table; o->name; o++)
-        if (o->value == CLI_VALUE_FILE) return o;
-    return NULL;
-}
-
 /* The field of request that o fills. */
 static void *field_of(const cli_option *o, void *request) { return (char *)request + o->field; }
 
@@ -44,13 +37,25 @@ static int store_value(const cli_option *o, const char *value, void *request, cl
     }
 }
 
-/* A positional argument: the one FILE, if the table takes one. */
-static int store_positional(const cli_option *file, const char *arg, void *request, cli_error *e)
+/* A positional argument: the first FILE entry of the table not given yet. */
+static int store_positional(const cli_option *table, const char *arg, void *request, cli_error *e)
 {
-    if (!file) return cli_fail(e, CLI_USAGE, "unexpected argument '%s' (see --help)", arg);
-    if (*(const char **)field_of(file, request))
-        return cli_fail(e, CLI_USAGE, "unexpected argument '%s': one %s at a time", arg, file->name);
-    return store_value(file, arg, request, e);
+    const cli_option *last = NULL;
+    for (const cli_option *o = table; o->name; o++) {
+        if (o->value != CLI_VALUE_FILE) continue;
+        if (!*(const char **)field_of(o, request)) return store_value(o, arg, request, e);
+        last = o;
+    }
+    if (!last) return cli_fail(e, CLI_USAGE, "unexpected argument '%s' (see --help)", arg);
+    return cli_fail(e, CLI_USAGE, "unexpected argument '%s' after the %s", arg, last->name);
+}
+
+/* The first FILE entry of the table still missing, or NULL. */
+static const cli_option *missing_file(const cli_option *table, void *request)
+{
+    for (const cli_option *o = table; o->name; o++)
+        if (o->value == CLI_VALUE_FILE && !*(const char **)field_of(o, request)) return o;
+    return NULL;
 }
 
 /* An option argument, its value the rest after '=' or the next argument
@@ -72,7 +77,6 @@ static int store_option(const char *arg, char **argv, int argc, int *next, const
 int cli_parse_options(int argc, char **argv, int first, const cli_option *table, void *request, int *help,
                       cli_error *e)
 {
-    const cli_option *file = file_entry(table);
     int options_end = 0; /* after "--" every argument is positional */
     *help = 0;
     for (int next = first; next < argc;) {
@@ -82,12 +86,12 @@ int cli_parse_options(int argc, char **argv, int first, const cli_option *table,
             options_end = 1;
             continue;
         }
-        if (options_end || arg[0] != '-' || arg[1] == '\0') status = store_positional(file, arg, request, e);
+        if (options_end || arg[0] != '-' || arg[1] == '\0') status = store_positional(table, arg, request, e);
         else status = store_option(arg, argv, argc, &next, table, request, help, e);
         if (status) return status;
     }
-    if (file && !*help && !*(const char **)field_of(file, request))
-        return cli_fail(e, CLI_USAGE, "missing the %s (see --help)", file->name);
+    const cli_option *missing = *help ? NULL : missing_file(table, request);
+    if (missing) return cli_fail(e, CLI_USAGE, "missing the %s (see --help)", missing->name);
     return CLI_OK;
 }
 

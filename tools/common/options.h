@@ -22,8 +22,9 @@ typedef enum {
     CLI_VALUE_INT,      /* a decimal integer in [min, max]: an int64_t field */
     CLI_VALUE_KEYWORD,  /* one of words: its index, in an int field */
     CLI_VALUE_CUSTOM,   /* parse(request, value, e) reads it */
-    CLI_VALUE_FILE      /* no option: the one positional argument, a
-                           const char * field; name says what it is */
+    CLI_VALUE_FILE      /* no option: a positional argument, a const char *
+                           field; name says what it is.  Several are
+                           filled in the table's order */
 } cli_value;
 
 typedef struct {
@@ -45,8 +46,8 @@ typedef struct {
 #define CLI_END {NULL, CLI_VALUE_FLAG, 0, 0, 0, NULL, NULL}
 
 /* Reads argv[first..argc) into request by table.  Without a CLI_FILE entry
- * no positional argument is taken; with one, exactly one is needed (unless
- * --help is given). */
+ * no positional argument is taken; with some, exactly one per entry is
+ * needed (unless --help is given). */
 int cli_parse_options(int argc, char **argv, int first, const cli_option *table, void *request, int *help,
                       cli_error *e);
 

@@ -4,6 +4,7 @@
  *   relay-plan transform ...   (transform.c)
  *   relay-plan bmmc ...        (bmmc.c)
  *   relay-plan hsumma ...      (hsumma.c)
+ *   relay-plan compose|invert|concat PLAN... (algebra.c)
  *
  * The first argument names the plan kind; each kind reads its own options.
  * Reference: docs/cli.md. */
@@ -24,6 +25,7 @@ static const char help_head[] =
     "                         [--ranks-per-node K | --node-map FILE] [--node-weight W] -o FILE\n"
     "    relay-plan bmmc --ranks P (--perm NAMES [--bits N] | --matrix COLS) [...] -o FILE\n"
     "    relay-plan hsumma --grid SxT --shape MxNxK [--groups IxJ|auto] [...] -o FILE\n"
+    "    relay-plan compose FIRST SECOND -o FILE | invert PLAN -o FILE | concat X Y -o FILE\n"
     "    relay-plan --help\n"
     "\n"
     "DESCRIPTION\n"
@@ -49,6 +51,7 @@ static const char help_tail[] =
     "    relay-plan bmmc --ranks 8 --perm transpose:1024x512 -o t.plan\n"
     "    relay-plan bmmc --ranks 4 --perm bit-reversal,gray-code --bits 20 --rank-bits minor -o b.plan\n"
     "    relay-plan hsumma --grid 2x4 --shape 1024x1024x1024 --groups 2x2 --block 64 -o h.plan\n"
+    "    relay-plan compose ab.plan bc.plan -o ac.plan\n"
     "\n"
     "SEE ALSO\n"
     "    relay-dump(1), relay-run(1), docs/cli.md\n";
@@ -63,6 +66,9 @@ static const struct {
     {"transform", plan_transform, NULL, transform_help},
     {"bmmc", plan_bmmc, "BMMC PLANS\n", bmmc_help},
     {"hsumma", plan_hsumma, "HSUMMA PLANS\n", hsumma_help},
+    {"compose", plan_compose, "PLANS FROM PLANS\n", algebra_help},
+    {"invert", plan_invert, NULL, NULL},
+    {"concat", plan_concat, NULL, NULL},
 };
 enum { NKINDS = sizeof kinds / sizeof *kinds };
 
@@ -70,6 +76,7 @@ static void print_help(void)
 {
     fputs(help_head, stdout);
     for (int k = 0; k < NKINDS; k++) {
+        if (!kinds[k].help) continue; /* told under the heading before it */
         if (kinds[k].heading) fputs(kinds[k].heading, stdout);
         fputs(kinds[k].help, stdout);
         fputs("\n", stdout);
@@ -81,14 +88,14 @@ static void print_help(void)
 static int plan_kind(int argc, char **argv, cli_error *e)
 {
     const char *kind = argc > 1 ? argv[1] : NULL;
-    if (!kind) return cli_fail(e, CLI_USAGE, "missing the plan kind: transform, bmmc or hsumma (see --help)");
+    if (!kind) return cli_fail(e, CLI_USAGE, "missing the plan kind: transform, bmmc, hsumma, compose, invert or concat (see --help)");
     for (int k = 0; k < NKINDS; k++) {
         if (strcmp(kind, kinds[k].name) != 0) continue;
         int help, status = kinds[k].plan(argc, argv, &help, e);
         if (!status && help) print_help();
         return status;
     }
-    return cli_fail(e, CLI_USAGE, "unknown plan kind '%s': expected transform, bmmc or hsumma (see --help)", kind);
+    return cli_fail(e, CLI_USAGE, "unknown plan kind '%s': expected transform, bmmc, hsumma, compose, invert or concat (see --help)", kind);
 }
 
 int main(int argc, char **argv)
