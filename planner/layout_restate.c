@@ -16,11 +16,12 @@
 
 enum { RESTATE_MAX_BLOCKS = 1 << 22 }; /* 80 MiB of grid arrays */
 
-/* Blocks of l, or -1 past RESTATE_MAX_BLOCKS. */
+/* Blocks of l, or -1 past RESTATE_MAX_BLOCKS blocks or splits (an m x 0
+ * matrix has no blocks but may have 2^31 row splits). */
 static int64_t bounded_blocks(const relay_layout *l)
 {
     int64_t n = (int64_t)l->nbr * l->nbc;
-    return n <= RESTATE_MAX_BLOCKS ? n : -1;
+    return n <= RESTATE_MAX_BLOCKS && (int64_t)l->nbr + l->nbc <= RESTATE_MAX_BLOCKS ? n : -1;
 }
 
 static relay_status restate_as_grid(relay_layout **out, const relay_layout *l, int64_t blocks)
@@ -70,14 +71,20 @@ relay_status rl_layout_restate(relay_layout **out, const relay_layout *l)
     return restate_as_grid(out, l, blocks);
 }
 
-/* Block-cyclic layouts without rank maps: the same formulas and lds. */
+static int mapped_rank(const relay_layout *l, int base) { return l->rank_map ? l->rank_map[base] : base; }
+
+/* Block-cyclic layouts: the same formulas, lds and (rank maps applied)
+ * owners of each grid process; O(ranks) however many blocks. */
 static int same_block_cyclic(const relay_layout *a, const relay_layout *b)
 {
     const rl_block_cyclic *x = &a->bc, *y = &b->bc;
     if (x->mb != y->mb || x->nb != y->nb || x->nprow != y->nprow || x->npcol != y->npcol || x->grid_order != y->grid_order ||
         x->rsrc != y->rsrc || x->csrc != y->csrc || x->i0 != y->i0 || x->j0 != y->j0)
         return 0;
-    return memcmp(a->bc_ld, b->bc_ld, (size_t)x->nprow * (size_t)x->npcol * sizeof *a->bc_ld) == 0;
+    int processes = x->nprow * x->npcol;
+    for (int r = 0; r < processes; r++)
+        if (a->bc_ld[r] != b->bc_ld[r] || mapped_rank(a, r) != mapped_rank(b, r)) return 0;
+    return 1;
 }
 
 static int same_blocks(const relay_layout *a, const relay_layout *b)
@@ -97,9 +104,7 @@ static int same_blocks(const relay_layout *a, const relay_layout *b)
 int rl_layout_same_storage(const relay_layout *a, const relay_layout *b)
 {
     if (a->m != b->m || a->n != b->n || a->order != b->order || a->nbr != b->nbr || a->nbc != b->nbc) return 0;
-    if (a->kind == RL_LAYOUT_BLOCK_CYCLIC && b->kind == RL_LAYOUT_BLOCK_CYCLIC && !a->rank_map && !b->rank_map &&
-        same_block_cyclic(a, b))
-        return 1;
+    if (a->kind == RL_LAYOUT_BLOCK_CYCLIC && b->kind == RL_LAYOUT_BLOCK_CYCLIC && same_block_cyclic(a, b)) return 1;
     if (bounded_blocks(a) < 0) return -1;
     return same_blocks(a, b);
 }

@@ -181,9 +181,15 @@ static void test_restating_is_bounded(void **state)
     relay_plan *ab = transform(2, a, b, RELAY_OP_N, RELAY_FLOAT, RELAY_RELABEL_OPTIMAL), *out = UNTOUCHED;
     assert_refused(relay_plan_invert(&out, ab), RELAY_ERR_UNSUPPORTED, out);
     assert_non_null(strstr(relay_last_error(), "too large to restate"));
-    relay_plan *same = transform(2, b, b, RELAY_OP_N, RELAY_FLOAT, RELAY_RELABEL_NONE);
-    assert_int_equal(relay_plan_invert(&out, same), RELAY_OK);
+    relay_plan *same = transform(2, b, b, RELAY_OP_N, RELAY_FLOAT, RELAY_RELABEL_NONE), *back = NULL;
+    assert_int_equal(relay_plan_invert(&back, same), RELAY_OK);
+    /* ... and such layouts chain by their formulas, not block by block. */
+    assert_int_equal(relay_plan_compose(&out, same, back), RELAY_OK);
+    relay_plan_stats s;
+    assert_int_equal(relay_plan_get_stats(out, &s), RELAY_OK);
+    assert_int_equal(s.bytes_remote, 0);
     relay_plan_free(out);
+    relay_plan_free(back);
     relay_plan_free(ab);
     relay_plan_free(same);
     relay_layout_free(a);
