@@ -1,10 +1,10 @@
-/* resize_bench.c — the three schedules on ReSHAPE's resizes, in one job.
+/* resize_bench.c — the four schedules on ReSHAPE's resizes, in one job.
  *
  * An n x n double matrix of nb x nb blocks moves between nearly-square
  * grids inside one communicator of 8 ranks (expansions 2x2 -> 2x4,
  * 2x3 -> 2x4, 2x2 -> 2x3 and the matching shrinks).  For each move the
- * plan is made three times, with the rounds (ReSHAPE's steps), p2p and
- * alltoallv schedules, all three are bound, and their replays are
+ * plan is made four times, with the rounds (ReSHAPE's steps), p2p,
+ * alltoallv and neighbor schedules, all four are bound, and their replays are
  * interleaved (round robin, so that the machine's drift hits them alike).
  * Printed: the median over R replays of the slowest rank's time, and each
  * schedule's ratio to p2p.
@@ -15,8 +15,9 @@
 
 #include "relay/relay.h"
 
-enum { RANKS = 8, SCHEDULES = 3 };
-static const relay_schedule schedules[SCHEDULES] = {RELAY_SCHED_ROUNDS, RELAY_SCHED_P2P, RELAY_SCHED_ALLTOALLV};
+enum { RANKS = 8, SCHEDULES = 4 };
+static const relay_schedule schedules[SCHEDULES] = {RELAY_SCHED_ROUNDS, RELAY_SCHED_P2P, RELAY_SCHED_ALLTOALLV,
+                                                    RELAY_SCHED_NEIGHBOR};
 static const int moves[][4] = {{2, 2, 2, 4}, {2, 4, 2, 2}, {2, 3, 2, 4}, {2, 4, 2, 3}, {2, 2, 2, 3}, {2, 3, 2, 2}};
 
 static int cmp_double(const void *x, const void *y)
@@ -69,9 +70,9 @@ static void run_move(const int mv[4], int64_t n, int64_t nb, int reps, int rank)
         relay_exec_free(ex[s]);
     }
     if (rank == 0)
-        printf("| %dx%d -> %dx%d | %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f |\n", mv[0], mv[1], mv[2], mv[3],
-               mv[0] * mv[1] < mv[2] * mv[3] ? "expand" : "shrink", rounds, 1e3 * med[0], 1e3 * med[1], 1e3 * med[2],
-               med[0] / med[1], med[2] / med[1]);
+        printf("| %dx%d -> %dx%d | %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", mv[0], mv[1], mv[2],
+               mv[3], mv[0] * mv[1] < mv[2] * mv[3] ? "expand" : "shrink", rounds, 1e3 * med[0], 1e3 * med[1],
+               1e3 * med[2], 1e3 * med[3], med[0] / med[1], med[2] / med[1], med[3] / med[1]);
     free(a);
     free(b);
     free(t);
@@ -93,8 +94,8 @@ int main(int argc, char **argv)
         return 2;
     }
     if (rank == 0)
-        printf("| move | kind | rounds steps | rounds ms | p2p ms | alltoallv ms | rounds/p2p | alltoallv/p2p |\n"
-               "|---|---|---|---|---|---|---|---|\n");
+        printf("| move | kind | rounds steps | rounds ms | p2p ms | alltoallv ms | neighbor ms | rounds/p2p | alltoallv/p2p "
+               "| neighbor/p2p |\n|---|---|---|---|---|---|---|---|---|---|\n");
     for (size_t k = 0; k < sizeof moves / sizeof *moves; k++) run_move(moves[k], n, nb, reps, rank);
     MPI_Finalize();
     return 0;

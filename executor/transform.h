@@ -7,6 +7,8 @@
  *                          end: the exchange, and direct messages
  *   transform_pull.c       messages the receiver reads from the sender's B
  *                          (binding them, and their moves)
+ *   transform_collective.c alltoallv and neighbor: the replay as one
+ *                          collective call
  *   transform_schedules.c  a replay: start and wait of each schedule
  *   transform_exec.c       preparing and binding; the kind table
  *                          rl_exec_transform (exec_kind.h)
@@ -91,6 +93,18 @@ typedef struct {
     relay_order dst_order, src_order;
 } rl_pair_info;
 
+/* A replay as one collective call (transform_collective.c): byte counts
+ * and displacements per rank (alltoallv) or per peer (neighbor, whose
+ * peers are the graph's edges), all in one allocation of `ints` ints, NULL
+ * where the counts cannot be ints. */
+typedef struct {
+    int *send_counts, *send_displs, *recv_counts, *recv_displs;
+    int *destinations, *sources; /* neighbor: the peers, as the section lists its messages */
+    int64_t ints;
+    MPI_Comm graph;          /* neighbor: the message graph, or MPI_COMM_NULL */
+    MPI_Request req;
+} rl_collective;
+
 typedef struct {
     MPI_Comm comm;           /* the executor's own (exec.c owns it) */
     int rank, nranks;
@@ -133,9 +147,7 @@ typedef struct {
     int pull_errno, pull_errno_peer; /* what failed in this replay's reads (0: nothing), from whom */
     int64_t *claims;         /* until the peers are checked: per rank, what this rank sends,
                                 what the peers say they send, what it expects (transform_exec.c) */
-    int *a2a;                /* alltoallv: send counts, send displacements,
-                                receive counts, receive displacements (bytes) */
-    MPI_Request a2a_req;
+    rl_collective coll;      /* alltoallv and neighbor: the call (transform_collective.c) */
     /* The replay in flight. */
     void **dst;
     const void **src;

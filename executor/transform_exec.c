@@ -12,9 +12,10 @@
  * them, which would leave a receive waiting forever or fill A wrongly.  Binding takes the communicator; that is
  * enough for a one-off replay (transform_schedules.c).  Binding the
  * replays, collective on the executor's communicator, settles the schedule
- * every rank can replay (alltoallv's int counts limit it to pack buffers
+ * every rank can replay (a collective's int counts limit it to pack buffers
  * below 2 GiB; past that every rank replays p2p instead), creates one
- * persistent request per message (or the alltoallv), and under p2p agrees
+ * persistent request per message (or the collective,
+ * transform_collective.c), and under p2p agrees
  * with each peer on the messages that travel directly, run by run
  * (transform_bind.c), and on those the receiver reads from the sender's B
  * (transform_pull.c).  The replay is transform_schedules.c. */
@@ -27,6 +28,7 @@
 #include "stand_in.h"
 #include "transform_bind.h"
 #include "transform_check.h"
+#include "transform_collective.h"
 #include "transform_pack.h"
 #include "transform_pull.h"
 #include "transform_schedules.h"
@@ -48,27 +50,6 @@ static relay_status build_steps(rl_transform_exec *x, int32_t rounds)
     for (int32_t r = 0; r < rounds; r++) x->send_at[r] = x->recv_at[r] = -1;
     if (x->sec->nsend) index_steps(x->send_at, x->sec->send_round, x->sec->nsend);
     if (x->sec->nrecv) index_steps(x->recv_at, x->sec->recv_round, x->sec->nrecv);
-    return RELAY_OK;
-}
-
-static void a2a_side(int *counts, int *displs, const rl_message *msg, int nmsg, const int64_t *byte_off, size_t esz)
-{
-    for (int k = 0; k < nmsg; k++) {
-        counts[msg[k].peer] = (int)(msg[k].elems * (int64_t)esz);
-        displs[msg[k].peer] = (int)byte_off[k];
-    }
-}
-
-/* Alltoallv's byte counts and displacements.  They are ints: when a pack
- * buffer reaches 2 GiB they cannot describe it, and a2a stays NULL. */
-static relay_status build_a2a(rl_transform_exec *x)
-{
-    if (x->sends.byte_off[x->sec->nsend] > INT_MAX || x->recvs.byte_off[x->sec->nrecv] > INT_MAX) return RELAY_OK;
-    x->a2a = rl_calloc(4 * (size_t)x->nranks, sizeof *x->a2a);
-    if (!x->a2a) return RL_NOMEM();
-    int n = x->nranks;
-    a2a_side(x->a2a, x->a2a + n, x->sec->send, x->sec->nsend, x->sends.byte_off, x->esz);
-    a2a_side(x->a2a + 2 * n, x->a2a + 3 * n, x->sec->recv, x->sec->nrecv, x->recvs.byte_off, x->esz);
     return RELAY_OK;
 }
 
@@ -145,7 +126,8 @@ static relay_status transform_prepare(void **state, const relay_plan *p, const r
     if (!x) return RL_NOMEM();
     x->comm = MPI_COMM_NULL;
     x->unit = MPI_DATATYPE_NULL;
-    x->a2a_req = MPI_REQUEST_NULL;
+    x->coll.req = MPI_REQUEST_NULL;
+    x->coll.graph = MPI_COMM_NULL;
     x->rank = setup->rank;
     x->nranks = setup->nranks;
     x->team = setup->team;
@@ -170,7 +152,7 @@ static relay_status transform_prepare(void **state, const relay_plan *p, const r
     while (x->first_send < x->sec->nsend && x->sec->send[x->first_send].peer < x->rank) x->first_send++;
     x->schedule = p->schedule;
     if (!st && x->schedule == RELAY_SCHED_ROUNDS) st = build_steps(x, p->rounds);
-    if (!st && x->schedule == RELAY_SCHED_ALLTOALLV) st = build_a2a(x);
+    if (!st && rl_schedule_is_collective(x->schedule)) st = rl_collective_prepare(x);
     if (!st) st = check_and_claim(x, p, setup->peers_checked);
     return st ? st : build_requests(x);
 }
@@ -219,34 +201,6 @@ static relay_status create_requests(rl_transform_exec *x)
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "creating persistent requests");
 }
 
-/* Alltoallv only if every rank can describe its pack buffers with int
- * counts (build_a2a); else every rank replays p2p.  The plan's schedule is
- * the same on every rank (exec.c agreed on the fingerprint), so either all
- * ranks take part in this agreement or none. */
-static relay_status settle_schedule(rl_transform_exec *x)
-{
-    if (x->schedule != RELAY_SCHED_ALLTOALLV) return RELAY_OK;
-    uint64_t cannot = !x->a2a;
-    relay_status st = rl_agree_values(x->comm, RELAY_OK, &cannot, 1, "settling the schedule");
-    if (!st && cannot) x->schedule = RELAY_SCHED_P2P;
-    return st;
-}
-
-/* With MPI-4, alltoallv is a persistent collective created once like the
- * point-to-point requests; before MPI-4 each replay starts MPI_Ialltoallv. */
-static relay_status create_a2a_request(rl_transform_exec *x)
-{
-#if MPI_VERSION >= 4
-    int n = x->nranks, *c = x->a2a;
-    int rc = MPI_Alltoallv_init(rl_message_set_buf(&x->sends), c, c + n, MPI_BYTE, rl_message_set_buf(&x->recvs), c + 2 * n, c + 3 * n, MPI_BYTE,
-                                x->comm, MPI_INFO_NULL, &x->a2a_req);
-    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "MPI_Alltoallv_init");
-#else
-    (void)x;
-    return RELAY_OK;
-#endif
-}
-
 /* What a one-off replay needs: a communicator, the wire unit, the scratch. */
 static relay_status transform_bind(void *state, MPI_Comm comm, relay_internal_scratch *lent)
 {
@@ -266,8 +220,8 @@ static relay_status transform_bind_replays(void *state, MPI_Comm comm)
      * into them, and the scratch moves when a larger first replay grows it. */
     x->lent = NULL;
     relay_status st = rl_transform_hold_buffers(x);
-    if (!st) st = settle_schedule(x);
-    if (!st) st = x->schedule == RELAY_SCHED_ALLTOALLV ? create_a2a_request(x) : create_requests(x);
+    if (!st && rl_schedule_is_collective(x->schedule)) st = rl_collective_bind(x); /* may settle on p2p */
+    if (!st && !rl_schedule_is_collective(x->schedule)) st = create_requests(x);
     if (!st && x->schedule == RELAY_SCHED_P2P) st = rl_transform_agree_direct(x);
     if (!st && x->schedule == RELAY_SCHED_P2P) st = rl_transform_agree_pulls(x);
     x->bound = st == RELAY_OK;
@@ -294,7 +248,7 @@ static void transform_memory(const void *state, relay_exec_memory *m)
     extra += lattices * (int64_t)sizeof(rl_walk);
     extra += (int64_t)(s->nsend + s->nrecv) * (int64_t)(sizeof(MPI_Request) + 2 * sizeof(int64_t) + sizeof(rl_message));
     extra += (s->nsend_spans + s->nrecv_spans) * (int64_t)sizeof(rl_span) + s->nlocal * (int64_t)sizeof(rl_local_span);
-    extra += x->a2a ? 4 * (int64_t)x->nranks * (int64_t)sizeof(int) : 0;
+    extra += rl_collective_bytes(x);
     extra += x->send_at ? 2 * (int64_t)x->rounds * (int64_t)sizeof(int) : 0;
     extra += x->ndirect_runs * (int64_t)sizeof(MPI_Request) + (x->send_direct ? s->nsend + s->nrecv : 0);
     extra += x->send_runs ? (s->nsend_spans + s->nrecv_spans) * (int64_t)sizeof(rl_direct_runs) : 0;
@@ -309,7 +263,7 @@ static void transform_free(void *state)
     int nreq = x->sec ? x->sec->nrecv + x->sec->nsend : 0;
     for (int k = 0; x->reqs && k < nreq; k++)
         if (x->reqs[k] != MPI_REQUEST_NULL) MPI_Request_free(&x->reqs[k]);
-    if (x->a2a_req != MPI_REQUEST_NULL) MPI_Request_free(&x->a2a_req);
+    rl_collective_free(x);
     if (x->unit != MPI_DATATYPE_NULL) MPI_Type_free(&x->unit);
     free(x->reqs);
     free(x->send_at);
@@ -319,7 +273,6 @@ static void transform_free(void *state)
     free(x->direct_reqs);
     free(x->send_runs);
     free(x->recv_runs);
-    free(x->a2a);
     free(x->claims);
     rl_transform_pulls_free(x);
     rl_transform_drop_buffers(x); /* the scratch's memory is not ours to free */

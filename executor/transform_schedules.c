@@ -11,9 +11,9 @@
  *              wait: per step, the local lattices if it is theirs; wait for
  *              its receive and unpack it, wait for its send, pack and start
  *              the next one.
- *   alltoallv: start: pack everything, start one (non-blocking or, with
- *              MPI-4, persistent) MPI_Alltoallv.  wait: local lattices, wait,
- *              unpack everything.
+ *   alltoallv, neighbor: start: pack everything, start one collective
+ *              call.  wait: local lattices, wait, unpack everything
+ *              (transform_collective.c).
  * The requests and the schedule as replayed were settled at bind
  * (transform_exec.c); the moves of elements are transform_pack.c's.
  * Before the replays are bound (an executor bound on repeat, exec_internal.h)
@@ -24,6 +24,7 @@
 
 #include "error.h"
 #include "mpi_error.h"
+#include "transform_collective.h"
 #include "transform_pack.h"
 #include "transform_pull.h"
 #include "transform_schedules.h"
@@ -179,27 +180,6 @@ static int wait_rounds(rl_transform_exec *x)
     return rc;
 }
 
-/* ---- alltoallv -------------------------------------------------------- */
-
-static int start_a2a(rl_transform_exec *x)
-{
-    for (int k = 0; k < x->sec->nsend; k++) rl_transform_pack(x, k);
-#if MPI_VERSION >= 4
-    return MPI_Start(&x->a2a_req);
-#else
-    int n = x->nranks, *c = x->a2a;
-    return MPI_Ialltoallv(rl_message_set_buf(&x->sends), c, c + n, MPI_BYTE, rl_message_set_buf(&x->recvs), c + 2 * n, c + 3 * n,
-                          MPI_BYTE, x->comm, &x->a2a_req);
-#endif
-}
-
-static int wait_a2a(rl_transform_exec *x)
-{
-    int rc = MPI_Wait(&x->a2a_req, MPI_STATUS_IGNORE);
-    for (int k = 0; k < x->sec->nrecv && rc == MPI_SUCCESS; k++) rl_transform_unpack(x, k);
-    return rc;
-}
-
 /* ---- the replay ------------------------------------------------------- */
 
 static relay_schedule replayed_schedule(const rl_transform_exec *x) { return x->bound ? x->schedule : RELAY_SCHED_P2P; }
@@ -230,7 +210,7 @@ relay_status rl_transform_start(void *state, void *const *dst, const void *const
     st = x->bound ? RELAY_OK : rl_transform_hold_buffers(x); /* a one-off replay's, till its wait */
     if (st) return st;
     relay_schedule sched = replayed_schedule(x);
-    int rc = sched == RELAY_SCHED_ALLTOALLV ? start_a2a(x) : sched == RELAY_SCHED_ROUNDS ? start_rounds(x) : start_p2p(x);
+    int rc = rl_schedule_is_collective(sched) ? rl_collective_start(x) : sched == RELAY_SCHED_ROUNDS ? start_rounds(x) : start_p2p(x);
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "starting the replay");
 }
 
@@ -239,7 +219,7 @@ relay_status rl_transform_wait(void *state)
     rl_transform_exec *x = state;
     relay_schedule sched = replayed_schedule(x);
     if (sched != RELAY_SCHED_ROUNDS) rl_transform_move_locals(x); /* rounds copy in their own step */
-    int rc = sched == RELAY_SCHED_ALLTOALLV ? wait_a2a(x) : sched == RELAY_SCHED_ROUNDS ? wait_rounds(x) : wait_p2p(x);
+    int rc = rl_schedule_is_collective(sched) ? rl_collective_wait(x) : sched == RELAY_SCHED_ROUNDS ? wait_rounds(x) : wait_p2p(x);
     relay_status pulled = sched == RELAY_SCHED_P2P && x->npulled ? rl_transform_pulls_done(x, rc == MPI_SUCCESS) : RELAY_OK;
     if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "completing the replay");
     if (!x->bound) rl_transform_drop_buffers(x);

@@ -4,7 +4,7 @@
 
 #define RELAY_FORMAT_MAGIC "relay-plan"
 #define RELAY_FORMAT_MAJOR 2   /* a reader rejects any other major version */
-#define RELAY_FORMAT_MINOR 0   /* minor versions only add keys, which readers ignore */
+#define RELAY_FORMAT_MINOR 1   /* minor versions add keys, which readers ignore, or values (1: schedule 4, neighbor) */
 
 /* Sanity bounds a reader enforces before it allocates anything. */
 #define RELAY_MAX_RANKS (1 << 24)

@@ -543,7 +543,7 @@ static relay_status read_header_field(mp_reader *r, header_fields *h, int k)
 {
     switch (k) {
     case HK_TYPE: read_ranged(r, &h->type, 0, 3); break;
-    case HK_SCHEDULE: read_ranged(r, &h->schedule, 0, 3); break;
+    case HK_SCHEDULE: read_ranged(r, &h->schedule, 0, RELAY_SCHED_NEIGHBOR); break;
     case HK_RELABEL: read_ranged(r, &h->relabel, 0, 2); break;
     case HK_ROUNDS: read_ranged(r, &h->rounds, 0, RELAY_MAX_RANKS); break;
     case HK_PAIRS: return read_pairs(r, h);

@@ -6,8 +6,7 @@ relay_status rl_check_options(const relay_plan_options *o, int nranks)
 {
     if (o->relabel != RELAY_RELABEL_NONE && o->relabel != RELAY_RELABEL_GREEDY && o->relabel != RELAY_RELABEL_OPTIMAL)
         return rl_fail(RELAY_ERR_ARG, "plan options: invalid relabeling mode %d", (int)o->relabel);
-    if (o->schedule != RELAY_SCHED_AUTO && o->schedule != RELAY_SCHED_P2P && o->schedule != RELAY_SCHED_ROUNDS &&
-        o->schedule != RELAY_SCHED_ALLTOALLV)
+    if (o->schedule < RELAY_SCHED_AUTO || o->schedule > RELAY_SCHED_NEIGHBOR)
         return rl_fail(RELAY_ERR_ARG, "plan options: invalid schedule %d", (int)o->schedule);
     if (o->node_of_rank) {
         for (int r = 0; r < nranks; r++)

@@ -25,7 +25,7 @@ run_suite build -DCMAKE_BUILD_TYPE=RelWithDebInfo
 run_suite build-asan -DCMAKE_BUILD_TYPE=Debug -DRELAY_SANITIZE=ON -DRELAY_BUILD_BENCH=OFF
 run_suite build-mpich -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPI_EXECUTABLE_SUFFIX=.mpich -DRELAY_BUILD_BENCH=OFF \
   "-DRELAY_TEST_RANKS=${RELAY_MPICH_RANKS:-1;2;4}"
-# MPI_Alltoallv_init and MPI_Bcast_init run in these tests (README).
+# MPI_Alltoallv_init, MPI_Neighbor_alltoallv_init and MPI_Bcast_init run in these tests (README).
 CTEST_SELECT="-R ^(mpi_transform|mpi_exec|mpi_scalapack|mpi_lying_plans|mpi_hsumma|tools.roundtrip|example.relay_matmul)" \
   run_suite build-mpich-asan -DCMAKE_BUILD_TYPE=Debug -DRELAY_SANITIZE=ON -DMPI_EXECUTABLE_SUFFIX=.mpich \
   -DRELAY_BUILD_BENCH=OFF "-DRELAY_TEST_RANKS=2;4"

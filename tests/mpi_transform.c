@@ -142,9 +142,9 @@ static void grid_shape(int nranks, int *nprow, int *npcol)
 
 static const relay_type all_types[] = {RELAY_FLOAT, RELAY_DOUBLE, RELAY_CFLOAT, RELAY_CDOUBLE};
 static const relay_op all_ops[] = {RELAY_OP_N, RELAY_OP_T, RELAY_OP_C};
-static const relay_schedule all_schedules[] = {RELAY_SCHED_AUTO, RELAY_SCHED_P2P,
-                                               RELAY_SCHED_ROUNDS, RELAY_SCHED_ALLTOALLV};
-static const char *const schedule_names[] = {"auto", "p2p", "rounds", "alltoallv"};
+static const relay_schedule all_schedules[] = {RELAY_SCHED_AUTO, RELAY_SCHED_P2P, RELAY_SCHED_ROUNDS,
+                                               RELAY_SCHED_ALLTOALLV, RELAY_SCHED_NEIGHBOR};
+static const char *const schedule_names[] = {"auto", "p2p", "rounds", "alltoallv", "neighbor"};
 
 /* Every element type with every op on a 23 x 31 matrix from a random grid. */
 static int add_type_op_cases(transform_case *cases, int P, int pr, int pc)
@@ -272,7 +272,7 @@ static int hand_picked_cases(transform_case *cases, int P)
     tc->relabel = RELAY_RELABEL_OPTIMAL;
     case_add_pair(tc, random_grid(10, 37, 41, P, 1), random_grid(11, 41, 37, P, 0), RELAY_OP_C);
 
-    for (int sched = 1; sched < 4; sched++) {
+    for (int sched = 1; sched < 5; sched++) {
         char name[64];
         snprintf(name, sizeof name, "schedule %s, bc 32 -> 128 transpose", schedule_names[sched]);
         tc = &cases[n++];
@@ -359,7 +359,7 @@ static int resize_case(transform_case *tc, int index, int P)
             snprintf(name, sizeof name, "resize %dx%d -> %dx%d", resize_grids[s][0], resize_grids[s][1],
                      resize_grids[d][0], resize_grids[d][1]);
             case_init(tc, name, index % 2 ? RELAY_DOUBLE : RELAY_CFLOAT, 1, 0);
-            tc->schedule = all_schedules[1 + index % 3];
+            tc->schedule = all_schedules[1 + index % 4];
             int64_t m = 61 + index % 7, n = 47 + index % 5;
             case_add_pair(tc, bc_simple(m, n, 4, 3, resize_grids[d][0], resize_grids[d][1], RELAY_COL_MAJOR),
                           bc_simple(m, n, 4, 3, resize_grids[s][0], resize_grids[s][1], RELAY_COL_MAJOR), RELAY_OP_N);
@@ -397,7 +397,7 @@ static void random_case(transform_case *tc, int index, int P)
     if (ref_rng_percent(&rng, 15))
         tc->relabel = ref_rng_percent(&rng, 50) ? RELAY_RELABEL_GREEDY : RELAY_RELABEL_OPTIMAL;
     if (ref_rng_percent(&rng, 30))
-        tc->schedule = all_schedules[ref_rng_range(&rng, 1, 3)];
+        tc->schedule = all_schedules[ref_rng_range(&rng, 1, 4)];
     int count = ref_rng_percent(&rng, 20) ? (int)ref_rng_range(&rng, 2, MAX_PAIRS) : 1;
     for (int k = 0; k < count; k++) {
         relay_op op = all_ops[ref_rng_range(&rng, 0, 2)];

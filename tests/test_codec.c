@@ -58,7 +58,7 @@ static void check_read_back(const relay_plan *p, int nranks)
     assert_int_equal(relay_plan_decode(&q, buf, len, -1), RELAY_OK);
     assert_true(relay_plan_fingerprint(q) == relay_plan_fingerprint(p));
     assert_int_equal(q->format_major, 2);
-    assert_int_equal(q->format_minor, 0);
+    assert_int_equal(q->format_minor, RELAY_FORMAT_MINOR);
     encode_ok(q, &again, &len2);
     assert_int_equal(len, len2);
     assert_memory_equal(buf, again, len);

@@ -16,7 +16,10 @@ extern "C" {
 #endif
 
 typedef enum { RELAY_RELABEL_NONE, RELAY_RELABEL_GREEDY, RELAY_RELABEL_OPTIMAL } relay_relabel;
-typedef enum { RELAY_SCHED_AUTO, RELAY_SCHED_P2P, RELAY_SCHED_ROUNDS, RELAY_SCHED_ALLTOALLV } relay_schedule;
+/* How a transform's messages move: all at once, point to point (p2p); in
+ * contention-free steps (rounds); as one MPI_Alltoallv (alltoallv); as one
+ * neighbourhood alltoallv on a graph of the plan's messages (neighbor). */
+typedef enum { RELAY_SCHED_AUTO, RELAY_SCHED_P2P, RELAY_SCHED_ROUNDS, RELAY_SCHED_ALLTOALLV, RELAY_SCHED_NEIGHBOR } relay_schedule;
 typedef enum { RELAY_PLAN_TRANSFORM, RELAY_PLAN_BMMC, RELAY_PLAN_HSUMMA } relay_plan_kind;
 
 typedef struct {

@@ -98,6 +98,16 @@ plan_error 1 "output directory missing" transform --ranks 2 --from $GOOD_FROM --
 "$PLAN" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --op N -o good.plan >/dev/null || fail "cannot plan good.plan"
 SIZE=$(wc -c <good.plan)
 
+# Plans from plans that do not fit together, or are not there.
+"$PLAN" hsumma --grid 1x2 --shape 8x8x8 --groups 1x1 -o h.plan >/dev/null || fail "cannot plan h.plan"
+plan_error 2 "compose: one plan" compose good.plan -o out.plan
+plan_error 2 "invert: two plans" invert good.plan good.plan -o out.plan
+plan_error 2 "concat: no -o" concat good.plan good.plan
+plan_error 1 "compose: no such file" compose good.plan missing.plan -o out.plan
+plan_error 1 "compose: plans that do not chain" compose good.plan good.plan -o out.plan
+plan_error 1 "invert: an HSUMMA plan" invert h.plan -o out.plan
+plan_error 1 "concat: a transform and an HSUMMA plan" concat good.plan h.plan -o out.plan
+
 # relay-dump: a failing --svg leaves no file.
 expect_error 2 "relay-dump: no file" "$DUMP"
 expect_error 2 "relay-dump: two files" "$DUMP" good.plan good.plan

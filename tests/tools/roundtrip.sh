@@ -50,7 +50,7 @@ check_case() {
         "'$relabel' != 'none' or d['sigma'] == list(range($p))" \
         "d['bytes_remote'] <= d['bytes_remote_identity']" \
         "d['kind'] == 'transform' and d['type'] == '$type' and d['op'] == '$op' and d['relabel'] == '$relabel'" \
-        "d['schedule'] in ('p2p', 'rounds', 'alltoallv') and '$want' in ('', 'auto', d['schedule'])" \
+        "d['schedule'] in ('p2p', 'rounds', 'alltoallv', 'neighbor') and '$want' in ('', 'auto', d['schedule'])" \
         "d['schedule'] != 'rounds' or (d['contention_free'] is True and len(d['steps']) == d['rounds'])" \
         "d['rounds'] == (max([max(r['send_msgs'], r['recv_msgs']) + (r['local_bytes'] > 0) for r in d['per_rank']]) if d['schedule'] == 'rounds' else 1)" \
         "re.fullmatch(r'[0-9]+[.][0-9]+', d['format_version']) is not None" \
@@ -108,9 +108,28 @@ json_check dump.json "reshape-4-to-8: ReSHAPE steps" \
 # O(ranks) however many blocks they have, so the plan file is read back.
 check_case "tall-one-row-blocks" 2 5000000 1 8 N d "bc:5000000x1:1x1:2x1" "bc:5000000x1:1000x1:1x2"
 # Every schedule, on a plan where every rank talks to every other.
-for sched in p2p rounds alltoallv auto; do
+for sched in p2p rounds alltoallv neighbor auto; do
     check_case "schedule-$sched" 4 96 96 8 T d "bc:96x96:8x8:2x2" "bc:96x96:12x12:1x4:grid=col" none --schedule "$sched"
 done
+
+# Plans from plans: a relabeled transpose, its inverse, the two composed
+# (nothing crosses ranks) and concatenated, each replayed and verified.
+check_algebra() {
+    "$PLAN" transform --ranks 4 --from bc:90x70:8x8:2x2 --to bc:70x90:16x4:1x4 --op T --type z --relabel optimal \
+        -o ab.plan >/dev/null 2>err.txt || { fail "algebra: relay-plan transform: $(cat err.txt)"; return; }
+    "$PLAN" invert ab.plan -o ba.plan >/dev/null 2>err.txt || fail "algebra: relay-plan invert: $(cat err.txt)"
+    "$PLAN" compose ab.plan ba.plan -o aa.plan >/dev/null 2>err.txt || fail "algebra: relay-plan compose: $(cat err.txt)"
+    "$PLAN" concat ab.plan ba.plan -o two.plan >/dev/null 2>err.txt || fail "algebra: relay-plan concat: $(cat err.txt)"
+    for f in ba aa two; do
+        "$MPIEXEC" -n 4 "$RUN" "$f.plan" --verify --iters 2 >run.txt 2>err.txt || fail "algebra: relay-run $f.plan: $(cat err.txt)"
+        grep -q "verified: yes" run.txt || fail "algebra: $f.plan did not verify: $(cat run.txt)"
+    done
+    "$DUMP" aa.plan --json >dump.json 2>err.txt || fail "algebra: relay-dump aa.plan: $(cat err.txt)"
+    json_check dump.json "algebra: a plan composed with its inverse" "d['bytes_remote'] == 0 and d['op'] == 'N'"
+    "$DUMP" two.plan --json >dump.json 2>err.txt || fail "algebra: relay-dump two.plan: $(cat err.txt)"
+    json_check dump.json "algebra: two plans concatenated" "d['messages'] <= 12 and d['bytes_total'] == 2 * 90 * 70 * 16"
+}
+check_algebra
 
 # check_bmmc NAME P ESZ RELAY-PLAN-BMMC-ARGS...: plan, dump (text, JSON, one
 # rank's partners), replay at P ranks and verify every element.

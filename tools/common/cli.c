@@ -46,7 +46,7 @@ void cli_report(const char *program, const cli_error *e)
 const char *const cli_type_words[] = {"s", "d", "c", "z", NULL};
 const char *const cli_op_words[] = {"N", "T", "C", NULL};
 const char *const cli_relabel_words[] = {"none", "greedy", "optimal", NULL};
-const char *const cli_schedule_words[] = {"auto", "p2p", "rounds", "alltoallv", NULL};
+const char *const cli_schedule_words[] = {"auto", "p2p", "rounds", "alltoallv", "neighbor", NULL};
 const char *const cli_order_words[] = {"col", "row", NULL};
 const char *const cli_kind_words[] = {"transform", "bmmc", "hsumma", NULL};
 const char *const cli_bcast_words[] = {"vdg", "binomial", NULL};

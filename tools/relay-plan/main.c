@@ -21,7 +21,7 @@ static const char help_head[] =
     "\n"
     "SYNOPSIS\n"
     "    relay-plan transform --ranks P --from SPEC --to SPEC [--op N|T|C] [--type s|d|c|z]\n"
-    "                         [--relabel none|greedy|optimal] [--schedule auto|p2p|rounds|alltoallv]\n"
+    "                         [--relabel none|greedy|optimal] [--schedule auto|p2p|rounds|alltoallv|neighbor]\n"
     "                         [--ranks-per-node K | --node-map FILE] [--node-weight W] -o FILE\n"
     "    relay-plan bmmc --ranks P (--perm NAMES [--bits N] | --matrix COLS) [...] -o FILE\n"
     "    relay-plan hsumma --grid SxT --shape MxNxK [--groups IxJ|auto] [...] -o FILE\n"

@@ -3,7 +3,7 @@
  *
  *   relay-plan transform --ranks P --from SPEC --to SPEC [--op N|T|C]
  *       [--type s|d|c|z] [--relabel none|greedy|optimal]
- *       [--schedule auto|p2p|rounds|alltoallv]
+ *       [--schedule auto|p2p|rounds|alltoallv|neighbor]
  *       [--ranks-per-node K | --node-map FILE] [--node-weight W] -o FILE
  *
  * Reference: docs/cli.md; the layout specs: plan.h. */
@@ -45,8 +45,9 @@ const char transform_help[] =
     "    --schedule S     message schedule: p2p (all messages at once, unpacked as they\n"
     "                     land), rounds (contention-free steps: each rank sends to one and\n"
     "                     receives from one rank per step, max-degree steps), alltoallv\n"
-    "                     (one MPI_Alltoallv), or auto (default: alltoallv when nearly all\n"
-    "                     rank pairs exchange small messages, else p2p)\n"
+    "                     (one MPI_Alltoallv), neighbor (one neighbourhood alltoallv on a\n"
+    "                     graph of the messages), or auto (default: alltoallv when nearly\n"
+    "                     all rank pairs exchange small messages, else p2p)\n"
     "    -o, --output FILE  the plan file to write\n"
     "    -h, --help       print this help and exit\n"
     "    Options take their value as the next argument or after '=' (--ranks=4).\n";

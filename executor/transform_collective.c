@@ -1,0 +1,158 @@
+/* transform_collective.c — replaying a bound transform as one collective
+ * call: pack every message, one MPI call moves them all, unpack every
+ * message.
+ *   alltoallv  MPI_Alltoallv on the executor's communicator: counts for
+ *              every rank, zero for those it does not talk to.
+ *   neighbor   MPI_Neighbor_alltoallv on a distributed graph communicator
+ *              whose edges are the plan's messages, weighted by their
+ *              bytes (MPI_Dist_graph_create_adjacent, ranks kept): counts
+ *              only for the peers
+ *              this rank talks to, so the call's cost follows the
+ *              messages, not the communicator's size.  PETSc's
+ *              PETSCSFNEIGHBOR is the model.
+ * With MPI-4 both are persistent collectives created once at bind
+ * (MPI_Alltoallv_init, MPI_Neighbor_alltoallv_init); before MPI-4 each
+ * replay starts the nonblocking call.  Counts are ints, so pack buffers
+ * of 2 GiB or more make every rank replay p2p instead. */
+#include <limits.h>
+
+#include "agree.h"
+#include "error.h"
+#include "mpi_error.h"
+#include "transform_collective.h"
+#include "transform_pack.h"
+
+int rl_schedule_is_collective(relay_schedule s) { return s == RELAY_SCHED_ALLTOALLV || s == RELAY_SCHED_NEIGHBOR; }
+
+/* ---- counts ------------------------------------------------------------- */
+
+/* Slot of message k: its peer (alltoallv) or its place among the peers. */
+static int slot_of(const rl_transform_exec *x, const rl_message *msg, int k)
+{
+    return x->schedule == RELAY_SCHED_NEIGHBOR ? k : (int)msg[k].peer;
+}
+
+static void fill_side(const rl_transform_exec *x, int *counts, int *displs, int *peers, const rl_message *msg, int nmsg,
+                      const int64_t *byte_off)
+{
+    for (int k = 0; k < nmsg; k++) {
+        int at = slot_of(x, msg, k);
+        counts[at] = (int)(msg[k].elems * (int64_t)x->esz);
+        displs[at] = (int)byte_off[k];
+        if (peers) peers[k] = (int)msg[k].peer;
+    }
+}
+
+relay_status rl_collective_prepare(rl_transform_exec *x)
+{
+    rl_collective *c = &x->coll;
+    const rl_section *s = x->sec;
+    if (x->sends.byte_off[s->nsend] > INT_MAX || x->recvs.byte_off[s->nrecv] > INT_MAX) return RELAY_OK;
+    int neighbor = x->schedule == RELAY_SCHED_NEIGHBOR;
+    int64_t sends = neighbor ? s->nsend : x->nranks, recvs = neighbor ? s->nrecv : x->nranks;
+    c->ints = 2 * (sends + recvs) + (neighbor ? sends + recvs : 0);
+    c->send_counts = rl_calloc((size_t)c->ints, sizeof *c->send_counts);
+    if (!c->send_counts) return RL_NOMEM();
+    c->send_displs = c->send_counts + sends;
+    c->recv_counts = c->send_displs + sends;
+    c->recv_displs = c->recv_counts + recvs;
+    if (neighbor) {
+        c->destinations = c->recv_displs + recvs;
+        c->sources = c->destinations + sends;
+    }
+    fill_side(x, c->send_counts, c->send_displs, c->destinations, s->send, s->nsend, x->sends.byte_off);
+    fill_side(x, c->recv_counts, c->recv_displs, c->sources, s->recv, s->nrecv, x->recvs.byte_off);
+    return RELAY_OK;
+}
+
+/* ---- binding -------------------------------------------------------------- */
+
+/* Every rank replays the collective only if every rank can describe its
+ * buffers; the plan's schedule is the same on every rank (exec.c agreed
+ * on the fingerprint), so either all ranks take part here or none. */
+static relay_status settle(rl_transform_exec *x)
+{
+    uint64_t cannot = !x->coll.send_counts;
+    relay_status st = rl_agree_values(x->comm, RELAY_OK, &cannot, 1, "settling the schedule");
+    if (!st && cannot) x->schedule = RELAY_SCHED_P2P;
+    return st;
+}
+
+/* The graph of this rank's messages: edges in from the ranks it receives
+ * from, out to those it sends to, each weighted by its bytes, ranks as in
+ * x->comm (no reordering: the plan names them). */
+static relay_status create_graph(rl_transform_exec *x)
+{
+    const rl_collective *c = &x->coll;
+    int rc = MPI_Dist_graph_create_adjacent(x->comm, x->sec->nrecv, c->sources, c->recv_counts, x->sec->nsend, c->destinations,
+                                            c->send_counts, MPI_INFO_NULL, 0, &x->coll.graph);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(x->coll.graph, MPI_ERRORS_RETURN);
+    return rl_agree(x->comm, rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "MPI_Dist_graph_create_adjacent"),
+                    "creating the message graph");
+}
+
+#if MPI_VERSION >= 4
+static relay_status create_persistent(rl_transform_exec *x)
+{
+    const rl_collective *c = &x->coll;
+    void *sb = rl_message_set_buf(&x->sends), *rb = rl_message_set_buf(&x->recvs);
+    int rc = x->schedule == RELAY_SCHED_NEIGHBOR
+                 ? MPI_Neighbor_alltoallv_init(sb, c->send_counts, c->send_displs, MPI_BYTE, rb, c->recv_counts, c->recv_displs,
+                                               MPI_BYTE, c->graph, MPI_INFO_NULL, &x->coll.req)
+                 : MPI_Alltoallv_init(sb, c->send_counts, c->send_displs, MPI_BYTE, rb, c->recv_counts, c->recv_displs, MPI_BYTE,
+                                      x->comm, MPI_INFO_NULL, &x->coll.req);
+    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "creating the persistent collective");
+}
+#endif
+
+relay_status rl_collective_bind(rl_transform_exec *x)
+{
+    relay_status st = settle(x);
+    if (!st && x->schedule == RELAY_SCHED_NEIGHBOR) st = create_graph(x);
+#if MPI_VERSION >= 4
+    if (!st && rl_schedule_is_collective(x->schedule)) st = create_persistent(x);
+#endif
+    return st;
+}
+
+/* ---- a replay --------------------------------------------------------------- */
+
+/* Before MPI-4: the nonblocking call, started anew each replay. */
+static int start_call(rl_transform_exec *x)
+{
+#if MPI_VERSION >= 4
+    return MPI_Start(&x->coll.req);
+#else
+    const rl_collective *c = &x->coll;
+    void *sb = rl_message_set_buf(&x->sends), *rb = rl_message_set_buf(&x->recvs);
+    if (x->schedule == RELAY_SCHED_NEIGHBOR)
+        return MPI_Ineighbor_alltoallv(sb, c->send_counts, c->send_displs, MPI_BYTE, rb, c->recv_counts, c->recv_displs, MPI_BYTE,
+                                       c->graph, &x->coll.req);
+    return MPI_Ialltoallv(sb, c->send_counts, c->send_displs, MPI_BYTE, rb, c->recv_counts, c->recv_displs, MPI_BYTE, x->comm,
+                          &x->coll.req);
+#endif
+}
+
+int rl_collective_start(rl_transform_exec *x)
+{
+    for (int k = 0; k < x->sec->nsend; k++) rl_transform_pack(x, k);
+    return start_call(x);
+}
+
+int rl_collective_wait(rl_transform_exec *x)
+{
+    int rc = MPI_Wait(&x->coll.req, MPI_STATUS_IGNORE);
+    for (int k = 0; k < x->sec->nrecv && rc == MPI_SUCCESS; k++) rl_transform_unpack(x, k);
+    return rc;
+}
+
+/* ---- memory ----------------------------------------------------------------- */
+
+int64_t rl_collective_bytes(const rl_transform_exec *x) { return x->coll.ints * (int64_t)sizeof(int); }
+
+void rl_collective_free(rl_transform_exec *x)
+{
+    if (x->coll.req != MPI_REQUEST_NULL) MPI_Request_free(&x->coll.req);
+    if (x->coll.graph != MPI_COMM_NULL) MPI_Comm_free(&x->coll.graph);
+    free(x->coll.send_counts);
+}
