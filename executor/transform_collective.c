@@ -67,14 +67,25 @@ relay_status rl_collective_prepare(rl_transform_exec *x)
 
 /* ---- binding -------------------------------------------------------------- */
 
+/* The counts, once every rank replays p2p. */
+static void drop_counts(rl_collective *c)
+{
+    free(c->send_counts);
+    *c = (rl_collective){.graph = c->graph, .req = c->req};
+}
+
 /* Every rank replays the collective only if every rank can describe its
  * buffers; the plan's schedule is the same on every rank (exec.c agreed
- * on the fingerprint), so either all ranks take part here or none. */
-static relay_status settle(rl_transform_exec *x)
+ * on the fingerprint), so either all ranks take part here or none.  The
+ * same reduction agrees on `local`, what binding did before. */
+static relay_status settle(rl_transform_exec *x, relay_status local)
 {
     uint64_t cannot = !x->coll.send_counts;
-    relay_status st = rl_agree_values(x->comm, RELAY_OK, &cannot, 1, "settling the schedule");
-    if (!st && cannot) x->schedule = RELAY_SCHED_P2P;
+    relay_status st = rl_agree_values(x->comm, local, &cannot, 1, "binding the replays");
+    if (!st && cannot) {
+        x->schedule = RELAY_SCHED_P2P;
+        drop_counts(&x->coll);
+    }
     return st;
 }
 
@@ -101,13 +112,14 @@ static relay_status create_persistent(rl_transform_exec *x)
                                                MPI_BYTE, c->graph, MPI_INFO_NULL, &x->coll.req)
                  : MPI_Alltoallv_init(sb, c->send_counts, c->send_displs, MPI_BYTE, rb, c->recv_counts, c->recv_displs, MPI_BYTE,
                                       x->comm, MPI_INFO_NULL, &x->coll.req);
-    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "creating the persistent collective");
+    return rl_agree(x->comm, rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "creating the persistent collective"),
+                    "creating the persistent collective");
 }
 #endif
 
-relay_status rl_collective_bind(rl_transform_exec *x)
+relay_status rl_collective_bind(rl_transform_exec *x, relay_status local)
 {
-    relay_status st = settle(x);
+    relay_status st = settle(x, local);
     if (!st && x->schedule == RELAY_SCHED_NEIGHBOR) st = create_graph(x);
 #if MPI_VERSION >= 4
     if (!st && rl_schedule_is_collective(x->schedule)) st = create_persistent(x);

@@ -15,11 +15,12 @@ int rl_schedule_is_collective(relay_schedule s);
  * describe it and nothing is made (binding then settles on p2p). */
 relay_status rl_collective_prepare(rl_transform_exec *x);
 
-/* Binding, collective on x->comm: every rank agrees whether all can
- * replay the collective (else all replay p2p: x->schedule changes), then
- * the neighbourhood schedule creates its graph communicator, and with
- * MPI-4 the persistent collective is created. */
-relay_status rl_collective_bind(rl_transform_exec *x);
+/* Binding, collective on x->comm: every rank agrees on `local` (how
+ * binding went so far here) and on whether all can replay the collective
+ * (else all replay p2p: x->schedule changes), then the neighbourhood
+ * schedule creates its graph communicator, and with MPI-4 the persistent
+ * collective is created; each step agreed. */
+relay_status rl_collective_bind(rl_transform_exec *x, relay_status local);
 
 /* A replay: pack every message and start the collective; wait for it and
  * unpack every message.  MPI error codes. */

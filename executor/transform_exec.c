@@ -220,7 +220,7 @@ static relay_status transform_bind_replays(void *state, MPI_Comm comm)
      * into them, and the scratch moves when a larger first replay grows it. */
     x->lent = NULL;
     relay_status st = rl_transform_hold_buffers(x);
-    if (!st && rl_schedule_is_collective(x->schedule)) st = rl_collective_bind(x); /* may settle on p2p */
+    if (rl_schedule_is_collective(x->schedule)) st = rl_collective_bind(x, st); /* may settle on p2p */
     if (!st && !rl_schedule_is_collective(x->schedule)) st = create_requests(x);
     if (!st && x->schedule == RELAY_SCHED_P2P) st = rl_transform_agree_direct(x);
     if (!st && x->schedule == RELAY_SCHED_P2P) st = rl_transform_agree_pulls(x);

@@ -634,6 +634,7 @@ int main(int argc, char **argv)
     test_piece_beyond_memory_is_refused_at_once();
     test_mpi_error_comes_back(RELAY_SCHED_P2P, 0);
     test_mpi_error_comes_back(RELAY_SCHED_ALLTOALLV, 1);
+    test_mpi_error_comes_back(RELAY_SCHED_NEIGHBOR, 1);
     test_bad_pull_setting_fails_everywhere();
     test_slab_transpose_is_pulled();
     int status = check_summary("mpi_exec");

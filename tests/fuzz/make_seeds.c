@@ -6,7 +6,7 @@
  *               three pairs, layouts over fewer ranks than the plan,
  *               lattices of many pieces at nonzero steps on both sides;
  *               schedules p2p, rounds (steps and local_round) and
- *               alltoallv; relabeling none, greedy and optimal;
+ *               alltoallv and neighbor; relabeling none, greedy and optimal;
  *   BMMC        bit reversal, a transpose across rank bits (partners), a
  *               complement (vector reversal), rank bits in the middle;
  *   HSUMMA      checkerboard with model groups, block-cyclic with given
@@ -51,7 +51,7 @@ static int lattice_moves(void)
     relay_layout *from, *to;
     int bad = relay_layout_block_cyclic(&from, 20, 24, 2, 2, 2, 2, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR) ||
               relay_layout_block_cyclic(&to, 24, 20, 3, 5, 2, 2, RELAY_COL_MAJOR, 1, 0, 0, RELAY_ROW_MAJOR);
-    for (relay_schedule s = RELAY_SCHED_P2P; s <= RELAY_SCHED_ALLTOALLV && !bad; s++)
+    for (relay_schedule s = RELAY_SCHED_P2P; s <= RELAY_SCHED_NEIGHBOR && !bad; s++)
         bad = transform(4, to, from, RELAY_OP_T, RELAY_FLOAT, s, RELAY_RELABEL_NONE);
     bad = bad || transform(4, to, from, RELAY_OP_C, RELAY_CFLOAT, RELAY_SCHED_ROUNDS, RELAY_RELABEL_GREEDY);
     relay_layout_free(from);
