@@ -190,6 +190,29 @@ relay_status relay_exec_hsumma_report(const relay_exec *e, relay_hsumma_report *
     return RELAY_OK;
 }
 
+static relay_status timed_kind(const relay_exec *e, const char *what)
+{
+    if (!e) return rl_fail(RELAY_ERR_ARG, "%s: NULL executor", what);
+    if (!e->kind->time) return rl_fail(RELAY_ERR_UNSUPPORTED, "%s: only transform replays are timed", what);
+    return RELAY_OK;
+}
+
+relay_status relay_exec_time(relay_exec *e, int on)
+{
+    relay_status st = timed_kind(e, "relay_exec_time");
+    if (!st && e->active) st = rl_fail(RELAY_ERR_ARG, "relay_exec_time: a replay is in flight");
+    return st ? st : e->kind->time(e->state, on != 0);
+}
+
+relay_status relay_exec_timings(const relay_exec *e, int64_t *replays, relay_exec_timing *out, int *count)
+{
+    relay_status st = timed_kind(e, "relay_exec_timings");
+    if (!st && (!replays || !count || *count < 0))
+        st = rl_fail(RELAY_ERR_ARG, "relay_exec_timings: NULL replays or count, or a negative count");
+    if (!st) e->kind->timings(e->state, replays, out, count);
+    return st;
+}
+
 void relay_exec_free(relay_exec *e)
 {
     if (!e) return;

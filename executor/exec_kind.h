@@ -62,6 +62,10 @@ typedef struct {
     void (*memory)(const void *state, relay_exec_memory *m);
     /* NULL for the kinds that are not HSUMMA. */
     void (*hsumma_report)(const void *state, relay_hsumma_report *r);
+    /* Timing replays (relay_exec_time, relay_exec_timings); NULL for the
+     * kinds that do not time theirs. */
+    relay_status (*time)(void *state, int on);
+    void (*timings)(const void *state, int64_t *replays, relay_exec_timing *out, int *count);
     void (*free)(void *state); /* NULL or partial states too */
 } rl_exec_kind;
 

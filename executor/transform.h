@@ -1,6 +1,7 @@
-/* transform.h — the transform replay's state, shared by its three files:
+/* transform.h — the transform replay's state, shared by its files:
  *   transform_pack.c       walks, tasks, message sets, and the moves of
  *                          elements (pack, unpack, local copies)
+ *   transform_timing.c     where a replay's time goes, step by step
  *   transform_check.c      a section read from bytes checked against the
  *                          header, walk by walk
  *   transform_bind.c       binding p2p replays with each message's other
@@ -93,6 +94,15 @@ typedef struct {
     relay_order dst_order, src_order;
 } rl_pair_info;
 
+/* Replays' timings (transform_timing.c): seconds per row (sends, receives,
+ * the local lattices, completion) summed over `replays`; the columns are
+ * NULL until timing first starts. */
+typedef struct {
+    int on;
+    int64_t replays;
+    double *pack, *wait, *unpack;
+} rl_timing;
+
 /* A replay as one collective call (transform_collective.c): byte counts
  * and displacements per rank (alltoallv) or per peer (neighbor, whose
  * peers are the graph's edges), all in one allocation of `ints` ints, NULL
@@ -148,6 +158,7 @@ typedef struct {
     int64_t *claims;         /* until the peers are checked: per rank, what this rank sends,
                                 what the peers say they send, what it expects (transform_exec.c) */
     rl_collective coll;      /* alltoallv and neighbor: the call (transform_collective.c) */
+    rl_timing timing;        /* relay_exec_time (transform_timing.c) */
     /* The replay in flight. */
     void **dst;
     const void **src;

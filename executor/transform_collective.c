@@ -21,6 +21,7 @@
 #include "mpi_error.h"
 #include "transform_collective.h"
 #include "transform_pack.h"
+#include "transform_timing.h"
 
 int rl_schedule_is_collective(relay_schedule s) { return s == RELAY_SCHED_ALLTOALLV || s == RELAY_SCHED_NEIGHBOR; }
 
@@ -147,14 +148,24 @@ static int start_call(rl_transform_exec *x)
 
 int rl_collective_start(rl_transform_exec *x)
 {
-    for (int k = 0; k < x->sec->nsend; k++) rl_transform_pack(x, k);
+    for (int k = 0; k < x->sec->nsend; k++) {
+        double t0 = rl_clock(x);
+        rl_transform_pack(x, k);
+        rl_time_since(x, RL_PACK, rl_row_send(x, k), t0);
+    }
     return start_call(x);
 }
 
 int rl_collective_wait(rl_transform_exec *x)
 {
+    double t0 = rl_clock(x);
     int rc = MPI_Wait(&x->coll.req, MPI_STATUS_IGNORE);
-    for (int k = 0; k < x->sec->nrecv && rc == MPI_SUCCESS; k++) rl_transform_unpack(x, k);
+    rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
+    for (int k = 0; k < x->sec->nrecv && rc == MPI_SUCCESS; k++) {
+        t0 = rl_clock(x);
+        rl_transform_unpack(x, k);
+        rl_time_since(x, RL_UNPACK, rl_row_recv(x, k), t0);
+    }
     return rc;
 }
 

@@ -32,6 +32,7 @@
 #include "transform_pack.h"
 #include "transform_pull.h"
 #include "transform_schedules.h"
+#include "transform_timing.h"
 
 /* ---- preparing --------------------------------------------------------- */
 
@@ -264,6 +265,7 @@ static void transform_free(void *state)
     for (int k = 0; x->reqs && k < nreq; k++)
         if (x->reqs[k] != MPI_REQUEST_NULL) MPI_Request_free(&x->reqs[k]);
     rl_collective_free(x);
+    rl_timing_free(x);
     if (x->unit != MPI_DATATYPE_NULL) MPI_Type_free(&x->unit);
     free(x->reqs);
     free(x->send_at);
@@ -303,5 +305,7 @@ const rl_exec_kind rl_exec_transform = {
     .wait = rl_transform_wait,
     .memory = transform_memory,
     .hsumma_report = NULL,
+    .time = rl_transform_time,
+    .timings = rl_transform_timings,
     .free = transform_free,
 };

@@ -28,6 +28,7 @@
 #include "transform_pack.h"
 #include "transform_pull.h"
 #include "transform_schedules.h"
+#include "transform_timing.h"
 
 /* ---- staged messages ------------------------------------------------- */
 
@@ -109,11 +110,14 @@ static int start_p2p(rl_transform_exec *x)
             rc = post_direct(x, k, 1, &direct);
             continue;
         }
+        double t0 = rl_clock(x);
         if (x->send_pulled && x->send_pulled[k]) {
             rc = rl_transform_offer(x, k);
+            rl_time_since(x, RL_PACK, rl_row_send(x, k), t0);
             continue;
         }
         rl_transform_pack(x, k);
+        rl_time_since(x, RL_PACK, rl_row_send(x, k), t0);
         rc = start_staged(x, s->nrecv + k);
     }
     return rc;
@@ -122,9 +126,29 @@ static int start_p2p(rl_transform_exec *x)
 /* A staged receive landed: its elements, or where to read them. */
 static int take_staged(rl_transform_exec *x, int k)
 {
-    if (x->recv_pulled && x->recv_pulled[k]) return rl_transform_pull(x, k);
+    double t0 = rl_clock(x);
+    int rc = MPI_SUCCESS;
+    if (x->recv_pulled && x->recv_pulled[k]) rc = rl_transform_pull(x, k);
+    else rl_transform_unpack(x, k);
+    rl_time_since(x, RL_UNPACK, rl_row_recv(x, k), t0);
+    return rc;
+}
+
+/* Unpacks receive k (staged or direct), timed. */
+static void unpack_timed(rl_transform_exec *x, int k)
+{
+    double t0 = rl_clock(x);
     rl_transform_unpack(x, k);
-    return MPI_SUCCESS;
+    rl_time_since(x, RL_UNPACK, rl_row_recv(x, k), t0);
+}
+
+/* Waits for requests no single received message accounts for, timed. */
+static int wait_all_timed(rl_transform_exec *x, int64_t n, MPI_Request *reqs)
+{
+    double t0 = rl_clock(x);
+    int rc = n ? MPI_Waitall((int)n, reqs, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+    rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
+    return rc;
 }
 
 static int wait_p2p(rl_transform_exec *x)
@@ -133,17 +157,18 @@ static int wait_p2p(rl_transform_exec *x)
     int rc = MPI_SUCCESS;
     for (int n = 0; n < x->nstaged_recv && rc == MPI_SUCCESS; n++) {
         int k;
+        double t0 = rl_clock(x);
         rc = MPI_Waitany(s->nrecv, x->reqs, &k, MPI_STATUS_IGNORE);
-        if (rc == MPI_SUCCESS && k != MPI_UNDEFINED) rc = take_staged(x, k);
+        if (rc != MPI_SUCCESS || k == MPI_UNDEFINED) continue;
+        rl_time_since(x, RL_WAIT, rl_row_recv(x, k), t0);
+        rc = take_staged(x, k);
     }
-    if (rc == MPI_SUCCESS && x->ndirect_recv_runs)
-        rc = MPI_Waitall((int)x->ndirect_recv_runs, x->direct_reqs, MPI_STATUSES_IGNORE);
+    if (rc == MPI_SUCCESS) rc = wait_all_timed(x, x->ndirect_recv_runs, x->direct_reqs);
     for (int k = 0; k < s->nrecv && rc == MPI_SUCCESS && !x->direct_into_a; k++)
-        if (x->recv_direct[k]) rl_transform_unpack(x, k);
-    if (rc == MPI_SUCCESS && s->nsend) rc = MPI_Waitall(s->nsend, x->reqs + s->nrecv, MPI_STATUSES_IGNORE);
-    if (rc == MPI_SUCCESS && x->ndirect_runs > x->ndirect_recv_runs)
-        rc = MPI_Waitall((int)(x->ndirect_runs - x->ndirect_recv_runs), x->direct_reqs + x->ndirect_recv_runs,
-                         MPI_STATUSES_IGNORE);
+        if (x->recv_direct[k]) unpack_timed(x, k);
+    if (rc == MPI_SUCCESS) rc = wait_all_timed(x, s->nsend, x->reqs + s->nrecv);
+    if (rc == MPI_SUCCESS)
+        rc = wait_all_timed(x, x->ndirect_runs - x->ndirect_recv_runs, x->direct_reqs + x->ndirect_recv_runs);
     return rc;
 }
 
@@ -152,7 +177,9 @@ static int wait_p2p(rl_transform_exec *x)
 static int start_step_send(rl_transform_exec *x, int32_t step)
 {
     if (step >= x->rounds || x->send_at[step] < 0) return MPI_SUCCESS;
+    double t0 = rl_clock(x);
     rl_transform_pack(x, x->send_at[step]);
+    rl_time_since(x, RL_PACK, rl_row_send(x, x->send_at[step]), t0);
     return MPI_Start(&x->reqs[x->sec->nrecv + x->send_at[step]]);
 }
 
@@ -169,12 +196,14 @@ static int wait_rounds(rl_transform_exec *x)
 {
     int rc = MPI_SUCCESS;
     for (int32_t r = 0; r < x->rounds && rc == MPI_SUCCESS; r++) {
-        if (r == x->sec->local_round) rl_transform_move_locals(x);
+        if (r == x->sec->local_round) rl_transform_move_locals_timed(x);
         if (x->recv_at[r] >= 0) {
+            double t0 = rl_clock(x);
             rc = MPI_Wait(&x->reqs[x->recv_at[r]], MPI_STATUS_IGNORE);
-            if (rc == MPI_SUCCESS) rl_transform_unpack(x, x->recv_at[r]);
+            rl_time_since(x, RL_WAIT, rl_row_recv(x, x->recv_at[r]), t0);
+            if (rc == MPI_SUCCESS) unpack_timed(x, x->recv_at[r]);
         }
-        if (rc == MPI_SUCCESS && x->send_at[r] >= 0) rc = MPI_Wait(&x->reqs[x->sec->nrecv + x->send_at[r]], MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS && x->send_at[r] >= 0) rc = wait_all_timed(x, 1, &x->reqs[x->sec->nrecv + x->send_at[r]]);
         if (rc == MPI_SUCCESS) rc = start_step_send(x, r + 1);
     }
     return rc;
@@ -218,9 +247,12 @@ relay_status rl_transform_wait(void *state)
 {
     rl_transform_exec *x = state;
     relay_schedule sched = replayed_schedule(x);
-    if (sched != RELAY_SCHED_ROUNDS) rl_transform_move_locals(x); /* rounds copy in their own step */
+    if (sched != RELAY_SCHED_ROUNDS) rl_transform_move_locals_timed(x); /* rounds copy in their own step */
     int rc = rl_schedule_is_collective(sched) ? rl_collective_wait(x) : sched == RELAY_SCHED_ROUNDS ? wait_rounds(x) : wait_p2p(x);
+    double t0 = rl_clock(x);
     relay_status pulled = sched == RELAY_SCHED_P2P && x->npulled ? rl_transform_pulls_done(x, rc == MPI_SUCCESS) : RELAY_OK;
+    rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
+    if (rc == MPI_SUCCESS) rl_timing_replayed(x);
     if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "completing the replay");
     if (!x->bound) rl_transform_drop_buffers(x);
     return pulled;

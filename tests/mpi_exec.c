@@ -614,6 +614,64 @@ static void test_slab_transpose_is_pulled(void)
           "RELAY_PULL=on: where ranks can read each other, each reads its message from every peer, else none");
 }
 
+/* relay_exec_time and relay_exec_timings: rows per message, replays
+ * counted only while timing, the sums restarted, misuse refused. */
+static void test_timings(void)
+{
+    fixture f;
+    relay_exec *e = NULL;
+    fixture_init(&f, 50, 37);
+    void *dst[1] = {f.abuf};
+    const void *src[1] = {f.bbuf};
+    relay_plan_stats stats;
+    relay_plan_get_stats(f.plan, &stats);
+    check(relay_exec_create(&e, f.plan, MPI_COMM_WORLD) == RELAY_OK, "timings: create");
+    int count = 0, ok = 1;
+    int64_t replays = -1, sent = 0, moved = 0;
+    check(relay_exec_timings(e, &replays, NULL, &count) == RELAY_OK && replays == 0, "timings before timing: none");
+    relay_exec_run(e, dst, src, NULL, NULL); /* untimed */
+    check(relay_exec_time(e, 1) == RELAY_OK, "relay_exec_time starts");
+    for (int k = 0; k < 3; k++) ok = ok && relay_exec_run(e, dst, src, NULL, NULL) == RELAY_OK;
+    check(relay_exec_start(e, dst, src, NULL, NULL) == RELAY_OK && relay_exec_time(e, 0) == RELAY_ERR_ARG &&
+              relay_exec_wait(e) == RELAY_OK,
+          "timing cannot change while a replay is in flight");
+    check(relay_exec_time(e, 0) == RELAY_OK && relay_exec_run(e, dst, src, NULL, NULL) == RELAY_OK, "timing stops");
+    relay_exec_timing *rows = calloc((size_t)count + 1, sizeof *rows);
+    check(relay_exec_timings(e, &replays, rows, &count) == RELAY_OK && replays == 4, "four replays timed, not six");
+    for (int i = 0; i < count; i++) {
+        sent += rows[i].kind == RELAY_TIMING_SEND ? rows[i].bytes : 0;
+        moved += rows[i].kind != RELAY_TIMING_COMPLETION ? rows[i].bytes : 0;
+        ok = ok && rows[i].pack_s >= 0 && rows[i].wait_s >= 0 && rows[i].unpack_s >= 0;
+        ok = ok && (rows[i].kind == RELAY_TIMING_SEND || rows[i].pack_s == 0);
+    }
+    int64_t totals[2] = {sent, moved};
+    MPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    check(ok && fixture_result_ok(&f), "timed replays are right and their seconds are sums of phases");
+    check(totals[0] == stats.bytes_remote && totals[1] == stats.bytes_remote + stats.bytes_total,
+          "the rows' bytes add up to the plan's: sent once, received once, local copies once");
+    check(relay_exec_time(e, 1) == RELAY_OK && relay_exec_timings(e, &replays, rows, &count) == RELAY_OK &&
+              replays == 0 && rows[0].pack_s + rows[0].wait_s + rows[0].unpack_s == 0,
+          "starting again restarts the sums");
+    int small = 0;
+    check(count < 1 || (relay_exec_timings(e, &replays, rows, &small) == RELAY_OK && small == count),
+          "a capacity of 0 asks for the count");
+    free(rows);
+    relay_exec_free(e);
+    fixture_free(&f);
+    relay_bmmc perm;
+    relay_plan *bp = NULL;
+    relay_bmmc_identity(&perm, 4);
+    int p = 0;
+    while ((2 << p) <= nranks && p < 4) p++;
+    relay_plan_bmmc(&bp, &perm, p, 4 - p, 8);
+    relay_exec *be = NULL;
+    int same = (1 << p) == nranks;
+    if (same) relay_exec_create(&be, bp, MPI_COMM_WORLD);
+    check(!same || relay_exec_time(be, 1) == RELAY_ERR_UNSUPPORTED, "a BMMC executor is not timed per message");
+    relay_exec_free(be);
+    relay_plan_free(bp);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -637,6 +695,7 @@ int main(int argc, char **argv)
     test_mpi_error_comes_back(RELAY_SCHED_NEIGHBOR, 1);
     test_bad_pull_setting_fails_everywhere();
     test_slab_transpose_is_pulled();
+    test_timings();
     int status = check_summary("mpi_exec");
     MPI_Finalize();
     return status;

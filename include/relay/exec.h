@@ -50,6 +50,35 @@ typedef struct {
 } relay_exec_memory;
 RELAY_API relay_status relay_exec_get_memory(const relay_exec *e, relay_exec_memory *m);
 
+/* ---- where a replay's time goes (transform plans) ------------------------ */
+
+/* Timings of this rank's part of the replays, one row per message and two
+ * per rank:
+ *   SEND        a message this rank sends: pack_s, packing it;
+ *   RECV        a message it receives: wait_s, blocked until it landed
+ *               (p2p and rounds; a collective's waiting is COMPLETION's),
+ *               unpack_s, moving it into A;
+ *   LOCAL       the local lattices: unpack_s, moving them into A;
+ *   COMPLETION  waiting no one received message accounts for: the sends'
+ *               completion, the collective call (alltoallv, neighbor), the
+ *               runs of direct messages, readers' replies (RELAY_PULL).
+ * Seconds are summed over the timed replays; bytes are per replay. */
+typedef enum { RELAY_TIMING_SEND, RELAY_TIMING_RECV, RELAY_TIMING_LOCAL, RELAY_TIMING_COMPLETION } relay_timing_kind;
+typedef struct {
+    relay_timing_kind kind;
+    int peer;                /* SEND and RECV: the other rank; else this rank */
+    int64_t bytes;
+    double pack_s, wait_s, unpack_s;
+} relay_exec_timing;
+
+/* Starts timing replays (on = 1: the sums restart from zero) or stops
+ * (on = 0).  Not while a replay is in flight.  RELAY_ERR_UNSUPPORTED for
+ * BMMC and HSUMMA plans (see relay_exec_hsumma_report). */
+RELAY_API relay_status relay_exec_time(relay_exec *e, int on);
+/* The rows: *count holds out's capacity and becomes the number of rows
+ * (out may be NULL to ask for it); *replays, the replays timed. */
+RELAY_API relay_status relay_exec_timings(const relay_exec *e, int64_t *replays, relay_exec_timing *out, int *count);
+
 /* ---- HSUMMA plans on the machine (relay/hsumma.h) ----------------------- */
 
 /* Measures alpha and beta by ping-pong between ranks 0 and 1 of comm
