@@ -14,9 +14,9 @@
 #include "json_writer.h"
 #include "plan_internal.h"
 
-/* relay-dump FILE [--json] [--rank R] [--svg OUT.svg] [--limit N] */
+/* relay-dump FILE [--json] [--rank R] [--svg OUT.svg] [--limit N] [--stats STATS] */
 typedef struct {
-    const char *path, *svg;
+    const char *path, *svg, *stats;
     int json;
     int64_t rank;            /* -1: the whole plan */
     int64_t limit;           /* entries per list of ranks or steps in --json; 0: all */
@@ -120,7 +120,8 @@ typedef struct {
     int nranks;
     int nbins;
     int bin_ranks;
-    double *bytes;
+    double *bytes;           /* or seconds, for a measured map */
+    int seconds;             /* the values are seconds, not bytes */
 } volume_matrix;
 
 /* An empty matrix for nranks ranks, binned to at most VOLUME_MAX_BINS. */
@@ -129,7 +130,37 @@ void volume_matrix_add(volume_matrix *m, int from, int to, double bytes);
 void volume_matrix_free(volume_matrix *m);
 
 /* Writes the heat map atomically (temporary file + rename); title and
- * subtitle head the picture. */
-int heatmap_svg_write(const char *path, const volume_matrix *m, const char *title, const char *subtitle, cli_error *e);
+ * subtitle head the picture.  `beside` (or NULL), a map of the same ranks,
+ * is drawn to the right of m, each under its own heading. */
+int heatmap_svg_write(const char *path, const volume_matrix *m, const char *title, const char *subtitle,
+                      const volume_matrix *beside, cli_error *e);
+
+/* ---- what relay-run --stats measured (stats.c) --------------------------- */
+
+enum { STATS_SLOWEST = 10 };   /* ranks and messages a report lists */
+
+/* One row of the file (relay/exec.h's relay_exec_timing, with its rank). */
+typedef struct {
+    int rank, kind, peer;
+    int64_t bytes;
+    double pack, wait, unpack;
+} stats_row;
+
+typedef struct {
+    int64_t replays;
+    double *per_rank;        /* 3 per rank: pack, wait, unpack (local copies in unpack) */
+    stats_row slow[STATS_SLOWEST]; /* the slowest messages, slowest first */
+    int nslow;
+    volume_matrix seconds;   /* per replay, on each message's (sender, receiver) cell */
+} plan_stats;
+
+/* Reads STATS for plan p (whose fingerprint and rank count it must carry);
+ * CLI_FAILED with the line at fault otherwise. */
+int plan_stats_read(plan_stats *s, const char *path, const relay_plan *p, cli_error *e);
+void plan_stats_free(plan_stats *s);
+/* The slowest ranks and messages, milliseconds per replay; as text, or the
+ * "stats" object of --json (seconds per replay). */
+void plan_stats_print(const plan_stats *s, const char *path, int nranks, FILE *f);
+void plan_stats_json(json_writer *w, const plan_stats *s, int nranks);
 
 #endif

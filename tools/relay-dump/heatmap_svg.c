@@ -1,7 +1,9 @@
-/* heatmap_svg.c — the rank-to-rank volume heat map of relay-dump --svg
- * (see dump.h).  Colours follow the viridis map on a log scale from
- * the smallest to the largest non-zero cell; cells without traffic stay
- * light grey.  Cells carry a tooltip while there are at most 64 bins. */
+/* heatmap_svg.c — the rank-to-rank heat maps of relay-dump --svg (see
+ * dump.h): the volume a plan moves and, with --stats, the seconds a
+ * replay spent on each pair, side by side.  Colours follow the viridis
+ * map on a log scale from the smallest to the largest non-zero cell;
+ * cells without traffic stay light grey.  Cells carry a tooltip while
+ * there are at most 64 bins. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +31,7 @@ int volume_matrix_init(volume_matrix *m, int nranks, cli_error *e)
     m->bin_ranks = (nranks + VOLUME_MAX_BINS - 1) / VOLUME_MAX_BINS;
     if (m->bin_ranks < 1) m->bin_ranks = 1;
     m->nbins = (nranks + m->bin_ranks - 1) / m->bin_ranks;
+    m->seconds = 0;
     m->bytes = calloc((size_t)m->nbins * (size_t)m->nbins + 1, sizeof *m->bytes);
     return m->bytes ? CLI_OK : cli_fail(e, CLI_FAILED, "out of memory for the volume matrix");
 }
@@ -42,6 +45,21 @@ void volume_matrix_free(volume_matrix *m)
 {
     free(m->bytes);
     m->bytes = NULL;
+}
+
+/* A cell's value for people: "1.5 MiB", or "0.213 ms". */
+typedef struct {
+    char text[32];
+} value_text;
+
+static value_text text_of(const volume_matrix *m, double v)
+{
+    value_text t;
+    if (!m->seconds) snprintf(t.text, sizeof t.text, "%s", cli_bytes((int64_t)llround(v)).text);
+    else if (v >= 1) snprintf(t.text, sizeof t.text, "%.3g s", v);
+    else if (v >= 1e-3) snprintf(t.text, sizeof t.text, "%.3g ms", v * 1e3);
+    else snprintf(t.text, sizeof t.text, "%.3g us", v * 1e6);
+    return t;
 }
 
 /* ---- colours ---------------------------------------------------------- */
@@ -143,30 +161,31 @@ static void draw_cells(FILE *f, const volume_matrix *m, value_range r, int cell,
             fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\">", LEFT + d * cell,
                     TOP + s * cell, cell, cell, colour_at(t).hex);
             if (m->nbins <= TOOLTIP_MAX_BINS)
-                fprintf(f, "<title>%lld -&gt; %lld: %.0f bytes (%s)</title>", (long long)s * m->bin_ranks,
-                        (long long)d * m->bin_ranks, v, cli_bytes((int64_t)v).text);
+                fprintf(f, "<title>%lld -&gt; %lld: %s</title>", (long long)s * m->bin_ranks, (long long)d * m->bin_ranks,
+                        text_of(m, v).text);
             fputs("</rect>\n", f);
             if (cell >= LABEL_MIN_CELL_PX)
                 fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\" fill=\"%s\">%s</text>\n",
                         LEFT + d * cell + cell / 2, TOP + s * cell + cell / 2 + 4, t < 0.5 ? "white" : "black",
-                        cli_bytes((int64_t)v).text);
+                        text_of(m, v).text);
         }
     fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#444\"/>\n", LEFT, TOP,
             plot, plot);
 }
 
-static void draw_legend(FILE *f, value_range r, int plot)
+static void draw_legend(FILE *f, const volume_matrix *m, value_range r, int plot)
 {
     int x = LEFT + plot + LEGEND_GAP, h = plot < 200 ? plot : 200;
-    fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">bytes (log scale)</text>\n", x, TOP - 12);
-    if (r.hi > 0) {
-        fputs("<defs><linearGradient id=\"scale\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">", f);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%s (log scale)</text>\n", x, TOP - 12,
+            m->seconds ? "seconds" : "bytes");
+    if (r.hi > 0) { /* one gradient per panel: ids differ */
+        fprintf(f, "<defs><linearGradient id=\"scale%d\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">", m->seconds);
         for (int i = 0; i < NSTOPS; i++)
             fprintf(f, "<stop offset=\"%.3f\" stop-color=\"%s\"/>", (double)i / (NSTOPS - 1),
                     colour_at((double)i / (NSTOPS - 1)).hex);
         fputs("</linearGradient></defs>\n", f);
-        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"url(#scale)\" stroke=\"#444\"/>\n", x,
-                TOP, LEGEND_WIDTH, h);
+        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"url(#scale%d)\" stroke=\"#444\"/>\n", x,
+                TOP, LEGEND_WIDTH, h, m->seconds);
         int ticks = r.hi > r.lo ? LEGEND_TICKS : 1;
         for (int i = 0; i < ticks; i++) {
             double t = ticks > 1 ? (double)i / (ticks - 1) : 1.0;
@@ -175,7 +194,7 @@ static void draw_legend(FILE *f, value_range r, int plot)
             fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#444\"/>", x + LEGEND_WIDTH, y,
                     x + LEGEND_WIDTH + 4, y);
             fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">%s</text>\n", x + LEGEND_WIDTH + 7, y + 4,
-                    cli_bytes((int64_t)llround(v)).text);
+                    text_of(m, v).text);
         }
     }
     int y = TOP + h + 24;
@@ -186,11 +205,25 @@ static void draw_legend(FILE *f, value_range r, int plot)
     fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">inside a rank</text>\n", x, y + 44);
 }
 
-static void draw(FILE *f, const volume_matrix *m, const char *title, const char *subtitle)
+/* One map, its heading above it, shifted right by x0. */
+static void draw_panel(FILE *f, const volume_matrix *m, int x0, int cell, int plot)
+{
+    fprintf(f, "<g transform=\"translate(%d,0)\">\n", x0);
+    if (m->seconds)
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"13\" font-weight=\"bold\">measured: seconds per replay "
+                   "(sender packing, receiver waiting and unpacking)</text>\n", LEFT, 62);
+    value_range r = nonzero_range(m);
+    draw_axes(f, m, cell, plot);
+    draw_cells(f, m, r, cell, plot);
+    draw_legend(f, m, r, plot);
+    fputs("</g>\n", f);
+}
+
+static void draw(FILE *f, const volume_matrix *m, const char *title, const char *subtitle, const volume_matrix *beside)
 {
     int cell = m->nbins > 0 && PLOT_PX / m->nbins > 1 ? PLOT_PX / m->nbins : 1;
-    int plot = cell * m->nbins;
-    int width = LEFT + plot + RIGHT, height = TOP + (plot > 300 ? plot : 300) + BOTTOM;
+    int plot = cell * m->nbins, panel = LEFT + plot + RIGHT;
+    int width = panel * (beside ? 2 : 1), height = TOP + (plot > 300 ? plot : 300) + BOTTOM;
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
                "font-family=\"sans-serif\" shape-rendering=\"crispEdges\">\n"
@@ -201,21 +234,19 @@ static void draw(FILE *f, const volume_matrix *m, const char *title, const char 
     fputs("</text>\n<text x=\"12\" y=\"44\" font-size=\"12\">", f);
     xml_text(f, subtitle);
     fputs("</text>\n", f);
-    value_range r = nonzero_range(m);
-    draw_axes(f, m, cell, plot);
-    draw_cells(f, m, r, cell, plot);
-    draw_legend(f, r, plot);
+    draw_panel(f, m, 0, cell, plot);
+    if (beside) draw_panel(f, beside, panel, cell, plot);
     fputs("</svg>\n", f);
 }
 
 /* ---- writing atomically ----------------------------------------------- */
 
 int heatmap_svg_write(const char *path, const volume_matrix *m, const char *title, const char *subtitle,
-                      cli_error *e)
+                      const volume_matrix *beside, cli_error *e)
 {
     rl_atomic_file af;
     if (rl_atomic_open(&af, path)) return cli_fail(e, CLI_FAILED, "%s", relay_last_error());
-    draw(af.file, m, title, subtitle);
+    draw(af.file, m, title, subtitle, beside);
     if (rl_atomic_commit(&af)) return cli_fail(e, CLI_FAILED, "%s", relay_last_error());
     return CLI_OK;
 }

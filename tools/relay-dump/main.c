@@ -1,6 +1,6 @@
 /* main.c — relay-dump: what a plan file moves.
  *
- *   relay-dump FILE [--json] [--rank R] [--svg OUT.svg] [--limit N]
+ *   relay-dump FILE [--json] [--rank R] [--svg OUT.svg] [--limit N] [--stats STATS]
  *
  * Reads the options, loads the plan (only one rank's section for --rank
  * alone) and hands it to the view of its kind: transform.c, bmmc.c,
@@ -18,7 +18,7 @@ static const char help_text[] =
     "    relay-dump - show what a relay plan file moves\n"
     "\n"
     "SYNOPSIS\n"
-    "    relay-dump FILE [--json] [--rank R] [--svg OUT.svg] [--limit N]\n"
+    "    relay-dump FILE [--json] [--rank R] [--svg OUT.svg] [--limit N] [--stats STATS]\n"
     "    relay-dump --help\n"
     "\n"
     "DESCRIPTION\n"
@@ -55,12 +55,17 @@ static const char help_text[] =
     "    --svg OUT.svg  also write a heat map of the bytes each rank sends to each rank (sender\n"
     "                   rows, receiver columns, log colour scale, rank-local copies on the\n"
     "                   diagonal; above 256 ranks, 256 x 256 bins of consecutive ranks)\n"
+    "    --stats STATS  what mpiexec -n P relay-run FILE --stats STATS measured: the slowest\n"
+    "                   ranks and messages (milliseconds per replay: packing, waiting,\n"
+    "                   unpacking), after the summary or as the \"stats\" object of --json; with\n"
+    "                   --svg the measured map (seconds on each sender-receiver pair) is drawn\n"
+    "                   beside the volume one.  STATS must come from this plan (fingerprint)\n"
     "    -h, --help     print this help and exit\n"
     "\n"
     "EXIT STATUS\n"
     "    0  success\n"
     "    1  the plan file cannot be read or is not a valid plan, its byte counts exceed\n"
-    "       2^63 - 1, or OUT.svg cannot be written\n"
+    "       2^63 - 1, OUT.svg cannot be written, or STATS is not this plan's timings\n"
     "    2  the command line is wrong (unknown option, missing or bad value, not one FILE,\n"
     "       a rank that the plan does not have)\n"
     "    Errors are one line on stderr; OUT.svg is written atomically or not at all.\n"
@@ -70,6 +75,7 @@ static const char help_text[] =
     "    relay-dump t.plan --json | python3 -m json.tool\n"
     "    relay-dump t.plan --rank 3\n"
     "    relay-dump t.plan --svg t.svg\n"
+    "    relay-dump t.plan --stats t.csv --svg t.svg\n"
     "\n"
     "SEE ALSO\n"
     "    relay-plan(1), relay-run(1), docs/cli.md, docs/plan-format.md\n";
@@ -81,6 +87,7 @@ static const cli_option dump_options[] = {
     CLI_INT("--rank", AT(rank), 0, INT_MAX),
     CLI_TEXT("--svg", AT(svg)),
     CLI_INT("--limit", AT(limit), 0, INT64_MAX),
+    CLI_TEXT("--stats", AT(stats)),
     CLI_END,
 };
 #undef AT
@@ -113,6 +120,9 @@ static int dump(const dump_request *r, cli_error *e)
     if (!status) {
         relay_plan_kind kind = relay_plan_get_kind(p);
         if (r->svg && kinds[kind].no_svg) status = cli_fail(e, CLI_USAGE, "%s", kinds[kind].no_svg);
+        else if (r->stats && kind != RELAY_PLAN_TRANSFORM)
+            status = cli_fail(e, CLI_USAGE, "--stats: relay-run --stats times transform plans only");
+        else if (r->stats && r->rank >= 0) status = cli_fail(e, CLI_USAGE, "--stats goes with the whole plan's view, not --rank");
         else status = kinds[kind].dump(r, p, e);
     }
     relay_plan_free(p);

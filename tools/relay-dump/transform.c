@@ -322,7 +322,8 @@ static void json_per_rank(json_writer *w, const plan_volumes *v, int64_t listed)
 }
 
 /* steps: the rounds plan's steps, or NULL. */
-static void print_json_summary(const dump_request *r, const relay_plan *p, const plan_volumes *v, const step_view *steps)
+static void print_json_summary(const dump_request *r, const relay_plan *p, const plan_volumes *v, const step_view *steps,
+                               const plan_stats *measured)
 {
     relay_plan_stats st;
     int64_t listed = dump_listed(r, p->nranks);
@@ -340,13 +341,15 @@ static void print_json_summary(const dump_request *r, const relay_plan *p, const
     json_pairs(&w, p);
     json_per_rank(&w, v, listed);
     json_int(&w, "per_rank_left_out", p->nranks - listed);
+    if (measured) plan_stats_json(&w, measured, p->nranks);
     json_end_object(&w);
     json_finish(&w);
 }
 
 /* ---- the heat map ------------------------------------------------------- */
 
-static int write_svg(const char *out, const char *path, const relay_plan *p, const plan_volumes *v, cli_error *e)
+static int write_svg(const char *out, const char *path, const relay_plan *p, const plan_volumes *v,
+                     const plan_stats *measured, cli_error *e)
 {
     volume_matrix m;
     if (volume_matrix_init(&m, p->nranks, e)) return e->status;
@@ -362,7 +365,7 @@ static int write_svg(const char *out, const char *path, const relay_plan *p, con
                      cli_bytes(v->bytes_remote).text, (long long)v->messages, cli_bytes(v->bytes_total).text);
     if (m.bin_ranks > 1)
         snprintf(subtitle + n, sizeof subtitle - (size_t)n, "; each cell sums %d x %d ranks", m.bin_ranks, m.bin_ranks);
-    int status = heatmap_svg_write(out, &m, title, subtitle, e);
+    int status = heatmap_svg_write(out, &m, title, subtitle, measured ? &measured->seconds : NULL, e);
     volume_matrix_free(&m);
     return status;
 }
@@ -370,12 +373,13 @@ static int write_svg(const char *out, const char *path, const relay_plan *p, con
 /* ---- the request -------------------------------------------------------- */
 
 /* --json, built on the steps of a rounds plan. */
-static int print_json(const dump_request *r, const relay_plan *p, const plan_volumes *v, cli_error *e)
+static int print_json(const dump_request *r, const relay_plan *p, const plan_volumes *v, const plan_stats *measured,
+                      cli_error *e)
 {
     step_view sv;
     int rounds = p->schedule == RELAY_SCHED_ROUNDS;
     if (rounds && step_view_build(&sv, p)) return cli_fail(e, CLI_FAILED, "out of memory for the steps of %d ranks", p->nranks);
-    print_json_summary(r, p, v, rounds ? &sv : NULL);
+    print_json_summary(r, p, v, rounds ? &sv : NULL, measured);
     if (rounds) step_view_free(&sv);
     return CLI_OK;
 }
@@ -383,12 +387,16 @@ static int print_json(const dump_request *r, const relay_plan *p, const plan_vol
 int dump_transform(const dump_request *r, const relay_plan *p, cli_error *e)
 {
     plan_volumes v = {0};
-    int status = CLI_OK;
-    if (r->rank < 0 || r->svg) status = count_volumes(p, &v, e);
-    if (!status && r->svg) status = write_svg(r->svg, r->path, p, &v, e);
+    plan_stats measured = {0};
+    int status = r->stats ? plan_stats_read(&measured, r->stats, p, e) : CLI_OK;
+    const plan_stats *m = r->stats ? &measured : NULL;
+    if (!status && (r->rank < 0 || r->svg)) status = count_volumes(p, &v, e);
+    if (!status && r->svg) status = write_svg(r->svg, r->path, p, &v, m, e);
     if (!status && r->rank >= 0) status = dump_rank_section(r, p, e); /* --rank alone: the only section loaded */
-    else if (!status && r->json) status = print_json(r, p, &v, e);
+    else if (!status && r->json) status = print_json(r, p, &v, m, e);
     else if (!status) status = print_summary(r->path, p, &v, e);
+    if (!status && m && !r->json) plan_stats_print(m, r->stats, p->nranks, stdout);
+    plan_stats_free(&measured);
     free(v.per_rank);
     return status;
 }

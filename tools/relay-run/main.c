@@ -1,6 +1,7 @@
 /* main.c — relay-run: replays a plan file under MPI.
  *
  *   mpiexec -n P relay-run FILE [--iters K] [--warmup W] [--verify] [--json] [--autotune OUT]
+ *                            [--stats STATS]
  *
  * Each rank reads only its own section of FILE, fills its inputs by the
  * fill function of the plan's kind (transform.c, bmmc.c, hsumma.c), binds
@@ -27,6 +28,7 @@ static const char help_text[] =
     "\n"
     "SYNOPSIS\n"
     "    mpiexec -n P relay-run FILE [--iters K] [--warmup W] [--verify] [--json] [--autotune OUT]\n"
+    "                                [--stats STATS]\n"
     "    relay-run --help\n"
     "\n"
     "DESCRIPTION\n"
@@ -62,6 +64,10 @@ static const char help_text[] =
     "                 group_rows, group_cols, comm_s and compute_s\n"
     "    --autotune OUT  HSUMMA plans: time two outer steps of every grouping the grid allows,\n"
     "                 write the plan with the fastest groups to OUT (rank 0) and replay that one\n"
+    "    --stats STATS  transform plans: write to STATS (CSV, rank 0) the seconds each rank's\n"
+    "                 timed replays spent packing each message it sends, waiting for and\n"
+    "                 unpacking each it receives, copying its local pieces and waiting for the\n"
+    "                 rest (summed over the replays); relay-dump FILE --stats STATS reads it\n"
     "    -h, --help   print this help and exit\n"
     "\n"
     "EXIT STATUS\n"
@@ -75,12 +81,13 @@ static const char help_text[] =
     "EXAMPLES\n"
     "    mpiexec -n 4 relay-run t.plan --verify\n"
     "    mpiexec -n 4 relay-run t.plan --iters 50 --warmup 5 --json\n"
+    "    mpiexec -n 4 relay-run t.plan --stats t.csv && relay-dump t.plan --stats t.csv\n"
     "\n"
     "SEE ALSO\n"
     "    relay-plan(1), relay-dump(1), docs/cli.md\n";
 
 typedef struct {
-    const char *path, *autotune;
+    const char *path, *autotune, *stats;
     int64_t iters, warmup;
     int verify, json;
 } run_request;
@@ -95,6 +102,7 @@ static const cli_option run_options[] = {
     CLI_FLAG("--verify", AT(verify)),
     CLI_FLAG("--json", AT(json)),
     CLI_TEXT("--autotune", AT(autotune)),
+    CLI_TEXT("--stats", AT(stats)),
     CLI_END,
 };
 #undef AT
@@ -183,6 +191,8 @@ static int replay_all(replay_state *s, const run_request *r, double *times, cli_
     double t;
     for (int64_t k = 0; k < r->warmup; k++)
         if (replay_once(s, &t, e)) return CLI_FAILED;
+    int status = r->stats ? agree(stats_start(s->exec, e), e) : CLI_OK;
+    if (status) return status;
     for (int64_t k = 0; k < r->iters; k++)
         if (replay_once(s, &times[k], e)) return CLI_FAILED;
     return CLI_OK;
@@ -316,6 +326,7 @@ static int replay_file(const run_request *r, int rank, int nranks)
     int status = agree(times ? CLI_OK : cli_fail(&e, CLI_FAILED, "out of memory"), &e);
     if (!status) status = set_up(&s, r, rank, &e);
     if (!status) status = replay_all(&s, r, times, &e);
+    if (!status && r->stats) status = agree(stats_write(s.exec, s.plan, r->stats, rank, nranks, &e), &e);
     if (!status) status = report_results(&s, r, rank, nranks, times, &e);
     free(times);
     free_state(&s);

@@ -1,8 +1,8 @@
 /* run.h — what the files of relay-run share: this rank's buffers and their
  * elements (buffers.c), and each plan kind's part of a replay, called by
  * main.c: the fill function that prepares the buffers and the check of
- * what a replay wrote (transform.c, bmmc.c, hsumma.c), and HSUMMA's
- * autotune and report (hsumma.c). */
+ * what a replay wrote (transform.c, bmmc.c, hsumma.c), HSUMMA's autotune
+ * and report (hsumma.c), and the per-message timings of --stats (stats.c). */
 #ifndef RELAY_RUN_H
 #define RELAY_RUN_H
 
@@ -56,6 +56,12 @@ int64_t check_hsumma(const relay_plan *p, int rank, const run_buffers *buf, int6
  * rank 0 writes the plan with the fastest groups to OUT, and *plan becomes
  * that plan.  Collective; CLI_USAGE for a plan that is not HSUMMA. */
 int autotune_hsumma(relay_plan **plan, const char *out, int rank, cli_error *e);
+
+/* --stats STATS (stats.c): timing starts after the warm-up (CLI_USAGE for
+ * plans that are not transforms); after the timed replays every rank's
+ * timings go to rank 0, which writes STATS atomically.  Collective. */
+int stats_start(relay_exec *x, cli_error *e);
+int stats_write(relay_exec *x, const relay_plan *p, const char *path, int rank, int nranks, cli_error *e);
 
 /* The groups an HSUMMA executor replays with and its last replay's
  * seconds, the slowest rank's.  Collective; 0 when x is not HSUMMA. */
