@@ -1,6 +1,7 @@
 ! exec.f90 — relay_exec_mod: relay/exec.h in Fortran.  Binding a plan to a
-! communicator and replaying it over the caller's arrays; the HSUMMA
-! executor's network measurement, autotuner and report.
+! communicator and replaying it over the caller's arrays; where a
+! transform replay's time goes (relay_exec_time, relay_exec_timings); the
+! HSUMMA executor's network measurement, autotuner and report.
 !
 ! Communicators are MPI's Fortran handles (`use mpi`: an integer; mpi_f08:
 ! comm%MPI_VAL), turned into MPI_Comm by MPI_Comm_f2c in shim.c (in
@@ -30,9 +31,11 @@ module relay_exec_mod
   use relay_status_mod, only: RELAY_OK
   implicit none
   private
-  public :: relay_exec, relay_exec_memory, relay_hsumma_report
+  public :: relay_exec, relay_exec_memory, relay_hsumma_report, relay_exec_timing
+  public :: RELAY_TIMING_SEND, RELAY_TIMING_RECV, RELAY_TIMING_LOCAL, RELAY_TIMING_COMPLETION
   public :: relay_exec_create, relay_exec_run, relay_exec_start, relay_exec_run_ptrs, relay_exec_start_ptrs, &
             relay_exec_wait, relay_exec_get_memory, relay_exec_hsumma_report, relay_exec_free
+  public :: relay_exec_time, relay_exec_timings
   public :: relay_hsumma_measure_network, relay_hsumma_autotune
 
   ! What a replay takes on this rank, recorded at relay_exec_create:
@@ -55,6 +58,17 @@ module relay_exec_mod
   type, bind(C) :: relay_exec_memory
     integer(c_int64_t) :: extra_bytes, remote_bytes
   end type relay_exec_memory
+
+  enum, bind(c)
+    enumerator :: RELAY_TIMING_SEND = 0, RELAY_TIMING_RECV, RELAY_TIMING_LOCAL, RELAY_TIMING_COMPLETION
+  end enum
+
+  ! One row of relay_exec_timings (relay/exec.h).
+  type, bind(C) :: relay_exec_timing
+    integer(c_int) :: kind, peer
+    integer(c_int64_t) :: bytes
+    real(c_double) :: pack_s, wait_s, unpack_s
+  end type relay_exec_timing
 
   type, bind(C) :: relay_hsumma_report
     integer(c_int) :: group_rows, group_cols
@@ -103,6 +117,22 @@ module relay_exec_mod
       type(relay_exec_memory), intent(inout) :: m
       integer(c_int) :: st
     end function c_exec_get_memory
+
+    function c_exec_time(e, on) bind(C, name='relay_exec_time') result(st)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: e
+      integer(c_int), value :: on
+      integer(c_int) :: st
+    end function c_exec_time
+
+    function c_exec_timings(e, replays, rows, count) bind(C, name='relay_exec_timings') result(st)
+      import :: c_int, c_int64_t, c_ptr, relay_exec_timing
+      type(c_ptr), value :: e
+      integer(c_int64_t), intent(out) :: replays
+      type(relay_exec_timing), intent(inout) :: rows(*)
+      integer(c_int), intent(inout) :: count
+      integer(c_int) :: st
+    end function c_exec_timings
 
     function c_exec_hsumma_report(e, r) bind(C, name='relay_exec_hsumma_report') result(st)
       import :: c_int, c_ptr, relay_hsumma_report
@@ -205,6 +235,32 @@ contains
     integer(c_int) :: st
     st = c_exec_get_memory(exec%ptr, m)
   end function relay_exec_get_memory
+
+  ! Starts (on, the sums restarted) or stops timing a transform executor's
+  ! replays.
+  function relay_exec_time(exec, on) result(st)
+    type(relay_exec), intent(in) :: exec
+    logical, intent(in) :: on
+    integer(c_int) :: st
+    st = c_exec_time(exec%ptr, merge(1_c_int, 0_c_int, on))
+  end function relay_exec_time
+
+  ! The timings' rows into rows(1:count) (count: how many there are, which
+  ! may exceed size(rows): then the first size(rows) are filled).
+  function relay_exec_timings(exec, replays, rows, count) result(st)
+    type(relay_exec), intent(in) :: exec
+    integer(c_int64_t), intent(out) :: replays
+    type(relay_exec_timing), intent(inout) :: rows(:)
+    integer(c_int), intent(out) :: count
+    integer(c_int) :: st
+    type(relay_exec_timing) :: none(1)
+    count = int(size(rows), c_int)
+    if (count > 0) then
+      st = c_exec_timings(exec%ptr, replays, rows, count)
+    else
+      st = c_exec_timings(exec%ptr, replays, none, count)
+    end if
+  end function relay_exec_timings
 
   ! What an HSUMMA executor did in its last replay.
   function relay_exec_hsumma_report(exec, r) result(st)

@@ -218,6 +218,9 @@ contains
     character(len=*), intent(in) :: what
     type(relay_exec) :: exec
     real(c_double), allocatable, target :: a(:), b(:)
+    type(relay_exec_timing) :: rows(64)
+    integer(c_int64_t) :: replays
+    integer(c_int) :: count
     integer :: holder
     holder = held_for(plan)
     call check(relay_plan_buffer_elems(plan, 1, 0, rank) == local_elems(bc_dst, holder), what // ': A''s buffer size')
@@ -230,9 +233,13 @@ contains
     call check(wrong_elements(op, a, holder, alpha, beta) == 0, what // ': A = alpha op(B) + beta A0')
 
     call fill(op, a, holder, b, nan=.true.)
+    call check_ok(relay_exec_time(exec, .true.), what // ': relay_exec_time')
     call check_ok(relay_exec_start(exec, a, b), what // ': relay_exec_start')
     call check_ok(relay_exec_wait(exec), what // ': relay_exec_wait')
     call check(wrong_elements(op, a, holder, 1.0_c_double, 0.0_c_double) == 0, what // ': A = op(B) over NaN')
+    call check_ok(relay_exec_timings(exec, replays, rows, count), what // ': relay_exec_timings')
+    call check(replays == 1 .and. count >= 2 .and. rows(min(count, 64))%kind == RELAY_TIMING_COMPLETION .and. &
+               all(rows(1:min(count, 64))%pack_s >= 0), what // ': one replay timed, its rows ending with completion')
     call relay_exec_free(exec)
   end subroutine replay_and_check
 
