@@ -203,7 +203,11 @@ static int wait_rounds(rl_transform_exec *x)
             rl_time_since(x, RL_WAIT, rl_row_recv(x, x->recv_at[r]), t0);
             if (rc == MPI_SUCCESS) unpack_timed(x, x->recv_at[r]);
         }
-        if (rc == MPI_SUCCESS && x->send_at[r] >= 0) rc = wait_all_timed(x, 1, &x->reqs[x->sec->nrecv + x->send_at[r]]);
+        if (rc == MPI_SUCCESS && x->send_at[r] >= 0) {
+            double t0 = rl_clock(x);
+            rc = MPI_Wait(&x->reqs[x->sec->nrecv + x->send_at[r]], MPI_STATUS_IGNORE);
+            rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
+        }
         if (rc == MPI_SUCCESS) rc = start_step_send(x, r + 1);
     }
     return rc;
@@ -252,7 +256,7 @@ relay_status rl_transform_wait(void *state)
     double t0 = rl_clock(x);
     relay_status pulled = sched == RELAY_SCHED_P2P && x->npulled ? rl_transform_pulls_done(x, rc == MPI_SUCCESS) : RELAY_OK;
     rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
-    if (rc == MPI_SUCCESS) rl_timing_replayed(x);
+    if (rc == MPI_SUCCESS && pulled == RELAY_OK) rl_timing_replayed(x);
     if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "completing the replay");
     if (!x->bound) rl_transform_drop_buffers(x);
     return pulled;

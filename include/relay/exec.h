@@ -60,7 +60,7 @@ RELAY_API relay_status relay_exec_get_memory(const relay_exec *e, relay_exec_mem
  *               unpack_s, moving it into A;
  *   LOCAL       the local lattices: unpack_s, moving them into A;
  *   COMPLETION  waiting no one received message accounts for: the sends'
- *               completion, the collective call (alltoallv, neighbor), the
+ *               completion, waiting for the collective (alltoallv, neighbor), the
  *               runs of direct messages, readers' replies (RELAY_PULL).
  * Seconds are summed over the timed replays; bytes are per replay. */
 typedef enum { RELAY_TIMING_SEND, RELAY_TIMING_RECV, RELAY_TIMING_LOCAL, RELAY_TIMING_COMPLETION } relay_timing_kind;

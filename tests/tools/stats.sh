@@ -60,6 +60,16 @@ expect_error 1 "relay-dump --stats of a missing file" "$DUMP" stats-p2p.plan --s
 sed '4s/,send,/,sent,/;4s/,recv,/,sent,/' stats-p2p.csv >bad.csv
 expect_error 1 "relay-dump --stats of a damaged row" "$DUMP" stats-p2p.plan --stats bad.csv --svg bad.svg
 [ -e bad.svg ] && fail "a damaged stats file left bad.svg"
+# Values whose sums would not stay finite, and numbers past their types.
+{ head -2 stats-p2p.csv; echo "0,send,1,8,1e308,0,0"; } >huge.csv
+expect_error 1 "relay-dump --stats of a row of 1e308 seconds" "$DUMP" stats-p2p.plan --stats huge.csv --svg huge.svg
+[ -e huge.svg ] && fail "a row of 1e308 seconds left huge.svg"
+{ head -2 stats-p2p.csv; echo "4294967296,send,1,8,0,0,0"; } >wide.csv
+expect_error 1 "relay-dump --stats of a rank past int" "$DUMP" stats-p2p.plan --stats wide.csv
+sed '1s/ 5 replays/ 99999999999999999999 replays/' stats-p2p.csv >many.csv
+expect_error 1 "relay-dump --stats of a replay count past int64" "$DUMP" stats-p2p.plan --stats many.csv
+head -c -1 stats-p2p.csv >open-ended.csv
+"$DUMP" stats-p2p.plan --stats open-ended.csv >/dev/null 2>err.txt || fail "a last row without its newline: $(cat err.txt)"
 sed '1d' stats-p2p.csv >headless.csv
 expect_error 1 "relay-dump --stats without its first line" "$DUMP" stats-p2p.plan --stats headless.csv
 expect_error 2 "relay-dump --stats with --rank" "$DUMP" stats-p2p.plan --stats stats-p2p.csv --rank 1

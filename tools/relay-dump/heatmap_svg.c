@@ -14,7 +14,8 @@
 
 enum {
     PLOT_PX = 640,           /* the plot is at most this wide and high */
-    LEFT = 90, TOP = 96, RIGHT = 190, BOTTOM = 40,
+    LEFT = 90, TOP = 112, RIGHT = 190, BOTTOM = 40,
+    PANEL_HEADING_Y = 66,    /* a panel's heading, when two are side by side */
     LEGEND_GAP = 28, LEGEND_WIDTH = 18, LEGEND_TICKS = 5,
     MAX_AXIS_LABELS = 16,
     TOOLTIP_MAX_BINS = 64,
@@ -99,7 +100,7 @@ typedef struct {
 
 static colour colour_at(double t)
 {
-    double x = (t < 0 ? 0 : t > 1 ? 1 : t) * (NSTOPS - 1);
+    double x = (!(t >= 0) ? 0 : t > 1 ? 1 : t) * (NSTOPS - 1); /* NaN: the bottom of the scale */
     int i = x >= NSTOPS - 1 ? NSTOPS - 2 : (int)x;
     double f = x - i;
     colour c;
@@ -205,13 +206,14 @@ static void draw_legend(FILE *f, const volume_matrix *m, value_range r, int plot
     fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">inside a rank</text>\n", x, y + 44);
 }
 
-/* One map, its heading above it, shifted right by x0. */
-static void draw_panel(FILE *f, const volume_matrix *m, int x0, int cell, int plot)
+/* One map shifted right by x0, under its heading when there are two. */
+static void draw_panel(FILE *f, const volume_matrix *m, int x0, int cell, int plot, int headed)
 {
     fprintf(f, "<g transform=\"translate(%d,0)\">\n", x0);
-    if (m->seconds)
-        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"13\" font-weight=\"bold\">measured: seconds per replay "
-                   "(sender packing, receiver waiting and unpacking)</text>\n", LEFT, 62);
+    if (headed)
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"13\" font-weight=\"bold\">%s</text>\n", LEFT, PANEL_HEADING_Y,
+                m->seconds ? "measured: seconds per replay (sender packing, receiver waiting and unpacking)"
+                           : "planned: bytes per replay");
     value_range r = nonzero_range(m);
     draw_axes(f, m, cell, plot);
     draw_cells(f, m, r, cell, plot);
@@ -234,8 +236,8 @@ static void draw(FILE *f, const volume_matrix *m, const char *title, const char 
     fputs("</text>\n<text x=\"12\" y=\"44\" font-size=\"12\">", f);
     xml_text(f, subtitle);
     fputs("</text>\n", f);
-    draw_panel(f, m, 0, cell, plot);
-    if (beside) draw_panel(f, beside, panel, cell, plot);
+    draw_panel(f, m, 0, cell, plot, beside != NULL);
+    if (beside) draw_panel(f, beside, panel, cell, plot, 1);
     fputs("</svg>\n", f);
 }
 

@@ -3,6 +3,7 @@
  * plan and summarised: the slowest ranks and the slowest messages, per
  * replay, as text or --json, and the measured heat map (seconds spent on
  * each sender-receiver pair) that --svg draws beside the volume one. */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -12,6 +13,11 @@
 #include "relay/exec.h"
 
 enum { SLOWEST = STATS_SLOWEST };
+
+/* Bounds on what a row may say: the file is untrusted, and sums of its
+ * values must stay finite (a day per replay is more than any replay). */
+#define MAX_SECONDS 1e9
+#define MAX_REPLAYS ((int64_t)1 << 40)
 
 static const char *const kind_words[] = {"send", "recv", "local", "completion"};
 
@@ -24,20 +30,85 @@ static int kind_of(const char *word)
     return -1;
 }
 
-static int valid_seconds(double s) { return isfinite(s) && s >= 0; }
+/* The field at *at, ended by `end` (',' or the line's end), as an integer
+ * in [lo, hi] or as seconds in [0, MAX_SECONDS]; *at moves past it. */
+static int field_end(const char **at, char *stop, char end)
+{
+    if (stop == *at || (end == ',' ? *stop != ',' : *stop != '\n' && *stop != '\0')) return 0;
+    *at = stop + (*stop != '\0');
+    return 1;
+}
+
+static int int_field(const char **at, int64_t lo, int64_t hi, char end, int64_t *out)
+{
+    char *stop;
+    errno = 0;
+    long long v = strtoll(*at, &stop, 10);
+    *out = v;
+    return errno == 0 && v >= lo && v <= hi && field_end(at, stop, end);
+}
+
+static int seconds_field(const char **at, char end, double *out)
+{
+    char *stop;
+    *out = strtod(*at, &stop);
+    return isfinite(*out) && *out >= 0 && *out <= MAX_SECONDS && field_end(at, stop, end);
+}
+
+static int kind_field(const char **at, int *kind)
+{
+    const char *comma = strchr(*at, ',');
+    char word[16];
+    if (!comma || comma - *at >= (ptrdiff_t)sizeof word) return 0;
+    memcpy(word, *at, (size_t)(comma - *at));
+    word[comma - *at] = '\0';
+    *kind = kind_of(word);
+    *at = comma + 1;
+    return *kind >= 0;
+}
 
 /* One data line into *row; 0 when it is not one. */
 static int parse_row(const char *line, int nranks, stats_row *row)
 {
-    char kind[16];
-    int used = 0;
-    if (sscanf(line, "%d,%15[a-z],%d,%" SCNd64 ",%lf,%lf,%lf%n", &row->rank, kind, &row->peer, &row->bytes, &row->pack,
-               &row->wait, &row->unpack, &used) != 7)
-        return 0;
-    row->kind = kind_of(kind);
-    return line[used] == '\n' && row->kind >= 0 && row->rank >= 0 && row->rank < nranks && row->peer >= 0 &&
-           row->peer < nranks && row->bytes >= 0 && valid_seconds(row->pack) && valid_seconds(row->wait) &&
-           valid_seconds(row->unpack);
+    const char *at = line;
+    int64_t rank, peer;
+    int ok = int_field(&at, 0, nranks - 1, ',', &rank) && kind_field(&at, &row->kind) &&
+             int_field(&at, 0, nranks - 1, ',', &peer) && int_field(&at, 0, INT64_MAX, ',', &row->bytes) &&
+             seconds_field(&at, ',', &row->pack) && seconds_field(&at, ',', &row->wait) &&
+             seconds_field(&at, '\n', &row->unpack) && *at == '\0';
+    row->rank = (int)rank;
+    row->peer = (int)peer;
+    return ok;
+}
+
+/* Skips the text `word` at *at. */
+static int skip(const char **at, const char *word)
+{
+    size_t n = strlen(word);
+    if (strncmp(*at, word, n) != 0) return 0;
+    *at += n;
+    return 1;
+}
+
+/* "# relay-run --stats: plan <16 hex digits>, <ranks> ranks, <replays> replays" */
+static int parse_first_line(const char *line, uint64_t *fingerprint, int64_t *ranks, int64_t *replays)
+{
+    const char *at = line;
+    char *stop;
+    if (!skip(&at, "# relay-run --stats: plan ")) return 0;
+    errno = 0;
+    *fingerprint = strtoull(at, &stop, 16);
+    if (errno || stop - at != 16) return 0;
+    at = stop;
+    if (!skip(&at, ", ")) return 0;
+    *ranks = strtoll(at, &stop, 10);
+    if (errno || stop == at || *ranks < 1 || *ranks > INT32_MAX) return 0;
+    at = stop;
+    if (!skip(&at, " ranks, ")) return 0;
+    *replays = strtoll(at, &stop, 10);
+    if (errno || stop == at) return 0;
+    at = stop;
+    return skip(&at, " replays\n") && *at == '\0';
 }
 
 /* The first two lines: the measured plan, its ranks and the replays. */
@@ -45,16 +116,15 @@ static int parse_head(FILE *f, const char *path, const relay_plan *p, plan_stats
 {
     char line[256];
     uint64_t fingerprint;
-    int ranks;
-    if (!fgets(line, sizeof line, f) ||
-        sscanf(line, "# relay-run --stats: plan %" SCNx64 ", %d ranks, %" SCNd64 " replays", &fingerprint, &ranks,
-               &s->replays) != 3 ||
+    int64_t ranks;
+    if (!fgets(line, sizeof line, f) || !parse_first_line(line, &fingerprint, &ranks, &s->replays) ||
         !fgets(line, sizeof line, f) || strcmp(line, "rank,kind,peer,bytes,pack_s,wait_s,unpack_s\n") != 0)
         return cli_fail(e, CLI_FAILED, "--stats %s: not a file of relay-run --stats (its first two lines)", path);
     if (fingerprint != relay_plan_fingerprint(p) || ranks != p->nranks)
-        return cli_fail(e, CLI_FAILED, "--stats %s: measured on another plan (fingerprint %016" PRIx64 ", %d ranks)", path,
-                        fingerprint, ranks);
-    if (s->replays < 1) return cli_fail(e, CLI_FAILED, "--stats %s: %" PRId64 " replays timed", path, s->replays);
+        return cli_fail(e, CLI_FAILED, "--stats %s: measured on another plan (fingerprint %016" PRIx64 ", %" PRId64 " ranks)",
+                        path, fingerprint, ranks);
+    if (s->replays < 1 || s->replays > MAX_REPLAYS)
+        return cli_fail(e, CLI_FAILED, "--stats %s: %" PRId64 " replays timed", path, s->replays);
     return CLI_OK;
 }
 
