@@ -150,6 +150,7 @@ typedef struct {
     int64_t replays;
     double *per_rank;        /* 3 per rank: pack, wait, unpack (local copies in unpack) */
     stats_row slow[STATS_SLOWEST]; /* the slowest messages, slowest first */
+    double slow_total[STATS_SLOWEST]; /* ... and their seconds */
     int nslow;
     volume_matrix seconds;   /* per replay, on each message's (sender, receiver) cell */
 } plan_stats;

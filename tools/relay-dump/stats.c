@@ -71,7 +71,7 @@ static int kind_field(const char **at, int *kind)
 static int parse_row(const char *line, int nranks, stats_row *row)
 {
     const char *at = line;
-    int64_t rank, peer;
+    int64_t rank = 0, peer = 0;
     int ok = int_field(&at, 0, nranks - 1, ',', &rank) && kind_field(&at, &row->kind) &&
              int_field(&at, 0, nranks - 1, ',', &peer) && int_field(&at, 0, INT64_MAX, ',', &row->bytes) &&
              seconds_field(&at, ',', &row->pack) && seconds_field(&at, ',', &row->wait) &&
@@ -128,17 +128,21 @@ static int parse_head(FILE *f, const char *path, const relay_plan *p, plan_stats
     return CLI_OK;
 }
 
-/* Keeps the SLOWEST rows by total time, slowest first. */
-static void keep_if_slow(plan_stats *s, const stats_row *row)
+/* Puts `item` (of `size` bytes) with key t into the list items/keys of
+ * *n entries, sorted largest key first and kept to SLOWEST entries: the
+ * slowest ranks and the slowest messages are both such lists. */
+static void keep_slowest(void *items, size_t size, double *keys, int *n, double t, const void *item)
 {
-    double t = row->pack + row->wait + row->unpack;
-    int at = s->nslow;
-    while (at > 0 && s->slow[at - 1].pack + s->slow[at - 1].wait + s->slow[at - 1].unpack < t) at--;
+    int at = *n;
+    while (at > 0 && keys[at - 1] < t) at--;
     if (at >= SLOWEST) return;
-    int last = s->nslow < SLOWEST ? s->nslow : SLOWEST - 1;
-    memmove(&s->slow[at + 1], &s->slow[at], (size_t)(last - at) * sizeof *s->slow);
-    s->slow[at] = *row;
-    if (s->nslow < SLOWEST) s->nslow++;
+    int last = *n < SLOWEST ? *n : SLOWEST - 1;
+    char *base = items;
+    memmove(base + (size_t)(at + 1) * size, base + (size_t)at * size, (size_t)(last - at) * size);
+    memmove(&keys[at + 1], &keys[at], (size_t)(last - at) * sizeof *keys);
+    memcpy(base + (size_t)at * size, item, size);
+    keys[at] = t;
+    if (*n < SLOWEST) (*n)++;
 }
 
 /* A row into the rank's sums, the slowest messages and the map: a send's
@@ -150,7 +154,8 @@ static void add_row(plan_stats *s, const stats_row *row)
     t[0] += row->pack;
     t[1] += row->wait;
     t[2] += row->unpack;
-    if (row->kind == RELAY_TIMING_SEND || row->kind == RELAY_TIMING_RECV) keep_if_slow(s, row);
+    if (row->kind == RELAY_TIMING_SEND || row->kind == RELAY_TIMING_RECV)
+        keep_slowest(s->slow, sizeof *s->slow, s->slow_total, &s->nslow, row->pack + row->wait + row->unpack, row);
     if (row->kind == RELAY_TIMING_SEND) volume_matrix_add(&s->seconds, row->rank, row->peer, row->pack * per);
     if (row->kind == RELAY_TIMING_RECV) volume_matrix_add(&s->seconds, row->peer, row->rank, (row->wait + row->unpack) * per);
     if (row->kind == RELAY_TIMING_LOCAL) volume_matrix_add(&s->seconds, row->rank, row->rank, row->unpack * per);
@@ -196,16 +201,9 @@ static double rank_total(const plan_stats *s, int r)
 /* The SLOWEST ranks by total time, slowest first; returns how many. */
 static int slowest_ranks(const plan_stats *s, int nranks, int *out)
 {
+    double totals[SLOWEST];
     int n = 0;
-    for (int r = 0; r < nranks; r++) {
-        int at = n;
-        while (at > 0 && rank_total(s, out[at - 1]) < rank_total(s, r)) at--;
-        if (at >= SLOWEST) continue;
-        int last = n < SLOWEST ? n : SLOWEST - 1;
-        memmove(&out[at + 1], &out[at], (size_t)(last - at) * sizeof *out);
-        out[at] = r;
-        if (n < SLOWEST) n++;
-    }
+    for (int r = 0; r < nranks; r++) keep_slowest(out, sizeof *out, totals, &n, rank_total(s, r), &r);
     return n;
 }
 
