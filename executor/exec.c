@@ -40,27 +40,62 @@ static const rl_exec_kind *kind_of(const relay_plan *p)
     }
 }
 
-/* What ranks agree on at create, reduced by maximum alongside the verdict. */
-enum { AGREE_FP, AGREE_SIZE = AGREE_FP + RL_AGREE_SAME, AGREE_SECTION, AGREE_N };
+/* What ranks agree on at create, reduced by maximum alongside the verdict:
+ * the plan (its fingerprint and what its tuning would choose), whether it
+ * fits, and the job's shape (the most and, as its complement, the fewest
+ * of comm's ranks on one node). */
+enum { AGREE_FP, AGREE_SIZE = AGREE_FP + RL_AGREE_SAME, AGREE_SECTION, AGREE_NODE_MOST, AGREE_NODE_FEWEST, AGREE_N };
 
 static const char agreeing_on[] = "preparing its part of the plan";
 
-/* Every rank learns whether all can bind the plan.  The verdicts in order:
- * this rank's own failure, a communicator size a rank's plan was not made
- * for, different plans, a missing section, another rank's failure. */
-static relay_status agree_on_plan(MPI_Comm comm, const relay_plan *p, int size, int has_part, relay_status local)
+/* The fingerprint, mixed with what the plan's tuning decides (the tuning
+ * is outside the fingerprint, tuning.c): ranks that would replay
+ * differently hold different plans. */
+static uint64_t plan_identity(const relay_plan *p)
+{
+    const relay_tuning *t = &p->tuning;
+    if (!t->ntimed) return p->fingerprint;
+    const relay_tuning_choice *c = &t->choices[t->best];
+    uint64_t z = (uint64_t)c->schedule << 56 ^ (uint64_t)c->packed << 48 ^ (uint64_t)t->ranks_per_node_min << 24 ^
+                 (uint64_t)t->ranks_per_node_max;
+    z = (z ^ z >> 30) * 0xbf58476d1ce4e5b9u; /* splitmix64's finaliser */
+    z = (z ^ z >> 27) * 0x94d049bb133111ebu;
+    return p->fingerprint ^ (z ^ z >> 31);
+}
+
+/* The tuned choice in a job of the tuning's shape, else the plan's own
+ * schedule; `forced` (relay_exec_tune's candidates) above both. */
+static relay_tuning_choice choose(const relay_plan *p, const uint64_t *v, const relay_tuning_choice *forced)
+{
+    const relay_tuning *t = &p->tuning;
+    int most = (int)v[AGREE_NODE_MOST], fewest = INT32_MAX - (int)v[AGREE_NODE_FEWEST];
+    if (forced) return *forced;
+    if (t->ntimed && t->ranks_per_node_min == fewest && t->ranks_per_node_max == most) return t->choices[t->best];
+    return (relay_tuning_choice){p->schedule, 0, 0};
+}
+
+/* Every rank learns whether all can bind the plan, and how to replay it.
+ * The verdicts in order: this rank's own failure, a communicator size a
+ * rank's plan was not made for, different plans, a missing section,
+ * another rank's failure. */
+static relay_status agree_on_plan(MPI_Comm comm, const relay_plan *p, int size, int has_part, int node_ranks,
+                                  relay_status local, const relay_tuning_choice *forced, relay_tuning_choice *choice)
 {
     uint64_t v[AGREE_N];
-    rl_agree_same_init(&v[AGREE_FP], p->fingerprint);
+    rl_agree_same_init(&v[AGREE_FP], plan_identity(p));
     v[AGREE_SIZE] = size != p->nranks;
     v[AGREE_SECTION] = !has_part;
+    v[AGREE_NODE_MOST] = (uint64_t)node_ranks;
+    v[AGREE_NODE_FEWEST] = (uint64_t)(INT32_MAX - node_ranks);
     relay_status st = rl_agree_values(comm, local, v, AGREE_N, agreeing_on);
     if (local || st == RELAY_ERR_MPI) return st; /* a failing rank keeps its own message */
     if (v[AGREE_SIZE])
         return rl_fail(RELAY_ERR_MISMATCH, "the communicator has %d ranks but a rank's plan was made for a different count (this rank's: %d)",
                        size, p->nranks);
-    if (!rl_agree_same(&v[AGREE_FP])) return rl_fail(RELAY_ERR_MISMATCH, "ranks hold different plans (fingerprints differ)");
+    if (!rl_agree_same(&v[AGREE_FP]))
+        return rl_fail(RELAY_ERR_MISMATCH, "ranks hold different plans (fingerprints differ, or tunings that choose differently)");
     if (v[AGREE_SECTION]) return rl_fail(RELAY_ERR_MISMATCH, "a rank's plan lacks that rank's own section");
+    *choice = choose(p, v, forced);
     return st;
 }
 
@@ -68,7 +103,8 @@ static relay_status agree_on_plan(MPI_Comm comm, const relay_plan *p, int size, 
  * collective comes first, as in relay_internal_exec_create. */
 relay_status relay_internal_exec_join_failed(MPI_Comm comm, relay_status local)
 {
-    (void)rl_team_size(comm);
+    int node_ranks;
+    (void)rl_team_size(comm, &node_ranks);
     uint64_t v[AGREE_N] = {0};
     relay_status st = rl_agree_values(comm, local, v, AGREE_N, agreeing_on);
     return st ? st : local;
@@ -98,8 +134,9 @@ static relay_status bind_replays(relay_exec *e)
     return st;
 }
 
-relay_status relay_internal_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm comm, unsigned flags,
-                                        relay_internal_scratch *scratch)
+/* relay_internal_exec_create, replaying as `forced` says if not NULL. */
+static relay_status create(relay_exec **out, const relay_plan *p, MPI_Comm comm, unsigned flags, relay_internal_scratch *scratch,
+                           const relay_tuning_choice *forced)
 {
     if (!out || !p) return rl_fail(RELAY_ERR_ARG, "relay_exec_create: NULL argument");
     if (comm == MPI_COMM_NULL) return rl_fail(RELAY_ERR_ARG, "relay_exec_create: the communicator is MPI_COMM_NULL");
@@ -112,9 +149,12 @@ relay_status relay_internal_exec_create(relay_exec **out, const relay_plan *p, M
     MPI_Comm_rank(comm, &rank);
     int has_part = !e->kind->needs_section || (size == p->nranks && p->sections[rank] != NULL);
     int on_repeat = (flags & RL_EXEC_BIND_ON_REPEAT) != 0, peers_checked = !on_repeat && e->kind->check_peers;
-    rl_exec_setup setup = {rank, size, peers_checked, rl_team_size(comm)};
+    int node_ranks;
+    rl_exec_setup setup = {rank, size, peers_checked, rl_team_size(comm, &node_ranks)};
     relay_status st = has_part ? e->kind->prepare(&e->state, p, &setup) : RELAY_OK;
-    st = agree_on_plan(comm, p, size, has_part, st);
+    relay_tuning_choice choice;
+    st = agree_on_plan(comm, p, size, has_part, node_ranks, st, forced, &choice);
+    if (!st && e->kind->choose) e->kind->choose(e->state, &choice);
     if (!st && peers_checked) st = e->kind->check_peers(e->state, comm);
     if (!st && on_repeat) e->comm = comm;
     if (!st && !on_repeat) st = dup_comm(comm, &e->comm);
@@ -129,9 +169,20 @@ relay_status relay_internal_exec_create(relay_exec **out, const relay_plan *p, M
     return RELAY_OK;
 }
 
+relay_status relay_internal_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm comm, unsigned flags,
+                                        relay_internal_scratch *scratch)
+{
+    return create(out, p, comm, flags, scratch, NULL);
+}
+
 relay_status relay_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm comm)
 {
-    return relay_internal_exec_create(out, p, comm, 0, NULL);
+    return create(out, p, comm, 0, NULL, NULL);
+}
+
+relay_status rl_exec_create_choosing(relay_exec **out, const relay_plan *p, MPI_Comm comm, const relay_tuning_choice *choice)
+{
+    return create(out, p, comm, 0, NULL, choice);
 }
 
 /* A start refused on this rank alone (its arguments) still exchanges, over
@@ -211,6 +262,18 @@ relay_status relay_exec_timings(const relay_exec *e, int64_t *replays, relay_exe
         st = rl_fail(RELAY_ERR_ARG, "relay_exec_timings: NULL replays or count, or a negative count");
     if (!st) e->kind->timings(e->state, replays, out, count);
     return st;
+}
+
+relay_status relay_exec_schedule(const relay_exec *e, relay_schedule *schedule, int *packed)
+{
+    if (!e || !schedule || !packed) return rl_fail(RELAY_ERR_ARG, "relay_exec_schedule: NULL argument");
+    if (!e->kind->replayed)
+        return rl_fail(RELAY_ERR_UNSUPPORTED, "relay_exec_schedule: only transform plans have a schedule to choose");
+    relay_tuning_choice c;
+    e->kind->replayed(e->state, &c);
+    *schedule = c.schedule;
+    *packed = c.packed;
+    return RELAY_OK;
 }
 
 void relay_exec_free(relay_exec *e)

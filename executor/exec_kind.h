@@ -66,9 +66,22 @@ typedef struct {
      * kinds that do not time theirs. */
     relay_status (*time)(void *state, int on);
     void (*timings)(const void *state, int64_t *replays, relay_exec_timing *out, int *count);
+    /* How the replays run (relay_exec_tune, relay/plan.h's tuning): `choose`
+     * sets it after every rank agreed on the plan and before bind, the same
+     * choice on every rank (no MPI call, cannot fail); `replayed` says how
+     * they run once bound (binding may settle on p2p, packed 1 where this
+     * rank's p2p messages are all packed).  NULL for the kinds that have
+     * one way to replay. */
+    void (*choose)(void *state, const relay_tuning_choice *c);
+    void (*replayed)(const void *state, relay_tuning_choice *c);
     void (*free)(void *state); /* NULL or partial states too */
 } rl_exec_kind;
 
 extern const rl_exec_kind rl_exec_transform, rl_exec_bmmc, rl_exec_hsumma;
+
+/* relay_exec_create replaying as `choice` says, whatever the plan's tuning
+ * (collective; the same choice on every rank): relay_exec_tune's
+ * candidates (tune.c). */
+relay_status rl_exec_create_choosing(relay_exec **out, const relay_plan *p, MPI_Comm comm, const relay_tuning_choice *choice);
 
 #endif

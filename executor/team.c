@@ -33,12 +33,14 @@ static int node_cpus(MPI_Comm node)
 #endif
 }
 
-int rl_team_size(MPI_Comm comm)
+int rl_team_size(MPI_Comm comm, int *node_ranks)
 {
     int wanted = omp_get_max_threads(), ranks = 1, cpus = 0;
     MPI_Comm node;
+    *node_ranks = 1;
     if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS) return wanted;
     MPI_Comm_size(node, &ranks);
+    *node_ranks = ranks;
     cpus = node_cpus(node);
     MPI_Comm_free(&node);
     int share = cpus / ranks;

@@ -134,7 +134,8 @@ typedef struct {
     MPI_Request *reqs;       /* nrecv receives, then nsend sends */
     int first_send;          /* sends start at the first peer above this rank and
                                 wrap around, so no rank is everybody's first target */
-    relay_schedule schedule; /* as replayed */
+    relay_schedule schedule; /* as replayed: the plan's or a tuned choice (exec.c), settled at bind */
+    int packed;              /* p2p: every message packed, none direct or pulled (a tuned choice) */
     char *send_direct, *recv_direct; /* p2p: messages that travel lattice by lattice, unpacked */
     rl_direct_runs *send_runs, *recv_runs; /* per lattice of a direct message (count 0 elsewhere) */
     int nstaged_recv;        /* receives that are not direct */

@@ -153,7 +153,6 @@ static relay_status transform_prepare(void **state, const relay_plan *p, const r
     while (x->first_send < x->sec->nsend && x->sec->send[x->first_send].peer < x->rank) x->first_send++;
     x->schedule = p->schedule;
     if (!st && x->schedule == RELAY_SCHED_ROUNDS) st = build_steps(x, p->rounds);
-    if (!st && rl_schedule_is_collective(x->schedule)) st = rl_collective_prepare(x);
     if (!st) st = check_and_claim(x, p, setup->peers_checked);
     return st ? st : build_requests(x);
 }
@@ -221,10 +220,14 @@ static relay_status transform_bind_replays(void *state, MPI_Comm comm)
      * into them, and the scratch moves when a larger first replay grows it. */
     x->lent = NULL;
     relay_status st = rl_transform_hold_buffers(x);
-    if (rl_schedule_is_collective(x->schedule)) st = rl_collective_bind(x, st); /* may settle on p2p */
+    if (rl_schedule_is_collective(x->schedule)) {
+        if (!st) st = rl_collective_prepare(x);
+        st = rl_collective_bind(x, st); /* agreed; may settle on p2p */
+    }
     if (!st && !rl_schedule_is_collective(x->schedule)) st = create_requests(x);
-    if (!st && x->schedule == RELAY_SCHED_P2P) st = rl_transform_agree_direct(x);
-    if (!st && x->schedule == RELAY_SCHED_P2P) st = rl_transform_agree_pulls(x);
+    int unpacked_p2p = x->schedule == RELAY_SCHED_P2P && !x->packed;
+    if (!st && unpacked_p2p) st = rl_transform_agree_direct(x);
+    if (!st && unpacked_p2p) st = rl_transform_agree_pulls(x);
     x->bound = st == RELAY_OK;
     return st;
 }
@@ -288,6 +291,22 @@ static void transform_free(void *state)
     free(x);
 }
 
+/* The same choice on every rank (exec.c): rounds only where the plan has
+ * steps (rl_tuning_flaw), which prepare indexed. */
+static void transform_choose(void *state, const relay_tuning_choice *c)
+{
+    rl_transform_exec *x = state;
+    x->schedule = c->schedule;
+    x->packed = c->packed;
+}
+
+static void transform_replayed(const void *state, relay_tuning_choice *c)
+{
+    const rl_transform_exec *x = state;
+    int p2p = x->schedule == RELAY_SCHED_P2P;
+    *c = (relay_tuning_choice){x->schedule, p2p && !x->ndirect_runs && !x->npulled, 0};
+}
+
 static relay_status transform_stand_in(void *state)
 {
     rl_transform_exec *x = state;
@@ -307,5 +326,7 @@ const rl_exec_kind rl_exec_transform = {
     .hsumma_report = NULL,
     .time = rl_transform_time,
     .timings = rl_transform_timings,
+    .choose = transform_choose,
+    .replayed = transform_replayed,
     .free = transform_free,
 };

@@ -1,6 +1,7 @@
 ! exec.f90 — relay_exec_mod: relay/exec.h in Fortran.  Binding a plan to a
 ! communicator and replaying it over the caller's arrays; where a
 ! transform replay's time goes (relay_exec_time, relay_exec_timings); the
+! choice of how to replay it (relay_exec_tune, relay_exec_schedule); the
 ! HSUMMA executor's network measurement, autotuner and report.
 !
 ! Communicators are MPI's Fortran handles (`use mpi`: an integer; mpi_f08:
@@ -35,7 +36,7 @@ module relay_exec_mod
   public :: RELAY_TIMING_SEND, RELAY_TIMING_RECV, RELAY_TIMING_LOCAL, RELAY_TIMING_COMPLETION
   public :: relay_exec_create, relay_exec_run, relay_exec_start, relay_exec_run_ptrs, relay_exec_start_ptrs, &
             relay_exec_wait, relay_exec_get_memory, relay_exec_hsumma_report, relay_exec_free
-  public :: relay_exec_time, relay_exec_timings
+  public :: relay_exec_time, relay_exec_timings, relay_exec_tune, relay_exec_schedule
   public :: relay_hsumma_measure_network, relay_hsumma_autotune
 
   ! What a replay takes on this rank, recorded at relay_exec_create:
@@ -152,6 +153,20 @@ module relay_exec_mod
       type(relay_hsumma_network), intent(inout) :: net
       integer(c_int) :: st
     end function c_measure_network
+
+    function c_exec_tune(plan, comm, replays) bind(C, name='relay_fortran_exec_tune') result(st)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan
+      integer(c_int), value :: comm, replays
+      integer(c_int) :: st
+    end function c_exec_tune
+
+    function c_exec_schedule(e, schedule, packed) bind(C, name='relay_exec_schedule') result(st)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: e
+      integer(c_int), intent(out) :: schedule, packed
+      integer(c_int) :: st
+    end function c_exec_schedule
 
     function c_autotune(out, plan, comm, outer_steps) bind(C, name='relay_fortran_hsumma_autotune') result(st)
       import :: c_int, c_ptr
@@ -297,5 +312,26 @@ contains
     integer(c_int) :: st
     st = c_autotune(plan_out%ptr, plan%ptr, comm, outer_steps)
   end function relay_hsumma_autotune
+
+  ! Times every way to replay a transform plan on comm and records them,
+  ! with the fastest, in the plan (collective; relay/exec.h).
+  function relay_exec_tune(plan, comm, replays) result(st)
+    type(relay_plan), intent(inout) :: plan
+    integer, intent(in) :: comm
+    integer(c_int), intent(in) :: replays
+    integer(c_int) :: st
+    st = c_exec_tune(plan%ptr, comm, replays)
+  end function relay_exec_tune
+
+  ! The schedule the executor replays (a RELAY_SCHED_ value) and, under
+  ! p2p, whether this rank's messages are all packed.
+  function relay_exec_schedule(exec, schedule, packed) result(st)
+    type(relay_exec), intent(in) :: exec
+    integer(c_int), intent(out) :: schedule
+    logical, intent(out) :: packed
+    integer(c_int) :: st, p
+    st = c_exec_schedule(exec%ptr, schedule, p)
+    packed = p /= 0
+  end function relay_exec_schedule
 
 end module relay_exec_mod

@@ -24,6 +24,7 @@ module relay_plan_mod
   public :: relay_plan_nranks, relay_plan_get_kind, relay_plan_type, relay_plan_count, relay_plan_fingerprint, &
             relay_plan_schedule, relay_plan_rounds, relay_plan_relabeling, relay_plan_dst_layout, &
             relay_plan_src_layout, relay_plan_buffer_elems, relay_plan_get_stats, relay_plan_free
+  public :: relay_tuning_choice, relay_tuning, RELAY_TUNING_MAX_CHOICES, relay_plan_tuning, relay_plan_set_tuning
 
   enum, bind(c)
     enumerator :: RELAY_RELABEL_NONE = 0, RELAY_RELABEL_GREEDY, RELAY_RELABEL_OPTIMAL
@@ -53,6 +54,17 @@ module relay_plan_mod
   type, bind(C) :: relay_plan_stats
     integer(c_int64_t) :: bytes_total, bytes_remote, bytes_remote_identity, messages, pieces
   end type relay_plan_stats
+
+  ! A plan's tuning (relay/plan.h): what relay_exec_tune measured.
+  integer, parameter :: RELAY_TUNING_MAX_CHOICES = 8
+  type, bind(C) :: relay_tuning_choice
+    integer(c_int) :: schedule = 0, packed = 0
+    real(c_double) :: seconds = 0
+  end type relay_tuning_choice
+  type, bind(C) :: relay_tuning
+    integer(c_int) :: ntimed = 0, best = 0, ranks_per_node_min = 0, ranks_per_node_max = 0, replays = 0
+    type(relay_tuning_choice) :: choices(RELAY_TUNING_MAX_CHOICES)
+  end type relay_tuning
 
   interface
     subroutine relay_plan_options_init(o) bind(C, name='relay_plan_options_init')
@@ -224,6 +236,20 @@ module relay_plan_mod
       type(relay_plan_stats), intent(inout) :: stats
       integer(c_int) :: st
     end function c_get_stats
+
+    function c_tuning(p, t) bind(C, name='relay_plan_tuning') result(st)
+      import :: c_int, c_ptr, relay_tuning
+      type(c_ptr), value :: p
+      type(relay_tuning), intent(inout) :: t
+      integer(c_int) :: st
+    end function c_tuning
+
+    function c_set_tuning(p, t) bind(C, name='relay_plan_set_tuning') result(st)
+      import :: c_int, c_ptr, relay_tuning
+      type(c_ptr), value :: p
+      type(relay_tuning), intent(in) :: t
+      integer(c_int) :: st
+    end function c_set_tuning
 
     subroutine c_free(p) bind(C, name='relay_plan_free')
       import :: c_ptr
@@ -436,6 +462,22 @@ contains
     integer(c_int) :: st
     st = c_get_stats(plan%ptr, stats)
   end function relay_plan_get_stats
+
+  ! The plan's tuning (ntimed 0: none).
+  function relay_plan_tuning(plan, tuning) result(st)
+    type(relay_plan), intent(in) :: plan
+    type(relay_tuning), intent(inout) :: tuning
+    integer(c_int) :: st
+    st = c_tuning(plan%ptr, tuning)
+  end function relay_plan_tuning
+
+  ! Records a tuning in the plan (ntimed 0: removes it).
+  function relay_plan_set_tuning(plan, tuning) result(st)
+    type(relay_plan), intent(inout) :: plan
+    type(relay_tuning), intent(in) :: tuning
+    integer(c_int) :: st
+    st = c_set_tuning(plan%ptr, tuning)
+  end function relay_plan_set_tuning
 
   ! Frees the plan (executors made from it keep what they need) and resets the handle.
   subroutine relay_plan_free(plan)

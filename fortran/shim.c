@@ -23,6 +23,11 @@ relay_status relay_fortran_hsumma_autotune(relay_plan **out, const relay_plan *p
     return relay_hsumma_autotune(out, p, MPI_Comm_f2c(comm), outer_steps);
 }
 
+relay_status relay_fortran_exec_tune(relay_plan *p, MPI_Fint comm, int replays)
+{
+    return relay_exec_tune(p, MPI_Comm_f2c(comm), replays);
+}
+
 relay_status relay_fortran_fail(relay_status s, const char *message)
 {
     return relay_internal_fail(s, "%s", message);

@@ -4,7 +4,8 @@
 
 #define RELAY_FORMAT_MAGIC "relay-plan"
 #define RELAY_FORMAT_MAJOR 2   /* a reader rejects any other major version */
-#define RELAY_FORMAT_MINOR 1   /* minor versions add keys, which readers ignore, or values (1: schedule 4, neighbor) */
+#define RELAY_FORMAT_MINOR 2   /* minor versions add keys, which readers ignore, or values (1: schedule 4, neighbor;
+                                  2: a transform plan's tuning) */
 
 /* Sanity bounds a reader enforces before it allocates anything. */
 #define RELAY_MAX_RANKS (1 << 24)

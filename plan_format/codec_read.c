@@ -359,9 +359,10 @@ static relay_status read_pair(mp_reader *r, layout_limits *lim, raw_pair *pr)
  * required; a key of another kind is refused, so that the kind alone
  * decides what is read and built, and unknown keys are ignored. */
 enum { HK_KIND, HK_NRANKS, HK_TYPE, HK_SCHEDULE, HK_RELABEL, HK_ROUNDS, HK_PAIRS, HK_SIGMA, HK_STATS, HK_FINGERPRINT,
-       HK_SECTIONS, HK_BMMC, HK_HSUMMA, HK_COUNT };
-static const char *const header_keys[HK_COUNT] = {"kind", "nranks", "type", "schedule", "relabel", "rounds", "pairs",
-                                                   "sigma", "stats", "fingerprint", "sections", "bmmc", "hsumma"};
+       HK_SECTIONS, HK_BMMC, HK_HSUMMA, HK_TUNING, HK_COUNT };
+static const char *const header_keys[HK_COUNT] = {"kind",  "nranks",      "type",     "schedule", "relabel",
+                                                   "rounds", "pairs",     "sigma",    "stats",    "fingerprint",
+                                                   "sections", "bmmc",    "hsumma",   "tuning"};
 #define HK(k) (1u << HK_##k)
 static const unsigned kind_keys[3] = {
     [RELAY_PLAN_TRANSFORM] = HK(KIND) | HK(NRANKS) | HK(TYPE) | HK(SCHEDULE) | HK(RELABEL) | HK(ROUNDS) | HK(PAIRS) |
@@ -369,6 +370,8 @@ static const unsigned kind_keys[3] = {
     [RELAY_PLAN_BMMC] = HK(KIND) | HK(NRANKS) | HK(STATS) | HK(FINGERPRINT) | HK(BMMC),
     [RELAY_PLAN_HSUMMA] = HK(KIND) | HK(NRANKS) | HK(TYPE) | HK(STATS) | HK(FINGERPRINT) | HK(HSUMMA),
 };
+/* Keys a kind's header may have (format 2.2: a transform plan's tuning). */
+static const unsigned kind_optional_keys[3] = {[RELAY_PLAN_TRANSFORM] = HK(TUNING)};
 static const char *const kind_names[3] = {"transform", "bmmc", "hsumma"};
 
 /* Everything of the header, gathered before the plan is assembled. */
@@ -385,6 +388,7 @@ typedef struct {
     int64_t *sigma, stats[5];
     uint32_t nsigma, nstats, nindex;
     uint64_t fingerprint, *index;
+    relay_tuning tuning;       /* ntimed 0 unless the header has one */
 } header_fields;
 
 static const char *const stat_keys[5] = {"bytes_total", "bytes_remote", "bytes_remote_identity", "messages", "pieces"};
@@ -528,6 +532,77 @@ static relay_status read_hsumma(mp_reader *r, header_fields *h)
     return RELAY_OK;
 }
 
+/* ---- a transform plan's tuning (tuning.c) ------------------------------ */
+
+/* The choices, [schedule, packed, seconds] each. */
+static int read_choices(mp_reader *r, relay_tuning *t)
+{
+    uint32_t n, fields;
+    if (!mp_read_array(r, &n)) return 0;
+    if (n < 1 || n > RELAY_TUNING_MAX_CHOICES) {
+        r->error = "not 1 to 8 choices";
+        return 0;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t schedule, packed;
+        double seconds;
+        if (!mp_read_array(r, &fields)) return 0;
+        if (fields != 3) {
+            r->error = "a choice is not [schedule, packed, seconds]";
+            return 0;
+        }
+        if (!read_ranged(r, &schedule, 0, RELAY_SCHED_NEIGHBOR) || !read_ranged(r, &packed, 0, 1) || !mp_read_double(r, &seconds))
+            return 0;
+        t->choices[i] = (relay_tuning_choice){(relay_schedule)schedule, (int)packed, seconds};
+    }
+    t->ntimed = (int)n;
+    return 1;
+}
+
+enum { TK_BEST, TK_PER_NODE, TK_REPLAYS, TK_CHOICES, TK_COUNT };
+static const char *const tuning_keys[TK_COUNT] = {"best", "ranks_per_node", "replays", "choices"};
+
+static int read_tuning_field(mp_reader *r, relay_tuning *t, int k)
+{
+    int64_t v[2];
+    switch (k) {
+    case TK_BEST:
+        if (!read_ranged(r, v, 0, RELAY_TUNING_MAX_CHOICES - 1)) return 0;
+        t->best = (int)v[0];
+        return 1;
+    case TK_PER_NODE:
+        if (!mp_read_int_array(r, v, 2, 1, RELAY_MAX_RANKS)) return 0;
+        t->ranks_per_node_min = (int)v[0];
+        t->ranks_per_node_max = (int)v[1];
+        return 1;
+    case TK_REPLAYS:
+        if (!read_ranged(r, v, 1, INT32_MAX)) return 0;
+        t->replays = (int)v[0];
+        return 1;
+    default: return read_choices(r, t);
+    }
+}
+
+/* The map's fields, each once; checked against the plan once it is
+ * assembled (rl_tuning_flaw). */
+static relay_status read_tuning(mp_reader *r, header_fields *h)
+{
+    uint32_t pairs, have = 0;
+    if (!mp_read_map(r, &pairs)) return format_error(r, "tuning");
+    for (uint32_t i = 0; i < pairs; i++) {
+        const char *key;
+        uint32_t klen;
+        if (!mp_read_str(r, &key, &klen)) return format_error(r, "tuning");
+        int k = key_index(tuning_keys, TK_COUNT, key, klen);
+        if (k >= 0 && have & 1u << k) return rl_fail(RELAY_ERR_FORMAT, "plan tuning has the `%s` field twice", tuning_keys[k]);
+        if (k < 0 ? !mp_skip(r) : !read_tuning_field(r, &h->tuning, k)) return field_error(r, "tuning", key, klen);
+        if (k >= 0) have |= 1u << k;
+    }
+    if (have != (1u << TK_COUNT) - 1)
+        return rl_fail(RELAY_ERR_FORMAT, "plan tuning lacks its `%s` field", tuning_keys[__builtin_ctz(~have)]);
+    return RELAY_OK;
+}
+
 /* ---- the header -------------------------------------------------------- */
 
 static void read_kind(mp_reader *r, header_fields *h)
@@ -553,6 +628,7 @@ static relay_status read_header_field(mp_reader *r, header_fields *h, int k)
     case HK_SECTIONS: h->index = read_index(r, &h->nindex); break;
     case HK_BMMC: return read_bmmc(r, h);
     case HK_HSUMMA: return read_hsumma(r, h);
+    case HK_TUNING: return read_tuning(r, h);
     default: mp_skip(r);
     }
     return RELAY_OK;
@@ -562,7 +638,7 @@ static relay_status read_header_field(mp_reader *r, header_fields *h, int k)
 static relay_status check_header_keys(const header_fields *h)
 {
     if (h->kind < 0) return rl_fail(RELAY_ERR_FORMAT, "plan kind is missing or not one this relay reads (transform, bmmc, hsumma)");
-    unsigned foreign = h->seen & ~kind_keys[h->kind], missing = kind_keys[h->kind] & ~h->seen;
+    unsigned foreign = h->seen & ~(kind_keys[h->kind] | kind_optional_keys[h->kind]), missing = kind_keys[h->kind] & ~h->seen;
     if (foreign)
         return rl_fail(RELAY_ERR_FORMAT, "plan header of a %s plan has a `%s` field, which %s plans do not have",
                        kind_names[h->kind], header_keys[__builtin_ctz(foreign)], kind_names[h->kind]);
@@ -672,6 +748,16 @@ static relay_status assemble_hsumma(header_fields *h, relay_plan *p)
     return RELAY_OK;
 }
 
+/* The tuning read, once the plan it must fit is known. */
+static relay_status adopt_tuning(const header_fields *h, relay_plan *p)
+{
+    if (!h->tuning.ntimed) return RELAY_OK;
+    const char *flaw = rl_tuning_flaw(p, &h->tuning);
+    if (flaw) return rl_fail(RELAY_ERR_FORMAT, "plan tuning does not fit the plan: %s", flaw);
+    p->tuning = h->tuning;
+    return RELAY_OK;
+}
+
 /* The pairs keep the layouts read (over the plan's ranks); A's relabeled
  * copies share one rank map, sigma and its inverse, whatever the pairs. */
 static relay_status assemble_transform(header_fields *h, relay_plan *p)
@@ -698,7 +784,7 @@ static relay_status assemble_transform(header_fields *h, relay_plan *p)
         rl_layout_widen(pr->dst, p->nranks);
         rl_layout_widen(pr->src, p->nranks);
     }
-    return st;
+    return st ? st : adopt_tuning(h, p);
 }
 
 /* Moves the header's fields into a new plan (sections not yet read). */

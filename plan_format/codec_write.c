@@ -200,6 +200,26 @@ static void pack_hsumma_header(msgpack_packer *pk, const relay_plan *p)
     pack_identity(pk, p);
 }
 
+/* A transform plan's tuning (tuning.c), when it has one: the choices as
+ * [schedule, packed, seconds] triples. */
+static void pack_tuning(msgpack_packer *pk, const relay_tuning *t)
+{
+    pack_str(pk, "tuning");
+    msgpack_pack_map(pk, 4);
+    pack_int(pk, "best", t->best);
+    int64_t per_node[2] = {t->ranks_per_node_min, t->ranks_per_node_max};
+    pack_ints(pk, "ranks_per_node", per_node, 2);
+    pack_int(pk, "replays", t->replays);
+    pack_str(pk, "choices");
+    msgpack_pack_array(pk, (size_t)t->ntimed);
+    for (int i = 0; i < t->ntimed; i++) {
+        msgpack_pack_array(pk, 3);
+        msgpack_pack_int64(pk, t->choices[i].schedule);
+        msgpack_pack_int64(pk, t->choices[i].packed);
+        msgpack_pack_double(pk, t->choices[i].seconds);
+    }
+}
+
 static void pack_header(msgpack_packer *pk, const relay_plan *p, const encoded_plan *ep)
 {
     if (p->bmmc) {
@@ -210,7 +230,8 @@ static void pack_header(msgpack_packer *pk, const relay_plan *p, const encoded_p
         pack_hsumma_header(pk, p);
         return;
     }
-    msgpack_pack_map(pk, 11);
+    int tuned = p->tuning.ntimed > 0;
+    msgpack_pack_map(pk, 11 + (size_t)tuned);
     pack_kind(pk, p);
     pack_int(pk, "type", p->type);
     pack_int(pk, "schedule", p->schedule);
@@ -227,6 +248,7 @@ static void pack_header(msgpack_packer *pk, const relay_plan *p, const encoded_p
         pack_layout(pk, p->pairs[k].src);
     }
     pack_int32s(pk, "sigma", p->sigma, (size_t)p->nranks);
+    if (tuned) pack_tuning(pk, &p->tuning);
     pack_identity(pk, p);
     /* Section index: offset (from the end of the header), size, XXH3 of the
      * bytes, and the section's content checksum (part of the fingerprint). */

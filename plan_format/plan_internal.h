@@ -157,6 +157,8 @@ struct relay_plan {
     rl_section **sections;   /* nranks entries, NULL where not loaded; the array NULL for BMMC and HSUMMA */
     rl_bmmc *bmmc;           /* BMMC plans only */
     rl_hsumma *hsumma;       /* HSUMMA plans only */
+    relay_tuning tuning;     /* transform plans: what relay_exec_tune measured (ntimed 0: none);
+                                outside the fingerprint, like the file's bytes (tuning.c) */
 };
 
 /* A new HSUMMA plan of these parameters (checked), with its statistics and
@@ -206,6 +208,9 @@ enum { RL_MESSAGE_FIELDS = 4, RL_SPAN_FIELDS = 10, RL_LOCAL_FIELDS = 13 };
 _Static_assert(sizeof(rl_message) == RL_MESSAGE_FIELDS * sizeof(int64_t), "rl_message has padding");
 _Static_assert(sizeof(rl_span) == RL_SPAN_FIELDS * sizeof(int64_t), "rl_span has padding");
 _Static_assert(sizeof(rl_local_span) == RL_LOCAL_FIELDS * sizeof(int64_t), "rl_local_span has padding");
+
+/* Why t cannot be p's tuning, or NULL when it can (tuning.c); t->ntimed > 0. */
+const char *rl_tuning_flaw(const relay_plan *p, const relay_tuning *t);
 
 /* Checks that a section is self-consistent and within its declared buffer
  * sizes and the plan's rank count: the executor's trust boundary. */

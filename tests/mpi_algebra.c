@@ -24,69 +24,12 @@
 #include <mpi.h>
 
 #include "mpi_check.h"
-#include "reference.h"
+#include "ref_buffer.h"
 #include "relay/relay.h"
 
 enum { CASES = 48 };
-static const double GAP_VALUE = 77777.0;
 static const relay_type all_types[] = {RELAY_FLOAT, RELAY_DOUBLE, RELAY_CFLOAT, RELAY_CDOUBLE};
 static const relay_op all_ops[] = {RELAY_OP_N, RELAY_OP_T, RELAY_OP_C};
-
-/* ---- one rank's buffer of a layout ---------------------------------------- */
-
-typedef struct {
-    relay_type type;
-    void *data;
-    int64_t size, n;        /* elements; the matrix's columns, to decode map */
-    int64_t *map;           /* global i*n + j of each element, or -1 for a gap */
-} buffer;
-
-static void buffer_make(buffer *b, const ref_layout *l, int rank, relay_type type)
-{
-    b->type = type;
-    b->size = ref_local_elems(l, rank);
-    b->n = l->n;
-    b->map = ref_local_map(l, rank);
-    b->data = calloc((size_t)b->size + 1, ref_type_size(type));
-}
-
-/* The values seed gives the matrix, GAP_VALUE in gaps; NaN everywhere a
- * matrix element must be written before it is read (seed 0). */
-static void buffer_fill(buffer *b, uint64_t seed)
-{
-    int cx = ref_type_is_complex(b->type);
-    for (int64_t k = 0; k < b->size; k++) {
-        int64_t g = b->map[k];
-        double complex v = g < 0 ? GAP_VALUE : seed ? ref_value(seed, g / b->n, g % b->n, cx) : CMPLX(NAN, NAN);
-        ref_store(b->type, b->data, k, v);
-    }
-}
-
-static void buffer_free(buffer *b)
-{
-    free(b->data);
-    free(b->map);
-}
-
-static int same_value(double complex x, double complex y) { return creal(x) == creal(y) && cimag(x) == cimag(y); }
-
-/* Whether every element of b is what t puts there (gaps untouched). */
-static int buffer_is(const buffer *b, const ref_transform *t)
-{
-    for (int64_t k = 0; k < b->size; k++) {
-        int64_t g = b->map[k];
-        double complex want = g < 0 ? GAP_VALUE : ref_expected(t, g / b->n, g % b->n);
-        if (!same_value(want, ref_load(b->type, b->data, k))) return 0;
-    }
-    return 1;
-}
-
-/* Whether b holds the values seed gives (gaps untouched). */
-static int buffer_holds(const buffer *b, uint64_t seed)
-{
-    ref_transform same = {.op = RELAY_OP_N, .type = b->type, .alpha = 1, .seed_b = seed};
-    return buffer_is(b, &same);
-}
 
 /* ---- a case ------------------------------------------------------------------ */
 
@@ -151,32 +94,6 @@ static int composed_op(const algebra_case *c)
 
 /* ---- plans ------------------------------------------------------------------- */
 
-/* Plans dst := op(src) from the reference's layouts, or from src_given
- * (a relay layout) when it is not NULL. */
-static relay_plan *plan_of(int P, const ref_layout *dst, const ref_layout *src, const relay_layout *src_given,
-                           relay_op op, relay_type type, const relay_plan_options *o)
-{
-    relay_layout *d = NULL, *s = NULL;
-    relay_plan *p = NULL;
-    if (!ref_build_relay_layout(dst, &d) && (src_given || !ref_build_relay_layout(src, &s)))
-        relay_plan_transform(&p, P, d, src_given ? src_given : s, op, type, o);
-    relay_layout_free(d);
-    relay_layout_free(s);
-    return p;
-}
-
-/* The plan as a rank that loads only its own section sees it. */
-static relay_plan *reloaded(const relay_plan *p, int rank)
-{
-    void *bytes;
-    size_t len;
-    relay_plan *q = NULL;
-    if (relay_plan_encode(p, &bytes, &len)) return NULL;
-    relay_plan_decode(&q, bytes, len, rank);
-    free(bytes);
-    return q;
-}
-
 /* A layout as a plan delivers it: the reference's layout with sigma applied. */
 static void delivered(ref_layout *out, const ref_layout *l, const relay_plan *p, int P)
 {
@@ -188,7 +105,7 @@ static void delivered(ref_layout *out, const ref_layout *l, const relay_plan *p,
 
 /* Whether the plan's buffers of pair k on this rank fit those given: a
  * wrong plan must fail the check, not write past them. */
-static int buffers_fit(const relay_plan *p, int k, int rank, const buffer *dst, const buffer *src)
+static int buffers_fit(const relay_plan *p, int k, int rank, const ref_buffer *dst, const ref_buffer *src)
 {
     int64_t d = relay_plan_buffer_elems(p, 1, k, rank), s = relay_plan_buffer_elems(p, 0, k, rank);
     return d >= 0 && s >= 0 && (d == 0 || d <= dst->size) && (s == 0 || s <= src->size);
@@ -196,7 +113,7 @@ static int buffers_fit(const relay_plan *p, int k, int rank, const buffer *dst, 
 
 /* Replays p once (count pairs) over the buffers, alpha and beta converted
  * to the type. */
-static int run(const relay_plan *p, int count, buffer *const *dst, buffer *const *src, double complex alpha,
+static int run(const relay_plan *p, int count, ref_buffer *const *dst, ref_buffer *const *src, double complex alpha,
                double complex beta)
 {
     int rank, fit = p && relay_plan_count(p) == count;
@@ -250,28 +167,28 @@ static void check_compose(const chain *ch, const relay_plan *first, const relay_
     snprintf(what, sizeof what, "case %d: composed plan (%s after %s, %s) replays as the two plans do", c->number,
              ref_op_name(c->op2), ref_op_name(c->op1), ref_type_name(c->type));
     uint64_t seed_b = 2 * (uint64_t)c->number + 1, seed_a = seed_b + 1;
-    buffer b, a1, twice, once;
-    buffer_make(&b, &c->b, ch->rank, c->type);
-    buffer_make(&a1, &ch->a1_delivered, ch->rank, c->type);
-    buffer_make(&twice, &ch->a2_delivered, ch->rank, c->type);
-    buffer_make(&once, &ch->a2_delivered, ch->rank, c->type);
-    buffer_fill(&b, seed_b);
-    buffer_fill(&a1, 0);
-    buffer_fill(&twice, c->beta2 != 0 ? seed_a : 0);
-    buffer_fill(&once, c->beta2 != 0 ? seed_a : 0);
+    ref_buffer b, a1, twice, once;
+    ref_buffer_make(&b, &c->b, ch->rank, c->type);
+    ref_buffer_make(&a1, &ch->a1_delivered, ch->rank, c->type);
+    ref_buffer_make(&twice, &ch->a2_delivered, ch->rank, c->type);
+    ref_buffer_make(&once, &ch->a2_delivered, ch->rank, c->type);
+    ref_buffer_fill(&b, seed_b);
+    ref_buffer_fill(&a1, 0);
+    ref_buffer_fill(&twice, c->beta2 != 0 ? seed_a : 0);
+    ref_buffer_fill(&once, c->beta2 != 0 ? seed_a : 0);
     double complex alpha = c->alpha2 * (c->op2 == RELAY_OP_C ? conj(c->alpha1) : c->alpha1);
     ref_transform want = {.op = (relay_op)op, .type = c->type, .alpha = alpha, .beta = c->beta2,
                           .read_a = c->beta2 != 0, .seed_b = seed_b, .seed_a = seed_a};
-    int ok = st == RELAY_OK && run(ch->first, 1, (buffer *[]){&a1}, (buffer *[]){&b}, c->alpha1, 0);
-    ok = ok && run(ch->second, 1, (buffer *[]){&twice}, (buffer *[]){&a1}, c->alpha2, c->beta2);
-    ok = ok && run(both, 1, (buffer *[]){&once}, (buffer *[]){&b}, alpha, c->beta2);
-    ok = ok && buffer_is(&twice, &want) && buffer_is(&once, &want) && buffer_holds(&b, seed_b);
+    int ok = st == RELAY_OK && run(ch->first, 1, (ref_buffer *[]){&a1}, (ref_buffer *[]){&b}, c->alpha1, 0);
+    ok = ok && run(ch->second, 1, (ref_buffer *[]){&twice}, (ref_buffer *[]){&a1}, c->alpha2, c->beta2);
+    ok = ok && run(both, 1, (ref_buffer *[]){&once}, (ref_buffer *[]){&b}, alpha, c->beta2);
+    ok = ok && ref_buffer_is(&twice, &want) && ref_buffer_is(&once, &want) && ref_buffer_holds(&b, seed_b);
     check(ok, what);
     relay_plan_free(both);
-    buffer_free(&b);
-    buffer_free(&a1);
-    buffer_free(&twice);
-    buffer_free(&once);
+    ref_buffer_free(&b);
+    ref_buffer_free(&a1);
+    ref_buffer_free(&twice);
+    ref_buffer_free(&once);
 }
 
 /* The first plan, then its inverse: B again, its gaps untouched. */
@@ -282,21 +199,21 @@ static void check_invert(const chain *ch, const relay_plan *first)
     char what[160];
     snprintf(what, sizeof what, "case %d: the inverse of a %s plan moves B back", c->number, ref_op_name(c->op1));
     uint64_t seed_b = 2 * (uint64_t)c->number + 1;
-    buffer b, a1, again;
-    buffer_make(&b, &c->b, ch->rank, c->type);
-    buffer_make(&a1, &ch->a1_delivered, ch->rank, c->type);
-    buffer_make(&again, &c->b, ch->rank, c->type);
-    buffer_fill(&b, seed_b);
-    buffer_fill(&a1, 0);
-    buffer_fill(&again, 0);
+    ref_buffer b, a1, again;
+    ref_buffer_make(&b, &c->b, ch->rank, c->type);
+    ref_buffer_make(&a1, &ch->a1_delivered, ch->rank, c->type);
+    ref_buffer_make(&again, &c->b, ch->rank, c->type);
+    ref_buffer_fill(&b, seed_b);
+    ref_buffer_fill(&a1, 0);
+    ref_buffer_fill(&again, 0);
     int ok = relay_plan_invert(&back, first) == RELAY_OK;
-    ok = ok && run(ch->first, 1, (buffer *[]){&a1}, (buffer *[]){&b}, 1, 0);
-    ok = ok && run(back, 1, (buffer *[]){&again}, (buffer *[]){&a1}, 1, 0);
-    check(ok && buffer_holds(&again, seed_b), what);
+    ok = ok && run(ch->first, 1, (ref_buffer *[]){&a1}, (ref_buffer *[]){&b}, 1, 0);
+    ok = ok && run(back, 1, (ref_buffer *[]){&again}, (ref_buffer *[]){&a1}, 1, 0);
+    check(ok && ref_buffer_holds(&again, seed_b), what);
     relay_plan_free(back);
-    buffer_free(&b);
-    buffer_free(&a1);
-    buffer_free(&again);
+    ref_buffer_free(&b);
+    ref_buffer_free(&a1);
+    ref_buffer_free(&again);
 }
 
 /* The first plan and the second (an unrelated pair here: A1 -> A2 read
@@ -308,27 +225,27 @@ static void check_concat(const chain *ch, const relay_plan *first, const relay_p
     char what[160];
     snprintf(what, sizeof what, "case %d: two plans concatenated replay as one batch", c->number);
     uint64_t seed = 4 * (uint64_t)c->number + 1;
-    buffer b, a1, a1_src, a2;
-    buffer_make(&b, &c->b, ch->rank, c->type);
-    buffer_make(&a1, &ch->a1_delivered, ch->rank, c->type);
-    buffer_make(&a1_src, &ch->a1_delivered, ch->rank, c->type);
-    buffer_make(&a2, &ch->a2_delivered, ch->rank, c->type);
-    buffer_fill(&b, seed);
-    buffer_fill(&a1, seed + 1);
-    buffer_fill(&a1_src, seed + 2);
-    buffer_fill(&a2, seed + 3);
+    ref_buffer b, a1, a1_src, a2;
+    ref_buffer_make(&b, &c->b, ch->rank, c->type);
+    ref_buffer_make(&a1, &ch->a1_delivered, ch->rank, c->type);
+    ref_buffer_make(&a1_src, &ch->a1_delivered, ch->rank, c->type);
+    ref_buffer_make(&a2, &ch->a2_delivered, ch->rank, c->type);
+    ref_buffer_fill(&b, seed);
+    ref_buffer_fill(&a1, seed + 1);
+    ref_buffer_fill(&a1_src, seed + 2);
+    ref_buffer_fill(&a2, seed + 3);
     ref_transform want1 = {.op = c->op1, .type = c->type, .alpha = c->alpha1, .beta = c->beta2, .read_a = c->beta2 != 0,
                            .seed_b = seed, .seed_a = seed + 1};
     ref_transform want2 = {.op = c->op2, .type = c->type, .alpha = c->alpha1, .beta = c->beta2, .read_a = c->beta2 != 0,
                             .seed_b = seed + 2, .seed_a = seed + 3};
     int ok = relay_plan_concat(&batch, first, second) == RELAY_OK;
-    ok = ok && run(batch, 2, (buffer *[]){&a1, &a2}, (buffer *[]){&b, &a1_src}, c->alpha1, c->beta2);
-    check(ok && buffer_is(&a1, &want1) && buffer_is(&a2, &want2), what);
+    ok = ok && run(batch, 2, (ref_buffer *[]){&a1, &a2}, (ref_buffer *[]){&b, &a1_src}, c->alpha1, c->beta2);
+    check(ok && ref_buffer_is(&a1, &want1) && ref_buffer_is(&a2, &want2), what);
     relay_plan_free(batch);
-    buffer_free(&b);
-    buffer_free(&a1);
-    buffer_free(&a1_src);
-    buffer_free(&a2);
+    ref_buffer_free(&b);
+    ref_buffer_free(&a1);
+    ref_buffer_free(&a1_src);
+    ref_buffer_free(&a2);
 }
 
 /* ---- the cases ----------------------------------------------------------------- */
@@ -339,11 +256,11 @@ static void check_concat(const chain *ch, const relay_plan *first, const relay_p
 static int plan_chain(chain *ch)
 {
     const algebra_case *c = ch->c;
-    ch->first = plan_of(ch->P, &c->a1, &c->b, NULL, c->op1, c->type, &c->o1);
+    ch->first = ref_plan_of(ch->P, &c->a1, &c->b, NULL, c->op1, c->type, &c->o1);
     if (!ch->first) return 0;
     delivered(&ch->a1_delivered, &c->a1, ch->first, ch->P);
     const relay_layout *a1 = c->number % 2 ? NULL : relay_plan_dst_layout(ch->first, 0);
-    ch->second = plan_of(ch->P, &c->a2, &ch->a1_delivered, a1, c->op2, c->type, &c->o2);
+    ch->second = ref_plan_of(ch->P, &c->a2, &ch->a1_delivered, a1, c->op2, c->type, &c->o2);
     if (!ch->second) return 0;
     delivered(&ch->a2_delivered, &c->a2, ch->second, ch->P);
     return 1;
@@ -359,8 +276,8 @@ static void run_case(int number, int P, int rank)
     int planned = plan_chain(&ch);
     check(planned, what);
     if (planned) {
-        relay_plan *first = number % 3 == 1 ? reloaded(ch.first, rank) : ch.first;
-        relay_plan *second = number % 3 == 1 ? reloaded(ch.second, rank) : ch.second;
+        relay_plan *first = number % 3 == 1 ? ref_plan_reloaded(ch.first, rank) : ch.first;
+        relay_plan *second = number % 3 == 1 ? ref_plan_reloaded(ch.second, rank) : ch.second;
         check_compose(&ch, first, second);
         check_invert(&ch, first);
         check_concat(&ch, first, second);

@@ -50,6 +50,7 @@ program mpi_fortran
   call test_transform(RELAY_OP_T, RELAY_RELABEL_GREEDY)
   call test_save_load()
   call test_algebra()
+  call test_tune()
   call test_batch_of_own_sections()
   call test_bmmc()
   call test_hsumma()
@@ -275,6 +276,34 @@ contains
     call relay_layout_free(la)
     call relay_layout_free(lb)
   end subroutine test_save_load
+
+  ! Tuning: the op T plan timed every way it replays; an executor of the
+  ! tuned plan replays the fastest, correctly.
+  subroutine test_tune()
+    type(relay_layout) :: la, lb
+    type(relay_plan) :: plan
+    type(relay_tuning) :: tuning
+    type(relay_exec) :: exec
+    integer(c_int) :: schedule
+    logical :: packed
+    la = make_layout(bc_dst)
+    lb = make_layout(bc_src(RELAY_OP_T))
+    call check_ok(relay_plan_transform(plan, nranks, la, lb, RELAY_OP_T, RELAY_DOUBLE), 'relay_plan_transform')
+    call check_ok(relay_exec_tune(plan, MPI_COMM_WORLD, 2_c_int), 'relay_exec_tune')
+    call check_ok(relay_plan_tuning(plan, tuning), 'relay_plan_tuning')
+    call check(tuning%ntimed >= 3 .and. tuning%best >= 0 .and. tuning%best < tuning%ntimed .and. tuning%replays == 2, &
+               'tuned: p2p, alltoallv and neighbor timed twice each')
+    call check_ok(relay_exec_create(exec, plan, MPI_COMM_WORLD), 'relay_exec_create of the tuned plan')
+    call check_ok(relay_exec_schedule(exec, schedule, packed), 'relay_exec_schedule')
+    call check(schedule == tuning%choices(tuning%best + 1)%schedule, 'the executor replays the fastest choice')
+    call relay_exec_free(exec)
+    call replay_and_check(plan, RELAY_OP_T, 'tuned')
+    tuning%best = tuning%ntimed
+    call check_fails(relay_plan_set_tuning(plan, tuning), RELAY_ERR_ARG, 'a tuning whose best is no choice')
+    call relay_plan_free(plan)
+    call relay_layout_free(la)
+    call relay_layout_free(lb)
+  end subroutine test_tune
 
   ! Plan algebra: the op T plan, its inverse, the two composed (every
   ! element back in place: nothing crosses ranks) and concatenated.

@@ -5,7 +5,9 @@
  * gathered whole.  Checked on MPI_COMM_WORLD and on halves of it (only the
  * communicator's ranks count), with OpenMP asking for 1, 2 and 64
  * threads.  Run at 1, 2, 3, 4 and 8 ranks; on a two-core machine 4 and 8
- * ranks must get one thread each whatever OpenMP asks. */
+ * ranks must get one thread each whatever OpenMP asks.  The count of the
+ * communicator's ranks on the node (the job's shape, relay_exec_tune) is
+ * checked against the processor names too. */
 #define _GNU_SOURCE
 #include <omp.h>
 #include <sched.h>
@@ -15,8 +17,9 @@
 #include "mpi_check.h"
 #include "team.h"
 
-/* The reference: this rank's share of its node's CPUs in comm, at least 1. */
-static int expected_share(MPI_Comm comm)
+/* The reference: this rank's share of its node's CPUs in comm, at least 1,
+ * and comm's ranks on its node. */
+static int expected_share(MPI_Comm comm, int *node_ranks)
 {
     int me, n;
     MPI_Comm_rank(comm, &me);
@@ -39,15 +42,18 @@ static int expected_share(MPI_Comm comm)
     }
     free(names);
     free(masks);
+    *node_ranks = ranks;
     return cpus / ranks > 1 ? cpus / ranks : 1;
 }
 
 static void check_team(MPI_Comm comm, int asked, const char *what)
 {
     omp_set_num_threads(asked);
-    int share = expected_share(comm), team = rl_team_size(comm), want = asked < share ? asked : share;
+    int node_ranks, node_ranks_seen;
+    int share = expected_share(comm, &node_ranks), team = rl_team_size(comm, &node_ranks_seen), want = asked < share ? asked : share;
     if (team != want) printf("  rank with %d asked, share %d: team %d, expected %d\n", asked, share, team, want);
     check(team == want, what);
+    check(node_ranks_seen == node_ranks, "the ranks on this rank's node are those of the communicator with its processor name");
 }
 
 int main(int argc, char **argv)
@@ -64,7 +70,9 @@ int main(int argc, char **argv)
         check_team(half, asks[k], "on half the ranks, only the communicator's ranks share the node");
     }
     omp_set_num_threads(64);
-    if (nranks >= 4 && omp_get_num_procs() <= 2) check(rl_team_size(MPI_COMM_WORLD) == 1, "4 or more ranks on 2 cores: one thread each");
+    int node_ranks;
+    if (nranks >= 4 && omp_get_num_procs() <= 2)
+        check(rl_team_size(MPI_COMM_WORLD, &node_ranks) == 1, "4 or more ranks on 2 cores: one thread each");
     MPI_Comm_free(&half);
     int status = check_summary("mpi_team");
     MPI_Finalize();

@@ -79,6 +79,32 @@ RELAY_API relay_status relay_exec_time(relay_exec *e, int on);
  * (out may be NULL to ask for it); *replays, the replays timed. */
 RELAY_API relay_status relay_exec_timings(const relay_exec *e, int64_t *replays, relay_exec_timing *out, int *count);
 
+/* ---- choosing how a transform plan is replayed (tuning) -------------------- */
+
+/* Collective over comm (each rank with the same plan, its own section at
+ * least): times every way the executor can replay p's sections, over
+ * scratch buffers: p2p with long contiguous runs direct and with every
+ * message packed (when some message has such runs), rounds (a plan made
+ * with rounds), alltoallv and neighbor (when the pack buffers fit int
+ * counts).  Each runs `replays` timed replays (1 to 1000) after two
+ * warm-up ones, interleaved with the others' so that a change in the
+ * machine's load falls on all alike; a replay's time is the slowest
+ * rank's, from a barrier, and a choice's time the median of its replays.
+ * Records every choice's time and the fastest, with the job's ranks per
+ * node, in p (relay_plan_tuning; an earlier tuning is replaced), where
+ * relay_exec_create finds it and relay_plan_save keeps it.  Every rank
+ * gets the same tuning.  Holds one executor per choice at once.
+ * RELAY_ERR_UNSUPPORTED for BMMC and HSUMMA plans (relay_hsumma_autotune
+ * tunes HSUMMA's groups). */
+RELAY_API relay_status relay_exec_tune(relay_plan *p, MPI_Comm comm, int replays);
+
+/* How this executor replays: the schedule (the plan's, or its tuning's
+ * choice in a job of the tuning's shape; p2p where binding found that a
+ * collective's counts do not fit ints) and, under p2p, whether every
+ * message of this rank is packed (1) or some travel direct (0).
+ * RELAY_ERR_UNSUPPORTED for BMMC and HSUMMA executors. */
+RELAY_API relay_status relay_exec_schedule(const relay_exec *e, relay_schedule *schedule, int *packed);
+
 /* ---- HSUMMA plans on the machine (relay/hsumma.h) ----------------------- */
 
 /* Measures alpha and beta by ping-pong between ranks 0 and 1 of comm

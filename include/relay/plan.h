@@ -5,7 +5,8 @@
  * layouts, the pieces each rank packs, sends, receives, unpacks or copies
  * locally, the process relabeling and statistics.  Planning needs no MPI:
  * a plan for any rank count can be built on one process.  Plans are
- * immutable; one plan may serve any number of executors. */
+ * immutable but for their tuning (below); one plan may serve any number of
+ * executors. */
 #ifndef RELAY_PLAN_H
 #define RELAY_PLAN_H
 
@@ -130,6 +131,43 @@ typedef struct {
     int64_t pieces;                /* overlay pieces (remote and local) */
 } relay_plan_stats;
 RELAY_API relay_status relay_plan_get_stats(const relay_plan *p, relay_plan_stats *stats);
+
+/* ---- a plan's tuning (relay_exec_tune, relay/exec.h) ---------------------- */
+
+/* One way the executor can replay a transform plan on the same sections: a
+ * schedule (not AUTO; rounds only for a plan made with rounds, whose
+ * sections hold the steps) and, under p2p, whether every message is packed
+ * (1) or long contiguous runs travel straight from B into A (0). */
+typedef struct {
+    relay_schedule schedule;
+    int packed;              /* p2p only; 0 for the other schedules */
+    double seconds;          /* the median over the timed replays of the slowest rank's time */
+} relay_tuning_choice;
+
+enum { RELAY_TUNING_MAX_CHOICES = 8 };
+
+/* What relay_exec_tune measured: every choice it timed, the fastest, and
+ * the job's shape.  relay_exec_create replays choices[best] in a job whose
+ * nodes hold as many of the plan's ranks (fewest and most per node) as the
+ * tuning job's did; elsewhere it replays the plan's own schedule.  The
+ * plan's schedule, data movement and fingerprint are unchanged by tuning. */
+typedef struct {
+    int ntimed;              /* choices timed; 0: the plan carries no tuning */
+    int best;                /* the fastest, an index into choices */
+    int ranks_per_node_min, ranks_per_node_max;
+    int replays;             /* timed replays of each choice */
+    relay_tuning_choice choices[RELAY_TUNING_MAX_CHOICES];
+} relay_tuning;
+
+/* The plan's tuning (t->ntimed 0 if it has none). */
+RELAY_API relay_status relay_plan_tuning(const relay_plan *p, relay_tuning *t);
+/* Records t in p, replacing any earlier tuning, or removes it (t NULL or
+ * t->ntimed 0).  RELAY_ERR_ARG, p unchanged, when t is not one a
+ * transform plan of p's schedule and ranks can carry (a choice it cannot
+ * replay, a choice timed twice, best out of range, negative or non-finite
+ * seconds, a job shape beyond its ranks).  Not while another thread reads
+ * p. */
+RELAY_API relay_status relay_plan_set_tuning(relay_plan *p, const relay_tuning *t);
 
 RELAY_API void relay_plan_free(relay_plan *p);
 

@@ -1,5 +1,5 @@
 /* make_seeds.c — writes small valid plans of every kind as the fuzzer's
- * seed corpus (format 2.0), so that the structure-aware mutator
+ * seed corpus (format 2.2), so that the structure-aware mutator
  * (plan_mutator.c) has every field of the format to edit:
  *   transforms  block-cyclic and grid layouts (packed and with offsets),
  *               ops N, T and C, every element type, batches of two and
@@ -7,6 +7,7 @@
  *               lattices of many pieces at nonzero steps on both sides;
  *               schedules p2p, rounds (steps and local_round) and
  *               alltoallv and neighbor; relabeling none, greedy and optimal;
+ *               a tuning (relay_exec_tune's record) of every choice;
  *   BMMC        bit reversal, a transpose across rank bits (partners), a
  *               complement (vector reversal), rank bits in the middle;
  *   HSUMMA      checkerboard with model groups, block-cyclic with given
@@ -44,8 +45,23 @@ static int transform(int nranks, const relay_layout *to, const relay_layout *fro
     return save(relay_plan_transform(&p, nranks, to, from, op, type, &o), &p);
 }
 
+/* A rounds plan carrying a tuning that times every choice. */
+static int tuned(const relay_layout *to, const relay_layout *from)
+{
+    relay_plan_options o;
+    relay_plan_options_init(&o);
+    o.schedule = RELAY_SCHED_ROUNDS;
+    relay_tuning t = {.ntimed = 5, .best = 2, .ranks_per_node_min = 2, .ranks_per_node_max = 4, .replays = 7,
+                      .choices = {{RELAY_SCHED_P2P, 0, 1e-3}, {RELAY_SCHED_P2P, 1, 2e-3}, {RELAY_SCHED_ROUNDS, 0, 5e-4},
+                                  {RELAY_SCHED_ALLTOALLV, 0, 9e-4}, {RELAY_SCHED_NEIGHBOR, 0, 8e-4}}};
+    relay_plan *p = NULL;
+    relay_status st = relay_plan_transform(&p, 4, to, from, RELAY_OP_T, RELAY_FLOAT, &o);
+    if (!st) st = relay_plan_set_tuning(p, &t);
+    return save(st, &p);
+}
+
 /* 24 x 20 from 2 x 2 blocks to 3 x 5 blocks on 4 ranks, op T: lattices of
- * up to 3 x 4 pieces, under each schedule. */
+ * up to 3 x 4 pieces, under each schedule, and tuned. */
 static int lattice_moves(void)
 {
     relay_layout *from, *to;
@@ -53,7 +69,7 @@ static int lattice_moves(void)
               relay_layout_block_cyclic(&to, 24, 20, 3, 5, 2, 2, RELAY_COL_MAJOR, 1, 0, 0, RELAY_ROW_MAJOR);
     for (relay_schedule s = RELAY_SCHED_P2P; s <= RELAY_SCHED_NEIGHBOR && !bad; s++)
         bad = transform(4, to, from, RELAY_OP_T, RELAY_FLOAT, s, RELAY_RELABEL_NONE);
-    bad = bad || transform(4, to, from, RELAY_OP_C, RELAY_CFLOAT, RELAY_SCHED_ROUNDS, RELAY_RELABEL_GREEDY);
+    bad = bad || transform(4, to, from, RELAY_OP_C, RELAY_CFLOAT, RELAY_SCHED_ROUNDS, RELAY_RELABEL_GREEDY) || tuned(to, from);
     relay_layout_free(from);
     relay_layout_free(to);
     return bad;

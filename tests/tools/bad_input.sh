@@ -177,7 +177,8 @@ expect_error 2 "relay-dump: --rank beyond a BMMC plan" "$DUMP" bmmc.plan --rank 
 "$PLAN" hsumma --grid 2x2 --shape 20x20x20 --block 4 -o hsumma.plan >/dev/null || fail "relay-plan hsumma failed"
 expect_mpi_error "relay-run: HSUMMA plan for 4 ranks run on 2" 2 hsumma.plan
 expect_mpi_error "relay-run: HSUMMA plan for 4 ranks run on 3" 3 hsumma.plan
-expect_mpi_error "relay-run: --autotune of a BMMC plan" 4 bmmc.plan --autotune out.plan
+expect_mpi_error "relay-run: --tune of a BMMC plan" 4 bmmc.plan --tune=out.plan
+expect_mpi_error "relay-run: --autotune (--tune's earlier name) of a BMMC plan" 4 bmmc.plan --autotune=out.plan
 expect_error 2 "relay-dump: --svg of an HSUMMA plan" "$DUMP" hsumma.plan --svg out.svg
 expect_error 2 "relay-dump: --rank beyond an HSUMMA plan" "$DUMP" hsumma.plan --rank 4
 finish

@@ -196,8 +196,10 @@ check_hsumma hsumma-at-bind 4 --grid 1x4 --shape 16x64x50 --block 8 --type c
 # must still choose persistent or plain broadcasts alike.
 check_hsumma hsumma-empty-row 4 --grid 2x2 --shape 1x2x40000 --groups 1x1 --block 1
 check_hsumma hsumma-persistent-limit 4 --grid 1x4 --shape 2x4x43691 --groups 1x2 --block 1
-# --autotune writes a plan with the groups it timed fastest, which replays correctly.
-"$MPIEXEC" -n 4 "$RUN" hsumma-summa.plan --autotune tuned.plan --verify --json --iters 1 >run.json 2>err.txt ||
+# --tune writes a plan with the groups it timed fastest, which replays correctly
+# (--tune=OUT: Open MPI's mpirun takes "--tune FILE" anywhere on its command
+# line for a file of its own parameters).
+"$MPIEXEC" -n 4 "$RUN" hsumma-summa.plan --tune=tuned.plan --verify --json --iters 1 >run.json 2>err.txt ||
     fail "hsumma autotune: relay-run failed: $(cat err.txt)"
 json_check run.json "hsumma autotune: relay-run --json" "d['verified'] is True and 'group_rows' in d"
 "$DUMP" tuned.plan --json >dump.json 2>err.txt || fail "hsumma autotune: relay-dump failed: $(cat err.txt)"
@@ -205,4 +207,24 @@ json_check dump.json "hsumma autotune: the tuned plan" "d['hsumma']['groups_from
     "2 % d['hsumma']['group_rows'] == 0 and 2 % d['hsumma']['group_cols'] == 0"
 "$MPIEXEC" -n 4 "$RUN" tuned.plan --verify --iters 1 >/dev/null 2>err.txt || fail "hsumma autotune: the tuned plan: $(cat err.txt)"
 echo "ok: hsumma autotune"
+# A transform plan tuned: every way to replay it timed, the fastest kept in
+# the file, shown by relay-dump, and replayed by the next job of this shape.
+"$PLAN" transform --ranks 4 --from bc:300x200:16x16:2x2 --to bc:300x200:32x8:1x4 --schedule rounds -o rounds.plan >/dev/null ||
+    fail "transform tune: relay-plan failed"
+"$MPIEXEC" -n 4 "$RUN" rounds.plan --tune=tuned.plan --verify --json --iters 3 >run.json 2>err.txt ||
+    fail "transform tune: relay-run failed: $(cat err.txt)"
+json_check run.json "transform tune: relay-run --json" "d['verified'] is True"
+"$DUMP" tuned.plan --json >dump.json 2>err.txt || fail "transform tune: relay-dump failed: $(cat err.txt)"
+json_check dump.json "transform tune: the tuned plan" "d['schedule'] == 'rounds' and d['format_version'] == '2.2'" \
+    "sorted(c['schedule'] for c in d['tuning']['choices'] if not c['packed']) == ['alltoallv', 'neighbor', 'p2p', 'rounds']" \
+    "d['tuning']['replays'] == 3 and d['tuning']['ranks_per_node_max'] >= 1" \
+    "min(c['seconds'] for c in d['tuning']['choices']) == [c['seconds'] for c in d['tuning']['choices'] if c['schedule'] == d['tuning']['best'] and c['packed'] == d['tuning']['best_packed']][0]"
+best=$(python3 -c 'import json; print(json.load(open("dump.json"))["tuning"]["best"])')
+"$DUMP" tuned.plan >dump.txt 2>err.txt && grep -q "^  tuning     $best" dump.txt && grep -q "best$" dump.txt ||
+    fail "transform tune: relay-dump's text names the tuning: $(cat dump.txt err.txt)"
+"$MPIEXEC" -n 4 "$RUN" tuned.plan --verify --json --iters 1 >run.json 2>err.txt || fail "transform tune: the tuned plan: $(cat err.txt)"
+json_check run.json "transform tune: the tuned plan replays its best" "d['verified'] is True and d['schedule'] == '$best'"
+"$DUMP" rounds.plan --json >dump.json 2>err.txt || fail "transform tune: relay-dump of the untuned plan"
+json_check dump.json "transform tune: an untuned plan has no tuning" "'tuning' not in d"
+echo "ok: transform tune"
 finish

@@ -139,6 +139,58 @@ static void print_pairs(const relay_plan *p)
     if (p->count > PAIRS_SHOWN) printf("  ... and %d more pairs (see --json)\n", p->count - PAIRS_SHOWN);
 }
 
+/* ---- the tuning (relay_exec_tune, relay-run --tune) --------------------- */
+
+static void choice_name(const relay_tuning_choice *c, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s%s", cli_schedule_words[c->schedule], c->packed ? " packed" : "");
+}
+
+/* Each choice timed, its time per replay, and how much slower than the
+ * best; the plan's own schedule is the one `auto` (or the planner's
+ * caller) chose. */
+static void print_tuning(const relay_plan *p)
+{
+    const relay_tuning *t = &p->tuning;
+    if (!t->ntimed) return;
+    const relay_tuning_choice *best = &t->choices[t->best];
+    char name[32];
+    choice_name(best, name, sizeof name);
+    printf("  tuning     %s, timed on %d-%d ranks per node (%d replays of each; median of the slowest rank):\n", name,
+           t->ranks_per_node_min, t->ranks_per_node_max, t->replays);
+    for (int i = 0; i < t->ntimed; i++) {
+        const relay_tuning_choice *c = &t->choices[i];
+        choice_name(c, name, sizeof name);
+        printf("             %-14s %10.3f ms", name, 1e3 * c->seconds);
+        if (i == t->best) printf("  best");
+        else if (best->seconds > 0) printf("  %+.0f%%", 100 * (c->seconds / best->seconds - 1));
+        if (c->schedule == p->schedule && !c->packed) printf("  (the plan's own schedule)");
+        printf("\n");
+    }
+}
+
+static void json_tuning(json_writer *w, const relay_plan *p)
+{
+    const relay_tuning *t = &p->tuning;
+    if (!t->ntimed) return;
+    json_begin_object(w, "tuning");
+    json_string(w, "best", cli_schedule_words[t->choices[t->best].schedule]);
+    json_bool(w, "best_packed", t->choices[t->best].packed);
+    json_int(w, "ranks_per_node_min", t->ranks_per_node_min);
+    json_int(w, "ranks_per_node_max", t->ranks_per_node_max);
+    json_int(w, "replays", t->replays);
+    json_begin_array(w, "choices");
+    for (int i = 0; i < t->ntimed; i++) {
+        json_begin_object(w, NULL);
+        json_string(w, "schedule", cli_schedule_words[t->choices[i].schedule]);
+        json_bool(w, "packed", t->choices[i].packed);
+        json_double(w, "seconds", t->choices[i].seconds);
+        json_end_object(w);
+    }
+    json_end_array(w);
+    json_end_object(w);
+}
+
 static void print_header(const char *path, const relay_plan *p, const plan_volumes *v)
 {
     relay_plan_stats st;
@@ -151,6 +203,7 @@ static void print_header(const char *path, const relay_plan *p, const plan_volum
     printf("  relabel    %s\n", cli_relabel_words[p->relabel]);
     print_sigma(p);
     printf("  schedule   %s, %d round%s\n", cli_schedule_words[p->schedule], rounds_of(p), rounds_of(p) == 1 ? "" : "s");
+    print_tuning(p);
     printf("  volumes    %lld bytes total (%s), %lld remote (%s), %lld remote with identity sigma (%s)\n",
            (long long)v->bytes_total, cli_bytes(v->bytes_total).text, (long long)v->bytes_remote,
            cli_bytes(v->bytes_remote).text, (long long)st.bytes_remote_identity,
@@ -335,6 +388,7 @@ static void print_json_summary(const dump_request *r, const relay_plan *p, const
     dump_json_sigma(&w, r, p, p->sigma);
     json_string(&w, "schedule", cli_schedule_words[p->schedule]);
     json_int(&w, "rounds", rounds_of(p));
+    json_tuning(&w, p);
     if (steps) step_view_json(&w, steps, p, dump_listed(r, p->rounds));
     dump_json_volumes(&w, v->bytes_total, v->bytes_remote, st.bytes_remote_identity, v->messages, v->pieces);
     json_int(&w, "lattices", v->lattices);

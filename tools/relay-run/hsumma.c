@@ -101,15 +101,13 @@ int64_t check_hsumma(const relay_plan *p, int rank, const run_buffers *buf, int6
 
 int autotune_hsumma(relay_plan **plan, const char *out, int rank, cli_error *e)
 {
-    if (relay_plan_get_kind(*plan) != RELAY_PLAN_HSUMMA)
-        return cli_fail(e, CLI_USAGE, "--autotune: only HSUMMA plans have groups to tune");
     relay_plan *tuned = NULL;
     relay_status st = relay_hsumma_autotune(&tuned, *plan, MPI_COMM_WORLD, 2);
-    if (st) return cli_fail_relay(e, CLI_FAILED, st, "--autotune");
+    if (st) return cli_fail_relay(e, CLI_FAILED, st, "--tune");
     relay_plan_free(*plan);
     *plan = tuned;
     st = rank == 0 ? relay_plan_save(tuned, out) : RELAY_OK;
-    return st ? cli_fail_relay(e, CLI_FAILED, st, "--autotune: cannot write the tuned plan") : CLI_OK;
+    return st ? cli_fail_relay(e, CLI_FAILED, st, "--tune: cannot write the tuned plan") : CLI_OK;
 }
 
 int report_hsumma(const relay_exec *x, relay_hsumma_report *report)

@@ -1,6 +1,6 @@
 /* main.c — relay-run: replays a plan file under MPI.
  *
- *   mpiexec -n P relay-run FILE [--iters K] [--warmup W] [--verify] [--json] [--autotune OUT]
+ *   mpiexec -n P relay-run FILE [--iters K] [--warmup W] [--verify] [--json] [--tune OUT]
  *                            [--stats STATS]
  *
  * Each rank reads only its own section of FILE, fills its inputs by the
@@ -27,7 +27,7 @@ static const char help_text[] =
     "    relay-run - replay a relay plan file under MPI, time it and verify the result\n"
     "\n"
     "SYNOPSIS\n"
-    "    mpiexec -n P relay-run FILE [--iters K] [--warmup W] [--verify] [--json] [--autotune OUT]\n"
+    "    mpiexec -n P relay-run FILE [--iters K] [--warmup W] [--verify] [--json] [--tune OUT]\n"
     "                                [--stats STATS]\n"
     "    relay-run --help\n"
     "\n"
@@ -61,9 +61,16 @@ static const char help_text[] =
     "                 verify_requested, wrong_elements, load_s, create_s, run_s_median,\n"
     "                 run_s_min, bytes_remote (seconds and bytes; verified is false unless\n"
     "                 --verify was given and every element matched); HSUMMA plans add\n"
-    "                 group_rows, group_cols, comm_s and compute_s\n"
-    "    --autotune OUT  HSUMMA plans: time two outer steps of every grouping the grid allows,\n"
-    "                 write the plan with the fastest groups to OUT (rank 0) and replay that one\n"
+    "                 group_rows, group_cols, comm_s and compute_s; transform plans add schedule\n"
+    "                 (the one replayed: the plan's, or the tuned choice)\n"
+    "    --tune OUT   choose how to replay on this job and write the plan with the choice to\n"
+    "                 OUT (rank 0), then replay that one.  Transform plans: K replays (--iters,\n"
+    "                 at most 1000) of each way to replay them (p2p, p2p all packed, rounds,\n"
+    "                 alltoallv, neighbor, as they apply), interleaved; every choice's median\n"
+    "                 time and the fastest are kept in OUT, used by every job with as many ranks\n"
+    "                 per node, and shown by relay-dump.  HSUMMA plans: two outer steps of every\n"
+    "                 grouping the grid allows; OUT has the fastest groups.  (--autotune OUT is\n"
+    "                 its earlier name.)\n"
     "    --stats STATS  transform plans: write to STATS (CSV, rank 0) the seconds each rank's\n"
     "                 timed replays spent packing each message it sends, waiting for and\n"
     "                 unpacking each it receives, copying its local pieces and waiting for the\n"
@@ -82,12 +89,13 @@ static const char help_text[] =
     "    mpiexec -n 4 relay-run t.plan --verify\n"
     "    mpiexec -n 4 relay-run t.plan --iters 50 --warmup 5 --json\n"
     "    mpiexec -n 4 relay-run t.plan --stats t.csv && relay-dump t.plan --stats t.csv\n"
+    "    mpiexec -n 4 relay-run t.plan --tune tuned.plan && relay-dump tuned.plan\n"
     "\n"
     "SEE ALSO\n"
     "    relay-plan(1), relay-dump(1), docs/cli.md\n";
 
 typedef struct {
-    const char *path, *autotune, *stats;
+    const char *path, *tune, *stats;
     int64_t iters, warmup;
     int verify, json;
 } run_request;
@@ -101,7 +109,8 @@ static const cli_option run_options[] = {
     CLI_INT("--warmup", AT(warmup), 0, INT_MAX),
     CLI_FLAG("--verify", AT(verify)),
     CLI_FLAG("--json", AT(json)),
-    CLI_TEXT("--autotune", AT(autotune)),
+    CLI_TEXT("--tune", AT(tune)),
+    CLI_TEXT("--autotune", AT(tune)),
     CLI_TEXT("--stats", AT(stats)),
     CLI_END,
 };
@@ -221,6 +230,7 @@ typedef struct {
     double median, min;
     int64_t wrong, bytes_remote;
     int verified;
+    const char *schedule;        /* transform plans: the schedule replayed, else NULL */
     int hsumma;                  /* the HSUMMA report below is filled */
     relay_hsumma_report report;  /* groups replayed; the last replay's seconds, slowest rank */
 } run_result;
@@ -254,6 +264,7 @@ static void print_json(const run_request *r, const replay_state *s, const run_re
     json_double(&w, "run_s_median", res->median);
     json_double(&w, "run_s_min", res->min);
     json_int(&w, "bytes_remote", res->bytes_remote);
+    if (res->schedule) json_string(&w, "schedule", res->schedule);
     if (res->hsumma) {
         json_int(&w, "group_rows", res->report.group_rows);
         json_int(&w, "group_cols", res->report.group_cols);
@@ -271,6 +282,7 @@ static void print_text(const run_request *r, const replay_state *s, const run_re
            "%lld bytes remote (%s) per replay; ",
            r->path, res->ranks, (long long)r->iters, (long long)r->warmup, res->median, res->min, s->load_s,
            s->create_s, (long long)res->bytes_remote, cli_bytes(res->bytes_remote).text);
+    if (res->schedule) printf("replayed %s; ", res->schedule);
     if (res->hsumma)
         printf("groups %d x %d, last replay %.6f s in broadcasts and %.6f s computing; ", res->report.group_rows,
                res->report.group_cols, res->report.comm_seconds, res->report.compute_seconds);
@@ -280,7 +292,7 @@ static void print_text(const run_request *r, const replay_state *s, const run_re
 /* ---- main ----------------------------------------------------------------- */
 
 /* The steps before the replays, each agreed on: load this rank's section,
- * tune the groups (--autotune), prepare the buffers and bind.  The buffers
+ * tune it (--tune), prepare the buffers and bind.  The buffers
  * come before the binding so that a plan whose buffers cannot be allocated
  * is refused before the executor does any work for it. */
 static int set_up(replay_state *s, const run_request *r, int rank, cli_error *e)
@@ -288,7 +300,7 @@ static int set_up(replay_state *s, const run_request *r, int rank, cli_error *e)
     double t0 = MPI_Wtime();
     int status = agree(load_section(s, r->path, rank, e), e);
     s->load_s = max_over_ranks(MPI_Wtime() - t0);
-    if (!status && r->autotune) status = agree(autotune_hsumma(&s->plan, r->autotune, rank, e), e);
+    if (!status && r->tune) status = agree(tune_plan(&s->plan, r->path, r->tune, r->iters, rank, e), e);
     if (!status) status = agree(kinds[relay_plan_get_kind(s->plan)].prepare(s->plan, rank, &s->buf, e), e);
     if (!status) {
         t0 = MPI_Wtime();
@@ -307,6 +319,9 @@ static int report_results(const replay_state *s, const run_request *r, int rank,
     relay_plan_get_stats(s->plan, &st);
     res.bytes_remote = st.bytes_remote;
     summarise_times(times, r->iters, &res);
+    relay_schedule schedule;
+    int packed;
+    if (relay_exec_schedule(s->exec, &schedule, &packed) == RELAY_OK) res.schedule = cli_schedule_words[schedule];
     res.hsumma = report_hsumma(s->exec, &res.report);
     int status = r->verify ? verify(s, rank, &res.wrong, e) : CLI_OK;
     res.verified = r->verify && !status;

@@ -1,8 +1,9 @@
 /* run.h — what the files of relay-run share: this rank's buffers and their
  * elements (buffers.c), and each plan kind's part of a replay, called by
  * main.c: the fill function that prepares the buffers and the check of
- * what a replay wrote (transform.c, bmmc.c, hsumma.c), HSUMMA's autotune
- * and report (hsumma.c), and the per-message timings of --stats (stats.c). */
+ * what a replay wrote (transform.c, bmmc.c, hsumma.c), --tune (tune.c,
+ * HSUMMA's in hsumma.c), HSUMMA's report (hsumma.c), and the per-message
+ * timings of --stats (stats.c). */
 #ifndef RELAY_RUN_H
 #define RELAY_RUN_H
 
@@ -52,10 +53,16 @@ int64_t check_transform(const relay_plan *p, int rank, const run_buffers *buf, i
 int64_t check_bmmc(const relay_plan *p, int rank, const run_buffers *buf, int64_t *checked, char *first, size_t cap);
 int64_t check_hsumma(const relay_plan *p, int rank, const run_buffers *buf, int64_t *checked, char *first, size_t cap);
 
-/* --autotune OUT: times two outer steps of every grouping the grid allows,
- * rank 0 writes the plan with the fastest groups to OUT, and *plan becomes
- * that plan.  Collective; CLI_USAGE for a plan that is not HSUMMA. */
+/* --tune OUT for an HSUMMA plan (hsumma.c): times two outer steps of every
+ * grouping the grid allows, rank 0 writes the plan with the fastest groups
+ * to OUT, and *plan becomes that plan.  Collective. */
 int autotune_hsumma(relay_plan **plan, const char *out, int rank, cli_error *e);
+
+/* --tune OUT (tune.c): HSUMMA plans as above; a transform plan (this
+ * rank's section of FILE, `path`) is tuned in place with `replays` timed
+ * replays of each choice (at most 1000), and rank 0 writes FILE with that
+ * tuning to OUT.  Collective; CLI_USAGE for a BMMC plan. */
+int tune_plan(relay_plan **plan, const char *path, const char *out, int64_t replays, int rank, cli_error *e);
 
 /* --stats STATS (stats.c): timing starts after the warm-up (CLI_USAGE for
  * plans that are not transforms); after the timed replays every rank's

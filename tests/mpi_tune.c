@@ -1,0 +1,328 @@
+/* mpi_tune.c — choosing how a transform plan is replayed (relay/exec.h's
+ * relay_exec_tune, relay/plan.h's tuning).
+ *
+ * Each case draws, from a generator seeded by its number, random layouts,
+ * op, type, relabeling and schedule (a few cases are hand-picked so that
+ * messages have long contiguous runs), plans them, and tunes the plan on
+ * MPI_COMM_WORLD.  Checked:
+ *   - the tuning times p2p, alltoallv and neighbor, rounds exactly when the
+ *     plan was made with rounds, p2p with every message packed exactly when
+ *     some message travels direct; its best is the fastest; it names this
+ *     job's ranks per node (counted here by processor name); every rank
+ *     holds the same; the fingerprint is unchanged;
+ *   - a plan file keeps it (encoded, decoded for this rank only);
+ *   - with each timed choice made the best in turn, relay_exec_create
+ *     replays that choice (relay_exec_schedule) and A is what the serial
+ *     reference says, with random alpha and beta, B and A's gaps untouched;
+ *   - in a job of another shape the executor replays the plan's own
+ *     schedule;
+ *   - ranks whose plans are tuned to different choices fail together
+ *     with RELAY_ERR_MISMATCH;
+ *   - refusals: tunings a plan cannot carry (the plan unchanged), a replay
+ *     count out of range, an HSUMMA or BMMC plan. */
+#include <complex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "mpi_check.h"
+#include "ref_buffer.h"
+#include "relay/relay.h"
+
+enum { CASES = 24, HAND_PICKED = 2, TUNE_REPLAYS = 3 };
+static const relay_type all_types[] = {RELAY_FLOAT, RELAY_DOUBLE, RELAY_CFLOAT, RELAY_CDOUBLE};
+static const relay_op all_ops[] = {RELAY_OP_N, RELAY_OP_T, RELAY_OP_C};
+
+typedef struct {
+    int number;
+    relay_type type;
+    relay_op op;
+    ref_layout dst, src;
+    relay_plan_options o;
+} tune_case;
+
+/* Column blocks of whole 2048-row columns, 1 x P block-cyclic with nb
+ * columns per block: every message of a redistribution between two
+ * such layouts is runs of at least 16 KiB of doubles, which p2p sends
+ * direct. */
+static void column_blocks(ref_layout *out, int P, int64_t nb)
+{
+    ref_bc_params bc = {.m = 2048, .n = 48, .mb = 2048, .nb = nb, .nprow = 1, .npcol = P,
+                        .grid_order = RELAY_ROW_MAJOR, .elem_order = RELAY_COL_MAJOR};
+    ref_layout_block_cyclic(out, &bc);
+}
+
+static void make_case(tune_case *c, int number, int P)
+{
+    ref_rng rng;
+    ref_rng_seed(&rng, 0x70e5c4ed + (uint64_t)number);
+    c->number = number;
+    relay_plan_options_init(&c->o);
+    if (number < HAND_PICKED) {
+        c->type = RELAY_DOUBLE;
+        c->op = RELAY_OP_N;
+        column_blocks(&c->dst, P, 3);
+        column_blocks(&c->src, P, 4);
+        c->o.schedule = number ? RELAY_SCHED_ROUNDS : RELAY_SCHED_P2P;
+        return;
+    }
+    c->type = all_types[ref_rng_range(&rng, 0, 3)];
+    c->op = all_ops[ref_rng_range(&rng, 0, ref_type_is_complex(c->type) ? 2 : 1)];
+    int64_t m = ref_rng_range(&rng, 1, 60), n = ref_rng_range(&rng, 1, 60);
+    ref_random_layout(&c->dst, &rng, m, n, P);
+    ref_random_layout(&c->src, &rng, c->op == RELAY_OP_N ? m : n, c->op == RELAY_OP_N ? n : m, P);
+    c->o.relabel = (relay_relabel)ref_rng_range(&rng, 0, 2);
+    c->o.schedule = (relay_schedule)ref_rng_range(&rng, 0, 4);
+}
+
+static void case_free(tune_case *c)
+{
+    ref_layout_free(&c->dst);
+    ref_layout_free(&c->src);
+}
+
+/* ---- the job's shape, counted independently ---------------------------------- */
+
+/* The fewest and most ranks of the job on one node, by processor name. */
+static void node_counts(int *fewest, int *most)
+{
+    int n, len;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    char name[MPI_MAX_PROCESSOR_NAME] = {0}, *names = calloc((size_t)n, MPI_MAX_PROCESSOR_NAME);
+    MPI_Get_processor_name(name, &len);
+    MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, MPI_COMM_WORLD);
+    int mine = 0;
+    for (int r = 0; r < n; r++) mine += strcmp(names + (size_t)r * MPI_MAX_PROCESSOR_NAME, name) == 0;
+    free(names);
+    MPI_Allreduce(&mine, fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+}
+
+/* ---- the tuning's content --------------------------------------------------- */
+
+static int times_choice(const relay_tuning *t, relay_schedule s, int packed)
+{
+    for (int i = 0; i < t->ntimed; i++)
+        if (t->choices[i].schedule == s && t->choices[i].packed == packed) return 1;
+    return 0;
+}
+
+static int best_is_fastest(const relay_tuning *t)
+{
+    for (int i = 0; i < t->ntimed; i++)
+        if (t->choices[i].seconds < t->choices[t->best].seconds) return 0;
+    return t->ntimed > 0;
+}
+
+/* Whether every rank holds the same tuning (its bytes' sum and a rotated
+ * sum, reduced by minimum and maximum). */
+static int same_everywhere(const relay_tuning *t)
+{
+    const unsigned char *b = (const unsigned char *)t;
+    long long v[2] = {0, 0}, lo[2], hi[2];
+    for (size_t k = 0; k < sizeof *t; k++) {
+        v[0] += b[k];
+        v[1] = (v[1] * 31 + b[k]) % 1000000007;
+    }
+    MPI_Allreduce(v, lo, 2, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(v, hi, 2, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    return lo[0] == hi[0] && lo[1] == hi[1];
+}
+
+/* Whether some message of the plan on some rank travels direct under
+ * unpacked p2p: asked of an executor bound to replay so. */
+static int some_direct(const relay_plan *p)
+{
+    relay_tuning t = {.ntimed = 1, .ranks_per_node_min = 1, .ranks_per_node_max = 1, .replays = 1,
+                      .choices = {{RELAY_SCHED_P2P, 0, 0}}};
+    int fewest, most, direct = 0, any;
+    node_counts(&fewest, &most);
+    t.ranks_per_node_min = fewest;
+    t.ranks_per_node_max = most;
+    relay_plan *q = ref_plan_reloaded(p, -1);
+    relay_exec *e = NULL;
+    relay_schedule s;
+    int packed = 1;
+    if (q && !relay_plan_set_tuning(q, &t) && !relay_exec_create(&e, q, MPI_COMM_WORLD)) relay_exec_schedule(e, &s, &packed);
+    direct = !packed;
+    relay_exec_free(e);
+    relay_plan_free(q);
+    MPI_Allreduce(&direct, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    return any;
+}
+
+static void check_tuning(const tune_case *c, const relay_plan *p, uint64_t fingerprint, const relay_tuning *t)
+{
+    int fewest, most;
+    node_counts(&fewest, &most);
+    check(t->ntimed >= 3 && times_choice(t, RELAY_SCHED_P2P, 0) && times_choice(t, RELAY_SCHED_ALLTOALLV, 0) &&
+              times_choice(t, RELAY_SCHED_NEIGHBOR, 0),
+          "the tuning times p2p, alltoallv and neighbor");
+    check(times_choice(t, RELAY_SCHED_ROUNDS, 0) == (relay_plan_schedule(p) == RELAY_SCHED_ROUNDS),
+          "the tuning times rounds exactly when the plan was made with rounds");
+    check(times_choice(t, RELAY_SCHED_P2P, 1) == some_direct(p),
+          "the tuning times p2p all packed exactly when some message travels direct");
+    if (c->number == 0 && most > 1) check(times_choice(t, RELAY_SCHED_P2P, 1), "whole columns of 16 KiB travel direct");
+    check(best_is_fastest(t), "the best choice is the fastest");
+    check(t->ranks_per_node_min == fewest && t->ranks_per_node_max == most && t->replays == TUNE_REPLAYS,
+          "the tuning names the job's ranks per node and its replays");
+    check(same_everywhere(t), "every rank holds the same tuning");
+    check(relay_plan_fingerprint(p) == fingerprint, "tuning leaves the fingerprint alone");
+}
+
+/* ---- replays ---------------------------------------------------------------- */
+
+/* Replays q (bound as it chooses) over fresh buffers with alpha and beta
+ * drawn by the case and replay: A (as the plan delivers it, relabeled)
+ * must be the reference's, B and the gaps untouched. */
+static int replay_matches(const tune_case *c, const relay_plan *q, relay_exec *e, int replay, int rank)
+{
+    ref_buffer a, b;
+    ref_layout dst;
+    int *sigma = malloc(sizeof *sigma * (size_t)relay_plan_nranks(q));
+    relay_plan_relabeling(q, sigma);
+    ref_layout_relabeled(&dst, &c->dst, sigma, relay_plan_nranks(q));
+    free(sigma);
+    ref_buffer_make(&a, &dst, rank, c->type);
+    ref_layout_free(&dst);
+    ref_buffer_make(&b, &c->src, rank, c->type);
+    uint64_t seed_b = 1000 * (uint64_t)c->number + 2 * (uint64_t)replay + 1, seed_a = seed_b + 1;
+    static const double complex alphas[] = {1, -2, 0.5, CMPLX(1, -1)}, betas[] = {0, 1, -1, CMPLX(0, 2)};
+    int cx = ref_type_is_complex(c->type);
+    double complex alpha = alphas[(c->number + replay) % (cx ? 4 : 3)], beta = betas[(c->number + 2 * replay) % (cx ? 4 : 3)];
+    ref_buffer_fill(&a, beta != 0 ? seed_a : 0);
+    ref_buffer_fill(&b, seed_b);
+    unsigned char alpha_bytes[16], beta_bytes[16];
+    ref_store(c->type, alpha_bytes, 0, alpha);
+    ref_store(c->type, beta_bytes, 0, beta);
+    int fits = relay_plan_buffer_elems(q, 1, 0, rank) <= a.size && relay_plan_buffer_elems(q, 0, 0, rank) <= b.size, all_fit;
+    MPI_Allreduce(&fits, &all_fit, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD); /* a wrong plan fails the check, not the heap */
+    int ok = all_fit && relay_exec_run(e, (void *[]){a.data}, (const void *[]){b.data}, alpha_bytes, beta_bytes) == RELAY_OK;
+    ref_transform want = {.op = c->op, .type = c->type, .alpha = alpha, .beta = beta, .read_a = beta != 0,
+                          .seed_b = seed_b, .seed_a = seed_a};
+    ok = ok && ref_buffer_is(&a, &want) && ref_buffer_holds(&b, seed_b);
+    ref_buffer_free(&a);
+    ref_buffer_free(&b);
+    return ok;
+}
+
+/* With choice i the best, the executor replays it, correctly. */
+static void check_choice(const tune_case *c, relay_plan *q, relay_tuning t, int i, int rank)
+{
+    t.best = i;
+    relay_exec *e = NULL;
+    relay_schedule s = RELAY_SCHED_AUTO;
+    int packed = -1;
+    int ok = relay_plan_set_tuning(q, &t) == RELAY_OK && relay_exec_create(&e, q, MPI_COMM_WORLD) == RELAY_OK &&
+             relay_exec_schedule(e, &s, &packed) == RELAY_OK;
+    check(ok && s == t.choices[i].schedule && (!t.choices[i].packed || packed == 1), "the executor replays the tuned choice");
+    for (int replay = 0; replay < 2; replay++)
+        check(ok && replay_matches(c, q, e, replay, rank), "the tuned choice's replay matches the serial reference");
+    relay_exec_free(e);
+}
+
+/* In a job of another shape, the plan's own schedule. */
+static void check_other_shape(relay_plan *q, relay_tuning t)
+{
+    t.ranks_per_node_min = t.ranks_per_node_max = t.ranks_per_node_max > 1 ? 1 : 2;
+    relay_exec *e = NULL;
+    relay_schedule s = RELAY_SCHED_AUTO;
+    int packed;
+    int ok = relay_plan_set_tuning(q, &t) == RELAY_OK && relay_exec_create(&e, q, MPI_COMM_WORLD) == RELAY_OK &&
+             relay_exec_schedule(e, &s, &packed) == RELAY_OK;
+    check(ok && s == relay_plan_schedule(q), "a job of another shape replays the plan's own schedule");
+    relay_exec_free(e);
+}
+
+/* Rank 0 tuned to choice 0, the others to choice 1: all fail together. */
+static void check_disagreement(relay_plan *q, relay_tuning t, int rank)
+{
+    t.best = rank == 0 ? 0 : 1;
+    relay_exec *e = NULL;
+    int set = relay_plan_set_tuning(q, &t) == RELAY_OK;
+    relay_status st = relay_exec_create(&e, q, MPI_COMM_WORLD);
+    check(set && st == RELAY_ERR_MISMATCH && e == NULL, "ranks tuned to different choices fail together with a mismatch");
+}
+
+static void run_case(int number, int rank, int nranks)
+{
+    tune_case c;
+    make_case(&c, number, nranks);
+    relay_plan *p = ref_plan_of(nranks, &c.dst, &c.src, NULL, c.op, c.type, &c.o);
+    check(p != NULL, "planning a case");
+    if (!p) return;
+    uint64_t fingerprint = relay_plan_fingerprint(p);
+    relay_tuning t = {0}, kept = {0};
+    check(relay_exec_tune(p, MPI_COMM_WORLD, TUNE_REPLAYS) == RELAY_OK && relay_plan_tuning(p, &t) == RELAY_OK,
+          "tuning a plan");
+    check_tuning(&c, p, fingerprint, &t);
+    relay_plan *q = ref_plan_reloaded(p, rank);
+    check(q && relay_plan_tuning(q, &kept) == RELAY_OK && memcmp(&kept, &t, sizeof t) == 0, "a plan file keeps the tuning");
+    for (int i = 0; q && i < t.ntimed; i++) check_choice(&c, q, t, i, rank);
+    if (q && t.ntimed && nranks > 1) check_other_shape(q, t);
+    if (q && t.ntimed > 1 && nranks > 1 && number % 4 == 0) check_disagreement(q, t, rank);
+    relay_plan_free(q);
+    relay_plan_free(p);
+    case_free(&c);
+}
+
+/* ---- refusals ------------------------------------------------------------------ */
+
+/* Each flaw refused with RELAY_ERR_ARG, the plan's tuning unchanged. */
+static void check_flaws(int nranks)
+{
+    tune_case c;
+    make_case(&c, HAND_PICKED, nranks);
+    c.o.schedule = RELAY_SCHED_P2P;
+    relay_plan *p = ref_plan_of(nranks, &c.dst, &c.src, NULL, c.op, c.type, &c.o);
+    relay_tuning good = {.ntimed = 2, .best = 1, .ranks_per_node_min = 1, .ranks_per_node_max = nranks, .replays = 5,
+                         .choices = {{RELAY_SCHED_P2P, 0, 2e-3}, {RELAY_SCHED_NEIGHBOR, 0, 1e-3}}};
+    check(p && relay_plan_set_tuning(p, &good) == RELAY_OK, "a tuning the plan can carry is kept");
+    relay_tuning bad[6];
+    for (int k = 0; k < 6; k++) bad[k] = good;
+    bad[0].choices[1].schedule = RELAY_SCHED_ROUNDS;   /* the plan has no steps */
+    bad[1].best = 2;                                   /* not a choice */
+    bad[2].choices[0].seconds = -1;                    /* not a time */
+    bad[3].choices[1] = bad[3].choices[0];             /* timed twice */
+    bad[4].ranks_per_node_max = nranks + 1;            /* beyond the ranks */
+    bad[5].choices[1].packed = 1;                      /* packed neighbor */
+    for (int k = 0; p && k < 6; k++) {
+        relay_tuning now;
+        int refused = relay_plan_set_tuning(p, &bad[k]) == RELAY_ERR_ARG;
+        relay_plan_tuning(p, &now);
+        check(refused && memcmp(&now, &good, sizeof now) == 0, "a tuning the plan cannot carry is refused, the plan unchanged");
+    }
+    relay_tuning none;
+    check(p && relay_plan_set_tuning(p, NULL) == RELAY_OK && relay_plan_tuning(p, &none) == RELAY_OK && none.ntimed == 0,
+          "a tuning is removed");
+    check(relay_exec_tune(p, MPI_COMM_WORLD, 0) == RELAY_ERR_ARG, "relay_exec_tune refuses 0 replays on every rank");
+    relay_plan_free(p);
+    case_free(&c);
+}
+
+static void check_other_kinds(int nranks)
+{
+    relay_hsumma_params hp;
+    relay_plan *h = NULL;
+    check(relay_hsumma_params_init(&hp, 8, 8, 8, 1, nranks, RELAY_DOUBLE) == RELAY_OK && relay_plan_hsumma(&h, &hp) == RELAY_OK && relay_exec_tune(h, MPI_COMM_WORLD, 1) == RELAY_ERR_UNSUPPORTED,
+          "an HSUMMA plan is not tuned here");
+    relay_tuning t = {.ntimed = 1, .ranks_per_node_min = 1, .ranks_per_node_max = 1, .replays = 1,
+                      .choices = {{RELAY_SCHED_P2P, 0, 0}}};
+    check(relay_plan_set_tuning(h, &t) == RELAY_ERR_ARG, "an HSUMMA plan carries no tuning");
+    relay_plan_free(h);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, nranks;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    for (int number = 0; number < CASES; number++) run_case(number, rank, nranks);
+    check_flaws(nranks);
+    check_other_kinds(nranks);
+    int status = check_summary("mpi_tune");
+    MPI_Finalize();
+    return status;
+}
