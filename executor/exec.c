@@ -3,9 +3,12 @@
  *
  * relay_exec_create (collective) chooses the plan kind's table of
  * operations (exec_kind.h), lets the kind prepare this rank's part, agrees
- * with every other rank on the plan (fingerprint, communicator size, each
- * rank's section where the kind needs one, and every rank's preparation:
- * one MPI_Allreduce), lets the kind check its part against the peers'
+ * with every other rank on the plan (fingerprint and what its tuning
+ * chooses, communicator size, each rank's section where the kind needs
+ * one, the job's ranks per node, and every rank's preparation: one
+ * MPI_Allreduce), tells the kind how to replay (the tuned choice in a job
+ * of the tuning's shape, else the plan's schedule), lets the kind check
+ * its part against the peers'
  * (sections that disagree), duplicates the communicator and lets the kind
  * bind on the duplicate, replays included.  relay_internal_exec_create may leave
  * the duplicate and the binding of replays to the second replay, the first
@@ -27,6 +30,7 @@ struct relay_exec {
     int owns_comm;      /* comm is the duplicate */
     int replays_bound;  /* the kind's bind_replays has run */
     relay_status bind_status; /* ... and how: after a failure no replay follows */
+    int node_fewest, node_most; /* the job's shape: comm's ranks on one node, agreed */
     long long replays;  /* replays started */
     int active;         /* a replay is in flight */
 };
@@ -49,8 +53,9 @@ enum { AGREE_FP, AGREE_SIZE = AGREE_FP + RL_AGREE_SAME, AGREE_SECTION, AGREE_NOD
 static const char agreeing_on[] = "preparing its part of the plan";
 
 /* The fingerprint, mixed with what the plan's tuning decides (the tuning
- * is outside the fingerprint, tuning.c): ranks that would replay
- * differently hold different plans. */
+ * is outside the fingerprint, tuning.c): ranks whose tunings choose
+ * differently or for different job shapes hold different plans, even in
+ * a job where neither tuning applies (refused, safely). */
 static uint64_t plan_identity(const relay_plan *p)
 {
     const relay_tuning *t = &p->tuning;
@@ -78,7 +83,7 @@ static relay_tuning_choice choose(const relay_plan *p, const uint64_t *v, const 
  * The verdicts in order: this rank's own failure, a communicator size a
  * rank's plan was not made for, different plans, a missing section,
  * another rank's failure. */
-static relay_status agree_on_plan(MPI_Comm comm, const relay_plan *p, int size, int has_part, int node_ranks,
+static relay_status agree_on_plan(relay_exec *e, MPI_Comm comm, const relay_plan *p, int size, int has_part, int node_ranks,
                                   relay_status local, const relay_tuning_choice *forced, relay_tuning_choice *choice)
 {
     uint64_t v[AGREE_N];
@@ -96,6 +101,8 @@ static relay_status agree_on_plan(MPI_Comm comm, const relay_plan *p, int size, 
         return rl_fail(RELAY_ERR_MISMATCH, "ranks hold different plans (fingerprints differ, or tunings that choose differently)");
     if (v[AGREE_SECTION]) return rl_fail(RELAY_ERR_MISMATCH, "a rank's plan lacks that rank's own section");
     *choice = choose(p, v, forced);
+    e->node_most = (int)v[AGREE_NODE_MOST];
+    e->node_fewest = INT32_MAX - (int)v[AGREE_NODE_FEWEST];
     return st;
 }
 
@@ -153,7 +160,7 @@ static relay_status create(relay_exec **out, const relay_plan *p, MPI_Comm comm,
     rl_exec_setup setup = {rank, size, peers_checked, rl_team_size(comm, &node_ranks)};
     relay_status st = has_part ? e->kind->prepare(&e->state, p, &setup) : RELAY_OK;
     relay_tuning_choice choice;
-    st = agree_on_plan(comm, p, size, has_part, node_ranks, st, forced, &choice);
+    st = agree_on_plan(e, comm, p, size, has_part, node_ranks, st, forced, &choice);
     if (!st && e->kind->choose) e->kind->choose(e->state, &choice);
     if (!st && peers_checked) st = e->kind->check_peers(e->state, comm);
     if (!st && on_repeat) e->comm = comm;
@@ -274,6 +281,12 @@ relay_status relay_exec_schedule(const relay_exec *e, relay_schedule *schedule, 
     *schedule = c.schedule;
     *packed = c.packed;
     return RELAY_OK;
+}
+
+void rl_exec_job_shape(const relay_exec *e, int *fewest, int *most)
+{
+    *fewest = e->node_fewest;
+    *most = e->node_most;
 }
 
 void relay_exec_free(relay_exec *e)

@@ -83,5 +83,8 @@ extern const rl_exec_kind rl_exec_transform, rl_exec_bmmc, rl_exec_hsumma;
  * (collective; the same choice on every rank): relay_exec_tune's
  * candidates (tune.c). */
 relay_status rl_exec_create_choosing(relay_exec **out, const relay_plan *p, MPI_Comm comm, const relay_tuning_choice *choice);
+/* The fewest and most of the executor's ranks on one node, as its
+ * creation agreed. */
+void rl_exec_job_shape(const relay_exec *e, int *fewest, int *most);
 
 #endif

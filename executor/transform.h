@@ -10,6 +10,7 @@
  *                          (binding them, and their moves)
  *   transform_collective.c alltoallv and neighbor: the replay as one
  *                          collective call
+ *   transform_capped.c     rounds under a memory cap: messages in chunks
  *   transform_schedules.c  a replay: start and wait of each schedule
  *   transform_exec.c       preparing and binding; the kind table
  *                          rl_exec_transform (exec_kind.h)
@@ -115,6 +116,20 @@ typedef struct {
     MPI_Request req;
 } rl_collective;
 
+/* A memory cap's chunks (transform_capped.c): one side's messages cut into
+ * chunks of at most `cap` bytes, each chunk a message of `set`, every one
+ * at the start of the set's one buffer. */
+typedef struct {
+    rl_message_set set;
+    rl_message *chunks;      /* peer, lattices in the set's walks, elements */
+    int64_t *first;          /* per message k: its chunks are [first[k], first[k+1]) */
+} rl_capped_side;
+
+typedef struct {
+    int64_t cap;             /* bytes; 0: the plan has no cap */
+    rl_capped_side sends, recvs;
+} rl_capped;
+
 typedef struct {
     MPI_Comm comm;           /* the executor's own (exec.c owns it) */
     int rank, nranks;
@@ -159,6 +174,7 @@ typedef struct {
     int64_t *claims;         /* until the peers are checked: per rank, what this rank sends,
                                 what the peers say they send, what it expects (transform_exec.c) */
     rl_collective coll;      /* alltoallv and neighbor: the call (transform_collective.c) */
+    rl_capped capped;        /* a memory cap's chunks (transform_capped.c) */
     rl_timing timing;        /* relay_exec_time (transform_timing.c) */
     /* The replay in flight. */
     void **dst;

@@ -76,9 +76,10 @@ static void drop_counts(rl_collective *c)
 }
 
 /* Every rank replays the collective only if every rank can describe its
- * buffers; the plan's schedule is the same on every rank (exec.c agreed
- * on the fingerprint), so either all ranks take part here or none.  The
- * same reduction agrees on `local`, what binding did before. */
+ * buffers; the schedule chosen is the same on every rank (exec.c agreed
+ * on the plan, its tuning and the job's shape), so either all ranks take
+ * part here or none.  The same reduction agrees on `local`, what binding
+ * did before. */
 static relay_status settle(rl_transform_exec *x, relay_status local)
 {
     uint64_t cannot = !x->coll.send_counts;

@@ -10,9 +10,10 @@
 /* Whether schedule s replays as one collective call. */
 int rl_schedule_is_collective(relay_schedule s);
 
-/* Preparing (no MPI call): the byte counts and displacements of the
- * collective, which are ints: when a pack buffer reaches 2 GiB they cannot
- * describe it and nothing is made (binding then settles on p2p). */
+/* The byte counts and displacements of the collective (no MPI call; made
+ * when the replays are bound, once the schedule is chosen), which are
+ * ints: when a pack buffer reaches 2 GiB they cannot describe it and
+ * nothing is made (rl_collective_bind then settles on p2p). */
 relay_status rl_collective_prepare(rl_transform_exec *x);
 
 /* Binding, collective on x->comm: every rank agrees on `local` (how

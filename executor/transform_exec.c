@@ -27,6 +27,7 @@
 #include "mpi_error.h"
 #include "stand_in.h"
 #include "transform_bind.h"
+#include "transform_capped.h"
 #include "transform_check.h"
 #include "transform_collective.h"
 #include "transform_pack.h"
@@ -59,14 +60,18 @@ static relay_status build_steps(rl_transform_exec *x, int32_t rounds)
  * what they are (0: not computed), the claims its peers' sections make in
  * return (filled by check_peers), and what it expects from each.  Made
  * here, where failing is agreed on; O(ranks). */
-enum { CLAIM_ELEMS, CLAIM_STEP, CLAIM_HASH, CLAIM_N };
+enum { CLAIM_ELEMS, CLAIM_STEP, CLAIM_HASH, CLAIM_CHUNKS, CLAIM_N };
 
-static void claim_side(int64_t *claims, const rl_message *msg, int nmsg, const int64_t *step, const uint64_t *hash)
+/* side: the messages' chunks under a memory cap (first NULL: no cap),
+ * whose signature stands for how both ends cut each message. */
+static void claim_side(int64_t *claims, const rl_message *msg, int nmsg, const rl_span *spans, const int64_t *step,
+                       const uint64_t *hash, const rl_capped_side *side)
 {
     for (int k = 0; k < nmsg; k++) {
         claims[CLAIM_N * msg[k].peer + CLAIM_ELEMS] = msg[k].elems;
         claims[CLAIM_N * msg[k].peer + CLAIM_STEP] = step ? step[k] : -1;
         claims[CLAIM_N * msg[k].peer + CLAIM_HASH] = hash ? (int64_t)hash[k] : 0;
+        claims[CLAIM_N * msg[k].peer + CLAIM_CHUNKS] = side->first ? rl_capped_signature(side, k, &msg[k], spans) : 0;
     }
 }
 
@@ -78,8 +83,8 @@ static relay_status build_claims(rl_transform_exec *x, const uint64_t *send_hash
     x->claims = rl_malloc_array(3 * n, sizeof *x->claims);
     if (!x->claims) return RL_NOMEM();
     for (size_t i = 0; i < 3 * n; i++) x->claims[i] = i % CLAIM_N == CLAIM_STEP ? -1 : 0;
-    claim_side(x->claims, s->send, s->nsend, s->send_round, send_hash);
-    claim_side(x->claims + 2 * n, s->recv, s->nrecv, s->recv_round, recv_hash);
+    claim_side(x->claims, s->send, s->nsend, s->send_spans, s->send_round, send_hash, &x->capped.sends);
+    claim_side(x->claims + 2 * n, s->recv, s->nrecv, s->recv_spans, s->recv_round, recv_hash, &x->capped.recvs);
     return RELAY_OK;
 }
 
@@ -153,6 +158,7 @@ static relay_status transform_prepare(void **state, const relay_plan *p, const r
     while (x->first_send < x->sec->nsend && x->sec->send[x->first_send].peer < x->rank) x->first_send++;
     x->schedule = p->schedule;
     if (!st && x->schedule == RELAY_SCHED_ROUNDS) st = build_steps(x, p->rounds);
+    if (!st && p->max_buffer_bytes) st = rl_capped_prepare(x, p->max_buffer_bytes);
     if (!st) st = check_and_claim(x, p, setup->peers_checked);
     return st ? st : build_requests(x);
 }
@@ -170,6 +176,11 @@ static relay_status compare_claims(const rl_transform_exec *x, const int64_t *th
                            "expects %lld (step %lld)",
                            q, x->rank, (long long)t[CLAIM_ELEMS], (long long)t[CLAIM_STEP], x->rank,
                            (long long)e[CLAIM_ELEMS], (long long)e[CLAIM_STEP]);
+        if (t[CLAIM_CHUNKS] != e[CLAIM_CHUNKS])
+            return rl_fail(RELAY_ERR_MISMATCH,
+                           "the sections disagree: rank %d's and rank %d's lattices of their message have different "
+                           "shapes, which the memory cap would cut into different chunks",
+                           q, x->rank);
         if (t[CLAIM_HASH] && e[CLAIM_HASH] && t[CLAIM_HASH] != e[CLAIM_HASH])
             return rl_fail(RELAY_ERR_MISMATCH,
                            "the sections disagree: the elements rank %d's sends rank %d are not those rank %d's expects "
@@ -224,7 +235,7 @@ static relay_status transform_bind_replays(void *state, MPI_Comm comm)
         if (!st) st = rl_collective_prepare(x);
         st = rl_collective_bind(x, st); /* agreed; may settle on p2p */
     }
-    if (!st && !rl_schedule_is_collective(x->schedule)) st = create_requests(x);
+    if (!st && !rl_schedule_is_collective(x->schedule) && !x->capped.cap) st = create_requests(x); /* chunks: their own */
     int unpacked_p2p = x->schedule == RELAY_SCHED_P2P && !x->packed;
     if (!st && unpacked_p2p) st = rl_transform_agree_direct(x);
     if (!st && unpacked_p2p) st = rl_transform_agree_pulls(x);
@@ -234,10 +245,11 @@ static relay_status transform_bind_replays(void *state, MPI_Comm comm)
 
 /* ---- the executor's transform kind (exec_kind.h) --------------------- */
 
-/* A pack buffer's bytes, unless binding found it unused and dropped it. */
+/* A pack buffer's bytes, unless binding found it unused and dropped it or
+ * a memory cap's chunks stage the messages instead (rl_capped_bytes). */
 static int64_t pack_bytes(const rl_transform_exec *x, const rl_message_set *ms)
 {
-    return x->bound && !ms->buf ? 0 : ms->byte_off[ms->nmsg];
+    return x->capped.cap || (x->bound && !ms->buf) ? 0 : ms->byte_off[ms->nmsg];
 }
 
 static void transform_memory(const void *state, relay_exec_memory *m)
@@ -257,6 +269,7 @@ static void transform_memory(const void *state, relay_exec_memory *m)
     extra += x->ndirect_runs * (int64_t)sizeof(MPI_Request) + (x->send_direct ? s->nsend + s->nrecv : 0);
     extra += x->send_runs ? (s->nsend_spans + s->nrecv_spans) * (int64_t)sizeof(rl_direct_runs) : 0;
     extra += rl_transform_pulls_bytes(x);
+    extra += rl_capped_bytes(x);
     *m = (relay_exec_memory){extra, remote};
 }
 
@@ -281,6 +294,7 @@ static void transform_free(void *state)
     free(x->claims);
     rl_transform_pulls_free(x);
     rl_transform_drop_buffers(x); /* the scratch's memory is not ours to free */
+    rl_capped_free(&x->capped);
     rl_message_set_free(&x->sends);
     rl_message_set_free(&x->recvs);
     rl_message_set_free(&x->locals);

@@ -301,13 +301,18 @@ static relay_status borrow_buffers(rl_transform_exec *x)
 
 relay_status rl_transform_hold_buffers(rl_transform_exec *x)
 {
-    if (x->lent && !x->bound) return borrow_buffers(x);
-    relay_status st = rl_message_set_hold(&x->sends);
-    return st ? st : rl_message_set_hold(&x->recvs);
+    /* Under a memory cap, the chunks' buffers instead of the messages' (transform_capped.c). */
+    rl_message_set *sends = x->capped.cap ? &x->capped.sends.set : &x->sends;
+    rl_message_set *recvs = x->capped.cap ? &x->capped.recvs.set : &x->recvs;
+    if (x->lent && !x->bound && !x->capped.cap) return borrow_buffers(x);
+    relay_status st = rl_message_set_hold(sends);
+    return st ? st : rl_message_set_hold(recvs);
 }
 
 void rl_transform_drop_buffers(rl_transform_exec *x)
 {
+    rl_message_set_drop(&x->capped.sends.set);
+    rl_message_set_drop(&x->capped.recvs.set);
     if (x->buffers_lent) {
         x->sends.buf = x->recvs.buf = NULL;
         x->buffers_lent = 0;
@@ -334,6 +339,16 @@ void rl_message_set_drop(rl_message_set *ms)
 {
     free(ms->buf);
     ms->buf = NULL;
+}
+
+void rl_message_set_stack(rl_message_set *ms)
+{
+    int64_t largest = 0;
+    for (int k = 0; k < ms->nmsg; k++) {
+        if (ms->byte_off[k + 1] - ms->byte_off[k] > largest) largest = ms->byte_off[k + 1] - ms->byte_off[k];
+        ms->byte_off[k] = 0;
+    }
+    ms->byte_off[ms->nmsg] = largest;
 }
 
 void rl_message_set_free(rl_message_set *ms)
@@ -424,6 +439,28 @@ static void move_message(const rl_transform_exec *x, const rl_message_set *ms, i
 void rl_transform_pack(const rl_transform_exec *x, int k) { move_message(x, &x->sends, x->sec->send[k].elems, k, PACK); }
 
 void rl_transform_unpack(const rl_transform_exec *x, int k) { move_message(x, &x->recvs, x->sec->recv[k].elems, k, UNPACK); }
+
+void rl_transform_pack_chunk(const rl_transform_exec *x, const rl_message_set *ms, int k, int64_t elems)
+{
+    move_message(x, ms, elems, k, PACK);
+}
+
+void rl_transform_unpack_chunk(const rl_transform_exec *x, const rl_message_set *ms, int k, int64_t elems)
+{
+    move_message(x, ms, elems, k, UNPACK);
+}
+
+void rl_wire_shape(const rl_transform_exec *x, int64_t elems, int *count, MPI_Datatype *type)
+{
+    int64_t bytes = elems * (int64_t)x->esz;
+    if (bytes <= INT_MAX) {
+        *count = (int)bytes;
+        *type = MPI_BYTE;
+    } else {
+        *count = (int)(rl_padded_bytes(bytes) / WIRE_UNIT);
+        *type = x->unit;
+    }
+}
 
 void rl_transform_move_locals(const rl_transform_exec *x)
 {

@@ -39,6 +39,9 @@ int64_t rl_task_cut_bound(const rl_walk *w, const rl_task *t, size_t esz);
  * faulting in fresh pages of their own). */
 relay_status rl_message_set_hold(rl_message_set *ms);
 void rl_message_set_drop(rl_message_set *ms);
+/* Puts every message of ms at the start of its buffer, which then holds
+ * the largest: messages that travel one at a time (transform_capped.c). */
+void rl_message_set_stack(rl_message_set *ms);
 /* Both pack buffers of a transform executor, held or dropped. */
 relay_status rl_transform_hold_buffers(rl_transform_exec *x);
 void rl_transform_drop_buffers(rl_transform_exec *x);
@@ -54,6 +57,14 @@ int rl_threads_for(const rl_transform_exec *x, int64_t elems);
  * pack buffer into A; the local lattices from B to A.  Threads share each. */
 void rl_transform_pack(const rl_transform_exec *x, int k);
 void rl_transform_unpack(const rl_transform_exec *x, int k);
+/* The same for message k (of elems elements) of another set: a chunk
+ * (transform_capped.c). */
+void rl_transform_pack_chunk(const rl_transform_exec *x, const rl_message_set *ms, int k, int64_t elems);
+void rl_transform_unpack_chunk(const rl_transform_exec *x, const rl_message_set *ms, int k, int64_t elems);
 void rl_transform_move_locals(const rl_transform_exec *x);
+
+/* MPI count and datatype of a message of `elems` elements: bytes, or past
+ * INT_MAX bytes whole wire units of its padded size. */
+void rl_wire_shape(const rl_transform_exec *x, int64_t elems, int *count, MPI_Datatype *type);
 
 #endif

@@ -25,25 +25,13 @@
 #include "error.h"
 #include "mpi_error.h"
 #include "transform_collective.h"
+#include "transform_capped.h"
 #include "transform_pack.h"
 #include "transform_pull.h"
 #include "transform_schedules.h"
 #include "transform_timing.h"
 
 /* ---- staged messages ------------------------------------------------- */
-
-/* MPI count and datatype of a message of `elems` elements. */
-static void wire_shape(const rl_transform_exec *x, int64_t elems, int *count, MPI_Datatype *type)
-{
-    int64_t bytes = elems * (int64_t)x->esz;
-    if (bytes <= INT_MAX) {
-        *count = (int)bytes;
-        *type = MPI_BYTE;
-    } else {
-        *count = (int)(rl_padded_bytes(bytes) / WIRE_UNIT);
-        *type = x->unit;
-    }
-}
 
 int rl_transform_post_staged(rl_transform_exec *x, int k, int persistent)
 {
@@ -53,7 +41,7 @@ int rl_transform_post_staged(rl_transform_exec *x, int k, int persistent)
     const rl_message_set *set = receiving ? &x->recvs : &x->sends;
     char *buf = set->buf + set->byte_off[m];
     MPI_Datatype type;
-    wire_shape(x, msg->elems, &count, &type);
+    rl_wire_shape(x, msg->elems, &count, &type);
     int peer = (int)msg->peer;
     if (receiving)
         return persistent ? MPI_Recv_init(buf, count, type, peer, TAG_STAGED, x->comm, &x->reqs[k])
@@ -215,7 +203,12 @@ static int wait_rounds(rl_transform_exec *x)
 
 /* ---- the replay ------------------------------------------------------- */
 
-static relay_schedule replayed_schedule(const rl_transform_exec *x) { return x->bound ? x->schedule : RELAY_SCHED_P2P; }
+/* A one-off replay (not bound) is p2p, but under a memory cap, whose
+ * chunks need no binding. */
+static relay_schedule replayed_schedule(const rl_transform_exec *x)
+{
+    return x->capped.cap ? RELAY_SCHED_ROUNDS : x->bound ? x->schedule : RELAY_SCHED_P2P;
+}
 
 static relay_status check_buffers(const rl_transform_exec *x, void *const *dst, const void *const *src)
 {
@@ -243,7 +236,10 @@ relay_status rl_transform_start(void *state, void *const *dst, const void *const
     st = x->bound ? RELAY_OK : rl_transform_hold_buffers(x); /* a one-off replay's, till its wait */
     if (st) return st;
     relay_schedule sched = replayed_schedule(x);
-    int rc = rl_schedule_is_collective(sched) ? rl_collective_start(x) : sched == RELAY_SCHED_ROUNDS ? start_rounds(x) : start_p2p(x);
+    int rc = x->capped.cap                   ? MPI_SUCCESS /* everything happens step by step in the wait */
+             : rl_schedule_is_collective(sched) ? rl_collective_start(x)
+             : sched == RELAY_SCHED_ROUNDS      ? start_rounds(x)
+                                                : start_p2p(x);
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "starting the replay");
 }
 
@@ -252,7 +248,10 @@ relay_status rl_transform_wait(void *state)
     rl_transform_exec *x = state;
     relay_schedule sched = replayed_schedule(x);
     if (sched != RELAY_SCHED_ROUNDS) rl_transform_move_locals_timed(x); /* rounds copy in their own step */
-    int rc = rl_schedule_is_collective(sched) ? rl_collective_wait(x) : sched == RELAY_SCHED_ROUNDS ? wait_rounds(x) : wait_p2p(x);
+    int rc = x->capped.cap                   ? rl_capped_replay(x)
+             : rl_schedule_is_collective(sched) ? rl_collective_wait(x)
+             : sched == RELAY_SCHED_ROUNDS      ? wait_rounds(x)
+                                                : wait_p2p(x);
     double t0 = rl_clock(x);
     relay_status pulled = sched == RELAY_SCHED_P2P && x->npulled ? rl_transform_pulls_done(x, rc == MPI_SUCCESS) : RELAY_OK;
     rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);

@@ -14,9 +14,8 @@
 #include "error.h"
 #include "exec_kind.h"
 #include "mpi_error.h"
-#include "team.h"
 
-enum { TUNE_WARMUP = 2, TUNE_MAX_REPLAYS = 1000 };
+enum { TUNE_WARMUP = 2 };
 
 /* The choices being timed, their executors, and the scratch buffers every
  * one of them replays over. */
@@ -35,20 +34,21 @@ static relay_status check_arguments(const relay_plan *p, MPI_Comm comm, int repl
     if (p->kind != RELAY_PLAN_TRANSFORM)
         return rl_fail(RELAY_ERR_UNSUPPORTED, "relay_exec_tune: only transform plans choose a schedule (relay_hsumma_autotune "
                                               "tunes an HSUMMA plan's groups)");
-    if (replays < 1 || replays > TUNE_MAX_REPLAYS)
-        return rl_fail(RELAY_ERR_ARG, "relay_exec_tune: %d timed replays; expected 1 to %d", replays, TUNE_MAX_REPLAYS);
+    if (replays < 1 || replays > RELAY_TUNE_MAX_REPLAYS)
+        return rl_fail(RELAY_ERR_ARG, "relay_exec_tune: %d timed replays; expected 1 to %d", replays, RELAY_TUNE_MAX_REPLAYS);
     return RELAY_OK;
 }
 
-/* The fewest and most of comm's ranks on one node. */
-static relay_status job_shape(MPI_Comm comm, int *fewest, int *most)
+/* Every rank's arguments checked, and the same replay count everywhere
+ * (the loops and the reduction of the times follow it): its largest and,
+ * as its complement, its smallest. */
+static relay_status agree_arguments(MPI_Comm comm, relay_status local, int replays)
 {
-    int node_ranks;
-    (void)rl_team_size(comm, &node_ranks);
-    uint64_t v[2] = {(uint64_t)node_ranks, (uint64_t)(INT32_MAX - node_ranks)};
-    relay_status st = rl_agree_values(comm, RELAY_OK, v, 2, "relay_exec_tune: the job's shape");
-    *most = (int)v[0];
-    *fewest = INT32_MAX - (int)v[1];
+    uint64_t v[2] = {(uint64_t)(replays > 0 ? replays : 0), (uint64_t)(INT32_MAX - (replays > 0 ? replays : 0))};
+    relay_status st = rl_agree_values(comm, local, v, 2, "relay_exec_tune: checking the arguments");
+    if (!st && (int)v[0] != INT32_MAX - (int)v[1])
+        return rl_fail(RELAY_ERR_MISMATCH, "relay_exec_tune: ranks ask for different replay counts (%d to %d)",
+                       INT32_MAX - (int)v[1], (int)v[0]);
     return st;
 }
 
@@ -57,10 +57,10 @@ static relay_status job_shape(MPI_Comm comm, int *fewest, int *most)
 static relay_status scratch_alloc(tuning_run *t, const relay_plan *p, int rank)
 {
     size_t esz = relay_type_size(p->type);
-    t->count = p->count;
     t->dst = rl_calloc((size_t)p->count, sizeof *t->dst);
     t->src = rl_calloc((size_t)p->count, sizeof *t->src);
     if (!t->dst || !t->src) return RL_NOMEM();
+    t->count = p->count;
     for (int k = 0; k < p->count; k++) {
         t->dst[k] = rl_calloc((size_t)relay_plan_buffer_elems(p, 1, k, rank) + 1, esz);
         t->src[k] = rl_calloc((size_t)relay_plan_buffer_elems(p, 0, k, rank) + 1, esz);
@@ -94,9 +94,11 @@ static relay_status add_candidate(tuning_run *t, const relay_plan *p, relay_tuni
 }
 
 /* p2p (direct runs, then all packed if some rank has direct runs), rounds
- * where the sections have steps, alltoallv, neighbor. */
+ * where the sections have steps, alltoallv, neighbor; rounds alone under a
+ * memory cap, which the other schedules would not keep. */
 static relay_status bind_candidates(tuning_run *t, const relay_plan *p)
 {
+    if (p->max_buffer_bytes) return add_candidate(t, p, (relay_tuning_choice){RELAY_SCHED_ROUNDS, 0, 0}, NULL);
     int direct = 0;
     relay_status st = add_candidate(t, p, (relay_tuning_choice){RELAY_SCHED_P2P, 0, 0}, &direct);
     if (!st && direct) st = add_candidate(t, p, (relay_tuning_choice){RELAY_SCHED_P2P, 1, 0}, NULL);
@@ -106,35 +108,25 @@ static relay_status bind_candidates(tuning_run *t, const relay_plan *p)
     return st;
 }
 
-/* One replay of candidate k from a barrier: this rank's seconds. */
-static relay_status timed_replay(tuning_run *t, int k, double *seconds)
-{
-    int rc = MPI_Barrier(t->comm);
-    if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "MPI_Barrier in relay_exec_tune");
-    double t0 = MPI_Wtime();
-    relay_status st = relay_exec_run(t->exec[k], t->dst, (const void *const *)t->src, NULL, NULL);
-    *seconds = MPI_Wtime() - t0;
-    return st;
-}
-
 /* Warm-up rounds, then `replays` rounds of one replay per candidate, each
  * round starting at the next candidate; times[k * replays + r] becomes
- * the slowest rank's time of candidate k's replay r. */
+ * the slowest rank's time of candidate k's replay r.  Each replay starts
+ * when every rank agreed that the one before succeeded: the agreement is
+ * the barrier its time starts from, and a failure stops all ranks at
+ * once. */
 static relay_status time_candidates(tuning_run *t, int replays, double *times)
 {
-    relay_status st = RELAY_OK;
-    double ignored;
-    for (int r = 0; r < TUNE_WARMUP && !st; r++) {
-        for (int k = 0; k < t->n && !st; k++) st = timed_replay(t, k, &ignored);
-        st = rl_agree(t->comm, st, "relay_exec_tune: a warm-up replay");
+    relay_status st = RELAY_OK, agreed = RELAY_OK;
+    int warmup = TUNE_WARMUP * t->n, total = warmup + replays * t->n;
+    for (int step = 0; step < total; step++) {
+        int r = (step - warmup) / t->n, k = step < warmup ? step % t->n : (r + (step - warmup) % t->n) % t->n;
+        agreed = rl_agree(t->comm, st, "relay_exec_tune: a replay");
+        if (agreed) break;
+        double t0 = MPI_Wtime();
+        st = relay_exec_run(t->exec[k], t->dst, (const void *const *)t->src, NULL, NULL);
+        if (step >= warmup) times[k * replays + r] = MPI_Wtime() - t0;
     }
-    for (int r = 0; r < replays && !st; r++) {
-        for (int i = 0; i < t->n && !st; i++) {
-            int k = (r + i) % t->n;
-            st = timed_replay(t, k, &times[k * replays + r]);
-        }
-        st = rl_agree(t->comm, st, "relay_exec_tune: a timed replay");
-    }
+    st = agreed ? agreed : rl_agree(t->comm, st, "relay_exec_tune: the last replay");
     int rc = st ? MPI_SUCCESS : MPI_Allreduce(MPI_IN_PLACE, times, t->n * replays, MPI_DOUBLE, MPI_MAX, t->comm);
     return st ? st : rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "MPI_Allreduce of relay_exec_tune's times");
 }
@@ -185,10 +177,10 @@ relay_status relay_exec_tune(relay_plan *p, MPI_Comm comm, int replays)
     MPI_Comm_set_errhandler(t.comm, MPI_ERRORS_RETURN);
     int rank, fewest = 0, most = 0;
     MPI_Comm_rank(t.comm, &rank);
-    st = rl_agree(t.comm, st, "relay_exec_tune: checking the arguments");
-    if (!st) st = job_shape(t.comm, &fewest, &most);
+    st = agree_arguments(t.comm, st, replays);
     if (!st) st = rl_agree(t.comm, scratch_alloc(&t, p, rank), "relay_exec_tune: the scratch buffers");
     if (!st) st = bind_candidates(&t, p);
+    if (!st) rl_exec_job_shape(t.exec[0], &fewest, &most); /* every candidate agreed on it */
     double *times = st ? NULL : rl_calloc((size_t)t.n * (size_t)replays, sizeof *times);
     if (!st) st = rl_agree(t.comm, times ? RELAY_OK : RL_NOMEM(), "relay_exec_tune: the table of times");
     if (!st) st = time_candidates(&t, replays, times);

@@ -22,7 +22,8 @@ module relay_plan_mod
   public :: relay_plan_compose, relay_plan_invert, relay_plan_concat
   public :: relay_plan_save, relay_plan_load, relay_plan_encode, relay_plan_decode
   public :: relay_plan_nranks, relay_plan_get_kind, relay_plan_type, relay_plan_count, relay_plan_fingerprint, &
-            relay_plan_schedule, relay_plan_rounds, relay_plan_relabeling, relay_plan_dst_layout, &
+            relay_plan_schedule, relay_plan_rounds, relay_plan_max_buffer_bytes, relay_plan_relabeling, &
+            relay_plan_dst_layout, &
             relay_plan_src_layout, relay_plan_buffer_elems, relay_plan_get_stats, relay_plan_free
   public :: relay_tuning_choice, relay_tuning, RELAY_TUNING_MAX_CHOICES, relay_plan_tuning, relay_plan_set_tuning
 
@@ -49,6 +50,7 @@ module relay_plan_mod
     integer(c_int) :: schedule
     type(c_ptr) :: node_of_rank
     real(c_double) :: inter_node_weight
+    integer(c_int64_t) :: max_buffer_bytes
   end type relay_plan_options
 
   type, bind(C) :: relay_plan_stats
@@ -195,6 +197,11 @@ module relay_plan_mod
       type(c_ptr), value :: p
       integer(c_int) :: v
     end function c_rounds
+    pure function c_max_buffer_bytes(p) bind(C, name='relay_plan_max_buffer_bytes') result(v)
+      import :: c_int64_t, c_ptr
+      type(c_ptr), value :: p
+      integer(c_int64_t) :: v
+    end function c_max_buffer_bytes
 
     pure function c_fingerprint(p) bind(C, name='relay_plan_fingerprint') result(v)
       import :: c_int64_t, c_ptr
@@ -419,6 +426,13 @@ contains
     integer(c_int) :: rounds
     rounds = c_rounds(plan%ptr)
   end function relay_plan_rounds
+
+  ! The plan's memory cap in bytes, 0 if none.
+  pure function relay_plan_max_buffer_bytes(plan) result(bytes)
+    type(relay_plan), intent(in) :: plan
+    integer(c_int64_t) :: bytes
+    bytes = c_max_buffer_bytes(plan%ptr)
+  end function relay_plan_max_buffer_bytes
 
   ! sigma(j+1) = the rank that receives what the destination layout assigns
   ! to rank j; sigma needs relay_plan_nranks(plan) entries.

@@ -359,10 +359,10 @@ static relay_status read_pair(mp_reader *r, layout_limits *lim, raw_pair *pr)
  * required; a key of another kind is refused, so that the kind alone
  * decides what is read and built, and unknown keys are ignored. */
 enum { HK_KIND, HK_NRANKS, HK_TYPE, HK_SCHEDULE, HK_RELABEL, HK_ROUNDS, HK_PAIRS, HK_SIGMA, HK_STATS, HK_FINGERPRINT,
-       HK_SECTIONS, HK_BMMC, HK_HSUMMA, HK_TUNING, HK_COUNT };
-static const char *const header_keys[HK_COUNT] = {"kind",  "nranks",      "type",     "schedule", "relabel",
-                                                   "rounds", "pairs",     "sigma",    "stats",    "fingerprint",
-                                                   "sections", "bmmc",    "hsumma",   "tuning"};
+       HK_SECTIONS, HK_BMMC, HK_HSUMMA, HK_TUNING, HK_CAP, HK_COUNT };
+static const char *const header_keys[HK_COUNT] = {"kind",     "nranks", "type",   "schedule", "relabel",
+                                                   "rounds",   "pairs",  "sigma",  "stats",    "fingerprint",
+                                                   "sections", "bmmc",   "hsumma", "tuning",   "max_buffer_bytes"};
 #define HK(k) (1u << HK_##k)
 static const unsigned kind_keys[3] = {
     [RELAY_PLAN_TRANSFORM] = HK(KIND) | HK(NRANKS) | HK(TYPE) | HK(SCHEDULE) | HK(RELABEL) | HK(ROUNDS) | HK(PAIRS) |
@@ -370,8 +370,9 @@ static const unsigned kind_keys[3] = {
     [RELAY_PLAN_BMMC] = HK(KIND) | HK(NRANKS) | HK(STATS) | HK(FINGERPRINT) | HK(BMMC),
     [RELAY_PLAN_HSUMMA] = HK(KIND) | HK(NRANKS) | HK(TYPE) | HK(STATS) | HK(FINGERPRINT) | HK(HSUMMA),
 };
-/* Keys a kind's header may have (format 2.2: a transform plan's tuning). */
-static const unsigned kind_optional_keys[3] = {[RELAY_PLAN_TRANSFORM] = HK(TUNING)};
+/* Keys a kind's header may have (format 2.2: a transform plan's tuning and
+ * memory cap). */
+static const unsigned kind_optional_keys[3] = {[RELAY_PLAN_TRANSFORM] = HK(TUNING) | HK(CAP)};
 static const char *const kind_names[3] = {"transform", "bmmc", "hsumma"};
 
 /* Everything of the header, gathered before the plan is assembled. */
@@ -379,7 +380,7 @@ typedef struct {
     size_t bytes;              /* the header's size */
     unsigned seen;             /* keys met, bit per header_keys index */
     int kind;                  /* a relay_plan_kind, -1 while unknown */
-    int64_t nranks, type, schedule, relabel, rounds;
+    int64_t nranks, type, schedule, relabel, rounds, max_buffer_bytes;
     rl_bmmc *bmmc;             /* a BMMC plan's factors */
     int64_t hsumma[RL_HS_INTS];/* an HSUMMA plan's parameters */
     double net[2];
@@ -629,6 +630,7 @@ static relay_status read_header_field(mp_reader *r, header_fields *h, int k)
     case HK_BMMC: return read_bmmc(r, h);
     case HK_HSUMMA: return read_hsumma(r, h);
     case HK_TUNING: return read_tuning(r, h);
+    case HK_CAP: read_ranged(r, &h->max_buffer_bytes, 1, INT64_MAX); break;
     default: mp_skip(r);
     }
     return RELAY_OK;
@@ -708,6 +710,10 @@ static relay_status check_transform_header(const header_fields *h)
         return rl_fail(RELAY_ERR_FORMAT, "plan sigma is not a permutation of its %lld ranks", (long long)n);
     if (h->schedule == RELAY_SCHED_AUTO)
         return rl_fail(RELAY_ERR_FORMAT, "plan schedule is auto: a planned schedule is always resolved");
+    if (h->max_buffer_bytes && h->schedule != RELAY_SCHED_ROUNDS)
+        return rl_fail(RELAY_ERR_FORMAT, "plan has a memory cap but replays without rounds, which the cap needs");
+    if (h->max_buffer_bytes && h->max_buffer_bytes < (int64_t)relay_type_size((relay_type)h->type))
+        return rl_fail(RELAY_ERR_FORMAT, "plan's memory cap of %lld bytes is below one element", (long long)h->max_buffer_bytes);
     if (h->schedule == RELAY_SCHED_ROUNDS ? h->rounds > n : h->rounds != 1)
         return rl_fail(RELAY_ERR_FORMAT, "plan has %lld communication rounds, impossible for its schedule and %lld ranks",
                        (long long)h->rounds, (long long)n);
@@ -764,6 +770,7 @@ static relay_status assemble_transform(header_fields *h, relay_plan *p)
 {
     p->schedule = (relay_schedule)h->schedule;
     p->rounds = (int32_t)h->rounds;
+    p->max_buffer_bytes = h->max_buffer_bytes;
     p->relabel = (relay_relabel)h->relabel;
     p->type = (relay_type)h->type;
     p->sigma_inverse = rl_malloc_array((size_t)p->nranks, sizeof *p->sigma_inverse);

@@ -230,12 +230,13 @@ static void pack_header(msgpack_packer *pk, const relay_plan *p, const encoded_p
         pack_hsumma_header(pk, p);
         return;
     }
-    int tuned = p->tuning.ntimed > 0;
-    msgpack_pack_map(pk, 11 + (size_t)tuned);
+    int tuned = p->tuning.ntimed > 0, capped = p->max_buffer_bytes > 0;
+    msgpack_pack_map(pk, 11 + (size_t)tuned + (size_t)capped);
     pack_kind(pk, p);
     pack_int(pk, "type", p->type);
     pack_int(pk, "schedule", p->schedule);
     pack_int(pk, "rounds", p->rounds);
+    if (capped) pack_int(pk, "max_buffer_bytes", p->max_buffer_bytes);
     pack_int(pk, "relabel", p->relabel);
     pack_str(pk, "pairs");
     msgpack_pack_array(pk, (size_t)p->count);

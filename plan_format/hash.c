@@ -1,7 +1,7 @@
 /* hash.c — checksums of plan sections and the whole-plan fingerprint.
  *
  * XXH3-64 (libxxhash) over the little-endian bytes of the plan's 64-bit
- * records.  The fingerprint hashes the header (kind, ranks, type, schedule, rounds,
+ * records.  The fingerprint hashes the header (kind, ranks, type, schedule, rounds, memory cap,
  * pairs with their layouts, sigma, statistics; a BMMC plan's factors; an
  * HSUMMA plan's parameters) and the format's major version: everything the
  * planner derives the sections from, so that a rank that built or read
@@ -115,6 +115,7 @@ uint64_t rl_plan_hash(const relay_plan *p)
     put_i64(h, p->type);
     put_i64(h, p->schedule);
     put_i64(h, p->rounds);
+    if (p->max_buffer_bytes) put_i64(h, p->max_buffer_bytes); /* capped plans only: earlier fingerprints stay */
     put_i64(h, p->relabel);
     put_i64(h, p->count);
     for (int k = 0; k < p->count; k++) {

@@ -132,6 +132,7 @@ int relay_plan_count(const relay_plan *p) { return p ? p->count : 0; }
 uint64_t relay_plan_fingerprint(const relay_plan *p) { return p ? p->fingerprint : 0; }
 relay_schedule relay_plan_schedule(const relay_plan *p) { return p ? p->schedule : RELAY_SCHED_P2P; }
 int relay_plan_rounds(const relay_plan *p) { return p ? p->rounds : 0; }
+int64_t relay_plan_max_buffer_bytes(const relay_plan *p) { return p ? p->max_buffer_bytes : 0; }
 
 relay_status relay_plan_relabeling(const relay_plan *p, int *sigma)
 {

@@ -144,6 +144,7 @@ struct relay_plan {
     relay_type type;
     relay_schedule schedule; /* never AUTO in a built plan: the planner resolves it */
     int32_t rounds;          /* communication steps of one replay (1 unless rounds) */
+    int64_t max_buffer_bytes;/* the memory cap (relay_plan_options; rounds only), 0 if none */
     relay_relabel relabel;
     int32_t count;
     rl_pair *pairs;          /* count entries */

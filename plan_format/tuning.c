@@ -27,6 +27,8 @@ static const char *choice_flaw(const relay_plan *p, const relay_tuning_choice *c
         break;
     default: return "a choice's schedule is not p2p, rounds, alltoallv or neighbor";
     }
+    if (p->max_buffer_bytes && c->schedule != RELAY_SCHED_ROUNDS)
+        return "a choice is not rounds, but the plan's memory cap replays in rounds only";
     if (c->packed != 0 && c->packed != 1) return "a choice's packed flag is not 0 or 1";
     if (c->packed && c->schedule != RELAY_SCHED_P2P) return "a choice packs every message under a schedule other than p2p";
     if (!(c->seconds >= 0 && c->seconds <= MAX_SECONDS)) return "a choice's seconds are negative, not finite or beyond 1e9";

@@ -11,7 +11,8 @@
  *   invert    transform pairs: B := op(A) from A as the plan delivers it
  *             (N, T and C are their own inverses); BMMC: A^-1.
  *   concat    two transform plans as one batch: one message per peer.
- * Results take the schedule both plans share, else auto.  HSUMMA plans
+ * Results take the schedule both plans share, else auto, and the smaller
+ * memory cap where either has one.  HSUMMA plans
  * describe a multiplication, not a movement: they have no algebra. */
 #include <string.h>
 
@@ -43,12 +44,16 @@ static relay_status check_alike(const char *what, const relay_plan *x, const rel
     return RELAY_OK;
 }
 
-/* The options of a result: the schedule both plans have, else auto. */
+/* The options of a result: the schedule both plans have, else auto, and
+ * the smaller memory cap where either has one. */
 static relay_plan_options result_options(const relay_plan *x, const relay_plan *y, relay_relabel recorded)
 {
     relay_plan_options o;
     relay_plan_options_init(&o);
     o.schedule = x->schedule == y->schedule ? x->schedule : RELAY_SCHED_AUTO;
+    int64_t cx = x->max_buffer_bytes, cy = y->max_buffer_bytes;
+    o.max_buffer_bytes = !cx ? cy : !cy ? cx : cx < cy ? cx : cy;
+    if (o.max_buffer_bytes) o.schedule = RELAY_SCHED_ROUNDS;
     o.relabel = recorded;
     return o;
 }

@@ -8,6 +8,11 @@ relay_status rl_check_options(const relay_plan_options *o, int nranks)
         return rl_fail(RELAY_ERR_ARG, "plan options: invalid relabeling mode %d", (int)o->relabel);
     if (o->schedule < RELAY_SCHED_AUTO || o->schedule > RELAY_SCHED_NEIGHBOR)
         return rl_fail(RELAY_ERR_ARG, "plan options: invalid schedule %d", (int)o->schedule);
+    if (o->max_buffer_bytes < 0)
+        return rl_fail(RELAY_ERR_ARG, "plan options: max_buffer_bytes = %lld is negative", (long long)o->max_buffer_bytes);
+    if (o->max_buffer_bytes && o->schedule != RELAY_SCHED_AUTO && o->schedule != RELAY_SCHED_ROUNDS)
+        return rl_fail(RELAY_ERR_ARG, "plan options: a memory cap (max_buffer_bytes) replays in rounds; schedule %d is not "
+                                      "auto (0) or rounds (2)", (int)o->schedule);
     if (o->node_of_rank) {
         for (int r = 0; r < nranks; r++)
             if (o->node_of_rank[r] < 0 || o->node_of_rank[r] >= nranks)

@@ -237,7 +237,8 @@ static relay_schedule auto_schedule(const relay_plan *p)
 relay_status rl_schedule_plan(relay_plan *p, relay_schedule requested, const rl_volumes *v, rl_transfers *t)
 {
     memset(t, 0, sizeof *t);
-    p->schedule = requested == RELAY_SCHED_AUTO ? auto_schedule(p) : requested;
+    /* A memory cap stages one step's message at a time: rounds. */
+    p->schedule = p->max_buffer_bytes ? RELAY_SCHED_ROUNDS : requested == RELAY_SCHED_AUTO ? auto_schedule(p) : requested;
     p->rounds = 1;
     return p->schedule == RELAY_SCHED_ROUNDS ? plan_rounds(p, v, t) : RELAY_OK;
 }

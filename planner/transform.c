@@ -49,7 +49,11 @@ static relay_status check_transform_args(relay_plan **out, int nranks, int count
             return rl_fail(RELAY_ERR_ARG, "transform plan: pair %d has a layout over %d ranks, more than %d", k,
                            a->nranks > b->nranks ? a->nranks : b->nranks, nranks);
     }
-    return rl_check_options(o, nranks);
+    relay_status st = rl_check_options(o, nranks);
+    if (!st && o->max_buffer_bytes && o->max_buffer_bytes < (int64_t)relay_type_size(type))
+        return rl_fail(RELAY_ERR_ARG, "plan options: max_buffer_bytes = %lld is below one element (%zu bytes)",
+                       (long long)o->max_buffer_bytes, relay_type_size(type));
+    return st;
 }
 
 /* The plan's own copy of l over its ranks.  A relabeled layout (another
@@ -156,6 +160,7 @@ static relay_status plan_batch(relay_plan **out, int only_rank, int nranks, int 
     p->kind = RELAY_PLAN_TRANSFORM;
     p->type = type;
     p->relabel = o->relabel;
+    p->max_buffer_bytes = o->max_buffer_bytes;
     st = rl_plan_copy_layouts(p, dst, src, ops);
     if (!st) st = plan_steps(p, only_rank, o, sigma);
     if (st) {

@@ -7,11 +7,14 @@
  * can while every section stays valid by the bounds checks
  * (rl_section_validate): in rank 0's section a local piece shifted, two
  * local pieces swapped, one written twice, one dropped, two receive
- * lattices swapped (or one shifted), two send lattices swapped; in the header (on every rank) the op
+ * lattices swapped (or one shifted), two send lattices swapped, under a
+ * memory cap a receive lattice split in two (which packs alike uncapped
+ * but is cut into other chunks); in the header (on every rank) the op
  * switched, or sigma changed with the sections' sizes adjusted.
  * relay_exec_create must fail on every rank, and some rank must say what is
  * wrong ("does not match its header", or the sections "disagree").  Valid
- * decoded plans of block-cyclic and grid layouts, ops N and T, must bind
+ * decoded plans of block-cyclic and grid layouts, ops N and T, capped and
+ * not, must bind
  * and give every element of A.  Run at 1, 2, 3 and 4 ranks. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,12 +75,15 @@ static relay_layout *square_blocks(int shift)
 }
 
 /* Plans A := op(B), encodes the plan and decodes every section. */
-static relay_plan *decoded_plan(const relay_layout *a, const relay_layout *b, relay_op op)
+static relay_plan *decoded_plan(const relay_layout *a, const relay_layout *b, relay_op op, int64_t cap)
 {
     relay_plan *p = NULL, *q = NULL;
     void *buf = NULL;
     size_t len = 0;
-    relay_plan_transform(&p, nranks, a, b, op, RELAY_DOUBLE, NULL);
+    relay_plan_options o;
+    relay_plan_options_init(&o);
+    o.max_buffer_bytes = cap;
+    relay_plan_transform(&p, nranks, a, b, op, RELAY_DOUBLE, &o);
     relay_plan_encode(p, &buf, &len);
     relay_plan_decode(&q, buf, len, -1);
     relay_plan_free(p);
@@ -118,9 +124,9 @@ static void test_truthful_plans_replay(void)
     relay_layout *bc3 = row_of_blocks(3, 5), *bc4 = row_of_blocks(4, 2), *grid = padded_grid();
     const relay_layout *pairs[][2] = {{bc3, bc4}, {grid, bc4}, {bc3, grid}};
     for (int c = 0; c < 3; c++)
-        for (int t = 0; t < 2; t++) {
-            relay_op op = t ? RELAY_OP_T : RELAY_OP_N;
-            relay_plan *p = decoded_plan(pairs[c][0], pairs[c][1], op);
+        for (int t = 0; t < 4; t++) {
+            relay_op op = t % 2 ? RELAY_OP_T : RELAY_OP_N;
+            relay_plan *p = decoded_plan(pairs[c][0], pairs[c][1], op, t < 2 ? 0 : 80); /* uncapped, capped */
             check(p && p->from_bytes && replays_right(p, pairs[c][0], pairs[c][1], op),
                   "a truthful decoded plan binds and replays right");
             relay_plan_free(p);
@@ -261,6 +267,50 @@ static int swap_sends(relay_plan *p, rl_section *s, const relay_layout *a)
            (s->nsend_spans > 0 && shift_offset(p, s, &s->send_spans[0].off));
 }
 
+/* Under a memory cap: a receive lattice split in two, at a piece column
+ * (several pieces across) or at a column of its one piece (column-major
+ * elements, op N).  Uncapped the message packs as before (pieces, and a
+ * piece's columns, go one after another), so the elements' hashes still
+ * agree; but the two ends would cut the message into chunks by different
+ * shapes, which binding must refuse. */
+static void split_lattice(const rl_span *whole, rl_span *left, rl_span *right)
+{
+    *left = *right = *whole;
+    if (whole->count_c > 1) {
+        left->count_c = whole->count_c / 2;
+        right->count_c = whole->count_c - left->count_c;
+        right->off += left->count_c * whole->step_c;
+        if (left->count_c == 1) left->step_c = 0;
+        if (right->count_c == 1) right->step_c = 0;
+    } else {
+        left->cols = whole->cols / 2;
+        right->cols = whole->cols - left->cols;
+        right->off += left->cols * whole->ld;
+    }
+}
+
+static int split_receive(relay_plan *p, rl_section *s, const relay_layout *a)
+{
+    (void)p;
+    (void)a;
+    for (int k = 0; k < s->nrecv; k++)
+        for (int64_t x = s->recv[k].first; x < s->recv[k].first + s->recv[k].count; x++) {
+            const rl_span *sp = &s->recv_spans[x];
+            if (sp->fused || (sp->count_c < 2 && (sp->count_r > 1 || sp->cols < 2))) continue;
+            rl_span *more = realloc(s->recv_spans, (size_t)(s->nrecv_spans + 1) * sizeof *more);
+            if (!more) return 0;
+            s->recv_spans = more;
+            memmove(&more[x + 2], &more[x + 1], (size_t)(s->nrecv_spans - x - 1) * sizeof *more);
+            rl_span whole = more[x];
+            split_lattice(&whole, &more[x], &more[x + 1]);
+            s->nrecv_spans++;
+            s->recv[k].count++;
+            for (int q = k + 1; q < s->nrecv; q++) s->recv[q].first++;
+            return 1;
+        }
+    return 0;
+}
+
 /* ---- lies in the header (every rank's copy) ------------------------------ */
 
 static int switch_op(relay_plan *p, rl_section *s, const relay_layout *a)
@@ -305,17 +355,19 @@ typedef struct {
     lie tell;        /* on rank 0's section, or on the header */
     int min_ranks;
     lie_layouts on;
+    int64_t cap;     /* the plan's memory cap, 0 for none */
 } lie_case;
 
 static const lie_case lies[] = {
-    {"a local piece shifted", shift_local, 1, ON_PADDED_GRID},
-    {"two local pieces swapped", swap_locals, 1, ON_PADDED_GRID},
-    {"a local piece written twice", duplicate_local, 1, ON_PADDED_GRID},
-    {"a local piece dropped", drop_local, 1, ON_PADDED_GRID},
-    {"two receive lattices swapped", swap_receives, 2, ON_ROWS_OF_BLOCKS},
-    {"two send lattices swapped", swap_sends, 2, ON_ROWS_OF_BLOCKS},
-    {"the op switched", switch_op, 1, ON_SQUARE_BLOCKS},
-    {"sigma changed, sizes adjusted", change_sigma, 2, ON_ROWS_OF_BLOCKS},
+    {"a local piece shifted", shift_local, 1, ON_PADDED_GRID, 0},
+    {"two local pieces swapped", swap_locals, 1, ON_PADDED_GRID, 0},
+    {"a local piece written twice", duplicate_local, 1, ON_PADDED_GRID, 0},
+    {"a local piece dropped", drop_local, 1, ON_PADDED_GRID, 0},
+    {"two receive lattices swapped", swap_receives, 2, ON_ROWS_OF_BLOCKS, 0},
+    {"two send lattices swapped", swap_sends, 2, ON_ROWS_OF_BLOCKS, 0},
+    {"the op switched", switch_op, 1, ON_SQUARE_BLOCKS, 0},
+    {"sigma changed, sizes adjusted", change_sigma, 2, ON_ROWS_OF_BLOCKS, 0},
+    {"a receive lattice split in two under a memory cap", split_receive, 2, ON_ROWS_OF_BLOCKS, 80},
 };
 
 /* Whether this rank's message says what is wrong, or that another rank failed. */
@@ -328,7 +380,7 @@ static int named(const char *msg, int *says_why)
 static void refused_everywhere(const lie_case *c, relay_layout *a, relay_layout *b)
 {
     char what[160];
-    relay_plan *p = decoded_plan(a, b, RELAY_OP_N);
+    relay_plan *p = decoded_plan(a, b, RELAY_OP_N, c->cap);
     int told = c->tell(p, p->sections[0], a);
     snprintf(what, sizeof what, "%s: the lie applies (rank 0's section, or the header)", c->name);
     check(told || rank != 0, what);

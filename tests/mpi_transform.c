@@ -9,7 +9,7 @@
  * leak when beta is 0), B left unchanged, relay_plan_buffer_elems against the
  * reference buffer sizes, and the relabeling being a permutation.  Cases run
  * with every relabeling mode and schedule (the plan must carry the schedule
- * asked for).  Resize cases (ReSHAPE) move block-cyclic matrices between
+ * asked for), some under a memory cap.  Resize cases (ReSHAPE) move block-cyclic matrices between
  * every pair of the paper's Table 1 grids (and the 1-D ones) whose larger
  * grid has exactly the communicator's ranks, expanding and shrinking.
  * Rank 0 prints the first failures and a last line
@@ -43,6 +43,7 @@ typedef struct {
     int alpha_null, beta_null;      /* pass NULL: alpha means 1, beta means 0 */
     relay_relabel relabel;
     relay_schedule schedule;
+    int64_t max_buffer_bytes;       /* the plan's memory cap, 0 for none */
 } transform_case;
 
 static void case_init(transform_case *tc, const char *name, relay_type type,
@@ -408,6 +409,13 @@ static void random_case(transform_case *tc, int index, int P)
         case_add_pair(tc, dst, src, op);
     }
     tc->batched = count > 1 || ref_rng_percent(&rng, 10);
+    /* A memory cap (rounds, or auto which it makes rounds), from one
+     * element, which cuts pieces into single elements, up. */
+    if (ref_rng_percent(&rng, 15)) {
+        static const int64_t caps[] = {1, 3, 17, 64, 500};
+        tc->max_buffer_bytes = caps[ref_rng_range(&rng, 0, 4)] * (int64_t)ref_type_size(type);
+        tc->schedule = ref_rng_percent(&rng, 50) ? RELAY_SCHED_ROUNDS : RELAY_SCHED_AUTO;
+    }
 }
 
 /* ---- what one rank found in one case --------------------------------------------- */
@@ -481,10 +489,17 @@ static int make_plan(const transform_case *tc, int P, planned_case *pc, case_res
     relay_plan_options_init(&opts);
     opts.relabel = tc->relabel;
     opts.schedule = tc->schedule;
+    opts.max_buffer_bytes = tc->max_buffer_bytes;
     relay_status s = tc->batched
         ? relay_plan_transform_batch(&pc->plan, P, tc->count, (const relay_layout *const *)pc->dst,
                                      (const relay_layout *const *)pc->src, tc->ops, tc->type, &opts)
         : relay_plan_transform(&pc->plan, P, pc->dst[0], pc->src[0], tc->ops[0], tc->type, &opts);
+    if (s == RELAY_OK && (tc->max_buffer_bytes ? relay_plan_max_buffer_bytes(pc->plan) != tc->max_buffer_bytes ||
+                                                     relay_plan_schedule(pc->plan) != RELAY_SCHED_ROUNDS
+                                               : relay_plan_max_buffer_bytes(pc->plan) != 0))
+        note_failure(res, "the plan's memory cap is %lld bytes (schedule %d), not the %lld asked for (in rounds)",
+                     (long long)relay_plan_max_buffer_bytes(pc->plan), (int)relay_plan_schedule(pc->plan),
+                     (long long)tc->max_buffer_bytes);
     if (s == RELAY_OK && tc->schedule != RELAY_SCHED_AUTO && relay_plan_schedule(pc->plan) != tc->schedule)
         note_failure(res, "the plan's schedule is %d, not the %s asked for", (int)relay_plan_schedule(pc->plan),
                      schedule_names[tc->schedule]);
@@ -733,10 +748,10 @@ static void report_failure(const test_run *run, int number, const transform_case
     if (first != 0 && run->rank == 0)
         MPI_Recv(text, (int)sizeof text, MPI_CHAR, first, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     if (run->rank == 0) {
-        printf("FAIL case %d (%s, %d pair%s%s, %s, relabel %d, schedule %s) at %d ranks:\n"
+        printf("FAIL case %d (%s, %d pair%s%s, %s, relabel %d, schedule %s, cap %lld bytes) at %d ranks:\n"
                "  %s\n", number, tc->name, tc->count, tc->count > 1 ? "s" : "",
                tc->batched ? ", batched" : "", ref_type_name(tc->type), (int)tc->relabel,
-               schedule_names[tc->schedule], run->size, text);
+               schedule_names[tc->schedule], (long long)tc->max_buffer_bytes, run->size, text);
         for (int k = 0; k < tc->count; k++)
             printf("  pair %d op %s\n    A: %s\n    B: %s\n", k, ref_op_name(tc->ops[k]),
                    tc->dst[k].desc, tc->src[k].desc);

@@ -812,6 +812,131 @@ static void check_random_request(void)
     }
 }
 
+/* ---- a plan's tuning and memory cap (format 2.2) ------------------------- */
+
+static relay_plan *rounds_plan(int64_t cap)
+{
+    relay_layout *a, *b;
+    relay_plan *p = NULL;
+    relay_plan_options o;
+    relay_plan_options_init(&o);
+    o.schedule = RELAY_SCHED_ROUNDS;
+    o.max_buffer_bytes = cap;
+    assert_int_equal(relay_layout_block_cyclic(&b, 17, 13, 4, 3, 1, 3, RELAY_COL_MAJOR, 0, 0, 0, RELAY_ROW_MAJOR), RELAY_OK);
+    assert_int_equal(relay_layout_block_cyclic(&a, 17, 13, 2, 5, 3, 1, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR), RELAY_OK);
+    assert_int_equal(relay_plan_transform(&p, 3, a, b, RELAY_OP_N, RELAY_DOUBLE, &o), RELAY_OK);
+    relay_layout_free(a);
+    relay_layout_free(b);
+    return p;
+}
+
+static const relay_tuning sample_tuning = {
+    .ntimed = 4, .best = 1, .ranks_per_node_min = 1, .ranks_per_node_max = 3, .replays = 9,
+    .choices = {{RELAY_SCHED_P2P, 0, 2e-3}, {RELAY_SCHED_ROUNDS, 0, 1e-3}, {RELAY_SCHED_ALLTOALLV, 0, 3e-3},
+                {RELAY_SCHED_P2P, 1, 4e-3}}};
+
+static void assert_same_tuning(const relay_tuning *x, const relay_tuning *y)
+{
+    assert_int_equal(x->ntimed, y->ntimed);
+    assert_int_equal(x->best, y->best);
+    assert_int_equal(x->ranks_per_node_min, y->ranks_per_node_min);
+    assert_int_equal(x->ranks_per_node_max, y->ranks_per_node_max);
+    assert_int_equal(x->replays, y->replays);
+    for (int i = 0; i < x->ntimed; i++) {
+        assert_int_equal(x->choices[i].schedule, y->choices[i].schedule);
+        assert_int_equal(x->choices[i].packed, y->choices[i].packed);
+        assert_true(x->choices[i].seconds == y->choices[i].seconds);
+    }
+}
+
+/* A tuning and a cap survive encoding; the tuning leaves the fingerprint
+ * alone, the cap does not. */
+static void test_tuning_and_cap_read_back(void **state)
+{
+    (void)state;
+    relay_plan *p = rounds_plan(0), *capped = rounds_plan(24);
+    uint64_t before = relay_plan_fingerprint(p);
+    assert_int_equal(relay_plan_set_tuning(p, &sample_tuning), RELAY_OK);
+    assert_true(relay_plan_fingerprint(p) == before);
+    assert_true(relay_plan_fingerprint(capped) != before);
+    check_read_back(p, 3);
+    check_read_back(capped, 3);
+    void *buf;
+    size_t len;
+    relay_plan *q;
+    relay_tuning t;
+    encode_ok(p, &buf, &len);
+    assert_int_equal(relay_plan_decode(&q, buf, len, 1), RELAY_OK);
+    assert_int_equal(relay_plan_tuning(q, &t), RELAY_OK);
+    assert_same_tuning(&t, &sample_tuning);
+    relay_plan_free(q);
+    free(buf);
+    encode_ok(capped, &buf, &len);
+    assert_int_equal(relay_plan_decode(&q, buf, len, -1), RELAY_OK);
+    assert_int_equal(relay_plan_max_buffer_bytes(q), 24);
+    relay_plan_free(q);
+    free(buf);
+    relay_plan_free(p);
+    relay_plan_free(capped);
+}
+
+/* A file is untrusted even when its checksums hold: tunings the plan
+ * cannot carry, written past relay_plan_set_tuning's check, are refused by
+ * the reader with RELAY_ERR_FORMAT; so are caps that do not fit. */
+static void expect_decode_refused(relay_plan *p, const char *what)
+{
+    void *buf;
+    size_t len;
+    relay_plan *q = NULL;
+    encode_ok(p, &buf, &len);
+    relay_status st = relay_plan_decode(&q, buf, len, -1);
+    if (st != RELAY_ERR_FORMAT) fail_msg("%s: decoded with status %d", what, (int)st);
+    assert_null(q);
+    free(buf);
+}
+
+static void test_hostile_tunings_and_caps_are_refused(void **state)
+{
+    (void)state;
+    relay_plan *p = rounds_plan(0);
+    relay_tuning bad[10];
+    for (int k = 0; k < 10; k++) bad[k] = sample_tuning;
+    bad[0].best = 4;                                          /* not a choice */
+    bad[1].choices[2].seconds = 0.0 / 0.0;                    /* NaN */
+    bad[2].choices[2].seconds = 1e300;                        /* beyond any replay */
+    bad[3].choices[3] = bad[3].choices[0];                    /* timed twice */
+    bad[4].ranks_per_node_max = 4;                            /* more than the plan's ranks */
+    bad[5].ranks_per_node_min = 3, bad[5].ranks_per_node_max = 2; /* fewest above most */
+    bad[6].choices[0].schedule = RELAY_SCHED_AUTO;            /* not a way to replay */
+    bad[7].choices[1].packed = 1;                             /* packed rounds */
+    bad[8].replays = 0;                                       /* nothing timed */
+    bad[9].ntimed = 0, bad[9].best = 0;                       /* with ntimed 0 nothing is written: a control */
+    for (int k = 0; k < 9; k++) {
+        assert_int_equal(relay_plan_set_tuning(p, &bad[k]), RELAY_ERR_ARG);
+        p->tuning = bad[k]; /* past the check, as a hostile file would be */
+        expect_decode_refused(p, "a tuning the plan cannot carry");
+    }
+    p->tuning = bad[9];
+    check_read_back(p, 3);
+    p->tuning = (relay_tuning){0};
+    p->max_buffer_bytes = 4; /* below one double */
+    p->fingerprint = rl_plan_hash(p);
+    expect_decode_refused(p, "a cap below one element");
+    relay_plan_free(p);
+    p = sample_plan(3, RELAY_OP_N, 0); /* p2p: no steps */
+    p->max_buffer_bytes = 64;
+    p->fingerprint = rl_plan_hash(p);
+    expect_decode_refused(p, "a cap without rounds");
+    assert_non_null(strstr(relay_last_error(), "memory cap"));
+    p->max_buffer_bytes = 0;
+    p->fingerprint = rl_plan_hash(p);
+    relay_tuning rounds = sample_tuning;
+    assert_int_equal(relay_plan_set_tuning(p, &rounds), RELAY_ERR_ARG);
+    p->tuning = rounds;
+    expect_decode_refused(p, "a rounds choice for a plan without steps");
+    relay_plan_free(p);
+}
+
 static void test_rank_plan_is_its_part_of_the_whole(void **state)
 {
     (void)state;
@@ -834,6 +959,8 @@ int main(void)
         cmocka_unit_test(test_lying_sections_are_refused),
         cmocka_unit_test(test_lattice_ending_at_its_buffer_end_is_read),
         cmocka_unit_test(test_rank_plan_is_its_part_of_the_whole),
+        cmocka_unit_test(test_tuning_and_cap_read_back),
+        cmocka_unit_test(test_hostile_tunings_and_caps_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

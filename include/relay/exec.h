@@ -82,11 +82,13 @@ RELAY_API relay_status relay_exec_timings(const relay_exec *e, int64_t *replays,
 /* ---- choosing how a transform plan is replayed (tuning) -------------------- */
 
 /* Collective over comm (each rank with the same plan, its own section at
- * least): times every way the executor can replay p's sections, over
- * scratch buffers: p2p with long contiguous runs direct and with every
- * message packed (when some message has such runs), rounds (a plan made
- * with rounds), alltoallv and neighbor (when the pack buffers fit int
- * counts).  Each runs `replays` timed replays (1 to 1000) after two
+ * least, and the same `replays`): times every way the executor can replay
+ * p's sections, over scratch buffers: p2p with long contiguous runs direct
+ * (or pulled, RELAY_PULL) and with every message packed (when some message
+ * travels otherwise), rounds (a plan made with rounds), alltoallv and
+ * neighbor (when the pack buffers fit int counts); a plan with a memory
+ * cap replays in rounds alone.  Each runs `replays` timed replays (1 to
+ * RELAY_TUNE_MAX_REPLAYS) after two
  * warm-up ones, interleaved with the others' so that a change in the
  * machine's load falls on all alike; a replay's time is the slowest
  * rank's, from a barrier, and a choice's time the median of its replays.
@@ -96,6 +98,7 @@ RELAY_API relay_status relay_exec_timings(const relay_exec *e, int64_t *replays,
  * gets the same tuning.  Holds one executor per choice at once.
  * RELAY_ERR_UNSUPPORTED for BMMC and HSUMMA plans (relay_hsumma_autotune
  * tunes HSUMMA's groups). */
+enum { RELAY_TUNE_MAX_REPLAYS = 1000 };
 RELAY_API relay_status relay_exec_tune(relay_plan *p, MPI_Comm comm, int replays);
 
 /* How this executor replays: the schedule (the plan's, or its tuning's

@@ -28,6 +28,15 @@ typedef struct {
     relay_schedule schedule;     /* default RELAY_SCHED_AUTO */
     const int *node_of_rank;     /* optional, nranks entries: enables the node-aware cost */
     double inter_node_weight;    /* cost of one inter-node byte relative to an intra-node byte */
+    /* A memory cap (default 0: none): each rank's pack buffer and receive
+     * buffer hold at most this many bytes (each rounded up to 64; past
+     * 2^31 - 1 bytes to 64 KiB), for redistributions too big to stage at
+     * once.  The replay runs in rounds (schedule auto or rounds; the
+     * others are refused), each step's message in chunks of at most this
+     * many bytes, one chunk sent and one received at a time, all in
+     * relay_exec_wait (relay_exec_start starts nothing, so nothing
+     * overlaps the caller's work).  At least one element. */
+    int64_t max_buffer_bytes;
 } relay_plan_options;
 
 /* Fills o with the defaults above (inter_node_weight 1). */
@@ -106,6 +115,7 @@ RELAY_API int relay_plan_count(const relay_plan *p);        /* transform pairs (
 RELAY_API uint64_t relay_plan_fingerprint(const relay_plan *p);
 RELAY_API relay_schedule relay_plan_schedule(const relay_plan *p); /* as planned: never AUTO */
 RELAY_API int relay_plan_rounds(const relay_plan *p);      /* communication steps of one replay */
+RELAY_API int64_t relay_plan_max_buffer_bytes(const relay_plan *p); /* its memory cap, 0 if none */
 
 /* sigma[j] = the rank that receives the blocks the destination layout
  * assigns to rank j (identity without relabeling).  nranks entries. */

@@ -7,7 +7,7 @@
  *               lattices of many pieces at nonzero steps on both sides;
  *               schedules p2p, rounds (steps and local_round) and
  *               alltoallv and neighbor; relabeling none, greedy and optimal;
- *               a tuning (relay_exec_tune's record) of every choice;
+ *               a tuning (relay_exec_tune's record) of every choice; a memory cap;
  *   BMMC        bit reversal, a transpose across rank bits (partners), a
  *               complement (vector reversal), rank bits in the middle;
  *   HSUMMA      checkerboard with model groups, block-cyclic with given
@@ -61,7 +61,7 @@ static int tuned(const relay_layout *to, const relay_layout *from)
 }
 
 /* 24 x 20 from 2 x 2 blocks to 3 x 5 blocks on 4 ranks, op T: lattices of
- * up to 3 x 4 pieces, under each schedule, and tuned. */
+ * up to 3 x 4 pieces, under each schedule, tuned, and under a memory cap. */
 static int lattice_moves(void)
 {
     relay_layout *from, *to;
@@ -70,6 +70,11 @@ static int lattice_moves(void)
     for (relay_schedule s = RELAY_SCHED_P2P; s <= RELAY_SCHED_NEIGHBOR && !bad; s++)
         bad = transform(4, to, from, RELAY_OP_T, RELAY_FLOAT, s, RELAY_RELABEL_NONE);
     bad = bad || transform(4, to, from, RELAY_OP_C, RELAY_CFLOAT, RELAY_SCHED_ROUNDS, RELAY_RELABEL_GREEDY) || tuned(to, from);
+    relay_plan_options o;
+    relay_plan_options_init(&o);
+    o.max_buffer_bytes = 40; /* ten floats: lattices cut into chunks */
+    relay_plan *capped = NULL;
+    bad = bad || save(relay_plan_transform(&capped, 4, to, from, RELAY_OP_T, RELAY_FLOAT, &o), &capped);
     relay_layout_free(from);
     relay_layout_free(to);
     return bad;

@@ -220,7 +220,8 @@ static const char *const words[] = {
     "bytes_remote_identity", "messages", "pieces", "p", "f", "elem_size", "rank", "v", "w", "cv", "k", "grid_rows",
     "grid_cols", "group_rows", "group_cols", "inner_block", "outer_block", "dist", "dist_block", "bcast",
     "groups_from", "net_alpha", "net_beta", "src_elems", "dst_elems", "send", "recv", "send_lattices",
-    "recv_lattices", "local", "local_round", "send_round", "recv_round", "", "unknown"};
+    "recv_lattices", "local", "local_round", "send_round", "recv_round", "tuning", "best", "ranks_per_node",
+    "replays", "choices", "max_buffer_bytes", "", "unknown"};
 
 static void set_str(msgpack_object *o, const char *s)
 {

@@ -64,6 +64,9 @@ plan_error 1 "node map with a node out of range" transform --ranks 2 --from $GOO
 printf '0' >short.map
 plan_error 1 "node map too short" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --relabel optimal --node-map short.map -o out.plan
 plan_error 2 "unknown --schedule" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --schedule fastest -o out.plan
+plan_error 2 "--max-buffer with p2p" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --schedule p2p --max-buffer 64 -o out.plan
+plan_error 2 "--max-buffer below an element" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --max-buffer 4 -o out.plan
+plan_error 2 "--max-buffer 0" transform --ranks 2 --from $GOOD_FROM --to $GOOD_TO --max-buffer 0 -o out.plan
 for spec in bc:10x10:0x2:1x1 bc:10x10:2x2 bc:10x10:2x2:1x1:grid=diagonal bc:10x10:2x2:2x2:src=2,0 \
             bc:10xten:2x2:1x1 bc:10x10:2x2:1x1:lld=5 blockcyclic:10x10 json: bc:10x10:2x2:1x1:src=0; do
     plan_error 2 "bad layout spec $spec" transform --ranks 4 --from "$spec" --to bc:10x10:2x2:1x1 -o out.plan

@@ -220,11 +220,19 @@ json_check dump.json "transform tune: the tuned plan" "d['schedule'] == 'rounds'
     "d['tuning']['replays'] == 3 and d['tuning']['ranks_per_node_max'] >= 1" \
     "min(c['seconds'] for c in d['tuning']['choices']) == [c['seconds'] for c in d['tuning']['choices'] if c['schedule'] == d['tuning']['best'] and c['packed'] == d['tuning']['best_packed']][0]"
 best=$(python3 -c 'import json; print(json.load(open("dump.json"))["tuning"]["best"])')
-"$DUMP" tuned.plan >dump.txt 2>err.txt && grep -q "^  tuning     $best" dump.txt && grep -q "best$" dump.txt ||
+"$DUMP" tuned.plan >dump.txt 2>err.txt && grep -q "^  tuning     $best" dump.txt && grep -Eq "  best( |$)" dump.txt ||
     fail "transform tune: relay-dump's text names the tuning: $(cat dump.txt err.txt)"
 "$MPIEXEC" -n 4 "$RUN" tuned.plan --verify --json --iters 1 >run.json 2>err.txt || fail "transform tune: the tuned plan: $(cat err.txt)"
 json_check run.json "transform tune: the tuned plan replays its best" "d['verified'] is True and d['schedule'] == '$best'"
 "$DUMP" rounds.plan --json >dump.json 2>err.txt || fail "transform tune: relay-dump of the untuned plan"
 json_check dump.json "transform tune: an untuned plan has no tuning" "'tuning' not in d"
 echo "ok: transform tune"
+# A memory cap: the plan replays in rounds, chunk by chunk, correctly.
+"$PLAN" transform --ranks 3 --from bc:200x300:16x16:1x3 --to bc:300x200:32x8:3x1 --op T --max-buffer 1000 -o capped.plan \
+    >/dev/null 2>err.txt || fail "memory cap: relay-plan failed: $(cat err.txt)"
+"$DUMP" capped.plan --json >dump.json 2>err.txt || fail "memory cap: relay-dump failed: $(cat err.txt)"
+json_check dump.json "memory cap: the plan" "d['max_buffer_bytes'] == 1000 and d['schedule'] == 'rounds'"
+"$DUMP" capped.plan | grep -q "^  cap        1000 bytes" || fail "memory cap: relay-dump's text names the cap"
+"$MPIEXEC" -n 3 "$RUN" capped.plan --verify --iters 2 >/dev/null 2>err.txt || fail "memory cap: relay-run: $(cat err.txt)"
+echo "ok: memory cap"
 finish

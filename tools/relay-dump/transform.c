@@ -203,6 +203,9 @@ static void print_header(const char *path, const relay_plan *p, const plan_volum
     printf("  relabel    %s\n", cli_relabel_words[p->relabel]);
     print_sigma(p);
     printf("  schedule   %s, %d round%s\n", cli_schedule_words[p->schedule], rounds_of(p), rounds_of(p) == 1 ? "" : "s");
+    if (p->max_buffer_bytes)
+        printf("  cap        %lld bytes (%s) of pack and of receive buffer per rank: messages in chunks\n",
+               (long long)p->max_buffer_bytes, cli_bytes(p->max_buffer_bytes).text);
     print_tuning(p);
     printf("  volumes    %lld bytes total (%s), %lld remote (%s), %lld remote with identity sigma (%s)\n",
            (long long)v->bytes_total, cli_bytes(v->bytes_total).text, (long long)v->bytes_remote,
@@ -388,6 +391,7 @@ static void print_json_summary(const dump_request *r, const relay_plan *p, const
     dump_json_sigma(&w, r, p, p->sigma);
     json_string(&w, "schedule", cli_schedule_words[p->schedule]);
     json_int(&w, "rounds", rounds_of(p));
+    json_int(&w, "max_buffer_bytes", p->max_buffer_bytes);
     json_tuning(&w, p);
     if (steps) step_view_json(&w, steps, p, dump_listed(r, p->rounds));
     dump_json_volumes(&w, v->bytes_total, v->bytes_remote, st.bytes_remote_identity, v->messages, v->pieces);

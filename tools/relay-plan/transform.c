@@ -4,7 +4,7 @@
  *   relay-plan transform --ranks P --from SPEC --to SPEC [--op N|T|C]
  *       [--type s|d|c|z] [--relabel none|greedy|optimal]
  *       [--schedule auto|p2p|rounds|alltoallv|neighbor]
- *       [--ranks-per-node K | --node-map FILE] [--node-weight W] -o FILE
+ *       [--ranks-per-node K | --node-map FILE] [--node-weight W] [--max-buffer BYTES] -o FILE
  *
  * Reference: docs/cli.md; the layout specs: plan.h. */
 #include <errno.h>
@@ -48,12 +48,16 @@ const char transform_help[] =
     "                     (one MPI_Alltoallv), neighbor (one neighbourhood alltoallv on a\n"
     "                     graph of the messages), or auto (default: alltoallv when nearly\n"
     "                     all rank pairs exchange small messages, else p2p)\n"
+    "    --max-buffer BYTES  a memory cap: each rank's pack and receive buffers hold at most\n"
+    "                     BYTES (at least one element; each rounded up to 64): the replay runs\n"
+    "                     in rounds, each step's message in chunks of at most BYTES, one chunk\n"
+    "                     sent and one received at a time (--schedule auto or rounds)\n"
     "    -o, --output FILE  the plan file to write\n"
     "    -h, --help       print this help and exit\n"
     "    Options take their value as the next argument or after '=' (--ranks=4).\n";
 
 typedef struct {
-    int64_t ranks, ranks_per_node;
+    int64_t ranks, ranks_per_node, max_buffer;
     const char *from, *to, *output, *node_map;
     int op, type, relabel, schedule; /* indices of the cli_*_words: the enum values */
     double node_weight;
@@ -84,6 +88,7 @@ static const cli_option transform_options[] = {
     CLI_INT("--ranks-per-node", AT(ranks_per_node), 1, 2147483647),
     CLI_TEXT("--node-map", AT(node_map)),
     CLI_CUSTOM("--node-weight", parse_node_weight),
+    CLI_INT("--max-buffer", AT(max_buffer), 1, INT64_MAX),
     CLI_END,
 };
 #undef AT
@@ -140,7 +145,8 @@ static int node_map(const transform_request *r, int **nodes, cli_error *e)
     return CLI_OK;
 }
 
-/* The planner's options: relabeling, schedule and the node map (or NULL). */
+/* The planner's options: relabeling, schedule, the node map (or NULL) and
+ * the memory cap. */
 static relay_plan_options plan_options(const transform_request *r, const int *nodes)
 {
     relay_plan_options opts;
@@ -148,6 +154,7 @@ static relay_plan_options plan_options(const transform_request *r, const int *no
     opts.relabel = (relay_relabel)r->relabel;
     opts.schedule = (relay_schedule)r->schedule;
     opts.node_of_rank = nodes;
+    opts.max_buffer_bytes = r->max_buffer;
     if (nodes) opts.inter_node_weight = r->node_weight;
     return opts;
 }

@@ -62,7 +62,8 @@ static const char help_text[] =
     "                 run_s_min, bytes_remote (seconds and bytes; verified is false unless\n"
     "                 --verify was given and every element matched); HSUMMA plans add\n"
     "                 group_rows, group_cols, comm_s and compute_s; transform plans add schedule\n"
-    "                 (the one replayed: the plan's, or the tuned choice)\n"
+    "                 (the one replayed: the plan's, or the tuned choice); extra_bytes, the most\n"
+    "                 memory one rank's executor holds beyond the matrices\n"
     "    --tune OUT   choose how to replay on this job and write the plan with the choice to\n"
     "                 OUT (rank 0), then replay that one.  Transform plans: K replays (--iters,\n"
     "                 at most 1000) of each way to replay them (p2p, p2p all packed, rounds,\n"
@@ -231,6 +232,7 @@ typedef struct {
     int64_t wrong, bytes_remote;
     int verified;
     const char *schedule;        /* transform plans: the schedule replayed, else NULL */
+    int64_t extra_bytes;         /* the most memory a rank's executor holds beyond the buffers */
     int hsumma;                  /* the HSUMMA report below is filled */
     relay_hsumma_report report;  /* groups replayed; the last replay's seconds, slowest rank */
 } run_result;
@@ -265,6 +267,7 @@ static void print_json(const run_request *r, const replay_state *s, const run_re
     json_double(&w, "run_s_min", res->min);
     json_int(&w, "bytes_remote", res->bytes_remote);
     if (res->schedule) json_string(&w, "schedule", res->schedule);
+    json_int(&w, "extra_bytes", res->extra_bytes);
     if (res->hsumma) {
         json_int(&w, "group_rows", res->report.group_rows);
         json_int(&w, "group_cols", res->report.group_cols);
@@ -322,6 +325,9 @@ static int report_results(const replay_state *s, const run_request *r, int rank,
     relay_schedule schedule;
     int packed;
     if (relay_exec_schedule(s->exec, &schedule, &packed) == RELAY_OK) res.schedule = cli_schedule_words[schedule];
+    relay_exec_memory mem = {0};
+    relay_exec_get_memory(s->exec, &mem);
+    MPI_Allreduce(&mem.extra_bytes, &res.extra_bytes, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
     res.hsumma = report_hsumma(s->exec, &res.report);
     int status = r->verify ? verify(s, rank, &res.wrong, e) : CLI_OK;
     res.verified = r->verify && !status;

@@ -6,8 +6,6 @@
 
 #include "run.h"
 
-enum { MOST_TUNING_REPLAYS = 1000 }; /* relay_exec_tune's limit */
-
 /* FILE's plan, every section, carrying the tuning this rank's section got. */
 static int save_tuned(const relay_plan *tuned, const char *path, const char *out, cli_error *e)
 {
@@ -26,7 +24,7 @@ int tune_plan(relay_plan **plan, const char *path, const char *out, int64_t repl
     relay_plan_kind kind = relay_plan_get_kind(*plan);
     if (kind == RELAY_PLAN_HSUMMA) return autotune_hsumma(plan, out, rank, e);
     if (kind != RELAY_PLAN_TRANSFORM) return cli_fail(e, CLI_USAGE, "--tune: a BMMC plan replays one way; there is nothing to tune");
-    relay_status st = relay_exec_tune(*plan, MPI_COMM_WORLD, replays < MOST_TUNING_REPLAYS ? (int)replays : MOST_TUNING_REPLAYS);
+    relay_status st = relay_exec_tune(*plan, MPI_COMM_WORLD, replays < RELAY_TUNE_MAX_REPLAYS ? (int)replays : RELAY_TUNE_MAX_REPLAYS);
     if (st) return cli_fail_relay(e, CLI_FAILED, st, "--tune");
     return rank == 0 ? save_tuned(*plan, path, out, e) : CLI_OK;
 }

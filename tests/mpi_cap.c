@@ -1,0 +1,145 @@
+/* mpi_cap.c — replays under a memory cap (relay_plan_options'
+ * max_buffer_bytes), beside mpi_transform's random capped cases:
+ *   - a 768 x 768 transpose from 32 x 32 blocks on 1 x P to 96 x 96 on
+ *     P x 1, capped at 64 KiB, 16 KiB + 8 and 1600 bytes: A is what
+ *     the serial reference says (alpha and beta random, gaps untouched),
+ *     from the plan and from the plan reloaded for this rank alone, and
+ *     each rank's staging memory (relay_exec_get_memory) stays within two
+ *     buffers of the cap and a small allowance for the chunks' lists,
+ *     where the same plan uncapped stages every remote byte;
+ *   - a plan file keeps the cap, which changes the fingerprint;
+ *   - tuning a capped plan times rounds alone, and a tuning that would
+ *     replay it otherwise is refused;
+ *   - refusals: a cap with another schedule than auto or rounds, a cap
+ *     below one element, a negative one. */
+#include <complex.h>
+#include <stdlib.h>
+
+#include <mpi.h>
+
+#include "mpi_check.h"
+#include "ref_buffer.h"
+#include "relay/relay.h"
+
+enum { N = 768 };
+
+/* 32 x 32 blocks on 1 x P (B, N x N) and 96 x 96 blocks on P x 1 (A). */
+static void layouts(ref_layout *a, ref_layout *b, int P)
+{
+    ref_bc_params pb = {.m = N, .n = N, .mb = 32, .nb = 32, .nprow = 1, .npcol = P, .grid_order = RELAY_ROW_MAJOR,
+                        .elem_order = RELAY_COL_MAJOR};
+    ref_bc_params pa = {.m = N, .n = N, .mb = 96, .nb = 96, .nprow = P, .npcol = 1, .grid_order = RELAY_ROW_MAJOR,
+                        .elem_order = RELAY_ROW_MAJOR};
+    ref_layout_block_cyclic(b, &pb);
+    ref_layout_block_cyclic(a, &pa);
+}
+
+static relay_plan *plan_capped(const ref_layout *a, const ref_layout *b, int P, int64_t cap, relay_schedule s)
+{
+    relay_plan_options o;
+    relay_plan_options_init(&o);
+    o.max_buffer_bytes = cap;
+    o.schedule = s;
+    return ref_plan_of(P, a, b, NULL, RELAY_OP_T, RELAY_DOUBLE, &o);
+}
+
+/* One replay of A := alpha B^T + beta A over fresh buffers: A must be the
+ * reference's.  *mem: this rank's staging memory and remote bytes. */
+static int replays_right(const relay_plan *p, const ref_layout *a, const ref_layout *b, uint64_t seed, relay_exec_memory *mem)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    ref_buffer ba, bb;
+    ref_buffer_make(&ba, a, rank, RELAY_DOUBLE);
+    ref_buffer_make(&bb, b, rank, RELAY_DOUBLE);
+    ref_buffer_fill(&ba, seed + 1);
+    ref_buffer_fill(&bb, seed);
+    double alpha = seed % 2 ? -2 : 0.5, beta = seed % 3 ? 1 : -1;
+    relay_exec *e = NULL;
+    *mem = (relay_exec_memory){0};
+    int ok = p && relay_exec_create(&e, p, MPI_COMM_WORLD) == RELAY_OK &&
+             relay_exec_run(e, (void *[]){ba.data}, (const void *[]){bb.data}, &alpha, &beta) == RELAY_OK &&
+             relay_exec_get_memory(e, mem) == RELAY_OK;
+    ref_transform want = {.op = RELAY_OP_T, .type = RELAY_DOUBLE, .alpha = alpha, .beta = beta, .read_a = 1,
+                          .seed_b = seed, .seed_a = seed + 1};
+    ok = ok && ref_buffer_is(&ba, &want) && ref_buffer_holds(&bb, seed);
+    relay_exec_free(e);
+    ref_buffer_free(&ba);
+    ref_buffer_free(&bb);
+    return ok;
+}
+
+static void check_cap(const ref_layout *a, const ref_layout *b, int P, int rank, int64_t cap, const relay_exec_memory *uncapped)
+{
+    relay_plan *p = plan_capped(a, b, P, cap, cap % 2 ? RELAY_SCHED_AUTO : RELAY_SCHED_ROUNDS);
+    relay_plan *mine = p ? ref_plan_reloaded(p, rank) : NULL;
+    relay_exec_memory m, m_mine;
+    check(p && relay_plan_schedule(p) == RELAY_SCHED_ROUNDS && relay_plan_max_buffer_bytes(p) == cap,
+          "a capped plan replays in rounds and keeps its cap");
+    check(replays_right(p, a, b, 11 + (uint64_t)cap, &m), "a capped replay matches the serial reference");
+    check(replays_right(mine, a, b, 12 + (uint64_t)cap, &m_mine), "... and so does the plan reloaded for this rank");
+    int64_t extra = m.extra_bytes, extra_mine = m_mine.extra_bytes;
+    /* Two buffers of the cap, and the lists of the chunks (each a few
+     * hundred bytes of walks and tasks) and of the plan's lattices. */
+    int64_t allowance = 2 * (cap + 64) + 64 * 1024 + 512 * (2 * uncapped->remote_bytes / cap + 64);
+    if (extra > allowance || extra_mine > allowance)
+        printf("  rank %d, cap %lld: extra %lld and %lld bytes, allowance %lld\n", rank, (long long)cap, (long long)extra,
+               (long long)extra_mine, (long long)allowance);
+    check(extra <= allowance && extra_mine <= allowance, "staging memory stays within the cap's two buffers");
+    if (cap >= 64 * 1024) /* the largest cap's allowance is far below what the plan stages uncapped */
+        check(uncapped->extra_bytes >= uncapped->remote_bytes && (P == 1 || uncapped->remote_bytes > 2 * allowance),
+              "the plan uncapped stages every remote byte, far more than the allowance (the check measures)");
+    relay_plan_free(mine);
+    relay_plan_free(p);
+}
+
+static void check_file_and_tuning(const ref_layout *a, const ref_layout *b, int P)
+{
+    relay_plan *p = plan_capped(a, b, P, 4096, RELAY_SCHED_ROUNDS), *plain = plan_capped(a, b, P, 0, RELAY_SCHED_ROUNDS);
+    relay_plan *all = p ? ref_plan_reloaded(p, -1) : NULL;
+    check(all && relay_plan_max_buffer_bytes(all) == 4096 && relay_plan_fingerprint(all) == relay_plan_fingerprint(p) &&
+              relay_plan_fingerprint(p) != relay_plan_fingerprint(plain),
+          "a plan file keeps the cap, part of the fingerprint");
+    relay_tuning t = {0};
+    check(relay_exec_tune(all, MPI_COMM_WORLD, 2) == RELAY_OK && relay_plan_tuning(all, &t) == RELAY_OK && t.ntimed == 1 &&
+              t.choices[0].schedule == RELAY_SCHED_ROUNDS,
+          "tuning a capped plan times rounds alone");
+    t.choices[0].schedule = RELAY_SCHED_P2P;
+    check(relay_plan_set_tuning(all, &t) == RELAY_ERR_ARG, "a tuning that replays a capped plan without rounds is refused");
+    relay_plan_free(all);
+    relay_plan_free(plain);
+    relay_plan_free(p);
+}
+
+static void check_refusals(const ref_layout *a, const ref_layout *b, int P)
+{
+    static const relay_schedule others[] = {RELAY_SCHED_P2P, RELAY_SCHED_ALLTOALLV, RELAY_SCHED_NEIGHBOR};
+    for (int k = 0; k < 3; k++)
+        check(!plan_capped(a, b, P, 4096, others[k]) && relay_last_error()[0],
+              "a cap with a schedule other than auto or rounds is refused");
+    check(!plan_capped(a, b, P, 7, RELAY_SCHED_AUTO), "a cap below one element is refused");
+    check(!plan_capped(a, b, P, -1, RELAY_SCHED_AUTO), "a negative cap is refused");
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, P;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    ref_layout a, b;
+    layouts(&a, &b, P);
+    relay_plan *uncapped = plan_capped(&a, &b, P, 0, RELAY_SCHED_P2P);
+    relay_exec_memory uncapped_memory;
+    check(replays_right(uncapped, &a, &b, 3, &uncapped_memory), "the uncapped replay matches the serial reference");
+    relay_plan_free(uncapped);
+    static const int64_t caps[] = {64 * 1024, 16 * 1024 + 8, 1600};
+    for (int k = 0; k < 3; k++) check_cap(&a, &b, P, rank, caps[k], &uncapped_memory);
+    check_file_and_tuning(&a, &b, P);
+    check_refusals(&a, &b, P);
+    ref_layout_free(&a);
+    ref_layout_free(&b);
+    int status = check_summary("mpi_cap");
+    MPI_Finalize();
+    return status;
+}
