@@ -67,7 +67,7 @@ static int post_direct(rl_transform_exec *x, int k, int sending, MPI_Request **r
     const rl_message *m = sending ? &s->send[k] : &s->recv[k];
     const rl_span *spans = sending ? s->send_spans : s->recv_spans;
     const rl_direct_runs *runs = sending ? x->send_runs : x->recv_runs;
-    char *staged = x->recvs.buf ? x->recvs.buf + x->recvs.byte_off[k] : NULL;
+    char *staged = !sending && x->recvs.buf ? x->recvs.buf + x->recvs.byte_off[k] : NULL; /* k is a send's index when sending */
     int rc = MPI_SUCCESS;
     int64_t n = 0;
     for (int64_t i = m->first; i < m->first + m->count; i++) {
