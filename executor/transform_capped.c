@@ -8,16 +8,15 @@
  * lattices while they fit, else runs of piece rows, runs of pieces of one
  * row, or bands of a single piece's rows (or of one row's columns).  The
  * cut follows the lattices' shapes alone, which a message's two ends
- * share, so sender and receiver cut it alike (binding compares the chunk
- * counts, transform_exec.c) and each packs or unpacks a chunk as a message
- * of its own (transform_pack.c), all chunks at the start of one buffer.
+ * share, so sender and receiver cut it alike (binding compares a
+ * signature of the shapes, rl_capped_signature, transform_exec.c) and each
+ * packs or unpacks a chunk as a message of its own (transform_pack.c), all
+ * chunks at the start of one buffer.
  *
  * A step moves chunk j of its send and of its receive for j = 0, 1, ...
  * until both end, waiting for each pair before the next: a rank waits only
  * for peers at the same step and chunk, which they reach (a peer past it
  * would have needed this rank's part), so the steps cannot deadlock. */
-#include <limits.h>
-
 #include "error.h"
 #include "mpi_error.h"
 #include "transform_capped.h"

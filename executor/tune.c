@@ -3,7 +3,8 @@
  * plan's sections (exec.c's rl_exec_create_choosing), all bound at once
  * over the same scratch buffers and timed in turns, so that a change in
  * the machine's load falls on every choice alike: a replay's time is the
- * slowest rank's from a barrier, a choice's the median of its replays.
+ * slowest rank's from the agreement that starts it, a choice's the median
+ * of its replays.
  * The result is the plan's tuning (plan_format/tuning.c), which
  * relay_exec_create follows in jobs of the same shape.  FFTW's wisdom is
  * the model: measure once, keep the answer with what it was measured on. */

@@ -7,7 +7,6 @@
  * sections are replayed, not what they move, so a tuned plan and its
  * untuned original are the same plan to relay_exec_create's agreement
  * (which compares the tuned choice separately, exec.c). */
-#include <math.h>
 #include <string.h>
 
 #include "error.h"
