@@ -1,6 +1,6 @@
 /* main.c — relay-run: replays a plan file under MPI.
  *
- *   mpiexec -n P relay-run FILE [--iters K] [--warmup W] [--verify] [--json] [--tune OUT]
+ *   mpiexec -n P relay-run FILE [--iters K] [--warmup W] [--verify] [--json] [--tune=OUT]
  *                            [--stats STATS]
  *
  * Each rank reads only its own section of FILE, fills its inputs by the
@@ -27,7 +27,7 @@ static const char help_text[] =
     "    relay-run - replay a relay plan file under MPI, time it and verify the result\n"
     "\n"
     "SYNOPSIS\n"
-    "    mpiexec -n P relay-run FILE [--iters K] [--warmup W] [--verify] [--json] [--tune OUT]\n"
+    "    mpiexec -n P relay-run FILE [--iters K] [--warmup W] [--verify] [--json] [--tune=OUT]\n"
     "                                [--stats STATS]\n"
     "    relay-run --help\n"
     "\n"
@@ -64,14 +64,15 @@ static const char help_text[] =
     "                 group_rows, group_cols, comm_s and compute_s; transform plans add schedule\n"
     "                 (the one replayed: the plan's, or the tuned choice); extra_bytes, the most\n"
     "                 memory one rank's executor holds beyond the matrices\n"
-    "    --tune OUT   choose how to replay on this job and write the plan with the choice to\n"
+    "    --tune=OUT   choose how to replay on this job and write the plan with the choice to\n"
     "                 OUT (rank 0), then replay that one.  Transform plans: K replays (--iters,\n"
     "                 at most 1000) of each way to replay them (p2p, p2p all packed, rounds,\n"
     "                 alltoallv, neighbor, as they apply), interleaved; every choice's median\n"
     "                 time and the fastest are kept in OUT, used by every job with as many ranks\n"
     "                 per node, and shown by relay-dump.  HSUMMA plans: two outer steps of every\n"
-    "                 grouping the grid allows; OUT has the fastest groups.  (--autotune OUT is\n"
-    "                 its earlier name.)\n"
+    "                 grouping the grid allows; OUT has the fastest groups.  Write the '=':\n"
+    "                 Open MPI's mpiexec takes \"--tune FILE\" for itself.  (--autotune is its\n"
+    "                 earlier name.)\n"
     "    --stats STATS  transform plans: write to STATS (CSV, rank 0) the seconds each rank's\n"
     "                 timed replays spent packing each message it sends, waiting for and\n"
     "                 unpacking each it receives, copying its local pieces and waiting for the\n"
@@ -90,7 +91,7 @@ static const char help_text[] =
     "    mpiexec -n 4 relay-run t.plan --verify\n"
     "    mpiexec -n 4 relay-run t.plan --iters 50 --warmup 5 --json\n"
     "    mpiexec -n 4 relay-run t.plan --stats t.csv && relay-dump t.plan --stats t.csv\n"
-    "    mpiexec -n 4 relay-run t.plan --tune tuned.plan && relay-dump tuned.plan\n"
+    "    mpiexec -n 4 relay-run t.plan --tune=tuned.plan && relay-dump tuned.plan\n"
     "\n"
     "SEE ALSO\n"
     "    relay-plan(1), relay-dump(1), docs/cli.md\n";
