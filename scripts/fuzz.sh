@@ -31,16 +31,16 @@ out=${RELAY_FUZZ_KEEP:-$(mktemp -d)}
 [ -n "${RELAY_FUZZ_KEEP:-}" ] || trap 'rm -rf "$out"' EXIT
 mkdir -p "$out/corpus/all" "$out/crashes"
 
-# The decoder and what it calls, from plan_format/ alone (neither MPI nor the planner).
-sources=(tests/fuzz/fuzz_plan_decode.c tests/fuzz/plan_mutator.c
-  plan_format/error.c plan_format/layout.c plan_format/plan.c plan_format/hash.c plan_format/validate.c
-  plan_format/mp_reader.c plan_format/codec_read.c plan_format/codec_write.c plan_format/atomic_file.c
-  plan_format/bmmc.c plan_format/hsumma_dist.c plan_format/hsumma_check.c plan_format/hsumma_fields.c
-  plan_format/hsumma.c plan_format/hsumma_model.c)
+# The decoder and what it calls: plan_format/ alone (neither MPI nor the
+# planner), its sources as its CMakeLists.txt lists them, so that a file
+# added there is fuzzed too.
+mapfile -t format_sources < <(sed -n '/^add_library(relay_format_objects/,/)/p' plan_format/CMakeLists.txt |
+                              grep -o '[a-z_0-9]*\.c' | sed 's|^|plan_format/|')
+sources=(tests/fuzz/fuzz_plan_decode.c tests/fuzz/plan_mutator.c "${format_sources[@]}")
 # What --coverage measures: the decoder and validation files whole, and of
 # layout.c and bmmc.c the checks (their other functions serve the planner
 # and the executor).
-measured=(codec_read.c mp_reader.c validate.c hsumma_check.c hsumma_fields.c layout.c bmmc.c)
+measured=(codec_read.c mp_reader.c validate.c tuning.c hsumma_check.c hsumma_fields.c layout.c bmmc.c)
 checks='^(layout\.c:)?(relay_layout_block_cyclic|relay_layout_grid|layout_new|bc_check|bc_build|bc_fill_rank_sizes|check_[a-z_]+|rl_bmmc_validate|rl_bmmc_from_factors)$'
 
 fuzz_build() { # OUTPUT FLAGS...
