@@ -16,12 +16,12 @@ module relay_scalapack_mod
   public :: RELAY_SCALAPACK_CACHE_SIZE, relay_scalapack_cache_stats
   public :: relay_psgemr2d, relay_pdgemr2d, relay_pcgemr2d, relay_pzgemr2d
   public :: relay_pstran, relay_pdtran, relay_pctranu, relay_pztranu, relay_pctranc, relay_pztranc
-  public :: relay_scalapack_cache_get_stats, relay_scalapack_cache_clear
+  public :: relay_scalapack_cache_get_stats, relay_scalapack_cache_set_limit, relay_scalapack_cache_clear
 
   integer(c_int), parameter :: RELAY_SCALAPACK_CACHE_SIZE = 32
 
   type, bind(C) :: relay_scalapack_cache_stats
-    integer(c_long_long) :: hits, misses, entries
+    integer(c_long_long) :: hits, misses, entries, contexts
   end type relay_scalapack_cache_stats
 
   ! B(ib:ib+m-1, jb:jb+n-1) := A(ia:ia+m-1, ja:ja+n-1), collective over ictxt.
@@ -132,14 +132,22 @@ module relay_scalapack_mod
     end function relay_pztranc
   end interface
 
-  ! The plan cache behind these calls.  Clearing is collective over every
-  ! process that made calls.
+  ! The plan cache behind these calls: what relay holds for a BLACS grid is
+  ! freed with the grid (blacs_gridexit); each process keeps at most its
+  ! limit of plans (64 unless set, or RELAY_SCALAPACK_CACHE_PLANS).
+  ! Clearing is collective over every process that made calls.
   interface
     function relay_scalapack_cache_get_stats(stats) bind(C, name='relay_scalapack_cache_get_stats') result(st)
       import :: c_int, relay_scalapack_cache_stats
       type(relay_scalapack_cache_stats), intent(inout) :: stats
       integer(c_int) :: st
     end function relay_scalapack_cache_get_stats
+
+    function relay_scalapack_cache_set_limit(plans) bind(C, name='relay_scalapack_cache_set_limit') result(st)
+      import :: c_int
+      integer(c_int), value :: plans
+      integer(c_int) :: st
+    end function relay_scalapack_cache_set_limit
 
     function relay_scalapack_cache_clear() bind(C, name='relay_scalapack_cache_clear') result(st)
       import :: c_int

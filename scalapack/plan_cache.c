@@ -1,8 +1,17 @@
-/* plan_cache.c — step 4 of a call (scalapack_internal.h): each BLACS
- * context's cache of bound executors, keyed by the call's key, most
- * recently used first and at most RELAY_SCALAPACK_CACHE_SIZE long.  Every
- * process of a context makes the same calls, so all hold the same list and
- * planning, binding and eviction (collective frees) happen together. */
+/* plan_cache.c — step 4 of a call (scalapack_internal.h): the cache of
+ * bound executors, keyed by the call's key, one list over every context,
+ * most recently used first.
+ *
+ * Two caps bound it.  Each context keeps at most RELAY_SCALAPACK_CACHE_SIZE
+ * plans: every process of a grid makes the same calls, so all hold the
+ * same list and evict (a collective free) together.  The process keeps at
+ * most its limit (relay_scalapack_cache_set_limit, RELAY_SCALAPACK_CACHE_PLANS,
+ * 64 by default) over all contexts: past it, the plans of the context
+ * whose plan was least recently used are freed at once, by this process
+ * alone, and the context marked pruned, so that its next call drops its
+ * plans on all its processes before any of them counts a hit (scalapack.c). */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
 
@@ -10,7 +19,11 @@
 #include "exec_internal.h"
 #include "scalapack_internal.h"
 
+enum { DEFAULT_PROCESS_LIMIT = 64 };
+
 static relay_scalapack_cache_stats stats;
+static rl_cache_entry *entries;   /* every context's, most recently used first */
+static int process_limit;         /* 0 until set or read from the environment */
 
 /* Lent to every first replay, whatever its context: calls run one at a
  * time, and one scratch of the largest one-off call stays warm where one
@@ -54,32 +67,115 @@ static relay_status plan_entry(rl_cache_entry *e, rl_blacs_context *cx)
     return st;
 }
 
-/* Drops the least recently used entry of a full cache (collective over the
- * context: every process holds the same list). */
-static void evict_if_full(rl_blacs_context *cx)
+/* ---- the list -------------------------------------------------------------- */
+
+static void unlink_entry(rl_cache_entry *e)
 {
-    if (cx->nentries < RELAY_SCALAPACK_CACHE_SIZE) return;
-    rl_cache_entry **last = &cx->entries;
-    while ((*last)->next) last = &(*last)->next;
-    entry_free(*last);
-    *last = NULL;
-    cx->nentries--;
-    stats.entries--;
+    for (rl_cache_entry **at = &entries; *at; at = &(*at)->next)
+        if (*at == e) {
+            *at = e->next;
+            return;
+        }
 }
 
-/* The cached entry of a key, moved to the front; NULL if none. */
-static rl_cache_entry *cached(rl_blacs_context *cx, uint64_t hash, const int32_t *key, size_t len)
+static void push_front(rl_cache_entry *e)
 {
-    for (rl_cache_entry **at = &cx->entries; *at; at = &(*at)->next) {
-        rl_cache_entry *e = *at;
-        if (e->hash != hash || e->key_len != len || memcmp(e->key, key, len * sizeof *key)) continue;
-        *at = e->next;
-        e->next = cx->entries;
-        cx->entries = e;
+    e->next = entries;
+    entries = e;
+}
+
+static void drop(rl_cache_entry *e)
+{
+    unlink_entry(e);
+    e->cx->nentries--;
+    stats.entries--;
+    entry_free(e);
+}
+
+/* The least recently used entry of cx (NULL: of any context) other than
+ * spare; NULL if none. */
+static rl_cache_entry *least_recent(const rl_blacs_context *cx, const rl_cache_entry *spare)
+{
+    rl_cache_entry *last = NULL;
+    for (rl_cache_entry *e = entries; e; e = e->next)
+        if ((!cx || e->cx == cx) && e != spare) last = e;
+    return last;
+}
+
+/* The cached entry of a key in cx, moved to the front; NULL if none. */
+static rl_cache_entry *cached(const rl_blacs_context *cx, uint64_t hash, const int32_t *key, size_t len)
+{
+    for (rl_cache_entry *e = entries; e; e = e->next) {
+        if (e->cx != cx || e->hash != hash || e->key_len != len || memcmp(e->key, key, len * sizeof *key)) continue;
+        unlink_entry(e);
+        push_front(e);
         return e;
     }
     return NULL;
 }
+
+/* ---- the two caps ------------------------------------------------------------ */
+
+/* The per-process limit: set, or RELAY_SCALAPACK_CACHE_PLANS if that is a
+ * positive integer, or the default.  Whatever each process reads, the
+ * calls stay collective: only when a plan is freed depends on it. */
+static int limit(void)
+{
+    if (process_limit) return process_limit;
+    const char *v = getenv("RELAY_SCALAPACK_CACHE_PLANS");
+    char *end = NULL;
+    errno = 0;
+    long n = v ? strtol(v, &end, 10) : 0;
+    process_limit = v && *v && !*end && !errno && n >= 1 && n <= 1 << 30 ? (int)n : DEFAULT_PROCESS_LIMIT;
+    return process_limit;
+}
+
+/* Makes room in a full context (on every process of it together). */
+static void evict_if_context_full(rl_blacs_context *cx)
+{
+    if (cx->nentries >= RELAY_SCALAPACK_CACHE_SIZE) drop(least_recent(cx, NULL));
+}
+
+/* Frees cx's plans but spare. */
+static void drop_plans_of(const rl_blacs_context *cx, const rl_cache_entry *spare)
+{
+    for (rl_cache_entry *e; (e = least_recent(cx, spare));) drop(e);
+}
+
+/* The least recently used entry of a context other than cx; NULL if none. */
+static rl_cache_entry *least_recent_elsewhere(const rl_blacs_context *cx)
+{
+    rl_cache_entry *last = NULL;
+    for (rl_cache_entry *e = entries; e; e = e->next)
+        if (e->cx != cx) last = e;
+    return last;
+}
+
+/* Past the per-process limit, frees the plans of the context whose plan
+ * was least recently used (they all go at its next call anyway: it is
+ * marked pruned), of another context than spare's (the plan the current
+ * call replays) while there is one, and never spare. */
+static void prune_to_limit(const rl_cache_entry *spare)
+{
+    while (stats.entries > limit()) {
+        const rl_blacs_context *current = spare ? spare->cx : NULL;
+        rl_cache_entry *e = least_recent_elsewhere(current);
+        if (!e) e = least_recent(current, spare);
+        if (!e) return;
+        e->cx->pruned = 1;
+        drop_plans_of(e->cx, spare);
+    }
+}
+
+relay_status relay_scalapack_cache_set_limit(int plans)
+{
+    if (plans < 1) return rl_fail(RELAY_ERR_ARG, "relay_scalapack_cache_set_limit: %d plans; at least 1", plans);
+    process_limit = plans;
+    prune_to_limit(NULL);
+    return RELAY_OK;
+}
+
+/* ---- lookups --------------------------------------------------------------------- */
 
 relay_status rl_scalapack_lookup(rl_blacs_context *cx, int32_t *key, size_t len, relay_exec **exec)
 {
@@ -96,38 +192,28 @@ relay_status rl_scalapack_lookup(rl_blacs_context *cx, int32_t *key, size_t len,
         free(key);
         return RL_NOMEM();
     }
-    *e = (rl_cache_entry){NULL, h, len, key, NULL};
+    *e = (rl_cache_entry){NULL, cx, h, len, key, NULL};
     relay_status st = plan_entry(e, cx);
     if (st) {
         free(key);
         free(e);
         return st;
     }
-    evict_if_full(cx);
-    e->next = cx->entries;
-    cx->entries = e;
+    evict_if_context_full(cx);
+    push_front(e);
     cx->nentries++;
     stats.entries++;
     stats.misses++;
+    prune_to_limit(e);
     *exec = e->exec;
     return RELAY_OK;
 }
 
 void rl_scalapack_drop_entries(rl_blacs_context *cx)
 {
-    for (rl_cache_entry *e = cx->entries, *next; e; e = next) {
-        next = e->next;
-        entry_free(e);
-    }
-    cx->entries = NULL;
+    drop_plans_of(cx, NULL);
+    cx->pruned = 0;
     relay_internal_scratch_release(&first_replays); /* given back too: the next first replay takes it anew */
-    stats.entries -= cx->nentries;
-    cx->nentries = 0;
 }
 
-relay_status relay_scalapack_cache_get_stats(relay_scalapack_cache_stats *s)
-{
-    if (!s) return rl_fail(RELAY_ERR_ARG, "relay_scalapack_cache_get_stats: NULL argument");
-    *s = stats;
-    return RELAY_OK;
-}
+void rl_scalapack_plan_stats(relay_scalapack_cache_stats *s) { *s = stats; }

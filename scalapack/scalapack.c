@@ -24,14 +24,27 @@ typedef struct {
     const void *alpha, *beta;
 } call;
 
+/* Where some process of the context dropped one of its plans alone (the
+ * per-process cap), the context's caches differ: every process drops the
+ * context's plans, so that the lookup hits or misses alike everywhere. */
+static void settle_pruned(rl_blacs_context *cx, const rl_process_view *all)
+{
+    for (int p = 0; p < cx->nprocs; p++)
+        if (all[p].pruned) {
+            rl_scalapack_drop_entries(cx);
+            return;
+        }
+}
+
 /* Steps 2 and 3: every process's view, gathered over the context, as the
  * call's key. */
-static relay_status gather_key(const rl_blacs_context *cx, const rl_process_view *mine, const call *c, int32_t **key,
+static relay_status gather_key(rl_blacs_context *cx, const rl_process_view *mine, const call *c, int32_t **key,
                                size_t *len)
 {
     rl_process_view *all = rl_malloc_array((size_t)cx->nprocs, sizeof *all);
     if (!all) return RL_NOMEM(); /* a few bytes per process: if even these are missing, the peers wait in vain */
     int rc = MPI_Allgather(mine, sizeof *mine, MPI_BYTE, all, sizeof *mine, MPI_BYTE, cx->comm);
+    if (rc == MPI_SUCCESS) settle_pruned(cx, all);
     relay_status st = rc == MPI_SUCCESS ? rl_scalapack_build_key(key, len, all, cx->nprocs, c->type, c->op, c->m, c->n, c->fn)
                                         : rl_mpi_fail(rc, "gathering the descriptors");
     free(all);
@@ -46,9 +59,10 @@ static relay_status run_call(const call *c)
     if (myrow < 0 || mycol < 0) return RELAY_OK; /* not a process of the context: nothing to do, as in ScaLAPACK */
     if (c->m == 0 || c->n == 0) return RELAY_OK;
     rl_blacs_context *cx = NULL;
-    relay_status st = rl_scalapack_find_context(c->ictxt, nprow, npcol, &cx);
+    relay_status st = rl_scalapack_find_context(c->ictxt, &cx);
     if (st) return st;
-    rl_process_view mine = {rl_scalapack_view_of(c->sdesc, c->si, c->sj), rl_scalapack_view_of(c->ddesc, c->di, c->dj)};
+    rl_process_view mine = {rl_scalapack_view_of(c->sdesc, c->si, c->sj), rl_scalapack_view_of(c->ddesc, c->di, c->dj),
+                            cx->pruned};
     int32_t *key = NULL;
     size_t len = 0;
     relay_exec *exec = NULL;

@@ -2,9 +2,9 @@
  * and what they share.
  *
  * One call runs four steps, each in its own file:
- *   1. context (context.c): the BLACS context's processes, as a
- *      communicator of their own (created once per context, ordered by
- *      BLACS process number);
+ *   1. context (context.c): the BLACS grid's processes, as a
+ *      communicator of their own (created once per grid, ordered by
+ *      BLACS process number, freed with the grid);
  *   2. gather (scalapack.c): every process contributes what only it knows
  *      (its place in each matrix's grid, its descriptors and local leading
  *      dimensions), so that all hold the same global view, even those
@@ -17,8 +17,13 @@
  *      origin, any process map, per-process lld), planned and bound, its
  *      replays bound only when the key comes again; then the executor
  *      replays over the arrays.
- * Caches are per context, so evicting (a collective free) involves exactly
- * the processes that share the context and make the same calls. */
+ * Every process of a grid makes the same calls on it, so each context's
+ * cache evolves alike on all of them: hits, misses and evictions by the
+ * per-context cap happen together, and so do the collective frees they
+ * imply.  The one decision a process makes alone, dropping a plan for the
+ * per-process cap (plan_cache.c), marks its context pruned; the next call
+ * on the context gathers the marks with the views and, where any is set,
+ * every process drops the context's plans before looking the key up. */
 #ifndef RELAY_SCALAPACK_INTERNAL_H
 #define RELAY_SCALAPACK_INTERNAL_H
 
@@ -34,36 +39,37 @@
 /* BLACS (Debian ships no C header for it). */
 void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
 int Cblacs_pnum(int ctxt, int prow, int pcol);
-void Cblacs_get(int ctxt, int what, int *val);
-MPI_Comm Cblacs2sys_handle(int sysctxt);
+void blacs_get_(const int *ctxt, const int *what, int *val); /* Fortran's: answers a communicator as MPI_Fint */
 
 /* The fields of a ScaLAPACK array descriptor. */
 enum { DTYPE_, CTXT_, M_, N_, MB_, NB_, RSRC_, CSRC_, LLD_, DLEN_ };
 
 /* ---- 1. contexts (context.c) --------------------------------------------- */
 
+/* A cached plan of a context (plan_cache.c). */
 typedef struct rl_cache_entry {
-    struct rl_cache_entry *next;  /* most recently used first */
+    struct rl_cache_entry *next;  /* every context's entries, most recently used first */
+    struct rl_blacs_context *cx;  /* the context whose calls it serves */
     uint64_t hash;
     size_t key_len;
     int32_t *key;
     relay_exec *exec;
 } rl_cache_entry;
 
+/* What relay holds for one BLACS grid, for as long as the grid lives. */
 typedef struct rl_blacs_context {
     struct rl_blacs_context *next; /* creation order */
-    int ictxt;
-    MPI_Comm sys;                 /* the system communicator the context lives in */
+    MPI_Comm grid;                /* BLACS's communicator of the grid, which carries this context */
+    MPI_Comm comm;                /* relay's own over the same processes, in BLACS process order */
     int nprocs;
-    int *pnum;                    /* its processes' ranks in sys, grid row-major */
-    MPI_Comm comm;                /* those processes, in increasing pnum order */
-    rl_cache_entry *entries;
-    int nentries;
+    int nentries;                 /* its plans in the cache */
+    int pruned;                   /* this process dropped one of them alone, for the per-process cap,
+                                     since the context's last call */
 } rl_blacs_context;
 
-/* The context of ictxt (an nprow x npcol grid), created (collectively over
- * its processes) when new or when the handle now names another process set. */
-relay_status rl_scalapack_find_context(int ictxt, int nprow, int npcol, rl_blacs_context **out);
+/* The context of ictxt's grid: the one attached to the grid, or a new one
+ * (created collectively over the grid's processes). */
+relay_status rl_scalapack_find_context(int ictxt, rl_blacs_context **out);
 
 /* ---- 2. and 3. views and keys (descriptors.c) ---------------------------- */
 
@@ -77,6 +83,7 @@ typedef struct {
 
 typedef struct {
     rl_matrix_view src, dst;
+    int32_t pruned;              /* its context's pruned flag: if any process's is set, all drop the context's plans */
 } rl_process_view;
 
 /* This process's view of a matrix (desc NULL or CTXT -1: outside its grid). */
@@ -109,10 +116,18 @@ relay_status rl_scalapack_key_layout(relay_layout **out, const int32_t *matrix_k
 relay_status rl_scalapack_matrix_layout(relay_layout **out, const int32_t *matrix_key, int nprocs);
 
 /* The executor for a key (taken over): moved to the front when cached,
- * planned and bound if not (collective over the context). */
+ * planned and bound if not (collective over the context).  A new plan may
+ * push out the least recently used of the context's (past
+ * RELAY_SCALAPACK_CACHE_SIZE, together on every process) and of all the
+ * process's (past the per-process limit, alone: the plans of the context
+ * least recently used go, and that context is marked pruned). */
 relay_status rl_scalapack_lookup(rl_blacs_context *cx, int32_t *key, size_t len, relay_exec **exec);
 
-/* Frees every cached executor of the context (collective over it). */
+/* Frees every cached executor of the context (collective over it) and
+ * clears its pruned mark. */
 void rl_scalapack_drop_entries(rl_blacs_context *cx);
+
+/* The cache's counts (relay_scalapack_cache_stats but contexts). */
+void rl_scalapack_plan_stats(relay_scalapack_cache_stats *s);
 
 #endif

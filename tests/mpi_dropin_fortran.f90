@@ -43,7 +43,7 @@ program mpi_dropin_fortran
   end type
 
   type, bind(C) :: cache_stats
-    integer(c_long_long) :: hits, misses, entries
+    integer(c_long_long) :: hits, misses, entries, contexts
   end type
 
   abstract interface
@@ -119,7 +119,7 @@ contains
   end subroutine
 
   type(cache_stats) function cache_now()
-    if (relay_scalapack_cache_get_stats(cache_now) /= 0) cache_now = cache_stats(-1, -1, -1)
+    if (relay_scalapack_cache_get_stats(cache_now) /= 0) cache_now = cache_stats(-1, -1, -1, -1)
   end function
 
   ! Whether relay's cache counted `hits` hits and `misses` misses since

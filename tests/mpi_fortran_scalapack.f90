@@ -160,7 +160,9 @@ contains
     call check(after%entries > 0, 'the cache holds plans')
     call check_ok(relay_scalapack_cache_clear(), 'relay_scalapack_cache_clear')
     call check_ok(relay_scalapack_cache_get_stats(after), 'relay_scalapack_cache_get_stats')
-    call check(after%entries == 0, 'clearing empties the cache')
+    call check(after%entries == 0 .and. after%contexts == 0, 'clearing empties the cache')
+    call check(relay_scalapack_cache_set_limit(0) /= 0, 'a limit of 0 plans refused')
+    call check_ok(relay_scalapack_cache_set_limit(64), 'relay_scalapack_cache_set_limit')
   end subroutine test_cache
 
 end program mpi_fortran_scalapack

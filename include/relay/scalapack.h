@@ -61,17 +61,27 @@ RELAY_API relay_status relay_pctranc(int m, int n, const void *alpha, const void
 RELAY_API relay_status relay_pztranc(int m, int n, const void *alpha, const void *a, int ia, int ja, const int *desca,
                            const void *beta, void *c, int ic, int jc, const int *descc);
 
-/* The plan cache.  Each context keeps its RELAY_SCALAPACK_CACHE_SIZE most
- * recently used plans.  Clearing frees every cached executor and context
- * communicator: collective over every process that made calls (they are
- * freed in creation order); MPI_Finalize clears what is left. */
+/* The plan cache.  What relay holds for a BLACS grid (a communicator over
+ * its processes and the grid's cached plans) lives exactly as long as the
+ * grid: blacs_gridexit (or blacs_exit) frees it with the grid.  Each grid
+ * keeps its RELAY_SCALAPACK_CACHE_SIZE most recently used plans, and each
+ * process at most its limit over all grids (64 unless set here or by the
+ * environment variable RELAY_SCALAPACK_CACHE_PLANS, read at the first
+ * call): past it, the process frees at once the plans of the grid whose
+ * plan it used least recently, and the next call on that grid drops them
+ * on all the grid's processes.  The limit may differ between processes.  Clearing frees
+ * every grid's communicator and plans: collective over every process that
+ * made calls (grids are freed in creation order); MPI_Finalize clears what
+ * is left. */
 enum { RELAY_SCALAPACK_CACHE_SIZE = 32 };
 typedef struct {
     long long hits;      /* calls that replayed a cached plan */
     long long misses;    /* calls that planned */
-    long long entries;   /* plans held now, over all contexts */
+    long long entries;   /* plans held now, over all grids */
+    long long contexts;  /* grids held now, each with a communicator of relay's */
 } relay_scalapack_cache_stats;
 RELAY_API relay_status relay_scalapack_cache_get_stats(relay_scalapack_cache_stats *stats);
+RELAY_API relay_status relay_scalapack_cache_set_limit(int plans);
 RELAY_API relay_status relay_scalapack_cache_clear(void);
 
 #ifdef __cplusplus
