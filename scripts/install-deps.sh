@@ -19,6 +19,7 @@ packages=(
   libscalapack-mpich-dev              #   one build per MPI library
   clang libclang-rt-14-dev llvm       # libFuzzer, sanitizer runtimes; llvm-cov for fuzz.sh --coverage
   python3                             # small helper scripts in tests and bench
+  cp2k scalapack-mpi-test             # unchanged ScaLAPACK programs run with the drop-in (tests/apps)
 )
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
