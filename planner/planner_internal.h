@@ -57,6 +57,11 @@ typedef struct {
     int64_t *step;
 } rl_transfers;
 
+/* The graph of the volumes v (rows by logical receiver) under the
+ * relabeling sigma, every step -1 (transfers.c). */
+relay_status rl_transfers_build(rl_transfers *t, const rl_volumes *v, const int32_t *sigma);
+void rl_transfers_free(rl_transfers *t);
+
 /* The transfer from y to x, or -1. */
 int64_t rl_transfer_find(const rl_transfers *t, int y, int x);
 
@@ -73,6 +78,5 @@ relay_status rl_reshape_schedule(relay_plan *p, rl_transfers *t, int *applied);
  * rl_transfers_free. */
 relay_status rl_schedule_plan(relay_plan *p, relay_schedule requested, const rl_volumes *v, rl_transfers *t);
 relay_status rl_schedule_sections(relay_plan *p, const rl_transfers *t);
-void rl_transfers_free(rl_transfers *t);
 
 #endif

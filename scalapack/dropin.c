@@ -19,12 +19,6 @@
 #include "dropin.h"
 #include "scalapack_internal.h"
 
-static const char *const names[RL_DROPIN_ROUTINES] = {
-    "psgemr2d", "pdgemr2d", "pcgemr2d", "pzgemr2d", "pstran", "pdtran", "pctranu", "pztranu", "pctranc", "pztranc",
-};
-
-const char *rl_dropin_name(rl_dropin_routine r) { return names[r]; }
-
 /* ---- where a call goes ---------------------------------------------------- */
 
 typedef relay_status by_relay_fn(rl_dropin_routine r, const void *args);

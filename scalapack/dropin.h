@@ -13,7 +13,9 @@
  *     own routine, found after this library with dlsym(RTLD_NEXT), and
  *     the refusal is said once per routine;
  *   settings and statistics (dropin_stats.c): the environment switches,
- *     and the per-routine counts printed at MPI_Finalize on request. */
+ *     and the per-routine counts printed at MPI_Finalize on request;
+ *   the routines' table (dropin_routines.c): names and ScaLAPACK's symbols,
+ *     read by the three above, which call it and never each other back. */
 #ifndef RL_DROPIN_H
 #define RL_DROPIN_H
 
@@ -30,8 +32,14 @@ typedef enum {
     RL_DROPIN_ROUTINES
 } rl_dropin_routine;
 
+/* ---- the routines (dropin_routines.c) ------------------------------------- */
+
 /* The routine's ScaLAPACK name in lower case (pdgemr2d, pztranc). */
 const char *rl_dropin_name(rl_dropin_routine r);
+
+/* The symbol of ScaLAPACK's own routine for r: Cp?gemr2d for the gemr2d
+ * family (dropin_fallback.c says why), p?tran*_ for the others. */
+const char *rl_dropin_scalapack_symbol(rl_dropin_routine r);
 
 /* ---- settings and statistics (dropin_stats.c) ----------------------------- */
 

@@ -16,10 +16,6 @@
 #include "dropin.h"
 #include "scalapack_internal.h"
 
-static const char *const scalapack_symbols[RL_DROPIN_ROUTINES] = {
-    "Cpsgemr2d", "Cpdgemr2d", "Cpcgemr2d", "Cpzgemr2d", "pstran_", "pdtran_", "pctranu_", "pztranu_", "pctranc_", "pztranc_",
-};
-
 /* The routine's name in capitals, as ScaLAPACK's messages write it. */
 static void upper_name(rl_dropin_routine r, char *out, size_t size)
 {
@@ -39,7 +35,7 @@ static _Noreturn void not_found(rl_dropin_routine r, int ctxt, const char *why)
     upper_name(r, name, sizeof name);
     fprintf(stderr, "{%5d,%5d}:  On entry to %s: relay's drop-in cannot find ScaLAPACK's own %s (%s); link "
             "librelay_scalapack_dropin ahead of a shared ScaLAPACK, or put it in LD_PRELOAD\n",
-            myrow, mycol, name, scalapack_symbols[r], why ? why : "no such symbol after the drop-in");
+            myrow, mycol, name, rl_dropin_scalapack_symbol(r), why ? why : "no such symbol after the drop-in");
     fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, 1);
     abort();
@@ -50,7 +46,7 @@ static void *scalapack_routine(rl_dropin_routine r, int ctxt)
     static void *found[RL_DROPIN_ROUTINES];
     if (!found[r]) {
         dlerror();
-        found[r] = dlsym(RTLD_NEXT, scalapack_symbols[r]);
+        found[r] = dlsym(RTLD_NEXT, rl_dropin_scalapack_symbol(r));
         if (!found[r]) not_found(r, ctxt, dlerror());
     }
     return found[r];
@@ -69,6 +65,6 @@ void rl_dropin_say_refused(rl_dropin_routine r, int ctxt)
     Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
     if (myrow != 0 || mycol != 0) return; /* one voice per context, not one per process */
     fprintf(stderr, "relay drop-in: %s: relay refused a call (%s); ScaLAPACK's own %s ran it, as it runs every call of "
-            "%s that relay refuses (said once)\n", rl_dropin_name(r), relay_last_error(), scalapack_symbols[r],
+            "%s that relay refuses (said once)\n", rl_dropin_name(r), relay_last_error(), rl_dropin_scalapack_symbol(r),
             rl_dropin_name(r));
 }
