@@ -14,7 +14,12 @@
  *   gemr2d hits,   one shape each (n = HIT_N, 32 x 32 blocks to 128 x 128
  *   tran hits      on the squarest grid of P processes: the issue's
  *                  iterative example) called REPS times after a first,
- *                  untimed call that plans.
+ *                  untimed call that plans;
+ *   grid lifetimes REPS times, a grid made (the shapes of P processes in
+ *                  turn), p?gemr2d called twice on it (n = 200, the same
+ *                  blocks), the grid freed, as CP2K makes and frees grids
+ *                  (issue 32): relay's lifetime pays its communicator for
+ *                  the grid, a miss, a hit that binds, and freeing them.
  * Each call runs through relay (relay_pdgemr2d, relay_pdtran) and through
  * ScaLAPACK (pdgemr2d_, pdtran_) on the same arguments, the order
  * alternating from call to call so that machine noise hits both; a call's
@@ -306,6 +311,70 @@ static void run_sequence(sequence *s, int tran, int calls, int untimed, int hit_
     s->hits = after.hits - before.hits;
 }
 
+/* ---- grid lifetimes ---------------------------------------------------------- */
+
+enum { LIFETIME_N = 200 };
+
+/* The slowest rank's time of one lifetime of a pr x pc grid by either
+ * library: made, B := A twice, freed; b gets the result. */
+static double timed_lifetime(int use_relay, int pr, int pc, double *b)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    grid g = {-1, pr, pc, -1, -1};
+    Cblacs_get(-1, 0, &g.ctxt);
+    Cblacs_gridinit(&g.ctxt, "R", pr, pc);
+    Cblacs_gridinfo(g.ctxt, &g.nprow, &g.npcol, &g.myrow, &g.mycol);
+    matrix ma = make_matrix(&g, LIFETIME_N, LIFETIME_N, HIT_FROM_BLOCK, HIT_FROM_BLOCK, 0);
+    matrix mb = make_matrix(&g, LIFETIME_N, LIFETIME_N, HIT_TO_BLOCK, HIT_TO_BLOCK, 0);
+    double *a = filled(&ma, 1.0);
+    int n = LIFETIME_N, one = 1;
+    for (int k = 0; k < 2; k++) {
+        if (!use_relay) pdgemr2d_(&n, &n, a, &one, &one, ma.desc, b, &one, &one, mb.desc, &g.ctxt);
+        else if (relay_pdgemr2d(n, n, a, 1, 1, ma.desc, b, 1, 1, mb.desc, g.ctxt)) {
+            fprintf(stderr, "scalapack_calls: rank %d: %s\n", rank, relay_last_error());
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
+    Cblacs_gridexit(g.ctxt);
+    double dt = MPI_Wtime() - t0;
+    MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    free(a);
+    return dt;
+}
+
+/* `lifetimes` grid lifetimes by each library, the order alternating; the
+ * grids take every shape of P processes in turn.  Each lifetime's B must
+ * be ScaLAPACK's bit for bit. */
+static void run_lifetimes(sequence *s, int lifetimes)
+{
+    s->calls = lifetimes;
+    s->ok = 1;
+    s->t[0] = malloc((size_t)lifetimes * sizeof(double));
+    s->t[1] = malloc((size_t)lifetimes * sizeof(double));
+    size_t elems = (size_t)LIFETIME_N * LIFETIME_N; /* more than any process's part */
+    double *b[2] = {calloc(elems, sizeof(double)), calloc(elems, sizeof(double))};
+    relay_scalapack_cache_stats before, after;
+    relay_scalapack_cache_get_stats(&before);
+    for (int k = 0; k < lifetimes; k++) {
+        int pr = 1 + k % nprocs;
+        while (nprocs % pr) pr = 1 + pr % nprocs;
+        for (int i = 0; i < 2; i++) {
+            int use_relay = i == k % 2;
+            s->t[!use_relay][k] = timed_lifetime(use_relay, pr, nprocs / pr, b[!use_relay]);
+        }
+        int ok = memcmp(b[0], b[1], elems * sizeof(double)) == 0;
+        MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+        s->ok &= ok;
+    }
+    relay_scalapack_cache_get_stats(&after);
+    s->misses = after.misses - before.misses;
+    s->hits = after.hits - before.hits;
+    s->ok &= after.contexts == before.contexts; /* each grid's context freed with it */
+    free(b[0]);
+    free(b[1]);
+}
+
 static void warm_up(void)
 {
     double t[2];
@@ -336,7 +405,8 @@ int main(int argc, char **argv)
         printf("| ranks | sequence | calls | relay misses / hits | relay s | ScaLAPACK s | total ratio | relay median ms | "
                "ScaLAPACK median ms | median ratio | worst call ratio | same result |\n"
                "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    sequence seq[4] = {{.name = "gemr2d misses"}, {.name = "tran misses"}, {.name = "gemr2d hits"}, {.name = "tran hits"}};
+    sequence seq[5] = {{.name = "gemr2d misses"}, {.name = "tran misses"}, {.name = "gemr2d hits"}, {.name = "tran hits"},
+                       {.name = "grid lifetimes"}};
     run_sequence(&seq[0], 0, calls, 0, 0, each);
     print_row(&seq[0]);
     run_sequence(&seq[1], 1, calls, 0, 0, each);
@@ -345,7 +415,9 @@ int main(int argc, char **argv)
     print_row(&seq[2]);
     run_sequence(&seq[3], 1, reps, 1, hit_n, each);
     print_row(&seq[3]);
-    for (int k = 0; k < 4; k++) {
+    run_lifetimes(&seq[4], reps);
+    print_row(&seq[4]);
+    for (int k = 0; k < 5; k++) {
         free(seq[k].t[0]);
         free(seq[k].t[1]);
     }
