@@ -8,6 +8,7 @@
 #include "error.h"
 #include "mpi_error.h"
 #include "transform_bind.h"
+#include "transform_pack.h"
 
 relay_status rl_transform_swap(rl_transform_exec *x, const rl_swap *items, const char *what)
 {
@@ -39,16 +40,25 @@ relay_status rl_transform_swap(rl_transform_exec *x, const rl_swap *items, const
  * memory pass instead of three; runs shorter than DIRECT_MIN_BYTES are
  * packed instead, where a message per run would cost more than the copy.
  * These transfers use MPI_Isend/MPI_Irecv: their buffers are the user's,
- * which may change at every replay.  Each side sees only its own half of a
- * lattice, so binding exchanges one byte per message and side. */
+ * which may change at every replay.
+ *
+ * What binding checked of a plan read from bytes (transform_check.c) is
+ * the packed form: which element of A each position of a message's packed
+ * form becomes, the same at both ends.  A run-by-run transfer moves the
+ * k-th element of the sender's runs to the k-th of the receiver's, so it
+ * moves what was checked exactly when, at each end, the runs one after
+ * another are the packed form (runs_in_packed_order), and both ends cut
+ * the message into the same runs.  A plan file can describe one end of a
+ * message otherwise (issue 33: the same positions in another order, a
+ * lattice split or merged at one end): each side tells the other whether
+ * it could go direct and its runs' sizes, and both go direct only if both
+ * can and the sizes agree; otherwise both pack, which is always right. */
 enum { DIRECT_MIN_BYTES = 16 * 1024 };
 
 /* The runs of a lattice stored untransposed at ld in order o: column-major,
  * piece column j is one run of count_r*rows*cols elements at off +
  * j*step_c when the pieces stack down whole columns (row-major: piece row
- * i, likewise).  Those are the lattice's units in a message (the planner
- * fuses pieces that stack on both sides), so there the runs follow one
- * another in the same order. */
+ * i, likewise). */
 static int lattice_runs(relay_order o, const rl_span *sp, size_t esz, rl_direct_runs *r)
 {
     int cm = o == RELAY_COL_MAJOR;
@@ -59,40 +69,83 @@ static int lattice_runs(relay_order o, const rl_span *sp, size_t esz, rl_direct_
     return 1;
 }
 
+/* Whether lattice_runs' runs of sp, one after another, are its packed
+ * form: the element they carry k-th is the packed form's k-th.  In the
+ * runs (column-major) an element steps 1 down a piece's rows, rows down
+ * the pieces, count_r*rows across columns and a piece column's size
+ * across piece columns (row-major: the same across); the packed form's
+ * steps must be these along every dimension of more than one index.  The
+ * planner fuses pieces that stack at both ends, which makes it so. */
+static int runs_in_packed_order(relay_order o, const rl_span *sp, const rl_pair_info *pi)
+{
+    rl_walk_side packed = rl_packed_form(sp, pi);
+    int cm = o == RELAY_COL_MAJOR;
+    int64_t run_r = cm ? 1 : sp->count_c * sp->cols, run_c = cm ? sp->count_r * sp->rows : 1;
+    int64_t run_i = cm ? sp->rows : sp->count_c * sp->cols * sp->rows, run_j = cm ? sp->count_r * sp->rows * sp->cols : sp->cols;
+    return (sp->rows == 1 || packed.rs == run_r) && (sp->cols == 1 || packed.cs == run_c) &&
+           (sp->count_r == 1 || packed.step_r == run_i) && (sp->count_c == 1 || packed.step_c == run_j);
+}
+
 static int lattice_is_direct(const rl_transform_exec *x, const rl_span *sp)
 {
     const rl_pair_info *pi = &x->pairs[sp->pair];
     rl_direct_runs r;
     return pi->op == RELAY_OP_N && pi->src_order == pi->dst_order && lattice_runs(pi->dst_order, sp, x->esz, &r) &&
-           r.bytes >= DIRECT_MIN_BYTES && r.bytes <= INT_MAX;
+           r.bytes >= DIRECT_MIN_BYTES && r.bytes <= INT_MAX && runs_in_packed_order(pi->dst_order, sp, pi);
 }
 
-static char side_is_direct(const rl_transform_exec *x, const rl_message *m, const rl_span *spans)
+/* What one end of a message tells the other at bind: whether its side
+ * could go direct, and then the sizes of its runs in order (equal runs
+ * counted together, however the lattices group them), mixed. */
+typedef struct {
+    int64_t direct;
+    uint64_t runs;
+} direct_card;
+
+static uint64_t mix_in(uint64_t h, int64_t v)
 {
-    for (int64_t i = m->first; i < m->first + m->count; i++)
-        if (!lattice_is_direct(x, &spans[i])) return 0;
-    return 1;
+    h = (h ^ (uint64_t)v) * 0x100000001b3u; /* FNV-1a's prime */
+    return h ^ (h >> 29);
 }
 
-/* Collective in effect: each rank tells each peer of a message whether its
- * side of the message is direct; both ends then agree on the AND. */
+static direct_card side_card(const rl_transform_exec *x, const rl_message *m, const rl_span *spans)
+{
+    direct_card card = {1, 0};
+    int64_t bytes = 0, count = 0;
+    for (int64_t i = m->first; card.direct && i < m->first + m->count; i++) {
+        rl_direct_runs r;
+        card.direct = lattice_is_direct(x, &spans[i]) && lattice_runs(x->pairs[spans[i].pair].dst_order, &spans[i], x->esz, &r);
+        if (!card.direct) break;
+        if (r.bytes != bytes) {
+            card.runs = mix_in(mix_in(card.runs, bytes), count);
+            bytes = r.bytes;
+            count = 0;
+        }
+        count += r.count;
+    }
+    card.runs = card.direct ? mix_in(mix_in(card.runs, bytes), count) : 0;
+    return card;
+}
+
+/* Collective in effect: each rank tells each peer of a message its side's
+ * card; both ends go direct where both can and their runs agree. */
 static relay_status exchange_direct(rl_transform_exec *x)
 {
     const rl_section *s = x->sec;
     int n = s->nsend + s->nrecv;
-    char *mine = rl_malloc_array((size_t)n, 1), *theirs = rl_malloc_array((size_t)n, 1);
+    direct_card *mine = rl_malloc_array((size_t)n, sizeof *mine), *theirs = rl_malloc_array((size_t)n, sizeof *theirs);
     rl_swap *items = rl_calloc((size_t)n, sizeof *items);
     relay_status st = !mine || !theirs || !items ? RL_NOMEM() : RELAY_OK;
     for (int k = 0; !st && k < n; k++) {
         int sending = k < s->nsend;
-        const rl_message *m = sending ? &s->send[k] : &s->recv[k - s->nsend];
-        mine[k] = side_is_direct(x, m, sending ? s->send_spans : s->recv_spans);
-        items[k] = (rl_swap){&mine[k], 1, &theirs[k], 1};
+        mine[k] = side_card(x, sending ? &s->send[k] : &s->recv[k - s->nsend], sending ? s->send_spans : s->recv_spans);
+        items[k] = (rl_swap){&mine[k], sizeof *mine, &theirs[k], sizeof *theirs};
     }
     if (!st) st = rl_transform_swap(x, items, "agreeing on direct messages");
     for (int k = 0; !st && k < n; k++) {
-        if (k < s->nsend) x->send_direct[k] = mine[k] && theirs[k];
-        else x->recv_direct[k - s->nsend] = mine[k] && theirs[k];
+        char direct = mine[k].direct && theirs[k].direct == 1 && theirs[k].runs == mine[k].runs;
+        if (k < s->nsend) x->send_direct[k] = direct;
+        else x->recv_direct[k - s->nsend] = direct;
     }
     free(mine);
     free(theirs);

@@ -98,6 +98,8 @@ static lattice_side packed_side(const rl_span *sp, const rl_pair_info *pi, int64
     return (lattice_side){pos, {fr ? sp->rows * rs : ur * uc, rs}, {fc ? sp->cols * cs : units_down * ur * uc, cs}};
 }
 
+rl_walk_side rl_packed_form(const rl_span *sp, const rl_pair_info *pi) { return walk_side(packed_side(sp, pi, 0)); }
+
 /* The walk of message lattice sp at element pos of its message: from B
  * into the pack buffer (sending) or from the pack buffer into A. */
 static rl_walk message_walk(const rl_span *sp, const rl_pair_info *pi, int64_t pos, int sending)

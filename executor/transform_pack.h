@@ -17,6 +17,10 @@ relay_status rl_message_set_build(rl_message_set *ms, const rl_message *msg, int
 /* The walks and tasks of the local lattices: one message, no buffer. */
 relay_status rl_local_set_build(rl_message_set *ms, const rl_local_span *local, int64_t nlocal, const rl_pair_info *pairs,
                                 size_t esz);
+/* Where message lattice sp's elements lie in its packed form, from the
+ * lattice's first: piece (i, j)'s element (r, c) at i*step_r + j*step_c
+ * + r*rs + c*cs (A's coordinates). */
+rl_walk_side rl_packed_form(const rl_span *sp, const rl_pair_info *pi);
 /* The walk of a lattice moved straight from B to A: a local lattice, or
  * one the receiver reads from the sender's B (transform_pull.c). */
 rl_walk rl_straight_walk(const rl_local_span *l, const rl_pair_info *pi);

@@ -14,7 +14,8 @@
  *   lattices  where both are willing and one node's, with as many
  *             lattices each, the sender sends its lattices (its spans:
  *             where they lie in its B, which it validated as its own);
- *   verdict   the receiver checks that they have its lattices' shapes,
+ *   verdict   the receiver checks that they have its lattices' shapes
+ *             and fusing (so one packed form, the one binding checked),
  *             that every walk reads runs of at least PULL_MIN_RUN_BYTES
  *             from B (under all: any contiguous runs) and that it can read
  *             the sender (the cookie), and answers yes or no.
@@ -121,8 +122,12 @@ static int can_pull(rl_transform_exec *x, int k, const rl_span *theirs, const rl
     const rl_message *m = &x->sec->recv[k];
     for (int64_t i = m->first; i < m->first + m->count; i++) {
         const rl_span *a = &x->sec->recv_spans[i], *b = &theirs[i];
+        /* The pulled walk takes piece (i, j)'s element (r, c) to piece (i, j)'s
+         * element (r, c): what binding's check vouched for, positions in the
+         * packed form (transform_check.c), only where both ends' lattices
+         * have one packed form: the same shape, fused alike (issue 33). */
         if (b->pair != a->pair || b->rows != a->rows || b->cols != a->cols || b->count_r != a->count_r ||
-            b->count_c != a->count_c || !addressable(b))
+            b->count_c != a->count_c || b->fused != a->fused || !addressable(b))
             return 0;
         rl_local_span l = {.pair = a->pair, .rows = a->rows, .cols = a->cols, .count_r = a->count_r, .count_c = a->count_c,
                            .src_off = b->off, .src_step_r = b->step_r, .src_step_c = b->step_c, .src_ld = b->ld,

@@ -12,10 +12,21 @@
  * but is cut into other chunks); in the header (on every rank) the op
  * switched, or sigma changed with the sections' sizes adjusted.
  * relay_exec_create must fail on every rank, and some rank must say what is
- * wrong ("does not match its header", or the sections "disagree").  Valid
- * decoded plans of block-cyclic and grid layouts, ops N and T, capped and
- * not, must bind
- * and give every element of A.  Run at 1, 2, 3 and 4 ranks. */
+ * wrong ("does not match its header", or the sections "disagree").
+ *
+ * Messages that travel direct (run by run from B into A, or read from the
+ * peer's B under RELAY_PULL) get one end described otherwise while what
+ * the message carries and its packed order stay (issue 33): a lattice
+ * split at one end, across its pieces or across its one piece's columns;
+ * rank 1's receive lattice over A's two consecutive packed blocks fused
+ * into one stack.  Each must be refused on every rank, or bind everywhere
+ * and replay right: never a wait on a transfer the other end does not
+ * start, never an element where another belongs (before the fix the
+ * splits hung and the fused stack replayed wrong elements).
+ *
+ * Valid decoded plans of block-cyclic and grid layouts, ops N and T,
+ * capped and not, direct messages among them, must bind and give every
+ * element of A.  Run at 1, 2, 3 and 4 ranks, and with RELAY_PULL=all. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,24 +106,29 @@ static relay_plan *decoded_plan(const relay_layout *a, const relay_layout *b, re
 
 static double value(int64_t i, int64_t j) { return (double)(i * 1000 + j); }
 
-/* B(i, j) = value(i, j) on this rank; then A must hold op(B). */
+/* B(i, j) = value(i, j) on this rank; then A must hold op(B), after each
+ * of two replays. */
 static int replays_right(const relay_plan *p, const relay_layout *a, const relay_layout *b, relay_op op)
 {
+    int64_t rows = relay_layout_rows(a), cols = relay_layout_cols(a);
     double *abuf = calloc((size_t)relay_layout_local_elems(a, rank) + 1, sizeof *abuf);
     double *bbuf = calloc((size_t)relay_layout_local_elems(b, rank) + 1, sizeof *bbuf);
     int r, ok = 1;
     int64_t k;
-    for (int64_t i = 0; i < M; i++)
-        for (int64_t j = 0; j < M; j++)
+    for (int64_t i = 0; i < relay_layout_rows(b); i++)
+        for (int64_t j = 0; j < relay_layout_cols(b); j++)
             if (relay_layout_locate(b, i, j, &r, &k) == RELAY_OK && r == rank) bbuf[k] = value(i, j);
     relay_exec *e = NULL;
     void *dst[1] = {abuf};
     const void *src[1] = {bbuf};
-    ok = relay_exec_create(&e, p, MPI_COMM_WORLD) == RELAY_OK && relay_exec_run(e, dst, src, NULL, NULL) == RELAY_OK;
-    for (int64_t i = 0; ok && i < M; i++)
-        for (int64_t j = 0; ok && j < M; j++)
-            if (relay_layout_locate(a, i, j, &r, &k) == RELAY_OK && r == rank)
-                ok = abuf[k] == (op == RELAY_OP_N ? value(i, j) : value(j, i));
+    ok = relay_exec_create(&e, p, MPI_COMM_WORLD) == RELAY_OK;
+    for (int replay = 0; ok && replay < 2; replay++) {
+        ok = relay_exec_run(e, dst, src, NULL, NULL) == RELAY_OK;
+        for (int64_t i = 0; ok && i < rows; i++)
+            for (int64_t j = 0; ok && j < cols; j++)
+                if (relay_layout_locate(a, i, j, &r, &k) == RELAY_OK && r == rank)
+                    ok = abuf[k] == (op == RELAY_OP_N ? value(i, j) : value(j, i));
+    }
     relay_exec_free(e);
     free(abuf);
     free(bbuf);
@@ -289,25 +305,99 @@ static void split_lattice(const rl_span *whole, rl_span *left, rl_span *right)
     }
 }
 
+/* Which lattices split_first cuts: any it can, only across piece columns
+ * (the runs of a direct message stay whole), or only across the columns
+ * of a lattice's one piece (its runs are cut). */
+typedef enum { SPLIT_ANY, SPLIT_PIECE_COLUMNS, SPLIT_COLUMNS } split_kind;
+
+static int splits(const rl_span *sp, split_kind kind)
+{
+    int across_pieces = sp->count_c > 1, across_columns = sp->count_c == 1 && sp->count_r == 1 && sp->cols > 1;
+    if (sp->fused) return 0;
+    return kind == SPLIT_PIECE_COLUMNS ? across_pieces : kind == SPLIT_COLUMNS ? across_columns : across_pieces || across_columns;
+}
+
+/* Splits the first lattice of the messages msg that `kind` allows in two,
+ * lattices `spans` (nspans of them) growing by one; 0 if none. */
+static int split_first(rl_message *msg, int nmsg, rl_span **spans, int64_t *nspans, split_kind kind)
+{
+    for (int k = 0; k < nmsg; k++)
+        for (int64_t x = msg[k].first; x < msg[k].first + msg[k].count; x++) {
+            if (!splits(&(*spans)[x], kind)) continue;
+            rl_span *more = realloc(*spans, (size_t)(*nspans + 1) * sizeof *more);
+            if (!more) return 0;
+            *spans = more;
+            memmove(&more[x + 2], &more[x + 1], (size_t)(*nspans - x - 1) * sizeof *more);
+            rl_span whole = more[x];
+            split_lattice(&whole, &more[x], &more[x + 1]);
+            (*nspans)++;
+            msg[k].count++;
+            for (int q = k + 1; q < nmsg; q++) msg[q].first++;
+            return 1;
+        }
+    return 0;
+}
+
 static int split_receive(relay_plan *p, rl_section *s, const relay_layout *a)
 {
     (void)p;
     (void)a;
-    for (int k = 0; k < s->nrecv; k++)
-        for (int64_t x = s->recv[k].first; x < s->recv[k].first + s->recv[k].count; x++) {
-            const rl_span *sp = &s->recv_spans[x];
-            if (sp->fused || (sp->count_c < 2 && (sp->count_r > 1 || sp->cols < 2))) continue;
-            rl_span *more = realloc(s->recv_spans, (size_t)(s->nrecv_spans + 1) * sizeof *more);
-            if (!more) return 0;
-            s->recv_spans = more;
-            memmove(&more[x + 2], &more[x + 1], (size_t)(s->nrecv_spans - x - 1) * sizeof *more);
-            rl_span whole = more[x];
-            split_lattice(&whole, &more[x], &more[x + 1]);
-            s->nrecv_spans++;
-            s->recv[k].count++;
-            for (int q = k + 1; q < s->nrecv; q++) s->recv[q].first++;
-            return 1;
-        }
+    return split_first(s->recv, s->nrecv, &s->recv_spans, &s->nrecv_spans, SPLIT_ANY);
+}
+
+/* ---- one end of a direct message described otherwise (issue 33) --------- */
+
+/* Re-descriptions that keep what a message carries and its packed order,
+ * so that binding's check passes; under p2p both ends must still agree
+ * on how the message travels (direct, run by run, or packed), else one
+ * waits for a transfer the other never starts. */
+static int split_receive_across_pieces(relay_plan *p, rl_section *s, const relay_layout *a)
+{
+    (void)p;
+    (void)a;
+    return split_first(s->recv, s->nrecv, &s->recv_spans, &s->nrecv_spans, SPLIT_PIECE_COLUMNS);
+}
+
+static int split_receive_columns(relay_plan *p, rl_section *s, const relay_layout *a)
+{
+    (void)p;
+    (void)a;
+    return split_first(s->recv, s->nrecv, &s->recv_spans, &s->nrecv_spans, SPLIT_COLUMNS);
+}
+
+static int split_send_across_pieces(relay_plan *p, rl_section *s, const relay_layout *a)
+{
+    (void)p;
+    (void)a;
+    return split_first(s->send, s->nsend, &s->send_spans, &s->nsend_spans, SPLIT_PIECE_COLUMNS);
+}
+
+static int split_send_columns(relay_plan *p, rl_section *s, const relay_layout *a)
+{
+    (void)p;
+    (void)a;
+    return split_first(s->send, s->nsend, &s->send_spans, &s->nsend_spans, SPLIT_COLUMNS);
+}
+
+/* A receive lattice of two pieces stacked in A's two consecutive packed
+ * blocks described as one fused stack at twice the leading dimension: the
+ * same positions, and (its elements running down each block's columns in
+ * turn) the same packed order, so binding's check passes; but run by run,
+ * or read from the sender's B piece by piece, each position would get
+ * another element. */
+static int fuse_across_blocks(relay_plan *p, rl_section *s, const relay_layout *a)
+{
+    (void)a;
+    for (int64_t x = 0; x < s->nrecv_spans; x++) {
+        rl_span *sp = &s->recv_spans[x], was = *sp;
+        if (sp->fused || sp->count_r != 2 || sp->count_c != 1 || sp->step_r != sp->rows * sp->cols || sp->ld != sp->rows)
+            continue;
+        sp->fused = RL_FUSED_ROWS;
+        sp->step_r = sp->rows;
+        sp->ld = 2 * sp->rows;
+        if (rl_section_validate(s, p) == RELAY_OK) return 1;
+        *sp = was;
+    }
     return 0;
 }
 
@@ -347,27 +437,46 @@ typedef enum {
     ON_ROWS_OF_BLOCKS,   /* 3 x 5 and 4 x 2 blocks on 1 x P grids */
     ON_PADDED_GRID,      /* A padded_grid, B 4 x 2 blocks on 1 x P: room to shift */
     ON_SQUARE_BLOCKS,    /* square_blocks, shifted by one rank */
+    ON_COLUMN_BLOCKS,    /* direct_columns 8 and 12: messages travel direct, lattices of several pieces */
+    ON_WIDE_COLUMNS,     /* direct_columns 16 and 48: direct messages of one piece */
+    ON_STACKED_BLOCKS,   /* stacked_in_two and stacked_in_one: a direct message across A's blocks */
     LIE_LAYOUTS
 } lie_layouts;
 
+/* What must come of a lie: refused on every rank with a reason, or that
+ * or (a re-description that keeps the meaning) a replay that is right. */
+typedef enum { REFUSED, REFUSED_OR_RIGHT } outcome;
+
 typedef struct {
     const char *name;
-    lie tell;        /* on rank 0's section, or on the header */
+    lie tell;        /* on rank `liar`'s section, or on the header */
     int min_ranks;
     lie_layouts on;
     int64_t cap;     /* the plan's memory cap, 0 for none */
+    int liar;
+    outcome expect;
 } lie_case;
 
 static const lie_case lies[] = {
-    {"a local piece shifted", shift_local, 1, ON_PADDED_GRID, 0},
-    {"two local pieces swapped", swap_locals, 1, ON_PADDED_GRID, 0},
-    {"a local piece written twice", duplicate_local, 1, ON_PADDED_GRID, 0},
-    {"a local piece dropped", drop_local, 1, ON_PADDED_GRID, 0},
-    {"two receive lattices swapped", swap_receives, 2, ON_ROWS_OF_BLOCKS, 0},
-    {"two send lattices swapped", swap_sends, 2, ON_ROWS_OF_BLOCKS, 0},
-    {"the op switched", switch_op, 1, ON_SQUARE_BLOCKS, 0},
-    {"sigma changed, sizes adjusted", change_sigma, 2, ON_ROWS_OF_BLOCKS, 0},
-    {"a receive lattice split in two under a memory cap", split_receive, 2, ON_ROWS_OF_BLOCKS, 80},
+    {"a local piece shifted", shift_local, 1, ON_PADDED_GRID, 0, 0, REFUSED},
+    {"two local pieces swapped", swap_locals, 1, ON_PADDED_GRID, 0, 0, REFUSED},
+    {"a local piece written twice", duplicate_local, 1, ON_PADDED_GRID, 0, 0, REFUSED},
+    {"a local piece dropped", drop_local, 1, ON_PADDED_GRID, 0, 0, REFUSED},
+    {"two receive lattices swapped", swap_receives, 2, ON_ROWS_OF_BLOCKS, 0, 0, REFUSED},
+    {"two send lattices swapped", swap_sends, 2, ON_ROWS_OF_BLOCKS, 0, 0, REFUSED},
+    {"the op switched", switch_op, 1, ON_SQUARE_BLOCKS, 0, 0, REFUSED},
+    {"sigma changed, sizes adjusted", change_sigma, 2, ON_ROWS_OF_BLOCKS, 0, 0, REFUSED},
+    {"a receive lattice split in two under a memory cap", split_receive, 2, ON_ROWS_OF_BLOCKS, 80, 0, REFUSED},
+    {"a direct receive lattice split across its pieces", split_receive_across_pieces, 2, ON_COLUMN_BLOCKS, 0, 0,
+     REFUSED_OR_RIGHT},
+    {"a direct receive lattice split across its piece's columns", split_receive_columns, 2, ON_WIDE_COLUMNS, 0, 0,
+     REFUSED_OR_RIGHT},
+    {"a direct send lattice split across its pieces", split_send_across_pieces, 2, ON_COLUMN_BLOCKS, 0, 0,
+     REFUSED_OR_RIGHT},
+    {"a direct send lattice split across its piece's columns", split_send_columns, 2, ON_WIDE_COLUMNS, 0, 0,
+     REFUSED_OR_RIGHT},
+    {"rank 1's receive lattice fused across A's two packed blocks", fuse_across_blocks, 2, ON_STACKED_BLOCKS, 0, 1,
+     REFUSED_OR_RIGHT},
 };
 
 /* Whether this rank's message says what is wrong, or that another rank failed. */
@@ -379,34 +488,85 @@ static int named(const char *msg, int *says_why)
 
 static void refused_everywhere(const lie_case *c, relay_layout *a, relay_layout *b)
 {
-    char what[160];
+    char what[200];
     relay_plan *p = decoded_plan(a, b, RELAY_OP_N, c->cap);
-    int told = c->tell(p, p->sections[0], a);
-    snprintf(what, sizeof what, "%s: the lie applies (rank 0's section, or the header)", c->name);
-    check(told || rank != 0, what);
+    int told = c->tell(p, p->sections[c->liar], a);
+    snprintf(what, sizeof what, "%s: the lie applies (rank %d's section, or the header)", c->name, c->liar);
+    check(told, what);
     snprintf(what, sizeof what, "%s: this rank's section is still valid alone", c->name);
     check(rl_section_validate(p->sections[rank], p) == RELAY_OK, what);
     relay_exec *e = NULL;
     relay_status st = relay_exec_create(&e, p, MPI_COMM_WORLD);
-    int says_why, any_says_why;
-    int ok = st != RELAY_OK && e == NULL && named(relay_last_error(), &says_why);
+    int says_why, any_says_why, refused = st != RELAY_OK, all_refused, any_refused;
+    int ok = refused && e == NULL && named(relay_last_error(), &says_why);
     MPI_Allreduce(&says_why, &any_says_why, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
-    snprintf(what, sizeof what, "%s: relay_exec_create fails on every rank, and a rank says why", c->name);
-    check(ok && any_says_why, what);
-    if (rank == 0 && getenv("RELAY_TEST_VERBOSE")) printf("%s: %s\n", c->name, relay_last_error());
+    MPI_Allreduce(&refused, &all_refused, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    MPI_Allreduce(&refused, &any_refused, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    if (rank == 0 && getenv("RELAY_TEST_VERBOSE")) printf("%s: %s\n", c->name, refused ? relay_last_error() : "bound");
     relay_exec_free(e);
+    if (c->expect == REFUSED_OR_RIGHT && !any_refused) {
+        snprintf(what, sizeof what, "%s: bound on every rank, so it replays right", c->name);
+        check(replays_right(p, a, b, RELAY_OP_N), what);
+    } else {
+        snprintf(what, sizeof what, "%s: relay_exec_create fails on every rank, and a rank says why", c->name);
+        check(ok && all_refused && any_says_why, what);
+    }
     relay_plan_free(p);
+}
+
+/* A 1 x P grid of DIRECT_ROWS x nb blocks, column-major: between two of
+ * these, op N, every piece is whole columns of 4 KB, and a message's
+ * lattices of 4 columns and more travel direct (16 KB runs). */
+enum { DIRECT_ROWS = 512 };
+
+static relay_layout *direct_columns(int64_t nb)
+{
+    relay_layout *l = NULL;
+    relay_layout_block_cyclic(&l, DIRECT_ROWS, 48 * nranks, DIRECT_ROWS, nb, 1, nranks, RELAY_ROW_MAJOR, 0, 0, 0,
+                              RELAY_COL_MAJOR);
+    return l;
+}
+
+/* 2R x C on `blocks` row blocks owned by `owner`, packed: A with two
+ * blocks of R x C that follow each other in rank 1's buffer, B one block
+ * on rank 0 whose columns hold both. */
+enum { STACK_ROWS = 256, STACK_COLS = 16 };
+
+static relay_layout *stacked(int blocks, int owner)
+{
+    int64_t rows[] = {0, blocks == 2 ? STACK_ROWS : 2 * STACK_ROWS, 2 * STACK_ROWS}, cols[] = {0, STACK_COLS};
+    int owners[] = {owner, owner};
+    relay_layout *l = NULL;
+    relay_layout_grid(&l, nranks, 2 * STACK_ROWS, STACK_COLS, blocks, rows, 1, cols, owners, NULL, NULL, RELAY_COL_MAJOR);
+    return l;
 }
 
 static void test_lies_are_refused(void)
 {
-    relay_layout *a[LIE_LAYOUTS] = {row_of_blocks(3, 5), padded_grid(), square_blocks(0)};
-    relay_layout *b[LIE_LAYOUTS] = {row_of_blocks(4, 2), row_of_blocks(4, 2), square_blocks(1)};
+    relay_layout *a[LIE_LAYOUTS] = {row_of_blocks(3, 5), padded_grid(),     square_blocks(0),
+                                    direct_columns(8),  direct_columns(16), nranks > 1 ? stacked(2, 1) : NULL};
+    relay_layout *b[LIE_LAYOUTS] = {row_of_blocks(4, 2), row_of_blocks(4, 2), square_blocks(1),
+                                    direct_columns(12), direct_columns(48), nranks > 1 ? stacked(1, 0) : NULL};
     for (size_t k = 0; k < sizeof lies / sizeof lies[0]; k++)
         if (nranks >= lies[k].min_ranks) refused_everywhere(&lies[k], a[lies[k].on], b[lies[k].on]);
     for (int on = 0; on < LIE_LAYOUTS; on++) {
         relay_layout_free(a[on]);
         relay_layout_free(b[on]);
+    }
+}
+
+/* The truthful plans of direct messages replay right too. */
+static void test_direct_plans_replay(void)
+{
+    if (nranks < 2) return;
+    relay_layout *a[3] = {direct_columns(8), direct_columns(16), stacked(2, 1)};
+    relay_layout *b[3] = {direct_columns(12), direct_columns(48), stacked(1, 0)};
+    for (int c = 0; c < 3; c++) {
+        relay_plan *p = decoded_plan(a[c], b[c], RELAY_OP_N, 0);
+        check(p && replays_right(p, a[c], b[c], RELAY_OP_N), "a truthful decoded plan of direct messages replays right");
+        relay_plan_free(p);
+        relay_layout_free(a[c]);
+        relay_layout_free(b[c]);
     }
 }
 
@@ -416,6 +576,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     test_truthful_plans_replay();
+    test_direct_plans_replay();
     test_lies_are_refused();
     int status = check_summary("mpi_lying_plans");
     MPI_Finalize();
