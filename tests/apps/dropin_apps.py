@@ -11,9 +11,10 @@ steps): the drop-in's run must print the plain run's energies to the last
 digit.  xdsep runs ScaLAPACK's symmetric eigensolver tester
 (scalapack-mpi-test, for the MPI of the launcher: RELAY_TEST_SCALAPACK_TESTS
 names its folder) on its shipped SEP.dat, cut to the grids that fit NP
-processes: every test must pass in both runs with the same summary, and
-on grids of all NP processes print the same residuals (where a grid
-leaves processes idle, ScaLAPACK's own residuals vary from run to run).  Both must show relay's cache hits in
+processes: both runs must run the same tests, and those on grids of all
+NP processes must pass with the same residuals (on grids that leave
+processes idle ScaLAPACK's own residuals vary from run to run, and its
+own runs fail a threshold now and then).  Both must show relay's cache hits in
 the drop-in's statistics and no call refused.  A run still going after
 RUN_SECONDS is a hang: the test fails.
 
@@ -126,7 +127,8 @@ def sep_for(np, shipped, out_path):
     open(out_path, "w").write("\n".join(out) + "\n")
 
 
-RESULT = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([NY])\s+\S+\s+\S+\s+(\S+)\s+(\S+)\s+(PASSED|FAILED)\s+(\S+)\s*$")
+RESULT = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([NY])\s+\S+\s+\S+\s+(\S+)\s+(\S+)\s+(PASSED|FAILED)"
+                    r"(?:\s+(\S+))?\s*$")
 SUMMARY = re.compile(r"^\s*(\d+) tests? (completed and passed|completed without|skipped|completed and failed)", re.M)
 
 
@@ -138,7 +140,7 @@ def sep_results(out):
         m = RESULT.match(l)
         if m:
             g = m.groups()
-            rows.append((g[:6] + (g[9],), (g[6], g[7]), g[8]))
+            rows.append((g[:6] + (g[9] or "",), (g[6], g[7]), g[8]))
     return rows, SUMMARY.findall(out)
 
 
@@ -151,24 +153,24 @@ def xdsep(launcher, dropin, workdir, np):
     plain, plain_summary = sep_results(run(launcher, program, workdir)[0])
     out, err = run(launcher, program, workdir, dropin)
     rows, summary = sep_results(out)
-    if not plain or len(plain_summary) != 4 or int(plain_summary[3][0]) != 0:
-        fail(f"the plain run's tests did not all pass: {plain_summary}")
-    if summary != plain_summary:
+    tests = lambda counts: sum(int(n) for n, _ in counts)
+    if not plain or len(plain_summary) != 4 or len(summary) != 4 or tests(summary) != tests(plain_summary):
         fail(f"summaries differ: plain {plain_summary}, drop-in {summary}")
-    if len(rows) != len(plain):
-        fail(f"{len(rows)} result lines with the drop-in, {len(plain)} without")
-    compared = 0
-    for (test, residuals, verdict), (want_test, want_residuals, _) in zip(rows, plain):
-        if test != want_test or verdict != "PASSED":
-            fail(f"test {' '.join(want_test)}: {verdict} with the drop-in ({' '.join(test)})")
-        # Where the grid leaves processes idle, ScaLAPACK's own residuals
-        # vary from run to run; where it uses them all, they repeat.
-        if int(test[2]) * int(test[3]) == np:
-            compared += 1
-            if residuals != want_residuals:
-                fail(f"test {' '.join(test)}: residuals {residuals} with the drop-in, {want_residuals} without")
-    print(f"dropin_apps: xdsep: {len(rows)} results passed in both runs; the {compared} on grids of all {np} processes "
-          f"print the same residuals")
+    # On a grid that leaves processes idle, ScaLAPACK's own residuals vary
+    # from run to run (one test's QTQ 0.6 or 73, failing its threshold in 9
+    # of 25 plain runs here, printed then as one line for its three
+    # requests): only grids of all NP processes repeat, and there the
+    # drop-in must print the same.
+    on_all = lambda results: [r for r in results if int(r[0][2]) * int(r[0][3]) == np]
+    full, want = on_all(rows), on_all(plain)
+    if [r[0] for r in full] != [r[0] for r in want]:
+        fail(f"the drop-in's run printed other tests on grids of {np} processes ({len(full)} results, {len(want)} without)")
+    for (test, residuals, verdict), (_, want_residuals, want_verdict) in zip(full, want):
+        if verdict != "PASSED" or want_verdict != "PASSED" or residuals != want_residuals:
+            fail(f"test {' '.join(test)}: {verdict}, residuals {residuals} with the drop-in; {want_verdict}, residuals "
+                 f"{want_residuals} without")
+    print(f"dropin_apps: xdsep: {tests(plain_summary)} tests in both runs; the {len(full)} results on grids of all {np} "
+          f"processes passed with the same residuals")
     relay_served(err)
 
 
