@@ -378,6 +378,8 @@ static const char *const kind_names[3] = {"transform", "bmmc", "hsumma"};
 /* Everything of the header, gathered before the plan is assembled. */
 typedef struct {
     size_t bytes;              /* the header's size */
+    uint64_t section_bytes;    /* the bytes after it, where the sections lie (UINT64_MAX: a header alone) */
+    uint32_t pairs_declared;   /* the length of the `pairs` array, seen in the first pass */
     unsigned seen;             /* keys met, bit per header_keys index */
     int kind;                  /* a relay_plan_kind, -1 while unknown */
     int64_t nranks, type, schedule, relabel, rounds, max_buffer_bytes;
@@ -636,6 +638,25 @@ static relay_status read_header_field(mp_reader *r, header_fields *h, int k)
     return RELAY_OK;
 }
 
+/* Every section of a transform plan holds its `rank` and `src_elems` and
+ * `dst_elems`, an integer per pair each: in MessagePack at least
+ * SECTION_MIN_BYTES and 2 bytes per pair (a fixmap, three fixstr keys,
+ * fixint values).  A file too short for its ranks' sections is refused
+ * before any layout is built: the layouts, at most 3 x pairs x ranks
+ * layout ranks (source, destination and its relabeling), then cost at
+ * most 1.5 layout ranks per byte of the file, and reading a plan takes
+ * time proportional to its size (docs/plan-format.md). */
+enum { SECTION_MIN_BYTES = 29 };
+
+static relay_status check_room_for_sections(const header_fields *h)
+{
+    uint64_t need = (uint64_t)h->nranks * (2 * (uint64_t)h->pairs_declared + SECTION_MIN_BYTES);
+    if (h->section_bytes == UINT64_MAX || need <= h->section_bytes) return RELAY_OK;
+    return rl_fail(RELAY_ERR_FORMAT, "plan file has %llu bytes after its header, too few for the sections of its %lld ranks "
+                                     "and %u pairs (at least %llu bytes)",
+                   (unsigned long long)h->section_bytes, (long long)h->nranks, h->pairs_declared, (unsigned long long)need);
+}
+
 /* The keys a header has must be those of its kind, each once. */
 static relay_status check_header_keys(const header_fields *h)
 {
@@ -649,7 +670,7 @@ static relay_status check_header_keys(const header_fields *h)
     if (h->kind == RELAY_PLAN_TRANSFORM && 5 * h->nranks > (int64_t)h->bytes)
         return rl_fail(RELAY_ERR_FORMAT, "plan header of %zu bytes cannot hold the sigma and section index of %lld ranks",
                        h->bytes, (long long)h->nranks);
-    return RELAY_OK;
+    return h->kind == RELAY_PLAN_TRANSFORM ? check_room_for_sections(h) : RELAY_OK;
 }
 
 /* The first pass over the header map: which keys it has (each once), and
@@ -667,7 +688,11 @@ static relay_status scan_header(mp_reader r, header_fields *h)
         if (k >= 0) h->seen |= 1u << k;
         if (k == HK_KIND) read_kind(&r, h);
         else if (k == HK_NRANKS) read_ranged(&r, &h->nranks, 1, RELAY_MAX_RANKS);
-        else mp_skip(&r);
+        else {
+            mp_reader at = r;
+            if (k == HK_PAIRS && !mp_read_array(&at, &h->pairs_declared)) h->pairs_declared = 0;
+            mp_skip(&r);
+        }
         if (r.error) return field_error(&r, "header", key, klen);
     }
     return check_header_keys(h);
@@ -826,20 +851,30 @@ static void header_fields_free(header_fields *h)
     free(h->bmmc);
 }
 
-static relay_status read_header(source *s, const preamble *pre, header *out)
+/* The header's bytes, checked against their hash, and its first pass:
+ * kind, nranks and the keys, and whether the file has room for the
+ * sections (section_bytes: what follows the header, UINT64_MAX where the
+ * header is read alone). */
+static relay_status scan_header_of(source *s, const preamble *pre, uint64_t section_bytes, header_fields *h, mp_reader *r)
 {
     const unsigned char *b;
+    memset(h, 0, sizeof *h);
+    h->kind = -1;
     relay_status st = source_read(s, pre->length, pre->header_bytes, &b, "header");
     if (st) return st;
     if (RL_HASH_MISMATCH(rl_header_hash(b, (size_t)pre->header_bytes, (int)pre->major, (int)pre->minor), pre->header_hash))
         return rl_fail(RELAY_ERR_FORMAT, "plan header checksum does not match: the file is corrupted");
+    h->bytes = (size_t)pre->header_bytes;
+    h->section_bytes = section_bytes;
+    mp_init(r, b, (size_t)pre->header_bytes);
+    return scan_header(*r, h);
+}
+
+static relay_status read_header(source *s, const preamble *pre, uint64_t section_bytes, header *out)
+{
     mp_reader r;
     header_fields h;
-    memset(&h, 0, sizeof h);
-    h.kind = -1;
-    h.bytes = (size_t)pre->header_bytes;
-    mp_init(&r, b, (size_t)pre->header_bytes);
-    st = scan_header(r, &h);
+    relay_status st = scan_header_of(s, pre, section_bytes, &h, &r);
     if (!st) st = read_header_fields(r, &h);
     if (!st) st = check_header(&h);
     if (!st) st = assemble(&h, &out->plan);
@@ -948,10 +983,11 @@ static relay_status check_fingerprint(const header *h)
 
 static relay_status decode(source *s, relay_plan **out, int rank)
 {
-    preamble pre;
+    preamble pre = {0};
     header h = {0};
     relay_status st = read_preamble(s, &pre);
-    if (!st) st = read_header(s, &pre, &h);
+    uint64_t after = pre.length + pre.header_bytes;
+    if (!st) st = read_header(s, &pre, after <= s->size ? s->size - after : 0, &h);
     if (!st && (rank < -1 || rank >= h.plan->nranks))
         st = rl_fail(RELAY_ERR_ARG, "rank %d is not -1 or a rank of this %d-rank plan", rank, h.plan->nranks);
     if (!st) st = check_fingerprint(&h);
@@ -976,7 +1012,7 @@ relay_status rl_header_fingerprint(const void *bytes, size_t len, uint64_t *fing
     source s = {bytes, NULL, len, NULL};
     preamble pre = {RELAY_FORMAT_MAJOR, RELAY_FORMAT_MINOR, len, rl_header_hash(bytes, len, RELAY_FORMAT_MAJOR, RELAY_FORMAT_MINOR), 0};
     header h = {0};
-    relay_status st = read_header(&s, &pre, &h);
+    relay_status st = read_header(&s, &pre, UINT64_MAX, &h);
     if (!st) *fingerprint = rl_plan_hash(h.plan);
     relay_plan_free(h.plan);
     free(h.index);
@@ -990,17 +1026,56 @@ relay_status relay_plan_decode(relay_plan **out, const void *buf, size_t len, in
     return decode(&s, out, rank);
 }
 
-relay_status relay_plan_load(relay_plan **out, const char *path, int rank)
+/* Reads a file with `read` (decode, or peek_ranks) as a source. */
+typedef relay_status file_reader(source *s, void *arg);
+
+static relay_status read_file(const char *path, file_reader *read, void *arg)
 {
-    if (!out || !path) return rl_fail(RELAY_ERR_ARG, "relay_plan_load: NULL argument");
     FILE *f = fopen(path, "rb");
     if (!f) return rl_fail(RELAY_ERR_IO, "cannot open %s: %s", path, strerror(errno));
     struct stat sb;
     relay_status st = fstat(fileno(f), &sb) == 0 ? RELAY_OK : rl_fail(RELAY_ERR_IO, "cannot stat %s: %s", path, strerror(errno));
     if (!st && !S_ISREG(sb.st_mode)) st = rl_fail(RELAY_ERR_IO, "%s is not a regular file", path);
     source s = {NULL, f, st ? 0 : (uint64_t)sb.st_size, NULL};
-    if (!st) st = decode(&s, out, rank);
+    if (!st) st = read(&s, arg);
     free(s.owned);
     fclose(f);
     return st;
+}
+
+typedef struct {
+    relay_plan **out;
+    int rank;
+} decode_args;
+
+static relay_status decode_file(source *s, void *arg)
+{
+    decode_args *a = arg;
+    return decode(s, a->out, a->rank);
+}
+
+relay_status relay_plan_load(relay_plan **out, const char *path, int rank)
+{
+    if (!out || !path) return rl_fail(RELAY_ERR_ARG, "relay_plan_load: NULL argument");
+    return read_file(path, decode_file, &(decode_args){out, rank});
+}
+
+/* The preamble and the header's first pass only: no layout is built, no
+ * section read; time proportional to the header. */
+static relay_status peek_ranks(source *s, void *arg)
+{
+    preamble pre = {0};
+    header_fields h;
+    mp_reader r;
+    relay_status st = read_preamble(s, &pre);
+    uint64_t after = pre.length + pre.header_bytes;
+    if (!st) st = scan_header_of(s, &pre, after <= s->size ? s->size - after : 0, &h, &r);
+    if (!st) *(int *)arg = (int)h.nranks;
+    return st;
+}
+
+relay_status relay_plan_file_nranks(const char *path, int *nranks)
+{
+    if (!path || !nranks) return rl_fail(RELAY_ERR_ARG, "relay_plan_file_nranks: NULL argument");
+    return read_file(path, peek_ranks, nranks);
 }

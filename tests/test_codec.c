@@ -129,6 +129,45 @@ static void test_save_and_load_files(void **state)
     relay_plan_free(p);
 }
 
+/* A file too short for its ranks' sections (each at least its rank and a
+ * buffer size per pair and side) is refused from its header, before a
+ * layout is built or any section read, even by a rank whose own section
+ * is whole; relay_plan_file_nranks reads the rank count from the header
+ * alone and refuses the same files (issue 33). */
+static void test_files_too_short_for_their_sections(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/relay-codec-XXXXXX", path[128];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/p.plan", dir);
+    relay_plan *p = sample_plan(4, RELAY_OP_N, 1), *q = NULL;
+    void *buf;
+    size_t len, cut;
+    int nranks = 0;
+    encode_ok(p, &buf, &len);
+    assert_int_equal(relay_plan_save(p, path), RELAY_OK);
+    assert_int_equal(relay_plan_file_nranks(path, &nranks), RELAY_OK);
+    assert_int_equal(nranks, 4);
+    for (cut = len; cut > 0; cut--) {
+        q = NULL;
+        relay_status st = relay_plan_decode(&q, buf, cut, 0);
+        relay_plan_free(q);
+        if (st != RELAY_OK && strstr(relay_last_error(), "too few for the sections")) break;
+    }
+    assert_true(cut > 0 && cut < len);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(buf, 1, cut, f), cut);
+    fclose(f);
+    assert_int_equal(relay_plan_file_nranks(path, &nranks), RELAY_ERR_FORMAT);
+    assert_non_null(strstr(relay_last_error(), "too few for the sections of its 4 ranks and 2 pairs"));
+    assert_int_equal(relay_plan_file_nranks(NULL, &nranks), RELAY_ERR_ARG);
+    unlink(path);
+    rmdir(dir);
+    free(buf);
+    relay_plan_free(p);
+}
+
 /* The mode of a plan saved under umask `mask` (the file is removed). */
 static mode_t saved_mode(const relay_plan *p, const char *dir, mode_t mask)
 {
@@ -949,6 +988,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_is_identical),
         cmocka_unit_test(test_ten_million_one_row_blocks_read_back),
         cmocka_unit_test(test_save_and_load_files),
+        cmocka_unit_test(test_files_too_short_for_their_sections),
         cmocka_unit_test(test_saved_mode_follows_umask),
         cmocka_unit_test(test_every_truncation_is_refused),
         cmocka_unit_test(test_every_bit_flip_is_refused),

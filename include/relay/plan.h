@@ -105,6 +105,11 @@ RELAY_API relay_status relay_plan_concat(relay_plan **out, const relay_plan *x, 
  * rank >= 0 keep only that rank's section; rank -1 keeps every section. */
 RELAY_API relay_status relay_plan_save(const relay_plan *p, const char *path);
 RELAY_API relay_status relay_plan_load(relay_plan **out, const char *path, int rank);
+/* The rank count of the plan in a file, from its preamble and header
+ * alone (checksum, kind, keys, and room in the file for every rank's
+ * section): no layout built, no section read.  A job can refuse a plan of
+ * another size before it pays for reading one. */
+RELAY_API relay_status relay_plan_file_nranks(const char *path, int *nranks);
 RELAY_API relay_status relay_plan_encode(const relay_plan *p, void **buf, size_t *len); /* free() the buffer */
 RELAY_API relay_status relay_plan_decode(relay_plan **out, const void *buf, size_t len, int rank);
 

@@ -171,6 +171,16 @@ expect_mpi_error "relay-run: missing file at 2 ranks" 2 missing.plan
 expect_mpi_error "relay-run: bad option at 2 ranks" 2 good.plan --iters=-1
 expect_mpi_error "relay-run: plan for 2 ranks run on 1" 1 good.plan
 expect_mpi_error "relay-run: plan for 2 ranks run on 3" 3 good.plan
+grep -q "is a plan for 2 ranks; this job has 3" err.txt || fail "relay-run: the mismatch is not named from the header: $(cat err.txt)"
+# A file whose header promises sections the file has no room for is refused
+# from the header (issue 33), by relay-dump and by relay-run.
+for cut in $(seq 40 20 800); do
+  head -c "$(( SIZE - cut ))" good.plan > short.plan
+  "$DUMP" short.plan 2>&1 | grep -q "too few for the sections of its 2 ranks" && break
+done
+expect_error 1 "relay-dump: a file too short for its sections" "$DUMP" short.plan
+grep -q "too few for the sections of its 2 ranks" err.txt || fail "relay-dump: short file: $(cat err.txt)"
+expect_mpi_error "relay-run: a file too short for its sections" 2 short.plan
 expect_mpi_error "relay-run: a file that is not a plan" 2 bad.json
 "$PLAN" bmmc --ranks 4 --perm bit-reversal --bits 10 -o bmmc.plan >/dev/null || fail "relay-plan bmmc failed"
 expect_mpi_error "relay-run: BMMC plan for 4 ranks run on 2" 2 bmmc.plan

@@ -161,6 +161,23 @@ typedef struct {
     double load_s, create_s;
 } replay_state;
 
+/* The plan's rank count against the job's, from the file's header alone:
+ * a plan for another job is refused before any of it is built. */
+static int check_job_size(const char *path, cli_error *e)
+{
+    int planned = 0, nranks;
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    relay_status st = relay_plan_file_nranks(path, &planned);
+    char what[600];
+    if (st) {
+        snprintf(what, sizeof what, "cannot read the header of '%s'", path);
+        return cli_fail_relay(e, CLI_FAILED, st, what);
+    }
+    if (planned == nranks) return CLI_OK;
+    return cli_fail(e, CLI_FAILED, "'%s' is a plan for %d ranks; this job has %d (run it under mpiexec -n %d)", path, planned,
+                    nranks, planned);
+}
+
 static int load_section(replay_state *s, const char *path, int rank, cli_error *e)
 {
     relay_status st = relay_plan_load(&s->plan, path, rank);
@@ -302,7 +319,8 @@ static void print_text(const run_request *r, const replay_state *s, const run_re
 static int set_up(replay_state *s, const run_request *r, int rank, cli_error *e)
 {
     double t0 = MPI_Wtime();
-    int status = agree(load_section(s, r->path, rank, e), e);
+    int status = agree(check_job_size(r->path, e), e);
+    if (!status) status = agree(load_section(s, r->path, rank, e), e);
     s->load_s = max_over_ranks(MPI_Wtime() - t0);
     if (!status && r->tune) status = agree(tune_plan(&s->plan, r->path, r->tune, r->iters, rank, e), e);
     if (!status) status = agree(kinds[relay_plan_get_kind(s->plan)].prepare(s->plan, rank, &s->buf, e), e);
