@@ -20,7 +20,7 @@ module relay_plan_mod
   public :: relay_plan, relay_plan_options, relay_plan_stats
   public :: relay_plan_options_init, relay_plan_transform, relay_plan_transform_batch, relay_plan_transform_rank
   public :: relay_plan_compose, relay_plan_invert, relay_plan_concat
-  public :: relay_plan_save, relay_plan_load, relay_plan_encode, relay_plan_decode
+  public :: relay_plan_save, relay_plan_load, relay_plan_file_nranks, relay_plan_encode, relay_plan_decode
   public :: relay_plan_nranks, relay_plan_get_kind, relay_plan_type, relay_plan_count, relay_plan_fingerprint, &
             relay_plan_schedule, relay_plan_rounds, relay_plan_max_buffer_bytes, relay_plan_relabeling, &
             relay_plan_dst_layout, &
@@ -143,6 +143,13 @@ module relay_plan_mod
       integer(c_int), value :: rank
       integer(c_int) :: st
     end function c_load
+
+    function c_file_nranks(path, nranks) bind(C, name='relay_plan_file_nranks') result(st)
+      import :: c_char, c_int
+      character(kind=c_char), intent(in) :: path(*)
+      integer(c_int), intent(out) :: nranks
+      integer(c_int) :: st
+    end function c_file_nranks
 
     function c_encode(p, buf, len) bind(C, name='relay_plan_encode') result(st)
       import :: c_int, c_ptr, c_size_t
@@ -352,6 +359,14 @@ contains
     integer(c_int) :: st
     st = c_load(plan%ptr, trim(path) // c_null_char, rank)
   end function relay_plan_load
+
+  ! The rank count of the plan in a file, from its header alone.
+  function relay_plan_file_nranks(path, nranks) result(st)
+    character(len=*), intent(in) :: path
+    integer(c_int), intent(out) :: nranks
+    integer(c_int) :: st
+    st = c_file_nranks(trim(path) // c_null_char, nranks)
+  end function relay_plan_file_nranks
 
   ! The plan file's bytes, in memory.
   function relay_plan_encode(plan, bytes) result(st)

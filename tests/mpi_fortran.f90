@@ -251,6 +251,7 @@ contains
     integer(c_int8_t), allocatable :: bytes(:)
     character(len=64) :: path
     integer :: unit
+    integer(c_int) :: planned
     write (path, '(a, i0, a)') 'mpi_fortran_', nranks, '.plan'
     la = make_layout(bc_dst)
     lb = make_layout(bc_src(RELAY_OP_T))
@@ -258,6 +259,8 @@ contains
     if (rank == 0) call check_ok(relay_plan_save(plan, path), 'relay_plan_save')
     call MPI_Barrier(MPI_COMM_WORLD, ierr)
     call check_ok(relay_plan_load(loaded, path, rank), 'relay_plan_load')
+    call check_ok(relay_plan_file_nranks(path, planned), 'relay_plan_file_nranks')
+    call check(planned == nranks, 'relay_plan_file_nranks: the plan''s rank count, from its header')
     call check(relay_plan_fingerprint(loaded) == relay_plan_fingerprint(plan), 'loaded plan: fingerprint')
     call replay_and_check(loaded, RELAY_OP_T, 'loaded plan')
     call MPI_Barrier(MPI_COMM_WORLD, ierr)
