@@ -31,8 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan_internal.h"
 #include "mpi_check.h"
+#include "plan_internal.h"
+#include "redescribe.h"
 #include "relay/relay.h"
 
 static int rank, nranks;
@@ -85,21 +86,9 @@ static relay_layout *square_blocks(int shift)
     return padded_blocks(5, splits, 5, splits, shift);
 }
 
-/* Plans A := op(B), encodes the plan and decodes every section. */
 static relay_plan *decoded_plan(const relay_layout *a, const relay_layout *b, relay_op op, int64_t cap)
 {
-    relay_plan *p = NULL, *q = NULL;
-    void *buf = NULL;
-    size_t len = 0;
-    relay_plan_options o;
-    relay_plan_options_init(&o);
-    o.max_buffer_bytes = cap;
-    relay_plan_transform(&p, nranks, a, b, op, RELAY_DOUBLE, &o);
-    relay_plan_encode(p, &buf, &len);
-    relay_plan_decode(&q, buf, len, -1);
-    relay_plan_free(p);
-    free(buf);
-    return q;
+    return redescribe_decoded_plan(nranks, a, b, op, cap);
 }
 
 /* ---- truthful plans still replay ---------------------------------------- */
@@ -284,121 +273,54 @@ static int swap_sends(relay_plan *p, rl_section *s, const relay_layout *a)
 }
 
 /* Under a memory cap: a receive lattice split in two, at a piece column
- * (several pieces across) or at a column of its one piece (column-major
- * elements, op N).  Uncapped the message packs as before (pieces, and a
- * piece's columns, go one after another), so the elements' hashes still
- * agree; but the two ends would cut the message into chunks by different
- * shapes, which binding must refuse. */
-static void split_lattice(const rl_span *whole, rl_span *left, rl_span *right)
-{
-    *left = *right = *whole;
-    if (whole->count_c > 1) {
-        left->count_c = whole->count_c / 2;
-        right->count_c = whole->count_c - left->count_c;
-        right->off += left->count_c * whole->step_c;
-        if (left->count_c == 1) left->step_c = 0;
-        if (right->count_c == 1) right->step_c = 0;
-    } else {
-        left->cols = whole->cols / 2;
-        right->cols = whole->cols - left->cols;
-        right->off += left->cols * whole->ld;
-    }
-}
-
-/* Which lattices split_first cuts: any it can, only across piece columns
- * (the runs of a direct message stay whole), or only across the columns
- * of a lattice's one piece (its runs are cut). */
-typedef enum { SPLIT_ANY, SPLIT_PIECE_COLUMNS, SPLIT_COLUMNS } split_kind;
-
-static int splits(const rl_span *sp, split_kind kind)
-{
-    int across_pieces = sp->count_c > 1, across_columns = sp->count_c == 1 && sp->count_r == 1 && sp->cols > 1;
-    if (sp->fused) return 0;
-    return kind == SPLIT_PIECE_COLUMNS ? across_pieces : kind == SPLIT_COLUMNS ? across_columns : across_pieces || across_columns;
-}
-
-/* Splits the first lattice of the messages msg that `kind` allows in two,
- * lattices `spans` (nspans of them) growing by one; 0 if none. */
-static int split_first(rl_message *msg, int nmsg, rl_span **spans, int64_t *nspans, split_kind kind)
-{
-    for (int k = 0; k < nmsg; k++)
-        for (int64_t x = msg[k].first; x < msg[k].first + msg[k].count; x++) {
-            if (!splits(&(*spans)[x], kind)) continue;
-            rl_span *more = realloc(*spans, (size_t)(*nspans + 1) * sizeof *more);
-            if (!more) return 0;
-            *spans = more;
-            memmove(&more[x + 2], &more[x + 1], (size_t)(*nspans - x - 1) * sizeof *more);
-            rl_span whole = more[x];
-            split_lattice(&whole, &more[x], &more[x + 1]);
-            (*nspans)++;
-            msg[k].count++;
-            for (int q = k + 1; q < nmsg; q++) msg[q].first++;
-            return 1;
-        }
-    return 0;
-}
-
+ * or at a column of its one piece.  Uncapped the message packs as before,
+ * so the elements' hashes still agree; but the two ends would cut the
+ * message into chunks by different shapes, which binding must refuse. */
 static int split_receive(relay_plan *p, rl_section *s, const relay_layout *a)
 {
     (void)p;
     (void)a;
-    return split_first(s->recv, s->nrecv, &s->recv_spans, &s->nrecv_spans, SPLIT_ANY);
+    return redescribe_split_receive(s, REDESCRIBE_ANY);
 }
 
 /* ---- one end of a direct message described otherwise (issue 33) --------- */
 
-/* Re-descriptions that keep what a message carries and its packed order,
- * so that binding's check passes; under p2p both ends must still agree
- * on how the message travels (direct, run by run, or packed), else one
- * waits for a transfer the other never starts. */
+/* Re-descriptions that keep what a message carries and its packed order
+ * (redescribe.h), so that binding's check passes; under p2p both ends must
+ * still agree on how the message travels (direct, run by run, or packed),
+ * else one waits for a transfer the other never starts. */
 static int split_receive_across_pieces(relay_plan *p, rl_section *s, const relay_layout *a)
 {
     (void)p;
     (void)a;
-    return split_first(s->recv, s->nrecv, &s->recv_spans, &s->nrecv_spans, SPLIT_PIECE_COLUMNS);
+    return redescribe_split_receive(s, REDESCRIBE_PIECE_COLUMNS);
 }
 
 static int split_receive_columns(relay_plan *p, rl_section *s, const relay_layout *a)
 {
     (void)p;
     (void)a;
-    return split_first(s->recv, s->nrecv, &s->recv_spans, &s->nrecv_spans, SPLIT_COLUMNS);
+    return redescribe_split_receive(s, REDESCRIBE_COLUMNS);
 }
 
 static int split_send_across_pieces(relay_plan *p, rl_section *s, const relay_layout *a)
 {
     (void)p;
     (void)a;
-    return split_first(s->send, s->nsend, &s->send_spans, &s->nsend_spans, SPLIT_PIECE_COLUMNS);
+    return redescribe_split_send(s, REDESCRIBE_PIECE_COLUMNS);
 }
 
 static int split_send_columns(relay_plan *p, rl_section *s, const relay_layout *a)
 {
     (void)p;
     (void)a;
-    return split_first(s->send, s->nsend, &s->send_spans, &s->nsend_spans, SPLIT_COLUMNS);
+    return redescribe_split_send(s, REDESCRIBE_COLUMNS);
 }
 
-/* A receive lattice of two pieces stacked in A's two consecutive packed
- * blocks described as one fused stack at twice the leading dimension: the
- * same positions, and (its elements running down each block's columns in
- * turn) the same packed order, so binding's check passes; but run by run,
- * or read from the sender's B piece by piece, each position would get
- * another element. */
 static int fuse_across_blocks(relay_plan *p, rl_section *s, const relay_layout *a)
 {
     (void)a;
-    for (int64_t x = 0; x < s->nrecv_spans; x++) {
-        rl_span *sp = &s->recv_spans[x], was = *sp;
-        if (sp->fused || sp->count_r != 2 || sp->count_c != 1 || sp->step_r != sp->rows * sp->cols || sp->ld != sp->rows)
-            continue;
-        sp->fused = RL_FUSED_ROWS;
-        sp->step_r = sp->rows;
-        sp->ld = 2 * sp->rows;
-        if (rl_section_validate(s, p) == RELAY_OK) return 1;
-        *sp = was;
-    }
-    return 0;
+    return redescribe_fuse_across_blocks(p, s);
 }
 
 /* ---- lies in the header (every rank's copy) ------------------------------ */
@@ -514,32 +436,9 @@ static void refused_everywhere(const lie_case *c, relay_layout *a, relay_layout 
     relay_plan_free(p);
 }
 
-/* A 1 x P grid of DIRECT_ROWS x nb blocks, column-major: between two of
- * these, op N, every piece is whole columns of 4 KB, and a message's
- * lattices of 4 columns and more travel direct (16 KB runs). */
-enum { DIRECT_ROWS = 512 };
+static relay_layout *direct_columns(int64_t nb) { return redescribe_direct_columns(nranks, nb); }
 
-static relay_layout *direct_columns(int64_t nb)
-{
-    relay_layout *l = NULL;
-    relay_layout_block_cyclic(&l, DIRECT_ROWS, 48 * nranks, DIRECT_ROWS, nb, 1, nranks, RELAY_ROW_MAJOR, 0, 0, 0,
-                              RELAY_COL_MAJOR);
-    return l;
-}
-
-/* 2R x C on `blocks` row blocks owned by `owner`, packed: A with two
- * blocks of R x C that follow each other in rank 1's buffer, B one block
- * on rank 0 whose columns hold both. */
-enum { STACK_ROWS = 256, STACK_COLS = 16 };
-
-static relay_layout *stacked(int blocks, int owner)
-{
-    int64_t rows[] = {0, blocks == 2 ? STACK_ROWS : 2 * STACK_ROWS, 2 * STACK_ROWS}, cols[] = {0, STACK_COLS};
-    int owners[] = {owner, owner};
-    relay_layout *l = NULL;
-    relay_layout_grid(&l, nranks, 2 * STACK_ROWS, STACK_COLS, blocks, rows, 1, cols, owners, NULL, NULL, RELAY_COL_MAJOR);
-    return l;
-}
+static relay_layout *stacked(int blocks, int owner) { return redescribe_stacked(nranks, blocks, owner); }
 
 static void test_lies_are_refused(void)
 {

@@ -8,6 +8,8 @@
  *               schedules p2p, rounds (steps and local_round) and
  *               alltoallv and neighbor; relabeling none, greedy and optimal;
  *               a tuning (relay_exec_tune's record) of every choice; a memory cap;
+ *               messages that travel direct (one across A's packed
+ *               blocks) and a slab transpose a receiver may pull;
  *   BMMC        bit reversal, a transpose across rank bits (partners), a
  *               complement (vector reversal), rank bits in the middle;
  *   HSUMMA      checkerboard with model groups, block-cyclic with given
@@ -106,6 +108,34 @@ static int small_moves(void)
     return bad;
 }
 
+/* Messages that travel direct (op N, one element order, runs of 16 KB and
+ * more: whole 512-row columns of 8 and 12 column blocks), one over two
+ * consecutive packed blocks of A, and a slab transpose whose messages a
+ * receiver may pull from the sender's B (RELAY_PULL): the lattices the
+ * executor moves without packing (issue 33). */
+static int direct_moves(void)
+{
+    relay_layout *a, *b, *two, *one, *rows, *cols;
+    int64_t stack[] = {0, 256, 512}, whole[] = {0, 512}, width[] = {0, 16};
+    int owned[] = {1, 1}, first[] = {0};
+    int bad = relay_layout_block_cyclic(&a, 512, 96, 512, 8, 1, 2, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR) ||
+              relay_layout_block_cyclic(&b, 512, 96, 512, 12, 1, 2, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR) ||
+              relay_layout_grid(&two, 2, 512, 16, 2, stack, 1, width, owned, NULL, NULL, RELAY_COL_MAJOR) ||
+              relay_layout_grid(&one, 2, 512, 16, 1, whole, 1, width, first, NULL, NULL, RELAY_COL_MAJOR) ||
+              relay_layout_block_cyclic(&rows, 256, 256, 128, 256, 2, 1, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR) ||
+              relay_layout_block_cyclic(&cols, 256, 256, 256, 128, 1, 2, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR);
+    bad = bad || transform(2, a, b, RELAY_OP_N, RELAY_DOUBLE, RELAY_SCHED_P2P, RELAY_RELABEL_NONE) ||
+          transform(2, two, one, RELAY_OP_N, RELAY_DOUBLE, RELAY_SCHED_P2P, RELAY_RELABEL_NONE) ||
+          transform(2, rows, cols, RELAY_OP_T, RELAY_DOUBLE, RELAY_SCHED_P2P, RELAY_RELABEL_NONE);
+    relay_layout_free(a);
+    relay_layout_free(b);
+    relay_layout_free(two);
+    relay_layout_free(one);
+    relay_layout_free(rows);
+    relay_layout_free(cols);
+    return bad;
+}
+
 static int bmmc(relay_status made, const relay_bmmc *perm, int p, int f, size_t elem_size)
 {
     relay_plan *plan = NULL;
@@ -141,7 +171,7 @@ int main(int argc, char **argv)
         return 2;
     }
     dir = argv[1];
-    int bad = small_moves() || lattice_moves() || bmmc_plans() || hsumma_plans();
+    int bad = small_moves() || lattice_moves() || direct_moves() || bmmc_plans() || hsumma_plans();
     if (bad) fprintf(stderr, "make_seeds: seed %d: %s\n", saved - 1, relay_last_error());
     return bad;
 }

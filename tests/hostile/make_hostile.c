@@ -16,7 +16,10 @@
  *              every field a reader checks (it is a different, valid plan);
  *   lead/      accepted transform plans that mean something else: lies only
  *              a check across ranks or of coverage can catch (issue 17,
- *              findings 8 and 9).
+ *              findings 8 and 9);
+ *   redescribed/  plans of direct messages with one end described otherwise,
+ *              the same elements in the same packed order (issue 33): each
+ *              must be refused on every rank or replay right.
  * and is named npN-BASE-EDIT.plan, N its rank count.  run-npN.txt lists
  * the refused and harmless files relay-run replays at N ranks (a sample:
  * each mpiexec launch costs a second). */
@@ -28,6 +31,7 @@
 #include <sys/stat.h>
 
 #include "forge.h"
+#include "redescribe.h"
 #include "hsumma_dist.h"
 #include "hsumma_fields.h"
 #include "plan_internal.h"
@@ -366,6 +370,61 @@ static int add_foreign(corpus *c, const base *b, const base *donor, const char *
     return bad;
 }
 
+/* ---- one end of a direct message described otherwise (issue 33) -------- */
+
+/* Plans on 2 ranks whose messages travel direct (redescribe.h), op N,
+ * each edited on one rank's section by each re-description that applies,
+ * sealed (the section's checksum recomputed; the header is unchanged) and
+ * saved in redescribed/ as np2-BASE-EDIT.plan.  relay-run --verify must
+ * refuse each on every rank or verify it (replay.sh run-redescribed). */
+typedef int redescription(const relay_plan *p, rl_section *s);
+
+static int split_receive_pieces(const relay_plan *p, rl_section *s) { return (void)p, redescribe_split_receive(s, REDESCRIBE_PIECE_COLUMNS); }
+static int split_receive_columns(const relay_plan *p, rl_section *s) { return (void)p, redescribe_split_receive(s, REDESCRIBE_COLUMNS); }
+static int split_send_pieces(const relay_plan *p, rl_section *s) { return (void)p, redescribe_split_send(s, REDESCRIBE_PIECE_COLUMNS); }
+static int split_send_columns(const relay_plan *p, rl_section *s) { return (void)p, redescribe_split_send(s, REDESCRIBE_COLUMNS); }
+
+static const struct {
+    const char *name;
+    redescription *edit;
+} redescriptions[] = {
+    {"recv-split-pieces", split_receive_pieces}, {"recv-split-columns", split_receive_columns},
+    {"send-split-pieces", split_send_pieces},    {"send-split-columns", split_send_columns},
+    {"recv-fused-across-blocks", redescribe_fuse_across_blocks},
+};
+
+/* The plan A := B on 2 ranks, read from bytes; the layouts are freed. */
+static relay_plan *direct_plan(relay_layout *a, relay_layout *b)
+{
+    relay_plan *p = redescribe_decoded_plan(2, a, b, RELAY_OP_N, 0);
+    relay_layout_free(a);
+    relay_layout_free(b);
+    return p;
+}
+
+static int write_redescribed(const char *dir, int *files)
+{
+    const char *bases[3] = {"columns", "wide-columns", "stacked"};
+    int bad = 0;
+    for (int k = 0; k < 3 && !bad; k++)
+        for (size_t e = 0; e < sizeof redescriptions / sizeof *redescriptions && !bad; e++)
+            for (int rank = 0; rank < 2 && !bad; rank++) {
+                relay_plan *p = k == 0 ? direct_plan(redescribe_direct_columns(2, 8), redescribe_direct_columns(2, 12))
+                              : k == 1 ? direct_plan(redescribe_direct_columns(2, 16), redescribe_direct_columns(2, 48))
+                                       : direct_plan(redescribe_stacked(2, 2, 1), redescribe_stacked(2, 1, 0));
+                bad = !p;
+                if (!bad && redescriptions[e].edit(p, p->sections[rank])) {
+                    char path[1024];
+                    snprintf(path, sizeof path, "%s/redescribed/np2-%s-r%d-%s.plan", dir, bases[k], rank, redescriptions[e].name);
+                    p->sections[rank]->checksum = rl_section_hash(p->sections[rank], p->count);
+                    bad = relay_plan_save(p, path) != RELAY_OK;
+                    *files += !bad;
+                }
+                relay_plan_free(p);
+            }
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -385,10 +444,11 @@ int main(int argc, char **argv)
     };
     int nbases = (int)(sizeof bases / sizeof *bases), bad = 0;
     corpus c = {argv[1], {0}, {NULL}, {{0}}, 0};
-    const char *sub[3] = {"refused", "harmless", "lead"};
+    const char *sub[4] = {"refused", "harmless", "lead", "redescribed"};
     char path[1024];
+    int redescribed = 0;
     mkdir(argv[1], 0755);
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         snprintf(path, sizeof path, "%s/%s", argv[1], sub[k]);
         if (mkdir(path, 0755) && errno != EEXIST) bad = 1;
     }
@@ -408,12 +468,14 @@ int main(int argc, char **argv)
     bad = bad || add_foreign(&c, bm, t, "pairs") || add_foreign(&c, hs, t, "pairs") || add_foreign(&c, hs, bm, "bmmc") ||
           add_foreign(&c, t, bm, "bmmc") || add_foreign(&c, t, hs, "hsumma") || add_foreign(&c, bm, hs, "hsumma") ||
           add_foreign(&c, t, t, "sigma");
+    bad = bad || write_redescribed(argv[1], &redescribed);
     for (int np = 1; np <= 4; np++)
         if (c.run[np]) fclose(c.run[np]);
     for (int i = 0; i < nbases; i++) {
         relay_plan_free(bases[i].plan);
         free(bases[i].bytes);
     }
-    printf("hostile corpus: %d refused, %d harmless, %d for the lead (findings 8, 9)\n", c.files[0], c.files[1], c.files[2]);
+    printf("hostile corpus: %d refused, %d harmless, %d for the lead (findings 8, 9), %d with one end of a direct message "
+           "described otherwise (issue 33)\n", c.files[0], c.files[1], c.files[2], redescribed);
     return bad;
 }

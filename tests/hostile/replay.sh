@@ -10,6 +10,9 @@
 #       refused file makes every rank exit (no hang: 60 s at most), non-zero,
 #       with between 1 and NP relay-run lines on stderr; a harmless one
 #       exits 0 with "verified: yes".
+#   replay.sh ... run-redescribed
+#       the same on every file of redescribed/ (issue 33: one end of a
+#       direct message described otherwise); prints the slowest run.
 #   replay.sh ... run-lead
 #       relay-run --verify on every file of lead/ at its rank count: each
 #       must be refused as above or, where its lie changes nothing the
@@ -50,7 +53,7 @@ run_one() { # class np file
         fail "relay-run -n $2 $3: still running after 60 s (a rank left waiting?)"
     elif grep -q 'verification failed' "$WORK/err"; then
         fail "relay-run -n $2 $3: a lie was replayed: $(grep 'verification failed' "$WORK/err" | head -c 300)"
-    elif [ "$1" = lead ] && [ "$status" -eq 0 ]; then
+    elif { [ "$1" = lead ] || [ "$1" = redescribed ]; } && [ "$status" -eq 0 ]; then
         grep -q 'verified: yes' "$WORK/out" || fail "relay-run -n $2 $3: a lie was replayed: $(head -c 300 "$WORK/out")"
     elif [ "$1" = harmless ]; then
         [ "$status" -eq 0 ] || fail "relay-run -n $2 $3: exit $status: $(head -c 300 "$WORK/err")"
@@ -71,11 +74,17 @@ dump)
     done ;;
 run)
     while read -r entry; do run_one "${entry%%/*}" "$1" "$CORPUS/$entry"; done <"$CORPUS/run-np$1.txt" ;;
-run-lead)
-    for f in "$CORPUS"/lead/*.plan; do
+run-lead | run-redescribed)
+    class=${MODE#run-}
+    SLOWEST=0
+    for f in "$CORPUS/$class"/*.plan; do
         np=$(basename "$f" | sed 's/^np\([0-9]*\)-.*/\1/')
-        run_one lead "$np" "$f"
-    done ;;
+        start=$(date +%s%N)
+        run_one "$class" "$np" "$f"
+        took=$(( ($(date +%s%N) - start) / 1000000 ))
+        [ "$took" -gt "$SLOWEST" ] && SLOWEST=$took
+    done
+    echo "the slowest relay-run (mpiexec's start included) took $SLOWEST ms" ;;
 *)
     echo "replay.sh: unknown mode $MODE" >&2
     exit 2 ;;
