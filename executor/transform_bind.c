@@ -95,36 +95,38 @@ static int lattice_is_direct(const rl_transform_exec *x, const rl_span *sp)
 }
 
 /* What one end of a message tells the other at bind: whether its side
- * could go direct, and then the sizes of its runs in order (equal runs
- * counted together, however the lattices group them), mixed. */
-typedef struct {
-    int64_t direct;
-    uint64_t runs;
-} direct_card;
+ * could go direct, and then the sizes of its runs in order, as groups of
+ * equal runs (however the lattices group them).  A message whose runs
+ * change size more often than RUN_GROUPS times is packed: the card holds
+ * the sizes exactly, so two ends go direct only with the same runs. */
+enum { RUN_GROUPS = 8 };
 
-static uint64_t mix_in(uint64_t h, int64_t v)
-{
-    h = (h ^ (uint64_t)v) * 0x100000001b3u; /* FNV-1a's prime */
-    return h ^ (h >> 29);
-}
+typedef struct {
+    int64_t direct, groups;
+    int64_t bytes[RUN_GROUPS], count[RUN_GROUPS];
+} direct_card;
 
 static direct_card side_card(const rl_transform_exec *x, const rl_message *m, const rl_span *spans)
 {
-    direct_card card = {1, 0};
-    int64_t bytes = 0, count = 0;
+    direct_card card = {.direct = 1};
     for (int64_t i = m->first; card.direct && i < m->first + m->count; i++) {
         rl_direct_runs r;
         card.direct = lattice_is_direct(x, &spans[i]) && lattice_runs(x->pairs[spans[i].pair].dst_order, &spans[i], x->esz, &r);
-        if (!card.direct) break;
-        if (r.bytes != bytes) {
-            card.runs = mix_in(mix_in(card.runs, bytes), count);
-            bytes = r.bytes;
-            count = 0;
+        if (card.direct && (card.groups == 0 || card.bytes[card.groups - 1] != r.bytes)) {
+            card.direct = card.groups < RUN_GROUPS;
+            if (card.direct) card.bytes[card.groups++] = r.bytes;
         }
-        count += r.count;
+        if (card.direct) card.count[card.groups - 1] += r.count;
     }
-    card.runs = card.direct ? mix_in(mix_in(card.runs, bytes), count) : 0;
-    return card;
+    return card.direct ? card : (direct_card){0};
+}
+
+static int same_runs(const direct_card *a, const direct_card *b)
+{
+    if (a->groups != b->groups) return 0;
+    for (int64_t g = 0; g < a->groups; g++)
+        if (a->bytes[g] != b->bytes[g] || a->count[g] != b->count[g]) return 0;
+    return 1;
 }
 
 /* Collective in effect: each rank tells each peer of a message its side's
@@ -143,7 +145,7 @@ static relay_status exchange_direct(rl_transform_exec *x)
     }
     if (!st) st = rl_transform_swap(x, items, "agreeing on direct messages");
     for (int k = 0; !st && k < n; k++) {
-        char direct = mine[k].direct && theirs[k].direct == 1 && theirs[k].runs == mine[k].runs;
+        char direct = mine[k].direct && theirs[k].direct == 1 && same_runs(&mine[k], &theirs[k]);
         if (k < s->nsend) x->send_direct[k] = direct;
         else x->recv_direct[k - s->nsend] = direct;
     }

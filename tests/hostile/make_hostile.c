@@ -405,7 +405,7 @@ static relay_plan *direct_plan(relay_layout *a, relay_layout *b)
 static int write_redescribed(const char *dir, int *files)
 {
     const char *bases[3] = {"columns", "wide-columns", "stacked"};
-    int bad = 0;
+    int bad = 0, applied[sizeof redescriptions / sizeof *redescriptions] = {0};
     for (int k = 0; k < 3 && !bad; k++)
         for (size_t e = 0; e < sizeof redescriptions / sizeof *redescriptions && !bad; e++)
             for (int rank = 0; rank < 2 && !bad; rank++) {
@@ -419,9 +419,16 @@ static int write_redescribed(const char *dir, int *files)
                     p->sections[rank]->checksum = rl_section_hash(p->sections[rank], p->count);
                     bad = relay_plan_save(p, path) != RELAY_OK;
                     *files += !bad;
+                    applied[e] = 1;
                 }
                 relay_plan_free(p);
             }
+    /* Every re-description must apply somewhere, or the corpus lost a case. */
+    for (size_t e = 0; e < sizeof applied / sizeof *applied && !bad; e++)
+        if (!applied[e]) {
+            fprintf(stderr, "make_hostile: %s applies to none of the direct plans\n", redescriptions[e].name);
+            bad = 1;
+        }
     return bad;
 }
 
