@@ -454,7 +454,19 @@ static void test_lies_are_refused(void)
     }
 }
 
-/* The truthful plans of direct messages replay right too. */
+/* Whether some message of p travels direct: tuning times p2p with every
+ * message packed as a choice of its own exactly then. */
+static int travels_direct(relay_plan *p)
+{
+    relay_tuning t;
+    int packed = 0;
+    if (relay_exec_tune(p, MPI_COMM_WORLD, 1) != RELAY_OK || relay_plan_tuning(p, &t) != RELAY_OK) return 0;
+    for (int k = 0; k < t.ntimed; k++) packed |= t.choices[k].packed;
+    relay_plan_set_tuning(p, NULL);
+    return packed;
+}
+
+/* The truthful plans of direct messages travel direct and replay right. */
 static void test_direct_plans_replay(void)
 {
     if (nranks < 2) return;
@@ -462,6 +474,8 @@ static void test_direct_plans_replay(void)
     relay_layout *b[3] = {direct_columns(12), direct_columns(48), stacked(1, 0)};
     for (int c = 0; c < 3; c++) {
         relay_plan *p = decoded_plan(a[c], b[c], RELAY_OP_N, 0);
+        /* The stacked plan's one message is not direct: its pieces stack in B only. */
+        check(p && travels_direct(p) == (c < 2), "a truthful decoded plan's messages travel direct where they can");
         check(p && replays_right(p, a[c], b[c], RELAY_OP_N), "a truthful decoded plan of direct messages replays right");
         relay_plan_free(p);
         relay_layout_free(a[c]);
