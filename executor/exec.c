@@ -40,6 +40,7 @@ static const rl_exec_kind *kind_of(const relay_plan *p)
     switch (p->kind) {
     case RELAY_PLAN_BMMC: return &rl_exec_bmmc;
     case RELAY_PLAN_HSUMMA: return &rl_exec_hsumma;
+    case RELAY_PLAN_ND: return &rl_exec_nd;
     default: return &rl_exec_transform;
     }
 }

@@ -104,6 +104,36 @@ static void put_layout(XXH3_state_t *h, const relay_layout *l)
     }
 }
 
+static void put_nd_layout(XXH3_state_t *h, const relay_nd_layout *l)
+{
+    put_i64(h, l->ndims);
+    put_array(h, l->shape, (size_t)l->ndims, sizeof *l->shape);
+    put_i64(h, l->mesh_ndims);
+    put_array(h, l->mesh_shape, (size_t)l->mesh_ndims, sizeof *l->mesh_shape);
+    put_array(h, l->mesh_ranks, (size_t)l->mesh_size, sizeof *l->mesh_ranks);
+    for (int m = 0; m < l->mesh_ndims; m++) {
+        const rl_nd_place *pl = &l->place[m];
+        int64_t fields[] = {pl->kind, pl->dim, pl->splits ? 0 : pl->block};
+        put_array(h, fields, 3, sizeof *fields);
+        if (pl->splits) put_array(h, pl->splits, (size_t)l->mesh_shape[m] + 1, sizeof *pl->splits);
+    }
+    put_i64(h, l->order);
+    put_array(h, l->padded, (size_t)l->ndims, sizeof *l->padded);
+}
+
+/* An N-D plan's header: its pairs and node map. */
+static void put_nd(XXH3_state_t *h, const rl_nd_plan *nd, int nranks)
+{
+    for (int k = 0; k < nd->count; k++) {
+        put_i64(h, nd->pairs[k].op);
+        put_array(h, nd->pairs[k].perm, (size_t)nd->pairs[k].dst->ndims, sizeof *nd->pairs[k].perm);
+        put_nd_layout(h, nd->pairs[k].dst);
+        put_nd_layout(h, nd->pairs[k].src);
+    }
+    put_i64(h, nd->node_of_rank != NULL);
+    if (nd->node_of_rank) put_array(h, nd->node_of_rank, (size_t)nranks, sizeof *nd->node_of_rank);
+}
+
 uint64_t rl_plan_hash(const relay_plan *p)
 {
     XXH3_state_t *h = XXH3_createState();
@@ -135,6 +165,7 @@ uint64_t rl_plan_hash(const relay_plan *p)
         put_array(h, b->v.col, (size_t)b->n, sizeof *b->v.col);
         put_array(h, b->w.col, (size_t)b->n, sizeof *b->w.col);
     }
+    if (p->nd) put_nd(h, p->nd, p->nranks);
     if (p->hsumma) {
         int64_t ints[RL_HS_INTS], net[2];
         rl_hsumma_to_ints(p->hsumma, ints);

@@ -56,6 +56,7 @@ void relay_plan_free(relay_plan *p)
     free(p->sections);
     free(p->bmmc);
     free(p->hsumma);
+    rl_nd_plan_free(p->nd);
     free(p);
 }
 
@@ -128,7 +129,7 @@ relay_status rl_section_clone(rl_section **out, const rl_section *s, int count)
 int relay_plan_nranks(const relay_plan *p) { return p ? p->nranks : 0; }
 relay_plan_kind relay_plan_get_kind(const relay_plan *p) { return p ? p->kind : RELAY_PLAN_TRANSFORM; }
 relay_type relay_plan_type(const relay_plan *p) { return p ? p->type : RELAY_DOUBLE; }
-int relay_plan_count(const relay_plan *p) { return p ? p->count : 0; }
+int relay_plan_count(const relay_plan *p) { return !p ? 0 : p->nd ? p->nd->count : p->count; }
 uint64_t relay_plan_fingerprint(const relay_plan *p) { return p ? p->fingerprint : 0; }
 relay_schedule relay_plan_schedule(const relay_plan *p) { return p ? p->schedule : RELAY_SCHED_P2P; }
 int relay_plan_rounds(const relay_plan *p) { return p ? p->rounds : 0; }
@@ -175,6 +176,7 @@ static int64_t hsumma_buffer_elems(const relay_plan *p, int is_dst, int index, i
 int64_t relay_plan_buffer_elems(const relay_plan *p, int is_dst, int index, int rank)
 {
     if (p && p->hsumma) return hsumma_buffer_elems(p, is_dst, index, rank);
+    if (p && p->nd) return rl_nd_plan_buffer_elems(p, is_dst, index, rank);
     const rl_pair *pr = pair_at(p, index);
     if (!pr) return -1;
     if (rank < 0 || rank >= p->nranks) {

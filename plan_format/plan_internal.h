@@ -19,6 +19,7 @@
 #include "gf2.h"
 #include "hsumma_check.h"
 #include "layout_internal.h"
+#include "nd_layout.h"
 
 /* All plan records are made of 64-bit fields only, so they have no padding
  * and their bytes can be hashed as they are. */
@@ -138,6 +139,28 @@ typedef struct {
     relay_hsumma_groups_from groups_from;
 } rl_hsumma;
 
+/* An N-D plan (kind RELAY_PLAN_ND) is its header: per pair the layouts,
+ * op and permutation (A's dimension k is B's perm[k]), and the node map
+ * that guides the choice of source replicas.  Every rank derives its
+ * messages from it (nd_transfers.h). */
+typedef struct {
+    relay_op op;
+    int32_t perm[RELAY_ND_MAX_DIMS];
+    relay_nd_layout *dst, *src;
+} rl_nd_pair;
+
+typedef struct {
+    int32_t count;
+    rl_nd_pair *pairs;
+    int32_t *node_of_rank;   /* nranks entries, or NULL: no node map */
+} rl_nd_plan;
+
+/* The N-D plan object (nd_plan.c): a plan of kind RELAY_PLAN_ND with
+ * count empty pairs, and what plan.c's accessors ask of it. */
+relay_status rl_nd_plan_new(relay_plan **out, int nranks, int count, relay_type type);
+void rl_nd_plan_free(rl_nd_plan *nd);
+int64_t rl_nd_plan_buffer_elems(const relay_plan *p, int is_dst, int index, int rank);
+
 struct relay_plan {
     relay_plan_kind kind;
     int32_t nranks;
@@ -158,6 +181,7 @@ struct relay_plan {
     rl_section **sections;   /* nranks entries, NULL where not loaded; the array NULL for BMMC and HSUMMA */
     rl_bmmc *bmmc;           /* BMMC plans only */
     rl_hsumma *hsumma;       /* HSUMMA plans only */
+    rl_nd_plan *nd;          /* N-D plans only (count pairs live here; pairs stays NULL) */
     relay_tuning tuning;     /* transform plans: what relay_exec_tune measured (ntimed 0: none);
                                 outside the fingerprint, like the file's bytes (tuning.c) */
 };

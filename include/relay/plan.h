@@ -21,7 +21,8 @@ typedef enum { RELAY_RELABEL_NONE, RELAY_RELABEL_GREEDY, RELAY_RELABEL_OPTIMAL }
  * contention-free steps (rounds); as one MPI_Alltoallv (alltoallv); as one
  * neighbourhood alltoallv on a graph of the plan's messages (neighbor). */
 typedef enum { RELAY_SCHED_AUTO, RELAY_SCHED_P2P, RELAY_SCHED_ROUNDS, RELAY_SCHED_ALLTOALLV, RELAY_SCHED_NEIGHBOR } relay_schedule;
-typedef enum { RELAY_PLAN_TRANSFORM, RELAY_PLAN_BMMC, RELAY_PLAN_HSUMMA } relay_plan_kind;
+/* RELAY_PLAN_ND: an N-D transform (relay/nd.h). */
+typedef enum { RELAY_PLAN_TRANSFORM, RELAY_PLAN_BMMC, RELAY_PLAN_HSUMMA, RELAY_PLAN_ND } relay_plan_kind;
 
 typedef struct {
     relay_relabel relabel;       /* default RELAY_RELABEL_NONE */

@@ -5,6 +5,7 @@
  *   relay_exec_*     replay a plan over fresh buffers under MPI  (exec.h)
  *   relay_bmmc_*     BMMC permutations                           (bmmc.h)
  *   relay_hsumma_*   SUMMA / HSUMMA matrix products              (hsumma.h)
+ *   relay_nd_*       N-D arrays on process meshes, their plans   (nd.h)
  *   relay_status     the one error convention                    (status.h) */
 #ifndef RELAY_RELAY_H
 #define RELAY_RELAY_H
@@ -19,6 +20,7 @@
 #include "relay/exec.h"
 #include "relay/bmmc.h"
 #include "relay/hsumma.h"
+#include "relay/nd.h"
 #include "relay/scalapack.h"   /* declarations only: link relay::scalapack to use them */
 
 #endif

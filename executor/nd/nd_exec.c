@@ -1,0 +1,400 @@
+/* nd_exec.c — replaying N-D plans: the executor's N-D kind (exec_kind.h).
+ *
+ * At prepare each rank derives its transfers from the plan's header
+ * (nd_transfers.h) and groups them by peer into messages, one per peer
+ * and direction, carrying every pair's transfer in pair order, each packed
+ * in its pair's walk order (nd_walk.h).  Binding creates one persistent
+ * receive and send per message.  A replay starts the receives, packs and
+ * starts each send, moves the transfers a rank makes to itself, and
+ * unpacks each message as it lands.
+ *
+ * Pairs with partial sources are summed in a fixed order instead, so that
+ * every replay gives the same bits: once every message has landed, each
+ * partial piece's contributions are added into a scratch sum laid out as
+ * A (piece 0 copied, the others added, in piece order), and the last
+ * piece's walk writes A = alpha * sum + beta * A. */
+#include <limits.h>
+#include <string.h>
+
+#include "error.h"
+#include "exec_kind.h"
+#include "mpi_error.h"
+#include "nd_walk.h"
+#include "stand_in.h"
+
+/* One message: transfers [first, first+count) of the part's send or
+ * receive list, packed one after another. */
+typedef struct {
+    int peer;
+    int64_t first, count, elems;
+    char *buf;
+} nd_message;
+
+/* What one pair needs at this rank. */
+typedef struct {
+    rl_nd_order order;
+    rl_nd_side a, b;          /* this rank's A and B (base set per replay) */
+    int64_t dst_elems, src_elems;
+    int64_t pieces;           /* B's partial pieces: > 1 sums in order */
+    char *sum;                /* pieces > 1: the scratch sum, A's layout */
+} nd_pair_state;
+
+typedef struct {
+    const rl_nd_plan *nd;     /* the plan's header, copied (below) */
+    relay_plan *header;       /* a copy of the plan: the executor outlives the caller's */
+    int rank, count;
+    relay_type type;
+    size_t esz;
+    rl_nd_part part;
+    nd_pair_state *pairs;
+    int nsend, nrecv;
+    nd_message *send, *recv;
+    char *send_buf, *recv_buf;
+    MPI_Request *reqs;        /* receives, then sends */
+    MPI_Datatype elem_type;
+    int ordered;              /* some pair sums partial pieces */
+    rl_scalars scalars;
+} nd_exec;
+
+/* ---- preparing ----------------------------------------------------------------- */
+
+static relay_status copy_header(nd_exec *x, const relay_plan *p)
+{
+    relay_status st = rl_nd_plan_new(&x->header, p->nranks, p->nd->count, p->type);
+    for (int k = 0; !st && k < p->nd->count; k++) {
+        rl_nd_pair *to = &x->header->nd->pairs[k];
+        const rl_nd_pair *from = &p->nd->pairs[k];
+        to->op = from->op;
+        memcpy(to->perm, from->perm, sizeof to->perm);
+        if (!(st = rl_nd_layout_clone(&to->dst, from->dst))) st = rl_nd_layout_clone(&to->src, from->src);
+    }
+    if (!st && p->nd->node_of_rank) {
+        x->header->nd->node_of_rank = rl_malloc_array((size_t)p->nranks, sizeof(int32_t));
+        if (!x->header->nd->node_of_rank) return RL_NOMEM();
+        memcpy(x->header->nd->node_of_rank, p->nd->node_of_rank, (size_t)p->nranks * sizeof(int32_t));
+    }
+    if (!st) x->nd = x->header->nd;
+    return st;
+}
+
+static void prepare_pair(nd_pair_state *ps, const rl_nd_pair *pair, int rank)
+{
+    int coords[RELAY_ND_MAX_MESH];
+    rl_nd_walk_order(&ps->order, pair);
+    ps->a.kind = RL_ND_SIDE_A;
+    ps->b.kind = RL_ND_SIDE_B;
+    int64_t at = rl_nd_position_of(pair->dst, rank);
+    if (at >= 0) {
+        rl_nd_mesh_coords(pair->dst, at, coords);
+        rl_nd_side_strides(&ps->a, pair->dst, coords, NULL);
+        ps->dst_elems = rl_nd_buffer_elems(pair->dst, coords);
+    }
+    if ((at = rl_nd_position_of(pair->src, rank)) >= 0) {
+        rl_nd_mesh_coords(pair->src, at, coords);
+        rl_nd_side_strides(&ps->b, pair->src, coords, pair->perm);
+        ps->src_elems = rl_nd_buffer_elems(pair->src, coords);
+    }
+    ps->pieces = rl_nd_partial_pieces(pair->src);
+}
+
+/* Groups a sorted transfer list by peer into messages. */
+static relay_status group_messages(const rl_nd_transfer *v, int64_t n, nd_message **out, int *count)
+{
+    int messages = 0;
+    for (int64_t i = 0; i < n; i++) messages += i == 0 || v[i].peer != v[i - 1].peer;
+    nd_message *m = rl_calloc((size_t)messages, sizeof *m);
+    if (!m) return RL_NOMEM();
+    int at = -1;
+    for (int64_t i = 0; i < n; i++) {
+        if (i == 0 || v[i].peer != v[i - 1].peer) m[++at] = (nd_message){v[i].peer, i, 0, 0, NULL};
+        m[at].count++;
+        m[at].elems += v[i].elems;
+    }
+    *out = m;
+    *count = messages;
+    for (int i = 0; i < messages; i++)
+        if (m[i].elems > INT_MAX)
+            return rl_fail(RELAY_ERR_UNSUPPORTED, "N-D plan: a message of %lld elements exceeds MPI's int counts", (long long)m[i].elems);
+    return RELAY_OK;
+}
+
+/* One buffer for all messages of a direction; each message's part. */
+static relay_status message_buffers(nd_message *m, int n, size_t esz, char **buf)
+{
+    int64_t total = 0;
+    for (int i = 0; i < n; i++) total += m[i].elems;
+    if (!(*buf = rl_malloc_array((size_t)total, esz))) return RL_NOMEM();
+    int64_t at = 0;
+    for (int i = 0; i < n; i++) {
+        m[i].buf = *buf + at * (int64_t)esz;
+        at += m[i].elems;
+    }
+    return RELAY_OK;
+}
+
+static relay_status nd_prepare(void **state, const relay_plan *p, const rl_exec_setup *setup)
+{
+    if (!p->nd) return rl_fail(RELAY_ERR_FORMAT, "N-D plan without its pairs");
+    nd_exec *x = calloc(1, sizeof *x);
+    if (!x) return RL_NOMEM();
+    *state = x;
+    x->rank = setup->rank;
+    x->count = p->nd->count;
+    x->type = p->type;
+    x->esz = relay_type_size(p->type);
+    x->elem_type = MPI_DATATYPE_NULL;
+    relay_status st = copy_header(x, p);
+    if (!st && !(x->pairs = rl_calloc((size_t)x->count, sizeof *x->pairs))) st = RL_NOMEM();
+    if (st) return st;
+    for (int k = 0; k < x->count; k++) {
+        prepare_pair(&x->pairs[k], &x->nd->pairs[k], x->rank);
+        x->ordered |= x->pairs[k].pieces > 1;
+        if (x->pairs[k].pieces > 1 && x->pairs[k].dst_elems > 0 &&
+            !(x->pairs[k].sum = rl_malloc_array((size_t)x->pairs[k].dst_elems, x->esz)))
+            return RL_NOMEM();
+    }
+    if ((st = rl_nd_part_derive(&x->part, x->header, x->rank, RL_ND_SENDS | RL_ND_RECEIVES))) return st;
+    if (!st) st = group_messages(x->part.send, x->part.nsend, &x->send, &x->nsend);
+    if (!st) st = group_messages(x->part.recv, x->part.nrecv, &x->recv, &x->nrecv);
+    if (!st) st = message_buffers(x->send, x->nsend, x->esz, &x->send_buf);
+    if (!st) st = message_buffers(x->recv, x->nrecv, x->esz, &x->recv_buf);
+    if (!st && !(x->reqs = rl_malloc_array((size_t)(x->nsend + x->nrecv), sizeof *x->reqs))) st = RL_NOMEM();
+    for (int i = 0; !st && i < x->nsend + x->nrecv; i++) x->reqs[i] = MPI_REQUEST_NULL;
+    return st;
+}
+
+/* ---- binding ------------------------------------------------------------------- */
+
+static relay_status nd_bind(void *state, MPI_Comm comm, relay_internal_scratch *lent)
+{
+    (void)lent;
+    nd_exec *x = state;
+    int rc = MPI_Type_contiguous((int)x->esz, MPI_BYTE, &x->elem_type);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&x->elem_type);
+    for (int i = 0; i < x->nrecv && rc == MPI_SUCCESS; i++)
+        rc = MPI_Recv_init(x->recv[i].buf, (int)x->recv[i].elems, x->elem_type, x->recv[i].peer, 0, comm, &x->reqs[i]);
+    for (int i = 0; i < x->nsend && rc == MPI_SUCCESS; i++)
+        rc = MPI_Send_init(x->send[i].buf, (int)x->send[i].elems, x->elem_type, x->send[i].peer, 0, comm, &x->reqs[x->nrecv + i]);
+    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "N-D plan: creating persistent requests");
+}
+
+/* ---- replaying ------------------------------------------------------------------- */
+
+/* The packed side of transfer t, at `buf`. */
+static rl_nd_side message_side(const nd_exec *x, const rl_nd_transfer *t, char *buf)
+{
+    rl_nd_side m = {RL_ND_SIDE_MESSAGE, buf, {0}};
+    rl_nd_message_strides(&m, t, &x->pairs[t->pair].order);
+    return m;
+}
+
+static void pack_message(nd_exec *x, const nd_message *m)
+{
+    rl_scalars plain;
+    rl_scalars_set(&plain, x->type, NULL, NULL);
+    char *at = m->buf;
+    for (int64_t i = m->first; i < m->first + m->count; i++) {
+        const rl_nd_transfer *t = &x->part.send[i];
+        rl_nd_side packed = message_side(x, t, at);
+        rl_nd_move(&plain, 0, &x->pairs[t->pair].order, t, &packed, &x->pairs[t->pair].b);
+        at += t->elems * (int64_t)x->esz;
+    }
+}
+
+/* A transfer into A from `from` (packed, or B for a local one): the
+ * replay's update, or for summed pairs the step of its partial piece. */
+static void deliver(nd_exec *x, const rl_nd_transfer *t, const rl_nd_side *from)
+{
+    nd_pair_state *ps = &x->pairs[t->pair];
+    int conj = x->nd->pairs[t->pair].op == RELAY_OP_C;
+    if (ps->pieces == 1) {
+        rl_nd_move(&x->scalars, conj, &ps->order, t, &ps->a, from);
+        return;
+    }
+    rl_scalars step;
+    double one = 1.0;
+    float onef = 1.0f;
+    double complex onecd = 1.0;
+    float complex onecf = 1.0f;
+    const void *unit = x->type == RELAY_FLOAT ? (const void *)&onef : x->type == RELAY_DOUBLE ? (const void *)&one
+                     : x->type == RELAY_CFLOAT ? (const void *)&onecf : (const void *)&onecd;
+    rl_scalars_set(&step, x->type, NULL, t->partial == 0 ? NULL : unit); /* piece 0: sum = x; later: sum += x */
+    rl_nd_side sum = ps->a;
+    sum.base = ps->sum;
+    rl_nd_move(&step, conj, &ps->order, t, &sum, from);
+    if (t->partial == ps->pieces - 1) rl_nd_move(&x->scalars, 0, &ps->order, t, &ps->a, &sum);
+}
+
+static void deliver_local(nd_exec *x, const rl_nd_transfer *t) { deliver(x, t, &x->pairs[t->pair].b); }
+
+static void unpack_message(nd_exec *x, const nd_message *m)
+{
+    char *at = m->buf;
+    for (int64_t i = m->first; i < m->first + m->count; i++) {
+        const rl_nd_transfer *t = &x->part.recv[i];
+        rl_nd_side packed = message_side(x, t, at);
+        deliver(x, t, &packed);
+        at += t->elems * (int64_t)x->esz;
+    }
+}
+
+static relay_status check_buffers(const nd_exec *x, void *const *dst, const void *const *src)
+{
+    for (int k = 0; k < x->count; k++) {
+        if (x->pairs[k].dst_elems > 0 && !dst[k])
+            return rl_fail(RELAY_ERR_ARG, "relay_exec_start: dst[%d] is NULL but this rank holds %lld elements of it", k,
+                           (long long)x->pairs[k].dst_elems);
+        if (x->pairs[k].src_elems > 0 && !src[k])
+            return rl_fail(RELAY_ERR_ARG, "relay_exec_start: src[%d] is NULL but this rank holds %lld elements of it", k,
+                           (long long)x->pairs[k].src_elems);
+    }
+    return RELAY_OK;
+}
+
+static relay_status nd_start(void *state, void *const *dst, const void *const *src, const void *alpha, const void *beta)
+{
+    nd_exec *x = state;
+    relay_status st = check_buffers(x, dst, src);
+    if (st) return st;
+    rl_scalars_set(&x->scalars, x->type, alpha, beta);
+    for (int k = 0; k < x->count; k++) {
+        x->pairs[k].a.base = dst[k];
+        x->pairs[k].b.base = (char *)src[k];
+    }
+    int rc = x->nrecv ? MPI_Startall(x->nrecv, x->reqs) : MPI_SUCCESS;
+    for (int i = 0; i < x->nsend && rc == MPI_SUCCESS; i++) {
+        pack_message(x, &x->send[i]);
+        rc = MPI_Start(&x->reqs[x->nrecv + i]);
+    }
+    if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "N-D plan: starting the messages");
+    if (!x->ordered)
+        for (int64_t i = 0; i < x->part.nlocal; i++) deliver_local(x, &x->part.local[i]);
+    return RELAY_OK;
+}
+
+/* Summed pairs: every transfer that reaches A (messages and local), in
+ * the order of (pair, partial piece). */
+typedef struct {
+    const rl_nd_transfer *t;
+    char *packed;             /* NULL: a local transfer, read from B */
+} arrival;
+
+static int by_pair_then_piece(const void *a, const void *b)
+{
+    const rl_nd_transfer *x = ((const arrival *)a)->t, *y = ((const arrival *)b)->t;
+    if (x->pair != y->pair) return x->pair < y->pair ? -1 : 1;
+    if (x->partial != y->partial) return x->partial < y->partial ? -1 : 1;
+    return (x->peer > y->peer) - (x->peer < y->peer);
+}
+
+static relay_status deliver_in_order(nd_exec *x)
+{
+    int64_t n = x->part.nrecv + x->part.nlocal, at = 0;
+    arrival *v = rl_malloc_array((size_t)n, sizeof *v);
+    if (!v) return RL_NOMEM();
+    for (int i = 0; i < x->nrecv; i++) {
+        char *packed = x->recv[i].buf;
+        for (int64_t j = x->recv[i].first; j < x->recv[i].first + x->recv[i].count; j++) {
+            v[at++] = (arrival){&x->part.recv[j], packed};
+            packed += x->part.recv[j].elems * (int64_t)x->esz;
+        }
+    }
+    for (int64_t j = 0; j < x->part.nlocal; j++) v[at++] = (arrival){&x->part.local[j], NULL};
+    qsort(v, (size_t)n, sizeof *v, by_pair_then_piece);
+    for (int64_t i = 0; i < n; i++) {
+        if (!v[i].packed) {
+            deliver_local(x, v[i].t);
+            continue;
+        }
+        rl_nd_side packed = message_side(x, v[i].t, v[i].packed);
+        deliver(x, v[i].t, &packed);
+    }
+    free(v);
+    return RELAY_OK;
+}
+
+static relay_status nd_wait(void *state)
+{
+    nd_exec *x = state;
+    int rc = MPI_SUCCESS;
+    relay_status st = RELAY_OK;
+    if (x->ordered) {
+        rc = MPI_Waitall(x->nrecv, x->reqs, MPI_STATUSES_IGNORE);
+        if (rc == MPI_SUCCESS) st = deliver_in_order(x);
+    } else {
+        for (int n = 0; n < x->nrecv && rc == MPI_SUCCESS; n++) {
+            int i;
+            rc = MPI_Waitany(x->nrecv, x->reqs, &i, MPI_STATUS_IGNORE);
+            if (rc == MPI_SUCCESS && i != MPI_UNDEFINED) unpack_message(x, &x->recv[i]);
+        }
+    }
+    if (rc == MPI_SUCCESS) rc = MPI_Waitall(x->nsend, x->reqs + x->nrecv, MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "N-D plan: completing the messages");
+    return st;
+}
+
+/* ---- the executor's N-D kind (exec_kind.h) ---------------------------------------- */
+
+static int64_t message_elems(const nd_message *m, int n)
+{
+    int64_t total = 0;
+    for (int i = 0; i < n; i++) total += m[i].elems;
+    return total;
+}
+
+static void nd_memory(const void *state, relay_exec_memory *m)
+{
+    const nd_exec *x = state;
+    int64_t moved = (message_elems(x->send, x->nsend) + message_elems(x->recv, x->nrecv)) * (int64_t)x->esz, sums = 0;
+    for (int k = 0; k < x->count; k++) sums += x->pairs[k].sum ? x->pairs[k].dst_elems * (int64_t)x->esz : 0;
+    m->extra_bytes = moved + sums + (x->nsend + x->nrecv) * (int64_t)(sizeof(nd_message) + sizeof(MPI_Request));
+    m->remote_bytes = moved;
+}
+
+static void nd_free(void *state)
+{
+    nd_exec *x = state;
+    if (!x) return;
+    for (int i = 0; x->reqs && i < x->nsend + x->nrecv; i++)
+        if (x->reqs[i] != MPI_REQUEST_NULL) MPI_Request_free(&x->reqs[i]);
+    if (x->elem_type != MPI_DATATYPE_NULL) MPI_Type_free(&x->elem_type);
+    for (int k = 0; x->pairs && k < x->count; k++) free(x->pairs[k].sum);
+    rl_nd_part_free(&x->part);
+    relay_plan_free(x->header);
+    free(x->pairs);
+    free(x->send);
+    free(x->recv);
+    free(x->send_buf);
+    free(x->recv_buf);
+    free(x->reqs);
+    free(x);
+}
+
+static relay_status nd_stand_in(void *state)
+{
+    nd_exec *x = state;
+    int64_t *dst = rl_malloc_array((size_t)x->count, sizeof *dst), *src = rl_malloc_array((size_t)x->count, sizeof *src);
+    relay_status st = dst && src ? RELAY_OK : RL_NOMEM();
+    for (int k = 0; !st && k < x->count; k++) {
+        dst[k] = x->pairs[k].dst_elems;
+        src[k] = x->pairs[k].src_elems;
+    }
+    if (!st) st = rl_stand_in_replay(&rl_exec_nd, x, x->count, dst, x->count, src, x->esz);
+    free(dst);
+    free(src);
+    return st;
+}
+
+const rl_exec_kind rl_exec_nd = {
+    .needs_section = 0,
+    .prepare = nd_prepare,
+    .check_peers = NULL,
+    .bind = nd_bind,
+    .bind_replays = NULL,
+    .start = nd_start,
+    .stand_in = nd_stand_in,
+    .wait = nd_wait,
+    .memory = nd_memory,
+    .hsumma_report = NULL,
+    .free = nd_free,
+};

@@ -1,0 +1,115 @@
+/* nd_walk.c — walking an N-D transfer in rectangles (nd_walk.h). */
+#include <string.h>
+
+#include "nd_walk.h"
+
+/* A dimension's storage rank in layout l: 0 for its fastest-varying. */
+static int storage_rank(const relay_nd_layout *l, int dim)
+{
+    return l->order == RELAY_ROW_MAJOR ? l->ndims - 1 - dim : dim;
+}
+
+void rl_nd_walk_order(rl_nd_order *o, const rl_nd_pair *pair)
+{
+    int d = pair->dst->ndims, inner = 0, next = -1, placed[RELAY_ND_MAX_DIMS] = {0}, n = d;
+    for (int k = 0; k < d; k++)
+        if (storage_rank(pair->src, pair->perm[k]) == 0) inner = k;
+    for (int k = 0; k < d; k++)
+        if (storage_rank(pair->dst, k) == 0 && k != inner) next = k;
+    o->ndims = d;
+    o->order[--n] = inner;
+    placed[inner] = 1;
+    if (next >= 0) {
+        o->order[--n] = next;
+        placed[next] = 1;
+    }
+    for (int rank = 1; rank < d; rank++) /* the rest: B's faster dimensions further in */
+        for (int k = 0; k < d; k++)
+            if (!placed[k] && storage_rank(pair->src, pair->perm[k]) == rank) {
+                o->order[--n] = k;
+                placed[k] = 1;
+            }
+}
+
+void rl_nd_side_strides(rl_nd_side *side, const relay_nd_layout *l, const int *coords, const int32_t *perm)
+{
+    int64_t extents[RELAY_ND_MAX_DIMS], strides[RELAY_ND_MAX_DIMS];
+    rl_nd_local_extents(l, coords, extents);
+    rl_nd_strides(l, extents, strides);
+    for (int k = 0; k < l->ndims; k++) side->stride[k] = strides[perm ? perm[k] : k];
+}
+
+void rl_nd_message_strides(rl_nd_side *side, const rl_nd_transfer *t, const rl_nd_order *o)
+{
+    int64_t stride = 1;
+    for (int i = o->ndims - 1; i >= 0; i--) {
+        int k = o->order[i];
+        side->stride[k] = stride;
+        int64_t len = 0;
+        for (int64_t r = 0; r < t->nruns[k]; r++) len += t->runs[k][r].len;
+        stride *= len;
+    }
+}
+
+/* Offset, in elements, of run r of dimension k, `at` positions into the
+ * dimension's list. */
+static inline int64_t run_offset(const rl_nd_side *s, int k, const rl_nd_run *r, int64_t at)
+{
+    int64_t first = s->kind == RL_ND_SIDE_B ? r->b_lo : s->kind == RL_ND_SIDE_A ? r->a_lo : at;
+    return first * s->stride[k];
+}
+
+typedef struct {
+    const rl_scalars *s;
+    int conj;
+    size_t esz;
+    const rl_nd_order *o;
+    const rl_nd_transfer *t;
+    const rl_nd_side *dst, *src;
+} walk;
+
+/* The two innermost dimensions: one rectangle per pair of runs (one
+ * dimension: one column per run). */
+static void walk_rectangles(const walk *w, int64_t doff, int64_t soff)
+{
+    int d = w->o->ndims, ki = w->o->order[d - 1], ko = d > 1 ? w->o->order[d - 2] : -1;
+    int64_t nouter = ko >= 0 ? w->t->nruns[ko] : 1, at_o = 0;
+    for (int64_t ro = 0; ro < nouter; ro++) {
+        const rl_nd_run *outer = ko >= 0 ? &w->t->runs[ko][ro] : NULL;
+        int64_t d_o = outer ? run_offset(w->dst, ko, outer, at_o) : 0, s_o = outer ? run_offset(w->src, ko, outer, at_o) : 0;
+        int64_t cols = outer ? outer->len : 1, at_i = 0;
+        for (int64_t ri = 0; ri < w->t->nruns[ki]; ri++) {
+            const rl_nd_run *in = &w->t->runs[ki][ri];
+            int64_t dpos = doff + d_o + run_offset(w->dst, ki, in, at_i), spos = soff + s_o + run_offset(w->src, ki, in, at_i);
+            rl_side ds = {w->dst->base + dpos * (int64_t)w->esz, w->dst->stride[ki], ko >= 0 ? w->dst->stride[ko] : 0};
+            rl_side ss = {w->src->base + spos * (int64_t)w->esz, w->src->stride[ki], ko >= 0 ? w->src->stride[ko] : 0};
+            rl_move(w->s, w->conj, ds, ss, in->len, cols);
+            at_i += in->len;
+        }
+        at_o += cols;
+    }
+}
+
+static void walk_level(const walk *w, int level, int64_t doff, int64_t soff)
+{
+    if (level >= w->o->ndims - 2) {
+        walk_rectangles(w, doff, soff);
+        return;
+    }
+    int k = w->o->order[level];
+    int64_t at = 0;
+    for (int64_t r = 0; r < w->t->nruns[k]; r++) {
+        const rl_nd_run *run = &w->t->runs[k][r];
+        int64_t d0 = doff + run_offset(w->dst, k, run, at), s0 = soff + run_offset(w->src, k, run, at);
+        for (int64_t i = 0; i < run->len; i++) walk_level(w, level + 1, d0 + i * w->dst->stride[k], s0 + i * w->src->stride[k]);
+        at += run->len;
+    }
+}
+
+void rl_nd_move(const rl_scalars *s, int conj, const rl_nd_order *o, const rl_nd_transfer *t, const rl_nd_side *dst,
+                const rl_nd_side *src)
+{
+    if (t->elems == 0) return;
+    walk w = {s, conj, relay_type_size(s->type), o, t, dst, src};
+    walk_level(&w, 0, 0, 0);
+}

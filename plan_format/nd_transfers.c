@@ -1,0 +1,422 @@
+/* nd_transfers.c — deriving one rank's transfers of an N-D plan from its
+ * header (nd_transfers.h).
+ *
+ * Per pair, in three steps:
+ *   1. cut: along each of A's dimensions, the rank's own blocks (of A's
+ *      layout when it receives, of B's when it sends) are cut at the other
+ *      layout's block boundaries; each run is tagged with the other side's
+ *      coordinate that holds it;
+ *   2. peers: the other side's mesh positions whose coordinates all have
+ *      runs are the candidate peers (every replica of a destination; one
+ *      chosen replica per group of a source, every partial piece);
+ *   3. the transfer with a peer is the product of its coordinates' run
+ *      lists, kept when the replica rule picks this pair of ranks.
+ * Both ends cut the same blocks at the same boundaries, so they derive the
+ * same runs; merging runs that continue each other at both ends is a
+ * function of the list, applied alike. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "nd_transfers.h"
+
+/* ---- checks every N-D pair passes ----------------------------------------- */
+
+static relay_status check_perm(const rl_nd_pair *pair, int ndims, const char *what)
+{
+    int seen[RELAY_ND_MAX_DIMS] = {0}, identity = 1;
+    for (int k = 0; k < ndims; k++) {
+        int j = pair->perm[k];
+        if (j < 0 || j >= ndims || seen[j]++)
+            return rl_fail(RELAY_ERR_ARG, "%s: the permutation is not one of %d axes (entry %d is %d)", what, ndims, k, j);
+        identity &= j == k;
+    }
+    if (pair->op == RELAY_OP_N && !identity)
+        return rl_fail(RELAY_ERR_ARG, "%s: op N moves axes as they are; permuting them is op T (or C to conjugate)", what);
+    if (pair->op != RELAY_OP_N && pair->op != RELAY_OP_T && pair->op != RELAY_OP_C)
+        return rl_fail(RELAY_ERR_ARG, "%s: op %d is not N, T or C", what, (int)pair->op);
+    return RELAY_OK;
+}
+
+static relay_status check_groups(const rl_nd_pair *pair, int nranks, const char *what)
+{
+    const relay_nd_layout *sides[2] = {pair->dst, pair->src};
+    for (int i = 0; i < 2; i++)
+        if (sides[i]->min_ranks > nranks)
+            return rl_fail(RELAY_ERR_ARG, "%s: %s's mesh holds rank %d, outside a communicator of %d ranks", what, i ? "B" : "A",
+                           sides[i]->min_ranks - 1, nranks);
+    for (int m = 0; m < pair->dst->mesh_ndims; m++)
+        if (pair->dst->place[m].kind == RELAY_PARTIAL)
+            return rl_fail(RELAY_ERR_ARG, "%s: A's mesh dimension %d is partial; a destination holds whole values (a partial placement is for sources)",
+                           what, m);
+    return RELAY_OK;
+}
+
+relay_status rl_nd_check_pair(const rl_nd_pair *pair, int nranks, relay_type type, const char *what)
+{
+    if (!pair->dst || !pair->src) return rl_fail(RELAY_ERR_ARG, "%s: a layout is NULL", what);
+    if (relay_type_size(type) == 0) return rl_fail(RELAY_ERR_ARG, "%s: element type %d is not one relay moves", what, (int)type);
+    int d = pair->dst->ndims;
+    if (pair->src->ndims != d)
+        return rl_fail(RELAY_ERR_ARG, "%s: A has %d dimensions and B %d", what, d, pair->src->ndims);
+    relay_status st = check_perm(pair, d, what);
+    for (int k = 0; !st && k < d; k++)
+        if (pair->dst->shape[k] != pair->src->shape[pair->perm[k]])
+            st = rl_fail(RELAY_ERR_ARG, "%s: A's dimension %d has %lld elements but B's dimension %d, which the permutation puts there, has %lld",
+                         what, k, (long long)pair->dst->shape[k], pair->perm[k], (long long)pair->src->shape[pair->perm[k]]);
+    return st ? st : check_groups(pair, nranks, what);
+}
+
+/* ---- choosing a source replica -------------------------------------------- */
+
+/* Position of the i-th replica of the group at `coords` (replicate
+ * coordinates zero), its replicate coordinates counted in mesh order. */
+static int64_t replica_position(const relay_nd_layout *src, const int *coords, int64_t i)
+{
+    int c[RELAY_ND_MAX_MESH];
+    memcpy(c, coords, (size_t)src->mesh_ndims * sizeof *c);
+    for (int m = src->mesh_ndims - 1; m >= 0; m--)
+        if (src->place[m].kind == RELAY_REPLICATE) {
+            c[m] = (int)(i % src->mesh_shape[m]);
+            i /= src->mesh_shape[m];
+        }
+    return rl_nd_mesh_position(src, c);
+}
+
+/* Whether dst_rank holds a replica of the group at `coords`. */
+static int holds_replica(const relay_nd_layout *src, const int *coords, int dst_rank)
+{
+    int64_t at = rl_nd_position_of(src, dst_rank);
+    int own[RELAY_ND_MAX_MESH];
+    if (at < 0) return 0;
+    rl_nd_mesh_coords(src, at, own);
+    for (int m = 0; m < src->mesh_ndims; m++)
+        if (src->place[m].kind != RELAY_REPLICATE && own[m] != coords[m]) return 0;
+    return 1;
+}
+
+int rl_nd_source_replica(const relay_nd_layout *src, const int *coords, int dst_rank, int64_t dst_position,
+                         const int32_t *node_of_rank)
+{
+    int64_t replicas = rl_nd_replicas(src), group = replica_position(src, coords, 0);
+    if (replicas == 1) return src->mesh_ranks[group];
+    if (holds_replica(src, coords, dst_rank)) return dst_rank;
+    int64_t turn = dst_position + group, on_node = 0;
+    for (int64_t i = 0; node_of_rank && i < replicas; i++)
+        on_node += node_of_rank[src->mesh_ranks[replica_position(src, coords, i)]] == node_of_rank[dst_rank];
+    if (on_node == 0) return src->mesh_ranks[replica_position(src, coords, turn % replicas)];
+    for (int64_t i = 0, seen = 0;; i++) {
+        int r = src->mesh_ranks[replica_position(src, coords, i)];
+        if (node_of_rank[r] == node_of_rank[dst_rank] && seen++ == turn % on_node) return r;
+    }
+}
+
+/* ---- 1. cutting the rank's own blocks ------------------------------------- */
+
+typedef struct {
+    int64_t coord, g;
+    rl_nd_run run;
+} tagged_run;
+
+/* The runs of one of A's dimensions, sorted by the other side's coordinate
+ * and, within one, by global index; `coords` are the distinct coordinates,
+ * coord i's runs being [first[i], first[i+1]). */
+typedef struct {
+    tagged_run *runs;
+    int64_t nruns, cap;
+    int64_t *coords, *first;
+    int64_t ncoords;
+} dim_cut;
+
+typedef struct {
+    const relay_nd_layout *mine, *other;  /* the layout whose blocks are cut, the one that cuts */
+    int mine_dim, other_dim;
+    const relay_nd_layout *dst, *src;
+    int k, j;                             /* the dimension in A and in B */
+    dim_cut *cut;
+    int failed;
+} cut_job;
+
+static void push_run(cut_job *job, int64_t g, int64_t len)
+{
+    dim_cut *c = job->cut;
+    if (c->nruns == c->cap) {
+        int64_t cap = c->cap ? 2 * c->cap : 16;
+        tagged_run *grown = realloc(c->runs, (size_t)cap * sizeof *grown);
+        if (!grown) {
+            job->failed = 1;
+            return;
+        }
+        c->runs = grown;
+        c->cap = cap;
+    }
+    c->runs[c->nruns++] = (tagged_run){rl_nd_owner(job->other, job->other_dim, g), g,
+                                       {len, rl_nd_local_index(job->dst, job->k, g), rl_nd_local_index(job->src, job->j, g)}};
+}
+
+static void cut_block(int64_t lo, int64_t hi, void *ctx)
+{
+    cut_job *job = ctx;
+    for (int64_t g = lo; g < hi && !job->failed;) {
+        int64_t end = rl_nd_block_end(job->other, job->other_dim, g);
+        if (end > hi) end = hi;
+        push_run(job, g, end - g);
+        g = end;
+    }
+}
+
+static int by_coord_then_index(const void *a, const void *b)
+{
+    const tagged_run *x = a, *y = b;
+    if (x->coord != y->coord) return x->coord < y->coord ? -1 : 1;
+    return (x->g > y->g) - (x->g < y->g);
+}
+
+/* Runs that continue each other in the global index and at both ends
+ * become one. */
+static void merge_runs(dim_cut *c)
+{
+    int64_t n = 0;
+    for (int64_t i = 0; i < c->nruns; i++) {
+        tagged_run *last = n ? &c->runs[n - 1] : NULL, *r = &c->runs[i];
+        if (last && last->coord == r->coord && last->g + last->run.len == r->g && last->run.a_lo + last->run.len == r->run.a_lo &&
+            last->run.b_lo + last->run.len == r->run.b_lo)
+            last->run.len += r->run.len;
+        else c->runs[n++] = *r;
+    }
+    c->nruns = n;
+}
+
+static relay_status index_coords(dim_cut *c)
+{
+    c->coords = rl_malloc_array((size_t)c->nruns, sizeof *c->coords);
+    c->first = rl_malloc_array((size_t)c->nruns + 1, sizeof *c->first);
+    if (!c->coords || !c->first) return RL_NOMEM();
+    for (int64_t i = 0; i < c->nruns; i++)
+        if (i == 0 || c->runs[i].coord != c->runs[i - 1].coord) {
+            c->coords[c->ncoords] = c->runs[i].coord;
+            c->first[c->ncoords++] = i;
+        }
+    c->first[c->ncoords] = c->nruns;
+    return RELAY_OK;
+}
+
+/* Cuts A's dimension k: the rank's blocks along it (mine: A's layout when
+ * receiving, B's when sending) at the other layout's boundaries. */
+static relay_status cut_dimension(dim_cut *c, const rl_nd_pair *pair, int k, int receiving, int my_coord)
+{
+    int j = pair->perm[k];
+    cut_job job = {receiving ? pair->dst : pair->src, receiving ? pair->src : pair->dst, receiving ? k : j, receiving ? j : k,
+                   pair->dst, pair->src, k, j, c, 0};
+    rl_nd_for_each_block(job.mine, job.mine_dim, my_coord, cut_block, &job);
+    if (job.failed) return RL_NOMEM();
+    qsort(c->runs, (size_t)c->nruns, sizeof *c->runs, by_coord_then_index);
+    merge_runs(c);
+    return index_coords(c);
+}
+
+static void dim_cut_free(dim_cut *c)
+{
+    free(c->runs);
+    free(c->coords);
+    free(c->first);
+}
+
+/* Coordinate `coord`'s runs of a cut: their index range, or -1. */
+static int64_t find_coord(const dim_cut *c, int64_t coord)
+{
+    int64_t lo = 0, hi = c->ncoords;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (c->coords[mid] < coord) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < c->ncoords && c->coords[lo] == coord ? lo : -1;
+}
+
+/* ---- 3. the transfers, collected ------------------------------------------ */
+
+typedef struct {
+    rl_nd_transfer *v;
+    int64_t n, cap;
+} transfer_list;
+
+static relay_status push_transfer(transfer_list *list, const rl_nd_transfer *t)
+{
+    if (list->n == list->cap) {
+        int64_t cap = list->cap ? 2 * list->cap : 8;
+        rl_nd_transfer *grown = realloc(list->v, (size_t)cap * sizeof *grown);
+        if (!grown) return RL_NOMEM();
+        list->v = grown;
+        list->cap = cap;
+    }
+    list->v[list->n++] = *t;
+    return RELAY_OK;
+}
+
+/* The transfer with the peer whose coordinates give run range `at[k]` of
+ * each dimension's cut. */
+static relay_status make_transfer(rl_nd_transfer *t, const dim_cut *cuts, const int64_t *at, int ndims)
+{
+    int64_t total = 0;
+    for (int k = 0; k < ndims; k++) total += cuts[k].first[at[k] + 1] - cuts[k].first[at[k]];
+    if (!(t->storage = rl_malloc_array((size_t)total, sizeof *t->storage))) return RL_NOMEM();
+    rl_nd_run *next = t->storage;
+    t->elems = 1;
+    for (int k = 0; k < ndims; k++) {
+        int64_t first = cuts[k].first[at[k]], len = 0;
+        t->nruns[k] = cuts[k].first[at[k] + 1] - first;
+        t->runs[k] = next;
+        for (int64_t i = 0; i < t->nruns[k]; i++) {
+            next[i] = cuts[k].runs[first + i].run;
+            len += next[i].len;
+        }
+        next += t->nruns[k];
+        t->elems *= len; /* at most the receiver's local elements: no overflow */
+    }
+    return RELAY_OK;
+}
+
+/* ---- 2. the peers of one pair --------------------------------------------- */
+
+typedef struct {
+    const relay_plan *p;
+    const rl_nd_pair *pair;
+    int pair_index, rank, receiving;
+    int my_coords[RELAY_ND_MAX_MESH];
+    int64_t my_position;                   /* on my side's mesh */
+    dim_cut cuts[RELAY_ND_MAX_DIMS];
+    transfer_list *out;                    /* sends or receives, by `receiving` */
+    transfer_list *local;
+} pair_job;
+
+/* The other side's candidate coordinates along its mesh dimension m. */
+static int64_t candidates(const pair_job *job, int m, const int64_t **list, int64_t *all)
+{
+    const relay_nd_layout *other = job->receiving ? job->pair->src : job->pair->dst;
+    const rl_nd_place *pl = &other->place[m];
+    if (pl->kind == RELAY_SHARD) {
+        int k = pl->dim;
+        if (job->receiving) /* B's dimension pl->dim is A's k with perm[k] = pl->dim */
+            for (k = 0; job->pair->perm[k] != pl->dim; k++) {}
+        *list = job->cuts[k].coords;
+        return job->cuts[k].ncoords;
+    }
+    *list = NULL; /* every coordinate: 0 .. *all-1 */
+    *all = pl->kind == RELAY_REPLICATE && job->receiving ? 1 : other->mesh_shape[m];
+    return *all;
+}
+
+/* The transfer with the other side's mesh position at `coords`, if the
+ * replica rule keeps it. */
+static relay_status visit_peer(pair_job *job, const int *coords)
+{
+    const relay_nd_layout *dst = job->pair->dst, *src = job->pair->src, *other = job->receiving ? src : dst;
+    int64_t at[RELAY_ND_MAX_DIMS], partial = 0;
+    for (int k = 0; k < dst->ndims; k++) {
+        int coord = job->receiving ? rl_nd_dim_coord(src, job->pair->perm[k], coords) : rl_nd_dim_coord(dst, k, coords);
+        if ((at[k] = find_coord(&job->cuts[k], coord)) < 0) return RELAY_OK;
+    }
+    const int *src_coords = job->receiving ? coords : job->my_coords;
+    for (int m = 0; m < src->mesh_ndims; m++)
+        if (src->place[m].kind == RELAY_PARTIAL) partial = partial * src->mesh_shape[m] + src_coords[m];
+    int peer;
+    if (job->receiving) {
+        peer = rl_nd_source_replica(src, coords, job->rank, job->my_position, job->p->nd->node_of_rank);
+    } else {
+        int64_t position = rl_nd_mesh_position(other, coords);
+        peer = other->mesh_ranks[position];
+        if (rl_nd_source_replica(src, job->my_coords, peer, position, job->p->nd->node_of_rank) != job->rank) return RELAY_OK;
+    }
+    if (peer == job->rank && !job->receiving) return RELAY_OK; /* the receiving pass keeps local transfers */
+    rl_nd_transfer t = {.pair = job->pair_index, .peer = peer, .partial = partial};
+    relay_status st = make_transfer(&t, job->cuts, at, dst->ndims);
+    if (!st) st = push_transfer(peer == job->rank ? job->local : job->out, &t);
+    if (st) free(t.storage);
+    return st;
+}
+
+/* Every combination of the other side's candidate coordinates. */
+static relay_status visit_peers(pair_job *job)
+{
+    const relay_nd_layout *other = job->receiving ? job->pair->src : job->pair->dst;
+    int nm = other->mesh_ndims, coords[RELAY_ND_MAX_MESH];
+    const int64_t *lists[RELAY_ND_MAX_MESH];
+    int64_t counts[RELAY_ND_MAX_MESH], all[RELAY_ND_MAX_MESH], i[RELAY_ND_MAX_MESH] = {0};
+    for (int m = 0; m < nm; m++)
+        if ((counts[m] = candidates(job, m, &lists[m], &all[m])) == 0) return RELAY_OK;
+    for (;;) {
+        for (int m = 0; m < nm; m++) coords[m] = (int)(lists[m] ? lists[m][i[m]] : i[m]);
+        relay_status st = visit_peer(job, coords);
+        if (st) return st;
+        int m = nm - 1;
+        while (m >= 0 && ++i[m] == counts[m]) i[m--] = 0;
+        if (m < 0) return RELAY_OK;
+    }
+}
+
+/* One pair, one direction. */
+static relay_status derive_pair(const relay_plan *p, int k, int rank, int receiving, transfer_list *out, transfer_list *local)
+{
+    const rl_nd_pair *pair = &p->nd->pairs[k];
+    const relay_nd_layout *mine = receiving ? pair->dst : pair->src;
+    pair_job job = {.p = p, .pair = pair, .pair_index = k, .rank = rank, .receiving = receiving, .out = out, .local = local};
+    job.my_position = rl_nd_position_of(mine, rank);
+    if (job.my_position < 0) return RELAY_OK;
+    rl_nd_mesh_coords(mine, job.my_position, job.my_coords);
+    relay_status st = RELAY_OK;
+    int d = pair->dst->ndims;
+    for (int a = 0; a < d && !st; a++) {
+        int dim_in_mine = receiving ? a : pair->perm[a];
+        st = cut_dimension(&job.cuts[a], pair, a, receiving, rl_nd_dim_coord(mine, dim_in_mine, job.my_coords));
+    }
+    if (!st) st = visit_peers(&job);
+    for (int a = 0; a < d; a++) dim_cut_free(&job.cuts[a]);
+    return st;
+}
+
+/* ---- the part ---------------------------------------------------------------- */
+
+static int by_peer_then_pair(const void *a, const void *b)
+{
+    const rl_nd_transfer *x = a, *y = b;
+    if (x->peer != y->peer) return x->peer < y->peer ? -1 : 1;
+    return (x->pair > y->pair) - (x->pair < y->pair);
+}
+
+static void free_transfers(rl_nd_transfer *v, int64_t n)
+{
+    for (int64_t i = 0; v && i < n; i++) free(v[i].storage);
+    free(v);
+}
+
+void rl_nd_part_free(rl_nd_part *part)
+{
+    if (!part) return;
+    free_transfers(part->send, part->nsend);
+    free_transfers(part->recv, part->nrecv);
+    free_transfers(part->local, part->nlocal);
+    memset(part, 0, sizeof *part);
+}
+
+relay_status rl_nd_part_derive(rl_nd_part *out, const relay_plan *p, int rank, unsigned which)
+{
+    transfer_list send = {0}, recv = {0}, local = {0}, ignored = {0};
+    relay_status st = RELAY_OK;
+    for (int k = 0; k < p->nd->count && !st; k++) {
+        if (which & RL_ND_SENDS) st = derive_pair(p, k, rank, 0, &send, &ignored);
+        if (!st) st = derive_pair(p, k, rank, 1, (which & RL_ND_RECEIVES) ? &recv : &ignored, &local);
+        free_transfers(ignored.v, ignored.n);
+        ignored = (transfer_list){0};
+    }
+    if (st) {
+        free_transfers(send.v, send.n);
+        free_transfers(recv.v, recv.n);
+        free_transfers(local.v, local.n);
+        return st;
+    }
+    qsort(send.v, (size_t)send.n, sizeof *send.v, by_peer_then_pair);
+    qsort(recv.v, (size_t)recv.n, sizeof *recv.v, by_peer_then_pair);
+    *out = (rl_nd_part){rank, send.n, recv.n, local.n, send.v, recv.v, local.v};
+    return RELAY_OK;
+}

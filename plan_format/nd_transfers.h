@@ -1,0 +1,63 @@
+/* nd_transfers.h — what one rank sends and receives in an N-D plan,
+ * derived from the plan's header alone (nd_transfers.c).
+ *
+ * A transfer is everything one pair moves from one rank to another: the
+ * elements of A that the receiver holds and the sender supplies.  Along
+ * each of A's dimensions those are a list of runs, so a transfer is the
+ * product of its dimensions' run lists: its size follows the cuts, not
+ * the elements.  A run is `len` consecutive global indices of A's
+ * dimension k that start at local index a_lo of A's dimension k on the
+ * receiver and at local index b_lo of B's dimension perm[k] on the
+ * sender: both ends' local indices are contiguous along a run, because a
+ * run never crosses a block of either layout.
+ *
+ * Sender and receiver derive the same run lists (each from its own side),
+ * so a message needs no description: both know where every element goes. */
+#ifndef RELAY_ND_TRANSFERS_H
+#define RELAY_ND_TRANSFERS_H
+
+#include "plan_internal.h"
+
+typedef struct {
+    int64_t len, a_lo, b_lo;
+} rl_nd_run;
+
+typedef struct {
+    int32_t pair, peer;
+    int64_t partial;                     /* the source's partial piece: 0 .. pieces-1 */
+    int64_t elems;                       /* product of the run lists' lengths */
+    int64_t nruns[RELAY_ND_MAX_DIMS];    /* per A dimension */
+    rl_nd_run *runs[RELAY_ND_MAX_DIMS];  /* into `storage` */
+    rl_nd_run *storage;
+} rl_nd_transfer;
+
+/* One rank's transfers: sends and receives sorted by (peer, pair), and
+ * those it makes to itself (peer = rank) sorted by pair. */
+typedef struct {
+    int rank;
+    int64_t nsend, nrecv, nlocal;
+    rl_nd_transfer *send, *recv, *local;
+} rl_nd_part;
+
+enum { RL_ND_SENDS = 1, RL_ND_RECEIVES = 2 };
+
+/* Derives the transfers of `rank` in plan p (kind ND) that `which`
+ * (RL_ND_SENDS | RL_ND_RECEIVES) asks for; a local transfer counts as both.
+ * Time and memory follow those transfers and the rank's own blocks. */
+relay_status rl_nd_part_derive(rl_nd_part *out, const relay_plan *p, int rank, unsigned which);
+void rl_nd_part_free(rl_nd_part *part);
+
+/* The rank a receiver at `dst_rank` reads the source group at mesh
+ * coordinates `coords` (src's replicate coordinates ignored) from: itself
+ * when it holds a replica; else one of the replicas on its node (when
+ * node_of_rank is given and one is there), else one of all, spread by the
+ * receiver's and the group's mesh positions. */
+int rl_nd_source_replica(const relay_nd_layout *src, const int *coords, int dst_rank, int64_t dst_position,
+                         const int32_t *node_of_rank);
+
+/* The checks a plan's pairs must pass (shapes agree after the
+ * permutation, ops, ranks within nranks, no partial destination): what
+ * the planner and the plan reader share.  `what` prefixes the message. */
+relay_status rl_nd_check_pair(const rl_nd_pair *pair, int nranks, relay_type type, const char *what);
+
+#endif
