@@ -17,6 +17,7 @@ packages=(
   libopenblas-dev                     # CBLAS for SUMMA/HSUMMA local products
   libscalapack-openmpi-dev            # baseline in bench/, reference in the wrapper tests,
   libscalapack-mpich-dev              #   one build per MPI library
+  libfftw3-dev libfftw3-mpi-dev       # baseline: FFTW-MPI's transposes (bench/nd_bench.c)
   clang libclang-rt-14-dev llvm       # libFuzzer, sanitizer runtimes; llvm-cov for fuzz.sh --coverage
   python3                             # small helper scripts in tests and bench
   cp2k scalapack-mpi-test             # unchanged ScaLAPACK programs run with the drop-in (tests/apps)
