@@ -16,7 +16,7 @@ module relay_plan_mod
   private
   public :: RELAY_RELABEL_NONE, RELAY_RELABEL_GREEDY, RELAY_RELABEL_OPTIMAL
   public :: RELAY_SCHED_AUTO, RELAY_SCHED_P2P, RELAY_SCHED_ROUNDS, RELAY_SCHED_ALLTOALLV, RELAY_SCHED_NEIGHBOR
-  public :: RELAY_PLAN_KIND_TRANSFORM, RELAY_PLAN_KIND_BMMC, RELAY_PLAN_KIND_HSUMMA
+  public :: RELAY_PLAN_KIND_TRANSFORM, RELAY_PLAN_KIND_BMMC, RELAY_PLAN_KIND_HSUMMA, RELAY_PLAN_KIND_ND
   public :: relay_plan, relay_plan_options, relay_plan_stats
   public :: relay_plan_options_init, relay_plan_transform, relay_plan_transform_batch, relay_plan_transform_rank
   public :: relay_plan_compose, relay_plan_invert, relay_plan_concat
@@ -34,7 +34,7 @@ module relay_plan_mod
     enumerator :: RELAY_SCHED_AUTO = 0, RELAY_SCHED_P2P, RELAY_SCHED_ROUNDS, RELAY_SCHED_ALLTOALLV, RELAY_SCHED_NEIGHBOR
   end enum
   enum, bind(c)
-    enumerator :: RELAY_PLAN_KIND_TRANSFORM = 0, RELAY_PLAN_KIND_BMMC, RELAY_PLAN_KIND_HSUMMA
+    enumerator :: RELAY_PLAN_KIND_TRANSFORM = 0, RELAY_PLAN_KIND_BMMC, RELAY_PLAN_KIND_HSUMMA, RELAY_PLAN_KIND_ND
   end enum
 
   ! A plan handle: the C relay_plan, c_null_ptr until planned or loaded.

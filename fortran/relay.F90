@@ -1,7 +1,7 @@
 ! relay.F90 — `use relay`: relay's whole public API in Fortran (the
 ! umbrella, as relay/relay.h is in C).  One module per C header holds each
 ! part: relay_status_mod, relay_layout_mod, relay_plan_mod, relay_exec_mod,
-! relay_bmmc_mod, relay_hsumma_mod and, where relay_scalapack is built,
+! relay_bmmc_mod, relay_hsumma_mod, relay_nd_mod and, where relay_scalapack is built,
 ! relay_scalapack_mod.  Link relay::fortran (CMake) or relay-fortran
 ! (pkg-config); the .mod files are installed under include/relay/fortran.
 !
@@ -43,6 +43,7 @@ module relay
   use relay_exec_mod
   use relay_bmmc_mod
   use relay_hsumma_mod
+  use relay_nd_mod
 #ifdef RELAY_FORTRAN_SCALAPACK
   use relay_scalapack_mod
 #endif

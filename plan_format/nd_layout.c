@@ -146,6 +146,10 @@ int64_t rl_nd_replicas(const relay_nd_layout *l) { return mesh_product_of(l, REL
 /* Local buffers are addressed with int64_t: every rank's padded product
  * must fit, as must every extent's product with the element size. */
 #define RL_ND_MAX_ELEMS ((int64_t)1 << 56)
+/* Blocks of one dimension's block-cyclic cut: a rank's transfers keep a
+ * run per block they cross, so this bounds their memory, for plans a
+ * file describes as for a caller's. */
+#define RL_ND_MAX_BLOCKS ((int64_t)1 << 24)
 
 static relay_status check_shape(const relay_nd_desc *d, const char *what)
 {
@@ -214,6 +218,10 @@ static relay_status check_placements(const relay_nd_desc *d, const char *what)
             relay_status st = check_splits(pl->splits, d->mesh_shape[m], d->shape[pl->dim], m, what);
             if (st) return st;
         }
+        int64_t n = d->shape[pl->dim];
+        if (pl->block > 0 && n / pl->block >= RL_ND_MAX_BLOCKS)
+            return rl_fail(RELAY_ERR_ARG, "%s: mesh dimension %d cuts %lld elements in blocks of %lld: more than 2^24 blocks", what, m,
+                           (long long)n, (long long)pl->block);
     }
     return RELAY_OK;
 }

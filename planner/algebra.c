@@ -23,7 +23,7 @@
 
 static const char *kind_name(relay_plan_kind k)
 {
-    return k == RELAY_PLAN_TRANSFORM ? "transform" : k == RELAY_PLAN_BMMC ? "BMMC" : "HSUMMA";
+    return k == RELAY_PLAN_TRANSFORM ? "transform" : k == RELAY_PLAN_BMMC ? "BMMC" : k == RELAY_PLAN_ND ? "N-D" : "HSUMMA";
 }
 
 static relay_status check_kinds(const char *what, const relay_plan *x, const relay_plan *y)
@@ -32,6 +32,8 @@ static relay_status check_kinds(const char *what, const relay_plan *x, const rel
         return rl_fail(RELAY_ERR_MISMATCH, "%s: a %s plan and a %s plan", what, kind_name(x->kind), kind_name(y->kind));
     if (x->kind == RELAY_PLAN_HSUMMA)
         return rl_fail(RELAY_ERR_UNSUPPORTED, "%s: HSUMMA plans multiply matrices; only transform and BMMC plans move them", what);
+    if (x->kind == RELAY_PLAN_ND)
+        return rl_fail(RELAY_ERR_UNSUPPORTED, "%s: plan algebra is not available for N-D plans yet; plan the result with relay_plan_nd", what);
     return RELAY_OK;
 }
 

@@ -55,8 +55,8 @@ typedef enum { RELAY_SHARD, RELAY_REPLICATE, RELAY_PARTIAL } relay_placement_kin
  * dimension it cuts; `splits`, when not NULL, holds p+1 non-decreasing
  * split points from 0 to the dimension's extent (coordinate c holds
  * [splits[c], splits[c+1])) and `block` must be 0; otherwise `block` is
- * the block-cyclic block size (0: ceil(n/p)).  The other kinds ignore
- * dim, block and splits. */
+ * the block-cyclic block size (0: ceil(n/p); at most 2^24 blocks).  The
+ * other kinds ignore dim, block and splits. */
 typedef struct {
     relay_placement_kind kind;
     int dim;
