@@ -16,6 +16,7 @@ module relay_plan_mod
   private
   public :: RELAY_RELABEL_NONE, RELAY_RELABEL_GREEDY, RELAY_RELABEL_OPTIMAL
   public :: RELAY_SCHED_AUTO, RELAY_SCHED_P2P, RELAY_SCHED_ROUNDS, RELAY_SCHED_ALLTOALLV, RELAY_SCHED_NEIGHBOR
+  public :: RELAY_REPLICAS_AUTO, RELAY_REPLICAS_DIRECT, RELAY_REPLICAS_FORWARD
   public :: RELAY_PLAN_KIND_TRANSFORM, RELAY_PLAN_KIND_BMMC, RELAY_PLAN_KIND_HSUMMA, RELAY_PLAN_KIND_ND
   public :: relay_plan, relay_plan_options, relay_plan_stats
   public :: relay_plan_options_init, relay_plan_transform, relay_plan_transform_batch, relay_plan_transform_rank
@@ -32,6 +33,9 @@ module relay_plan_mod
   end enum
   enum, bind(c)
     enumerator :: RELAY_SCHED_AUTO = 0, RELAY_SCHED_P2P, RELAY_SCHED_ROUNDS, RELAY_SCHED_ALLTOALLV, RELAY_SCHED_NEIGHBOR
+  end enum
+  enum, bind(c)
+    enumerator :: RELAY_REPLICAS_AUTO = 0, RELAY_REPLICAS_DIRECT, RELAY_REPLICAS_FORWARD
   end enum
   enum, bind(c)
     enumerator :: RELAY_PLAN_KIND_TRANSFORM = 0, RELAY_PLAN_KIND_BMMC, RELAY_PLAN_KIND_HSUMMA, RELAY_PLAN_KIND_ND
@@ -51,6 +55,7 @@ module relay_plan_mod
     type(c_ptr) :: node_of_rank
     real(c_double) :: inter_node_weight
     integer(c_int64_t) :: max_buffer_bytes
+    integer(c_int) :: replicas
   end type relay_plan_options
 
   type, bind(C) :: relay_plan_stats

@@ -127,6 +127,7 @@ static void put_nd(XXH3_state_t *h, const rl_nd_plan *nd, int nranks)
     for (int k = 0; k < nd->count; k++) {
         put_i64(h, nd->pairs[k].op);
         put_array(h, nd->pairs[k].perm, (size_t)nd->pairs[k].dst->ndims, sizeof *nd->pairs[k].perm);
+        if (nd->pairs[k].forward) put_i64(h, nd->pairs[k].forward); /* pairs that forward only: fingerprints of the others stay */
         put_nd_layout(h, nd->pairs[k].dst);
         put_nd_layout(h, nd->pairs[k].src);
     }

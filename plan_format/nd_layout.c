@@ -146,6 +146,8 @@ int64_t rl_nd_replicas(const relay_nd_layout *l) { return mesh_product_of(l, REL
 /* Local buffers are addressed with int64_t: every rank's padded product
  * must fit, as must every extent's product with the element size. */
 #define RL_ND_MAX_ELEMS ((int64_t)1 << 56)
+/* Ranks, as plan files bound them (RELAY_MAX_RANKS). */
+#define RL_ND_MAX_RANKS (1 << 24)
 /* Blocks of one dimension's block-cyclic cut: a rank's transfers keep a
  * run per block they cross, so this bounds their memory, for plans a
  * file describes as for a caller's. */
@@ -178,8 +180,8 @@ static relay_status check_mesh(const relay_nd_desc *d, int64_t *size, int *max_r
     }
     *max_rank = -1;
     for (int64_t i = 0; i < *size; i++) {
-        if (d->mesh_ranks[i] < 0)
-            return rl_fail(RELAY_ERR_ARG, "%s: mesh rank %d at position %lld is negative", what, d->mesh_ranks[i], (long long)i);
+        if (d->mesh_ranks[i] < 0 || d->mesh_ranks[i] >= RL_ND_MAX_RANKS)
+            return rl_fail(RELAY_ERR_ARG, "%s: mesh rank %d at position %lld is not in [0, 2^24)", what, d->mesh_ranks[i], (long long)i);
         if (d->mesh_ranks[i] > *max_rank) *max_rank = d->mesh_ranks[i];
     }
     return RELAY_OK;
@@ -219,7 +221,7 @@ static relay_status check_placements(const relay_nd_desc *d, const char *what)
             if (st) return st;
         }
         int64_t n = d->shape[pl->dim];
-        if (pl->block > 0 && n / pl->block >= RL_ND_MAX_BLOCKS)
+        if (pl->block > 0 && n > 0 && (n - 1) / pl->block >= RL_ND_MAX_BLOCKS)
             return rl_fail(RELAY_ERR_ARG, "%s: mesh dimension %d cuts %lld elements in blocks of %lld: more than 2^24 blocks", what, m,
                            (long long)n, (long long)pl->block);
     }
@@ -252,8 +254,9 @@ static relay_status copy_description(relay_nd_layout *l, const relay_nd_desc *d,
     if (d->padded) memcpy(l->padded, d->padded, (size_t)d->ndims * sizeof *l->padded);
     l->min_ranks = max_rank + 1;
     l->mesh_ranks = rl_malloc_array((size_t)size, sizeof *l->mesh_ranks);
-    l->position_of = rl_malloc_array((size_t)l->min_ranks, sizeof *l->position_of);
-    if (!l->mesh_ranks || !l->position_of) return RL_NOMEM();
+    l->sorted_ranks = rl_malloc_array((size_t)size, sizeof *l->sorted_ranks);
+    l->sorted_positions = rl_malloc_array((size_t)size, sizeof *l->sorted_positions);
+    if (!l->mesh_ranks || !l->sorted_ranks || !l->sorted_positions) return RL_NOMEM();
     memcpy(l->mesh_ranks, d->mesh_ranks, (size_t)size * sizeof *l->mesh_ranks);
     for (int m = 0; m < d->mesh_ndims; m++) {
         l->place[m] = (rl_nd_place){d->placements[m].kind, d->placements[m].dim, d->placements[m].block, NULL};
@@ -267,16 +270,35 @@ static relay_status copy_description(relay_nd_layout *l, const relay_nd_desc *d,
     return RELAY_OK;
 }
 
+/* Sorts the mesh's ranks with their positions (radix sort: ranks are
+ * below 2^24), refusing one that appears twice. */
 static relay_status index_ranks(relay_nd_layout *l, const char *what)
 {
-    for (int r = 0; r < l->min_ranks; r++) l->position_of[r] = -1;
-    for (int64_t i = 0; i < l->mesh_size; i++) {
-        int r = l->mesh_ranks[i];
-        if (l->position_of[r] >= 0)
-            return rl_fail(RELAY_ERR_ARG, "%s: rank %d appears twice on the mesh (positions %d and %lld)", what, r, l->position_of[r],
-                           (long long)i);
-        l->position_of[r] = (int)i;
+    int64_t n = l->mesh_size;
+    int *tmp_r = rl_malloc_array((size_t)n, sizeof *tmp_r), *tmp_p = rl_malloc_array((size_t)n, sizeof *tmp_p);
+    if (!tmp_r || !tmp_p) {
+        free(tmp_r);
+        free(tmp_p);
+        return RL_NOMEM();
     }
+    for (int64_t i = 0; i < n; i++) l->sorted_ranks[i] = l->mesh_ranks[i], l->sorted_positions[i] = (int)i;
+    for (int shift = 0; shift < 24; shift += 8) { /* stable by each byte: sorted by rank */
+        int64_t count[257] = {0};
+        for (int64_t i = 0; i < n; i++) count[(l->sorted_ranks[i] >> shift & 255) + 1]++;
+        for (int b = 0; b < 256; b++) count[b + 1] += count[b];
+        for (int64_t i = 0; i < n; i++) {
+            int64_t to = count[l->sorted_ranks[i] >> shift & 255]++;
+            tmp_r[to] = l->sorted_ranks[i], tmp_p[to] = l->sorted_positions[i];
+        }
+        memcpy(l->sorted_ranks, tmp_r, (size_t)n * sizeof *tmp_r);
+        memcpy(l->sorted_positions, tmp_p, (size_t)n * sizeof *tmp_p);
+    }
+    free(tmp_r);
+    free(tmp_p);
+    for (int64_t i = 1; i < n; i++)
+        if (l->sorted_ranks[i] == l->sorted_ranks[i - 1])
+            return rl_fail(RELAY_ERR_ARG, "%s: rank %d appears twice on the mesh (positions %d and %d)", what, l->sorted_ranks[i],
+                           l->sorted_positions[i - 1], l->sorted_positions[i]);
     return RELAY_OK;
 }
 
@@ -354,7 +376,8 @@ void relay_nd_layout_free(relay_nd_layout *l)
     if (!l) return;
     for (int m = 0; m < l->mesh_ndims; m++) free(l->place[m].splits);
     free(l->mesh_ranks);
-    free(l->position_of);
+    free(l->sorted_ranks);
+    free(l->sorted_positions);
     free(l);
 }
 

@@ -33,7 +33,10 @@ struct relay_nd_layout {
     /* Derived: */
     int shard_of[RELAY_ND_MAX_DIMS];   /* the mesh dimension sharding array dimension k, or -1 */
     int min_ranks;           /* largest mesh rank + 1 */
-    int *position_of;        /* min_ranks entries: a rank's mesh position, or -1 */
+    /* The mesh's ranks in increasing order and the position of each:
+     * O(mesh) memory whatever the ranks' values. */
+    int *sorted_ranks;
+    int *sorted_positions;
 };
 
 /* The 1-D cut of array dimension k: how many coordinates share it (1 when
@@ -57,7 +60,13 @@ int64_t rl_nd_mesh_position(const relay_nd_layout *l, const int *coords);
 /* A rank's mesh position, or -1 when it is not on the mesh. */
 static inline int64_t rl_nd_position_of(const relay_nd_layout *l, int rank)
 {
-    return rank >= 0 && rank < l->min_ranks ? l->position_of[rank] : -1;
+    int64_t lo = 0, hi = l->mesh_size;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (l->sorted_ranks[mid] < rank) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < l->mesh_size && l->sorted_ranks[lo] == rank ? l->sorted_positions[lo] : -1;
 }
 /* The coordinate along array dimension k of the rank at mesh coordinates
  * `coords` (0 when k is whole). */

@@ -210,7 +210,7 @@ static relay_status cut_dimension(dim_cut *c, const rl_nd_pair *pair, int k, int
                    pair->dst, pair->src, k, j, c, 0};
     rl_nd_for_each_block(job.mine, job.mine_dim, my_coord, cut_block, &job);
     if (job.failed) return RL_NOMEM();
-    qsort(c->runs, (size_t)c->nruns, sizeof *c->runs, by_coord_then_index);
+    if (c->nruns) qsort(c->runs, (size_t)c->nruns, sizeof *c->runs, by_coord_then_index);
     merge_runs(c);
     return index_coords(c);
 }
@@ -288,6 +288,7 @@ typedef struct {
     dim_cut cuts[RELAY_ND_MAX_DIMS];
     transfer_list *out;                    /* sends or receives, by `receiving` */
     transfer_list *local;
+    transfer_list *forwards;               /* receiving: what a replica passes on (sends) */
 } pair_job;
 
 /* The other side's candidate coordinates along its mesh dimension m. */
@@ -307,11 +308,102 @@ static int64_t candidates(const pair_job *job, int m, const int64_t **list, int6
     return *all;
 }
 
-/* The transfer with the other side's mesh position at `coords`, if the
- * replica rule keeps it. */
+/* ---- forwarding among a destination's replicas ----------------------------- */
+
+/* A forwarding pair (pair->forward, A replicated) moves each source
+ * group's elements to one replica of each destination group, its entry,
+ * and from there down a binomial tree over the group's replicas, counted
+ * from the entry: replica e + rel receives from e + (rel without its
+ * highest bit) and passes the same bytes on to e + rel + 2^j for every
+ * 2^j > rel. */
+static int forwarding(const rl_nd_pair *pair) { return pair->forward && rl_nd_replicas(pair->dst) > 1; }
+
+/* The index of the replica at `coords` among its group's. */
+static int64_t replica_index(const relay_nd_layout *l, const int *coords)
+{
+    int64_t i = 0;
+    for (int m = 0; m < l->mesh_ndims; m++)
+        if (l->place[m].kind == RELAY_REPLICATE) i = i * l->mesh_shape[m] + coords[m];
+    return i;
+}
+
+/* The entry of destination group `dcoords` for source group `scoords`:
+ * the first replica that holds the source itself, else one spread by the
+ * two groups' positions. */
+static int64_t entry_replica(const relay_nd_layout *dst, const int *dcoords, const relay_nd_layout *src, const int *scoords)
+{
+    int64_t replicas = rl_nd_replicas(dst);
+    for (int64_t i = 0; i < replicas; i++)
+        if (holds_replica(src, scoords, dst->mesh_ranks[replica_position(dst, dcoords, i)])) return i;
+    return (replica_position(src, scoords, 0) + replica_position(dst, dcoords, 0)) % replicas;
+}
+
+/* The rank that reads source group `scoords` from B for the group's entry. */
+static int entry_origin(const pair_job *job, const int *dcoords, int64_t entry, const int *scoords)
+{
+    const relay_nd_layout *dst = job->pair->dst;
+    int64_t position = replica_position(dst, dcoords, entry);
+    return rl_nd_source_replica(job->pair->src, scoords, dst->mesh_ranks[position], position, job->p->nd->node_of_rank);
+}
+
+/* ---- 3'. the transfers of one peer ----------------------------------------- */
+
+static relay_status emit(pair_job *job, transfer_list *to, int peer, int origin, const int64_t *at, int64_t partial)
+{
+    rl_nd_transfer t = {.pair = job->pair_index, .peer = peer, .origin = origin, .partial = partial,
+                        .forwarded = origin != peer && origin != job->rank};
+    relay_status st = make_transfer(&t, job->cuts, at, job->pair->dst->ndims);
+    if (!st) st = push_transfer(to, &t);
+    if (st) free(t.storage);
+    return st;
+}
+
+/* Receiving source group `coords`: from the replica the rule picks, or in
+ * a forwarding pair from the tree's parent, passing it on to the
+ * children. */
+static relay_status receive_group(pair_job *job, const int *coords, const int64_t *at, int64_t partial)
+{
+    const relay_nd_layout *dst = job->pair->dst;
+    if (!forwarding(job->pair)) {
+        int peer = rl_nd_source_replica(job->pair->src, coords, job->rank, job->my_position, job->p->nd->node_of_rank);
+        return emit(job, peer == job->rank ? job->local : job->out, peer, peer, at, partial);
+    }
+    int64_t replicas = rl_nd_replicas(dst), entry = entry_replica(dst, job->my_coords, job->pair->src, coords);
+    int64_t rel = (replica_index(dst, job->my_coords) - entry + replicas) % replicas;
+    int origin = entry_origin(job, job->my_coords, entry, coords), peer = origin;
+    if (rel > 0) {
+        int64_t parent = rel & ~((int64_t)1 << (63 - __builtin_clzll((unsigned long long)rel)));
+        peer = dst->mesh_ranks[replica_position(dst, job->my_coords, (entry + parent) % replicas)];
+    }
+    relay_status st = emit(job, peer == job->rank ? job->local : job->out, peer, origin, at, partial);
+    for (int64_t step = 1; !st && step < replicas; step <<= 1)
+        if (step > rel && rel + step < replicas)
+            st = emit(job, job->forwards, dst->mesh_ranks[replica_position(dst, job->my_coords, (entry + rel + step) % replicas)], origin,
+                      at, partial);
+    return st;
+}
+
+/* Sending my group to the destination at `coords`, if it reads it from me
+ * (in a forwarding pair: if it is its group's entry and I its origin). */
+static relay_status send_group(pair_job *job, const int *coords, const int64_t *at, int64_t partial)
+{
+    const relay_nd_layout *dst = job->pair->dst;
+    int64_t position = rl_nd_mesh_position(dst, coords);
+    int peer = dst->mesh_ranks[position];
+    if (peer == job->rank) return RELAY_OK; /* the receiving pass keeps local transfers */
+    if (forwarding(job->pair)) {
+        int64_t entry = entry_replica(dst, coords, job->pair->src, job->my_coords);
+        if (replica_index(dst, coords) != entry || entry_origin(job, coords, entry, job->my_coords) != job->rank) return RELAY_OK;
+    } else if (rl_nd_source_replica(job->pair->src, job->my_coords, peer, position, job->p->nd->node_of_rank) != job->rank) {
+        return RELAY_OK;
+    }
+    return emit(job, job->out, peer, job->rank, at, partial);
+}
+
+/* The transfer with the other side's mesh position at `coords`. */
 static relay_status visit_peer(pair_job *job, const int *coords)
 {
-    const relay_nd_layout *dst = job->pair->dst, *src = job->pair->src, *other = job->receiving ? src : dst;
+    const relay_nd_layout *dst = job->pair->dst, *src = job->pair->src;
     int64_t at[RELAY_ND_MAX_DIMS], partial = 0;
     for (int k = 0; k < dst->ndims; k++) {
         int coord = job->receiving ? rl_nd_dim_coord(src, job->pair->perm[k], coords) : rl_nd_dim_coord(dst, k, coords);
@@ -320,20 +412,7 @@ static relay_status visit_peer(pair_job *job, const int *coords)
     const int *src_coords = job->receiving ? coords : job->my_coords;
     for (int m = 0; m < src->mesh_ndims; m++)
         if (src->place[m].kind == RELAY_PARTIAL) partial = partial * src->mesh_shape[m] + src_coords[m];
-    int peer;
-    if (job->receiving) {
-        peer = rl_nd_source_replica(src, coords, job->rank, job->my_position, job->p->nd->node_of_rank);
-    } else {
-        int64_t position = rl_nd_mesh_position(other, coords);
-        peer = other->mesh_ranks[position];
-        if (rl_nd_source_replica(src, job->my_coords, peer, position, job->p->nd->node_of_rank) != job->rank) return RELAY_OK;
-    }
-    if (peer == job->rank && !job->receiving) return RELAY_OK; /* the receiving pass keeps local transfers */
-    rl_nd_transfer t = {.pair = job->pair_index, .peer = peer, .partial = partial};
-    relay_status st = make_transfer(&t, job->cuts, at, dst->ndims);
-    if (!st) st = push_transfer(peer == job->rank ? job->local : job->out, &t);
-    if (st) free(t.storage);
-    return st;
+    return job->receiving ? receive_group(job, coords, at, partial) : send_group(job, coords, at, partial);
 }
 
 /* Every combination of the other side's candidate coordinates. */
@@ -356,11 +435,13 @@ static relay_status visit_peers(pair_job *job)
 }
 
 /* One pair, one direction. */
-static relay_status derive_pair(const relay_plan *p, int k, int rank, int receiving, transfer_list *out, transfer_list *local)
+static relay_status derive_pair(const relay_plan *p, int k, int rank, int receiving, transfer_list *out, transfer_list *local,
+                                transfer_list *forwards)
 {
     const rl_nd_pair *pair = &p->nd->pairs[k];
     const relay_nd_layout *mine = receiving ? pair->dst : pair->src;
-    pair_job job = {.p = p, .pair = pair, .pair_index = k, .rank = rank, .receiving = receiving, .out = out, .local = local};
+    pair_job job = {.p = p, .pair = pair, .pair_index = k, .rank = rank, .receiving = receiving, .out = out, .local = local,
+                    .forwards = forwards};
     job.my_position = rl_nd_position_of(mine, rank);
     if (job.my_position < 0) return RELAY_OK;
     rl_nd_mesh_coords(mine, job.my_position, job.my_coords);
@@ -377,11 +458,17 @@ static relay_status derive_pair(const relay_plan *p, int k, int rank, int receiv
 
 /* ---- the part ---------------------------------------------------------------- */
 
+/* Message order, the same at both ends: by peer; a peer's transfers read
+ * from B by their origin (one message) before those passed on (one message
+ * each); then by pair and origin. */
 static int by_peer_then_pair(const void *a, const void *b)
 {
     const rl_nd_transfer *x = a, *y = b;
+    int fx = rl_nd_forwarded(x), fy = rl_nd_forwarded(y);
     if (x->peer != y->peer) return x->peer < y->peer ? -1 : 1;
-    return (x->pair > y->pair) - (x->pair < y->pair);
+    if (fx != fy) return fx - fy;
+    if (x->pair != y->pair) return x->pair < y->pair ? -1 : 1;
+    return (x->origin > y->origin) - (x->origin < y->origin);
 }
 
 static void free_transfers(rl_nd_transfer *v, int64_t n)
@@ -404,8 +491,8 @@ relay_status rl_nd_part_derive(rl_nd_part *out, const relay_plan *p, int rank, u
     transfer_list send = {0}, recv = {0}, local = {0}, ignored = {0};
     relay_status st = RELAY_OK;
     for (int k = 0; k < p->nd->count && !st; k++) {
-        if (which & RL_ND_SENDS) st = derive_pair(p, k, rank, 0, &send, &ignored);
-        if (!st) st = derive_pair(p, k, rank, 1, (which & RL_ND_RECEIVES) ? &recv : &ignored, &local);
+        if (which & RL_ND_SENDS) st = derive_pair(p, k, rank, 0, &send, &ignored, &ignored);
+        if (!st) st = derive_pair(p, k, rank, 1, (which & RL_ND_RECEIVES) ? &recv : &ignored, &local, (which & RL_ND_SENDS) ? &send : &ignored);
         free_transfers(ignored.v, ignored.n);
         ignored = (transfer_list){0};
     }
@@ -415,8 +502,8 @@ relay_status rl_nd_part_derive(rl_nd_part *out, const relay_plan *p, int rank, u
         free_transfers(local.v, local.n);
         return st;
     }
-    qsort(send.v, (size_t)send.n, sizeof *send.v, by_peer_then_pair);
-    qsort(recv.v, (size_t)recv.n, sizeof *recv.v, by_peer_then_pair);
+    if (send.n) qsort(send.v, (size_t)send.n, sizeof *send.v, by_peer_then_pair);
+    if (recv.n) qsort(recv.v, (size_t)recv.n, sizeof *recv.v, by_peer_then_pair);
     *out = (rl_nd_part){rank, send.n, recv.n, local.n, send.v, recv.v, local.v};
     return RELAY_OK;
 }

@@ -24,6 +24,9 @@ typedef struct {
 
 typedef struct {
     int32_t pair, peer;
+    int32_t origin;                      /* the rank that read it from B (peer, or in a forwarding
+                                            pair the source a replica passes on) */
+    int32_t forwarded;                   /* passed on by a replica: sender != origin */
     int64_t partial;                     /* the source's partial piece: 0 .. pieces-1 */
     int64_t elems;                       /* product of the run lists' lengths */
     int64_t nruns[RELAY_ND_MAX_DIMS];    /* per A dimension */
@@ -31,8 +34,13 @@ typedef struct {
     rl_nd_run *storage;
 } rl_nd_transfer;
 
-/* One rank's transfers: sends and receives sorted by (peer, pair), and
- * those it makes to itself (peer = rank) sorted by pair. */
+/* Whether t travels on its own (a replica passing on what it received)
+ * rather than in its peer's one message of transfers read from B. */
+static inline int rl_nd_forwarded(const rl_nd_transfer *t) { return t->forwarded; }
+
+/* One rank's transfers: sends and receives sorted by peer, then those read
+ * from B by their origin before those passed on, then by pair and origin;
+ * and those it makes to itself (peer = rank) sorted by pair. */
 typedef struct {
     int rank;
     int64_t nsend, nrecv, nlocal;

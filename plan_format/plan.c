@@ -17,6 +17,7 @@ void relay_plan_options_init(relay_plan_options *o)
     o->schedule = RELAY_SCHED_AUTO;
     o->node_of_rank = NULL;
     o->inter_node_weight = 1.0;
+    o->replicas = RELAY_REPLICAS_AUTO;
 }
 
 relay_plan *rl_plan_alloc(int nranks, int count)

@@ -140,12 +140,14 @@ typedef struct {
 } rl_hsumma;
 
 /* An N-D plan (kind RELAY_PLAN_ND) is its header: per pair the layouts,
- * op and permutation (A's dimension k is B's perm[k]), and the node map
+ * op, permutation (A's dimension k is B's perm[k]) and how A's replicas
+ * receive, and the node map
  * that guides the choice of source replicas.  Every rank derives its
  * messages from it (nd_transfers.h). */
 typedef struct {
     relay_op op;
     int32_t perm[RELAY_ND_MAX_DIMS];
+    int32_t forward;         /* A replicated: 1 when its replicas pass elements on (nd_transfers.c), 0 when each reads its own */
     relay_nd_layout *dst, *src;
 } rl_nd_pair;
 

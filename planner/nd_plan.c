@@ -51,7 +51,7 @@ static relay_status copy_pairs(relay_plan *p, const relay_nd_layout *const *dst,
         char what[64];
         snprintf(what, sizeof what, "N-D plan, pair %d", k);
         if (!dst[k] || !src[k]) return rl_fail(RELAY_ERR_ARG, "%s: a layout is NULL", what);
-        rl_nd_pair given = {ops[k], {0}, (relay_nd_layout *)dst[k], (relay_nd_layout *)src[k]};
+        rl_nd_pair given = {.op = ops[k], .dst = (relay_nd_layout *)dst[k], .src = (relay_nd_layout *)src[k]};
         pair_perm(&given, perms ? perms[k] : NULL, dst[k]->ndims);
         relay_status st = rl_nd_check_pair(&given, p->nranks, p->type, what);
         if (st) return st;
@@ -95,6 +95,69 @@ static relay_status count_rank(const relay_plan *p, int rank, relay_plan_stats *
     return RELAY_OK;
 }
 
+/* The bytes one rank sends and receives. */
+static relay_status rank_bytes(const relay_plan *p, int rank, int64_t *sent, int64_t *received)
+{
+    rl_nd_part part;
+    relay_status st = rl_nd_part_derive(&part, p, rank, RL_ND_SENDS | RL_ND_RECEIVES);
+    if (st) return st;
+    *sent = *received = 0;
+    for (int64_t i = 0; i < part.nsend; i++) *sent += part.send[i].elems;
+    for (int64_t i = 0; i < part.nrecv; i++) *received += part.recv[i].elems;
+    rl_nd_part_free(&part);
+    return RELAY_OK;
+}
+
+/* The busiest rank's bytes: the most any rank sends or receives. */
+static relay_status busiest_rank(const relay_plan *p, int64_t *bytes)
+{
+    relay_status st = RELAY_OK;
+    int64_t most = 0;
+#pragma omp parallel if (p->nranks >= RL_PARALLEL_RANKS)
+    {
+        int64_t mine = 0, sent, received;
+        relay_status my_st = RELAY_OK;
+#pragma omp for schedule(dynamic, 16)
+        for (int r = 0; r < p->nranks; r++) {
+            if (my_st || (my_st = rank_bytes(p, r, &sent, &received))) continue;
+            if (sent > mine) mine = sent;
+            if (received > mine) mine = received;
+        }
+#pragma omp critical
+        {
+            if (my_st && !st) st = my_st;
+            most = mine > most ? mine : most;
+        }
+    }
+    *bytes = most * (int64_t)relay_type_size(p->type);
+    return st;
+}
+
+static void set_forwarding(relay_plan *p, int forward)
+{
+    for (int k = 0; k < p->nd->count; k++) p->nd->pairs[k].forward = forward && rl_nd_replicas(p->nd->pairs[k].dst) > 1;
+}
+
+/* How replicated destinations receive: as the options say, or under
+ * auto whichever way leaves the busiest rank fewer bytes (direct on a
+ * tie: its messages start at once, forwarded ones after a hop). */
+static relay_status choose_replicas(relay_plan *p, relay_replicas how)
+{
+    int replicated = 0;
+    for (int k = 0; k < p->nd->count; k++) replicated |= rl_nd_replicas(p->nd->pairs[k].dst) > 1;
+    if (!replicated || how != RELAY_REPLICAS_AUTO) {
+        set_forwarding(p, how == RELAY_REPLICAS_FORWARD);
+        return RELAY_OK;
+    }
+    int64_t direct = 0, forward = 0;
+    set_forwarding(p, 1);
+    relay_status st = busiest_rank(p, &forward);
+    set_forwarding(p, 0);
+    if (!st) st = busiest_rank(p, &direct);
+    set_forwarding(p, !st && forward < direct);
+    return st;
+}
+
 static relay_status count_stats(relay_plan *p)
 {
     relay_status st = RELAY_OK;
@@ -134,6 +197,7 @@ relay_status relay_plan_nd_batch(relay_plan **out, int nranks, int count, const 
     if ((st = rl_nd_plan_new(&p, nranks, count, type))) return st;
     st = copy_pairs(p, dst, src, ops, perms);
     if (!st) st = copy_node_map(p, o->node_of_rank);
+    if (!st) st = choose_replicas(p, o->replicas);
     if (!st) st = count_stats(p);
     if (st) {
         relay_plan_free(p);

@@ -8,6 +8,8 @@ relay_status rl_check_options(const relay_plan_options *o, int nranks)
         return rl_fail(RELAY_ERR_ARG, "plan options: invalid relabeling mode %d", (int)o->relabel);
     if (o->schedule < RELAY_SCHED_AUTO || o->schedule > RELAY_SCHED_NEIGHBOR)
         return rl_fail(RELAY_ERR_ARG, "plan options: invalid schedule %d", (int)o->schedule);
+    if (o->replicas < RELAY_REPLICAS_AUTO || o->replicas > RELAY_REPLICAS_FORWARD)
+        return rl_fail(RELAY_ERR_ARG, "plan options: invalid replicas mode %d", (int)o->replicas);
     if (o->max_buffer_bytes < 0)
         return rl_fail(RELAY_ERR_ARG, "plan options: max_buffer_bytes = %lld is negative", (long long)o->max_buffer_bytes);
     if (o->max_buffer_bytes && o->schedule != RELAY_SCHED_AUTO && o->schedule != RELAY_SCHED_ROUNDS)

@@ -19,16 +19,9 @@
 #include "error.h"
 #include "exec_kind.h"
 #include "mpi_error.h"
+#include "nd_messages.h"
 #include "nd_walk.h"
 #include "stand_in.h"
-
-/* One message: transfers [first, first+count) of the part's send or
- * receive list, packed one after another. */
-typedef struct {
-    int peer;
-    int64_t first, count, elems;
-    char *buf;
-} nd_message;
 
 /* What one pair needs at this rank. */
 typedef struct {
@@ -47,9 +40,7 @@ typedef struct {
     size_t esz;
     rl_nd_part part;
     nd_pair_state *pairs;
-    int nsend, nrecv;
-    nd_message *send, *recv;
-    char *send_buf, *recv_buf;
+    rl_nd_messages msg;
     MPI_Request *reqs;        /* receives, then sends */
     MPI_Datatype elem_type;
     int ordered;              /* some pair sums partial pieces */
@@ -65,6 +56,7 @@ static relay_status copy_header(nd_exec *x, const relay_plan *p)
         rl_nd_pair *to = &x->header->nd->pairs[k];
         const rl_nd_pair *from = &p->nd->pairs[k];
         to->op = from->op;
+        to->forward = from->forward;
         memcpy(to->perm, from->perm, sizeof to->perm);
         if (!(st = rl_nd_layout_clone(&to->dst, from->dst))) st = rl_nd_layout_clone(&to->src, from->src);
     }
@@ -97,41 +89,6 @@ static void prepare_pair(nd_pair_state *ps, const rl_nd_pair *pair, int rank)
     ps->pieces = rl_nd_partial_pieces(pair->src);
 }
 
-/* Groups a sorted transfer list by peer into messages. */
-static relay_status group_messages(const rl_nd_transfer *v, int64_t n, nd_message **out, int *count)
-{
-    int messages = 0;
-    for (int64_t i = 0; i < n; i++) messages += i == 0 || v[i].peer != v[i - 1].peer;
-    nd_message *m = rl_calloc((size_t)messages, sizeof *m);
-    if (!m) return RL_NOMEM();
-    int at = -1;
-    for (int64_t i = 0; i < n; i++) {
-        if (i == 0 || v[i].peer != v[i - 1].peer) m[++at] = (nd_message){v[i].peer, i, 0, 0, NULL};
-        m[at].count++;
-        m[at].elems += v[i].elems;
-    }
-    *out = m;
-    *count = messages;
-    for (int i = 0; i < messages; i++)
-        if (m[i].elems > INT_MAX)
-            return rl_fail(RELAY_ERR_UNSUPPORTED, "N-D plan: a message of %lld elements exceeds MPI's int counts", (long long)m[i].elems);
-    return RELAY_OK;
-}
-
-/* One buffer for all messages of a direction; each message's part. */
-static relay_status message_buffers(nd_message *m, int n, size_t esz, char **buf)
-{
-    int64_t total = 0;
-    for (int i = 0; i < n; i++) total += m[i].elems;
-    if (!(*buf = rl_malloc_array((size_t)total, esz))) return RL_NOMEM();
-    int64_t at = 0;
-    for (int i = 0; i < n; i++) {
-        m[i].buf = *buf + at * (int64_t)esz;
-        at += m[i].elems;
-    }
-    return RELAY_OK;
-}
-
 static relay_status nd_prepare(void **state, const relay_plan *p, const rl_exec_setup *setup)
 {
     if (!p->nd) return rl_fail(RELAY_ERR_FORMAT, "N-D plan without its pairs");
@@ -154,12 +111,10 @@ static relay_status nd_prepare(void **state, const relay_plan *p, const rl_exec_
             return RL_NOMEM();
     }
     if ((st = rl_nd_part_derive(&x->part, x->header, x->rank, RL_ND_SENDS | RL_ND_RECEIVES))) return st;
-    if (!st) st = group_messages(x->part.send, x->part.nsend, &x->send, &x->nsend);
-    if (!st) st = group_messages(x->part.recv, x->part.nrecv, &x->recv, &x->nrecv);
-    if (!st) st = message_buffers(x->send, x->nsend, x->esz, &x->send_buf);
-    if (!st) st = message_buffers(x->recv, x->nrecv, x->esz, &x->recv_buf);
-    if (!st && !(x->reqs = rl_malloc_array((size_t)(x->nsend + x->nrecv), sizeof *x->reqs))) st = RL_NOMEM();
-    for (int i = 0; !st && i < x->nsend + x->nrecv; i++) x->reqs[i] = MPI_REQUEST_NULL;
+    if (!st) st = rl_nd_messages_build(&x->msg, &x->part, x->esz);
+    int n = x->msg.nsend + x->msg.nrecv;
+    if (!st && !(x->reqs = rl_malloc_array((size_t)n, sizeof *x->reqs))) st = RL_NOMEM();
+    for (int i = 0; !st && i < n; i++) x->reqs[i] = MPI_REQUEST_NULL;
     return st;
 }
 
@@ -171,10 +126,12 @@ static relay_status nd_bind(void *state, MPI_Comm comm, relay_internal_scratch *
     nd_exec *x = state;
     int rc = MPI_Type_contiguous((int)x->esz, MPI_BYTE, &x->elem_type);
     if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&x->elem_type);
-    for (int i = 0; i < x->nrecv && rc == MPI_SUCCESS; i++)
-        rc = MPI_Recv_init(x->recv[i].buf, (int)x->recv[i].elems, x->elem_type, x->recv[i].peer, 0, comm, &x->reqs[i]);
-    for (int i = 0; i < x->nsend && rc == MPI_SUCCESS; i++)
-        rc = MPI_Send_init(x->send[i].buf, (int)x->send[i].elems, x->elem_type, x->send[i].peer, 0, comm, &x->reqs[x->nrecv + i]);
+    const rl_nd_messages *m = &x->msg;
+    for (int i = 0; i < m->nrecv && rc == MPI_SUCCESS; i++)
+        rc = MPI_Recv_init(m->recv[i].buf, (int)m->recv[i].elems, x->elem_type, m->recv[i].peer, m->recv[i].tag, comm, &x->reqs[i]);
+    for (int i = 0; i < m->nsend && rc == MPI_SUCCESS; i++)
+        rc = MPI_Send_init(m->send[i].buf, (int)m->send[i].elems, x->elem_type, m->send[i].peer, m->send[i].tag, comm,
+                           &x->reqs[m->nrecv + i]);
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "N-D plan: creating persistent requests");
 }
 
@@ -188,7 +145,7 @@ static rl_nd_side message_side(const nd_exec *x, const rl_nd_transfer *t, char *
     return m;
 }
 
-static void pack_message(nd_exec *x, const nd_message *m)
+static void pack_message(nd_exec *x, const rl_nd_message *m)
 {
     rl_scalars plain;
     rl_scalars_set(&plain, x->type, NULL, NULL);
@@ -227,7 +184,7 @@ static void deliver(nd_exec *x, const rl_nd_transfer *t, const rl_nd_side *from)
 
 static void deliver_local(nd_exec *x, const rl_nd_transfer *t) { deliver(x, t, &x->pairs[t->pair].b); }
 
-static void unpack_message(nd_exec *x, const nd_message *m)
+static void unpack_message(nd_exec *x, const rl_nd_message *m)
 {
     char *at = m->buf;
     for (int64_t i = m->first; i < m->first + m->count; i++) {
@@ -261,11 +218,13 @@ static relay_status nd_start(void *state, void *const *dst, const void *const *s
         x->pairs[k].a.base = dst[k];
         x->pairs[k].b.base = (char *)src[k];
     }
-    int rc = x->nrecv ? MPI_Startall(x->nrecv, x->reqs) : MPI_SUCCESS;
-    for (int i = 0; i < x->nsend && rc == MPI_SUCCESS; i++) {
-        pack_message(x, &x->send[i]);
-        rc = MPI_Start(&x->reqs[x->nrecv + i]);
-    }
+    const rl_nd_messages *m = &x->msg;
+    int rc = m->nrecv ? MPI_Startall(m->nrecv, x->reqs) : MPI_SUCCESS;
+    for (int i = 0; i < m->nsend && rc == MPI_SUCCESS; i++) /* those passed on start as their bytes land (nd_wait) */
+        if (m->send[i].from < 0) {
+            pack_message(x, &m->send[i]);
+            rc = MPI_Start(&x->reqs[m->nrecv + i]);
+        }
     if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "N-D plan: starting the messages");
     if (!x->ordered)
         for (int64_t i = 0; i < x->part.nlocal; i++) deliver_local(x, &x->part.local[i]);
@@ -289,18 +248,19 @@ static int by_pair_then_piece(const void *a, const void *b)
 
 static relay_status deliver_in_order(nd_exec *x)
 {
+    const rl_nd_messages *m = &x->msg;
     int64_t n = x->part.nrecv + x->part.nlocal, at = 0;
     arrival *v = rl_malloc_array((size_t)n, sizeof *v);
     if (!v) return RL_NOMEM();
-    for (int i = 0; i < x->nrecv; i++) {
-        char *packed = x->recv[i].buf;
-        for (int64_t j = x->recv[i].first; j < x->recv[i].first + x->recv[i].count; j++) {
+    for (int i = 0; i < m->nrecv; i++) {
+        char *packed = m->recv[i].buf;
+        for (int64_t j = m->recv[i].first; j < m->recv[i].first + m->recv[i].count; j++) {
             v[at++] = (arrival){&x->part.recv[j], packed};
             packed += x->part.recv[j].elems * (int64_t)x->esz;
         }
     }
     for (int64_t j = 0; j < x->part.nlocal; j++) v[at++] = (arrival){&x->part.local[j], NULL};
-    qsort(v, (size_t)n, sizeof *v, by_pair_then_piece);
+    if (n) qsort(v, (size_t)n, sizeof *v, by_pair_then_piece);
     for (int64_t i = 0; i < n; i++) {
         if (!v[i].packed) {
             deliver_local(x, v[i].t);
@@ -313,59 +273,70 @@ static relay_status deliver_in_order(nd_exec *x)
     return RELAY_OK;
 }
 
+/* Receive i landed: the sends that pass its bytes on start. */
+static int start_passed_on(nd_exec *x, int i)
+{
+    const rl_nd_messages *m = &x->msg;
+    int rc = MPI_SUCCESS;
+    for (int j = m->starts_first[i]; j < m->starts_first[i + 1] && rc == MPI_SUCCESS; j++) rc = MPI_Start(&x->reqs[m->nrecv + m->starts[j]]);
+    return rc;
+}
+
+/* Each message as it lands: passed on, and unpacked unless the plan sums
+ * in order (then all of them, in order, once every one has landed). */
 static relay_status nd_wait(void *state)
 {
     nd_exec *x = state;
+    const rl_nd_messages *m = &x->msg;
     int rc = MPI_SUCCESS;
     relay_status st = RELAY_OK;
-    if (x->ordered) {
-        rc = MPI_Waitall(x->nrecv, x->reqs, MPI_STATUSES_IGNORE);
-        if (rc == MPI_SUCCESS) st = deliver_in_order(x);
-    } else {
-        for (int n = 0; n < x->nrecv && rc == MPI_SUCCESS; n++) {
-            int i;
-            rc = MPI_Waitany(x->nrecv, x->reqs, &i, MPI_STATUS_IGNORE);
-            if (rc == MPI_SUCCESS && i != MPI_UNDEFINED) unpack_message(x, &x->recv[i]);
+    for (int n = 0; n < m->nrecv && rc == MPI_SUCCESS; n++) {
+        int i;
+        rc = MPI_Waitany(m->nrecv, x->reqs, &i, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS && i != MPI_UNDEFINED) {
+            rc = start_passed_on(x, i);
+            if (!x->ordered) unpack_message(x, &m->recv[i]);
         }
     }
-    if (rc == MPI_SUCCESS) rc = MPI_Waitall(x->nsend, x->reqs + x->nrecv, MPI_STATUSES_IGNORE);
+    if (rc == MPI_SUCCESS && x->ordered) st = deliver_in_order(x);
+    if (rc == MPI_SUCCESS) rc = MPI_Waitall(m->nsend, x->reqs + m->nrecv, MPI_STATUSES_IGNORE);
     if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "N-D plan: completing the messages");
     return st;
 }
 
 /* ---- the executor's N-D kind (exec_kind.h) ---------------------------------------- */
 
-static int64_t message_elems(const nd_message *m, int n)
+static int64_t own_elems(const rl_nd_message *m, int n)
 {
     int64_t total = 0;
-    for (int i = 0; i < n; i++) total += m[i].elems;
+    for (int i = 0; i < n; i++) total += m[i].from < 0 ? m[i].elems : 0;
     return total;
 }
 
 static void nd_memory(const void *state, relay_exec_memory *m)
 {
     const nd_exec *x = state;
-    int64_t moved = (message_elems(x->send, x->nsend) + message_elems(x->recv, x->nrecv)) * (int64_t)x->esz, sums = 0;
+    const rl_nd_messages *g = &x->msg;
+    int64_t held = (own_elems(g->send, g->nsend) + own_elems(g->recv, g->nrecv)) * (int64_t)x->esz, sums = 0, moved = 0;
+    for (int i = 0; i < g->nsend; i++) moved += g->send[i].elems;
+    for (int i = 0; i < g->nrecv; i++) moved += g->recv[i].elems;
     for (int k = 0; k < x->count; k++) sums += x->pairs[k].sum ? x->pairs[k].dst_elems * (int64_t)x->esz : 0;
-    m->extra_bytes = moved + sums + (x->nsend + x->nrecv) * (int64_t)(sizeof(nd_message) + sizeof(MPI_Request));
-    m->remote_bytes = moved;
+    m->extra_bytes = held + sums + (g->nsend + g->nrecv) * (int64_t)(sizeof(rl_nd_message) + sizeof(MPI_Request));
+    m->remote_bytes = moved * (int64_t)x->esz;
 }
 
 static void nd_free(void *state)
 {
     nd_exec *x = state;
     if (!x) return;
-    for (int i = 0; x->reqs && i < x->nsend + x->nrecv; i++)
+    for (int i = 0; x->reqs && i < x->msg.nsend + x->msg.nrecv; i++)
         if (x->reqs[i] != MPI_REQUEST_NULL) MPI_Request_free(&x->reqs[i]);
     if (x->elem_type != MPI_DATATYPE_NULL) MPI_Type_free(&x->elem_type);
     for (int k = 0; x->pairs && k < x->count; k++) free(x->pairs[k].sum);
     rl_nd_part_free(&x->part);
     relay_plan_free(x->header);
     free(x->pairs);
-    free(x->send);
-    free(x->recv);
-    free(x->send_buf);
-    free(x->recv_buf);
+    rl_nd_messages_free(&x->msg);
     free(x->reqs);
     free(x);
 }

@@ -24,6 +24,13 @@ typedef enum { RELAY_SCHED_AUTO, RELAY_SCHED_P2P, RELAY_SCHED_ROUNDS, RELAY_SCHE
 /* RELAY_PLAN_ND: an N-D transform (relay/nd.h). */
 typedef enum { RELAY_PLAN_TRANSFORM, RELAY_PLAN_BMMC, RELAY_PLAN_HSUMMA, RELAY_PLAN_ND } relay_plan_kind;
 
+/* How the replicas of a replicated N-D destination receive (relay/nd.h):
+ * each from the sources (direct), or the sources' elements reach one
+ * replica of each group, which passes them down a binomial tree of the
+ * group's replicas (forward), or as the planner's model finds faster
+ * (auto: the lower busiest rank's bytes in or out, direct on a tie). */
+typedef enum { RELAY_REPLICAS_AUTO, RELAY_REPLICAS_DIRECT, RELAY_REPLICAS_FORWARD } relay_replicas;
+
 typedef struct {
     relay_relabel relabel;       /* default RELAY_RELABEL_NONE */
     relay_schedule schedule;     /* default RELAY_SCHED_AUTO */
@@ -38,6 +45,7 @@ typedef struct {
      * relay_exec_wait (relay_exec_start starts nothing, so nothing
      * overlaps the caller's work).  At least one element. */
     int64_t max_buffer_bytes;
+    relay_replicas replicas;     /* N-D plans (relay/nd.h); default RELAY_REPLICAS_AUTO */
 } relay_plan_options;
 
 /* Fills o with the defaults above (inter_node_weight 1). */
