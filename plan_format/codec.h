@@ -3,9 +3,11 @@
 #define RELAY_CODEC_H
 
 #define RELAY_FORMAT_MAGIC "relay-plan"
-#define RELAY_FORMAT_MAJOR 2   /* a reader rejects any other major version */
+#define RELAY_FORMAT_MAJOR 2   /* transform, BMMC and HSUMMA plans (and the major the fingerprint hashes) */
 #define RELAY_FORMAT_MINOR 2   /* minor versions add keys, which readers ignore, or values (1: schedule 4, neighbor;
                                   2: a transform plan's tuning) */
+#define RELAY_FORMAT_ND_MAJOR 3 /* N-D plans (kind nd), and only they: a version step that readers of 2.x refuse */
+#define RELAY_FORMAT_ND_MINOR 0
 
 /* Sanity bounds a reader enforces before it allocates anything. */
 #define RELAY_MAX_RANKS (1 << 24)
@@ -16,6 +18,11 @@
 #include <stdint.h>
 
 #include "relay/status.h"
+
+/* The version a plan of `kind` (a relay_plan_kind) is written with:
+ * 3.0 for N-D plans, 2.2 for the others.  A reader takes major 2 and 3, and
+ * each kind only in its own major. */
+void rl_format_version(int kind, int *major, int *minor);
 
 /* The header's hash, seeded with the version so that a flipped version bit
  * is caught too. */

@@ -7,7 +7,9 @@
  * bytes against the index's hash, its fields, its content checksum, and
  * finally rl_section_validate.  A BMMC
  * plan has no sections: its header's factors pass rl_bmmc_validate; nor has
- * an HSUMMA plan, whose parameters pass rl_hsumma_check.  A file is
+ * an HSUMMA plan, whose parameters pass rl_hsumma_check, nor an N-D plan
+ * (format 3.0, the only kind of that major), whose layouts and pairs pass
+ * rl_nd_layout_build and rl_nd_check_pair (nd_codec.c).  A file is
  * read with seeks: a rank that asks for its own section reads the preamble,
  * the header and that section only. */
 #define _POSIX_C_SOURCE 200809L /* fileno, fstat */
@@ -22,6 +24,7 @@
 #include "hsumma_dist.h"
 #include "hsumma_fields.h"
 #include "mp_reader.h"
+#include "nd_codec.h"
 #include "plan_internal.h"
 
 /* ---- where the bytes come from: a buffer or a file ---------------------- */
@@ -90,10 +93,10 @@ static relay_status read_preamble(source *s, preamble *pre)
     }
     if (!magic) return rl_fail(RELAY_ERR_FORMAT, "not a relay plan (bad magic)");
     if (r.error || have != 15) return format_error(&r, "preamble");
-    if (pre->major != RELAY_FORMAT_MAJOR)
+    if (pre->major != RELAY_FORMAT_MAJOR && pre->major != RELAY_FORMAT_ND_MAJOR)
         return rl_fail(RELAY_ERR_VERSION,
-                       "plan format version %lld.%lld is not readable by this relay (reads %d.x)%s", (long long)pre->major,
-                       (long long)pre->minor, RELAY_FORMAT_MAJOR,
+                       "plan format version %lld.%lld is not readable by this relay (reads %d.x and %d.x)%s", (long long)pre->major,
+                       (long long)pre->minor, RELAY_FORMAT_MAJOR, RELAY_FORMAT_ND_MAJOR,
                        pre->major < RELAY_FORMAT_MAJOR ? ": rebuild the plan with this relay's relay-plan (same command "
                                                          "and layouts), or relay_plan_transform and relay_plan_save"
                                                        : ": it was written by a newer relay");
@@ -108,17 +111,6 @@ typedef struct {
     uint64_t *index;           /* 4 per rank: offset, size, bytes hash, content checksum */
     uint64_t fingerprint;
 } header;
-
-/* Reads an integer field in [lo, hi]. */
-static int read_ranged(mp_reader *r, int64_t *v, int64_t lo, int64_t hi)
-{
-    if (!mp_read_int(r, v)) return 0;
-    if (*v < lo || *v > hi) {
-        r->error = "out of range";
-        return 0;
-    }
-    return 1;
-}
 
 enum { SHOWN_KEY = 40 };
 
@@ -200,21 +192,13 @@ static void layout_fields_free(layout_fields *f)
     free(f->lds);
 }
 
-/* The index of a key in keys[0..count), or -1. */
-static int key_index(const char *const *keys, int count, const char *key, uint32_t klen)
-{
-    for (int i = 0; i < count; i++)
-        if (mp_key_is(key, klen, keys[i])) return i;
-    return -1;
-}
-
 /* One field of a layout map; a key met twice is refused (an array read
  * twice would be lost). */
 static relay_status read_layout_field(mp_reader *r, layout_fields *f, const char *key, uint32_t klen)
 {
     const char *val;
     uint32_t vlen;
-    int k = key_index(layout_keys, LF_COUNT, key, klen);
+    int k = mp_key_index(layout_keys, LF_COUNT, key, klen);
     if (k < 0) return mp_skip(r) ? RELAY_OK : format_error(r, "layout");
     if (f->seen & 1u << k) return rl_fail(RELAY_ERR_FORMAT, "plan layout has the `%s` field twice", layout_keys[k]);
     f->seen |= 1u << k;
@@ -339,10 +323,10 @@ static relay_status read_pair(mp_reader *r, layout_limits *lim, raw_pair *pr)
         const char *key;
         uint32_t klen;
         if (!mp_read_str(r, &key, &klen)) return format_error(r, "pair");
-        int k = key_index(keys, 3, key, klen);
+        int k = mp_key_index(keys, 3, key, klen);
         if (k >= 0 && seen & 1u << k) return rl_fail(RELAY_ERR_FORMAT, "plan pair has the `%s` field twice", keys[k]);
         if (k >= 0) seen |= 1u << k;
-        if (k == 0 && !read_ranged(r, &pr->op, 0, 2)) st = field_error(r, "pair", key, klen);
+        if (k == 0 && !mp_read_ranged(r, &pr->op, 0, 2)) st = field_error(r, "pair", key, klen);
         else if (k == 1) st = read_layout(r, lim, &pr->dst);
         else if (k == 2) st = read_layout(r, lim, &pr->src);
         else if (k < 0 && !mp_skip(r)) st = format_error(r, "pair");
@@ -359,24 +343,29 @@ static relay_status read_pair(mp_reader *r, layout_limits *lim, raw_pair *pr)
  * required; a key of another kind is refused, so that the kind alone
  * decides what is read and built, and unknown keys are ignored. */
 enum { HK_KIND, HK_NRANKS, HK_TYPE, HK_SCHEDULE, HK_RELABEL, HK_ROUNDS, HK_PAIRS, HK_SIGMA, HK_STATS, HK_FINGERPRINT,
-       HK_SECTIONS, HK_BMMC, HK_HSUMMA, HK_TUNING, HK_CAP, HK_COUNT };
+       HK_SECTIONS, HK_BMMC, HK_HSUMMA, HK_TUNING, HK_CAP, HK_NODE_MAP, HK_COUNT };
 static const char *const header_keys[HK_COUNT] = {"kind",     "nranks", "type",   "schedule", "relabel",
                                                    "rounds",   "pairs",  "sigma",  "stats",    "fingerprint",
-                                                   "sections", "bmmc",   "hsumma", "tuning",   "max_buffer_bytes"};
+                                                   "sections", "bmmc",   "hsumma", "tuning",   "max_buffer_bytes",
+                                                   "node_of_rank"};
 #define HK(k) (1u << HK_##k)
-static const unsigned kind_keys[3] = {
+enum { KIND_COUNT = RELAY_PLAN_ND + 1 };
+static const unsigned kind_keys[KIND_COUNT] = {
     [RELAY_PLAN_TRANSFORM] = HK(KIND) | HK(NRANKS) | HK(TYPE) | HK(SCHEDULE) | HK(RELABEL) | HK(ROUNDS) | HK(PAIRS) |
                              HK(SIGMA) | HK(STATS) | HK(FINGERPRINT) | HK(SECTIONS),
     [RELAY_PLAN_BMMC] = HK(KIND) | HK(NRANKS) | HK(STATS) | HK(FINGERPRINT) | HK(BMMC),
     [RELAY_PLAN_HSUMMA] = HK(KIND) | HK(NRANKS) | HK(TYPE) | HK(STATS) | HK(FINGERPRINT) | HK(HSUMMA),
+    [RELAY_PLAN_ND] = HK(KIND) | HK(NRANKS) | HK(TYPE) | HK(SCHEDULE) | HK(PAIRS) | HK(STATS) | HK(FINGERPRINT),
 };
 /* Keys a kind's header may have (format 2.2: a transform plan's tuning and
- * memory cap). */
-static const unsigned kind_optional_keys[3] = {[RELAY_PLAN_TRANSFORM] = HK(TUNING) | HK(CAP)};
-static const char *const kind_names[3] = {"transform", "bmmc", "hsumma"};
+ * memory cap; 3.0: an N-D plan's node map). */
+static const unsigned kind_optional_keys[KIND_COUNT] = {[RELAY_PLAN_TRANSFORM] = HK(TUNING) | HK(CAP),
+                                                        [RELAY_PLAN_ND] = HK(NODE_MAP)};
+static const char *const kind_names[KIND_COUNT] = {"transform", "bmmc", "hsumma", "nd"};
 
 /* Everything of the header, gathered before the plan is assembled. */
 typedef struct {
+    int major;                 /* the file's major version (0: a header alone, whose kind decides it) */
     size_t bytes;              /* the header's size */
     uint64_t section_bytes;    /* the bytes after it, where the sections lie (UINT64_MAX: a header alone) */
     uint32_t pairs_declared;   /* the length of the `pairs` array, seen in the first pass */
@@ -392,9 +381,18 @@ typedef struct {
     uint32_t nsigma, nstats, nindex;
     uint64_t fingerprint, *index;
     relay_tuning tuning;       /* ntimed 0 unless the header has one */
+    rl_nd_plan *nd;            /* an N-D plan's pairs */
+    int64_t *node_of_rank;     /* an N-D plan's node map, nnodes entries */
+    uint32_t nnodes;
 } header_fields;
 
 static const char *const stat_keys[5] = {"bytes_total", "bytes_remote", "bytes_remote_identity", "messages", "pieces"};
+
+/* The layout ranks a header of this size may have its layouts allocate. */
+static int64_t layout_ranks_allowed(const header_fields *h)
+{
+    return RL_LAYOUT_RANKS_FLOOR + RL_LAYOUT_RANKS_PER_BYTE * (int64_t)h->bytes;
+}
 
 static relay_status read_pairs(mp_reader *r, header_fields *h)
 {
@@ -402,13 +400,19 @@ static relay_status read_pairs(mp_reader *r, header_fields *h)
     if (h->npairs < 1 || h->npairs > RELAY_MAX_PAIRS) return rl_fail(RELAY_ERR_FORMAT, "plan header has %u transform pairs", h->npairs);
     h->pairs = rl_calloc(h->npairs, sizeof *h->pairs);
     if (!h->pairs) return RL_NOMEM();
-    layout_limits lim = {h->nranks, RL_LAYOUT_RANKS_FLOOR + RL_LAYOUT_RANKS_PER_BYTE * (int64_t)h->bytes,
-                         (int64_t)1 << RL_HASHED_BOUNDARIES_LOG2};
+    layout_limits lim = {h->nranks, layout_ranks_allowed(h), (int64_t)1 << RL_HASHED_BOUNDARIES_LOG2};
     for (uint32_t k = 0; k < h->npairs; k++) {
         relay_status st = read_pair(r, &lim, &h->pairs[k]);
         if (st) return st;
     }
     return RELAY_OK;
+}
+
+/* An N-D plan's pairs (nd_codec.c), under the same memory budget. */
+static relay_status read_nd_pairs(mp_reader *r, header_fields *h)
+{
+    rl_nd_limits lim = {h->nranks, layout_ranks_allowed(h)};
+    return rl_nd_read_pairs(r, &lim, &h->nd);
 }
 
 static relay_status read_stats(mp_reader *r, header_fields *h)
@@ -419,8 +423,8 @@ static relay_status read_stats(mp_reader *r, header_fields *h)
         const char *key;
         uint32_t klen;
         if (!mp_read_str(r, &key, &klen)) return format_error(r, "header's stats");
-        int k = key_index(stat_keys, 5, key, klen);
-        if (k < 0 ? !mp_skip(r) : !read_ranged(r, &h->stats[k], 0, INT64_MAX)) return field_error(r, "stats", key, klen);
+        int k = mp_key_index(stat_keys, 5, key, klen);
+        if (k < 0 ? !mp_skip(r) : !mp_read_ranged(r, &h->stats[k], 0, INT64_MAX)) return field_error(r, "stats", key, klen);
         if (k >= 0) h->nstats |= 1u << k;
     }
     return h->nstats == 31 ? RELAY_OK : rl_fail(RELAY_ERR_FORMAT, "plan stats lack `%s`", stat_keys[__builtin_ctz(~h->nstats)]);
@@ -457,7 +461,7 @@ typedef struct {
 
 static void read_bmmc_field(mp_reader *r, bmmc_fields *bf, int k)
 {
-    if (k < BF_V) read_ranged(r, &bf->v[k], 0, INT32_MAX);
+    if (k < BF_V) mp_read_ranged(r, &bf->v[k], 0, INT32_MAX);
     else if (k == BF_CV) mp_read_uint64(r, &bf->cv);
     else mp_read_bin(r, &bf->bin[k - BF_V], &bf->len[k - BF_V]);
 }
@@ -486,7 +490,7 @@ static relay_status read_bmmc(mp_reader *r, header_fields *h)
         const char *key;
         uint32_t klen;
         if (!mp_read_str(r, &key, &klen)) return format_error(r, "BMMC header");
-        int k = key_index(bmmc_keys, BF_COUNT, key, klen);
+        int k = mp_key_index(bmmc_keys, BF_COUNT, key, klen);
         if (k < 0) mp_skip(r);
         else read_bmmc_field(r, &bf, k);
         if (r->error) return field_error(r, "BMMC", key, klen);
@@ -519,9 +523,9 @@ static relay_status read_hsumma(mp_reader *r, header_fields *h)
         const char *key;
         uint32_t klen;
         if (!mp_read_str(r, &key, &klen)) return format_error(r, "HSUMMA header");
-        int k = key_index(rl_hsumma_keys, RL_HS_INTS, key, klen);
+        int k = mp_key_index(rl_hsumma_keys, RL_HS_INTS, key, klen);
         int sizes = k <= RL_HS_K || k == RL_HS_INNER || k == RL_HS_OUTER || k == RL_HS_DIST_BLOCK;
-        if (k >= 0) have |= (uint32_t)read_ranged(r, &h->hsumma[k], 0, sizes ? INT64_MAX : INT32_MAX) << k;
+        if (k >= 0) have |= (uint32_t)mp_read_ranged(r, &h->hsumma[k], 0, sizes ? INT64_MAX : INT32_MAX) << k;
         else if (mp_key_is(key, klen, "net_alpha")) have |= (uint32_t)mp_read_double(r, &h->net[0]) << RL_HS_INTS;
         else if (mp_key_is(key, klen, "net_beta")) have |= (uint32_t)mp_read_double(r, &h->net[1]) << (RL_HS_INTS + 1);
         else mp_skip(r);
@@ -554,7 +558,7 @@ static int read_choices(mp_reader *r, relay_tuning *t)
             r->error = "a choice is not [schedule, packed, seconds]";
             return 0;
         }
-        if (!read_ranged(r, &schedule, 0, RELAY_SCHED_NEIGHBOR) || !read_ranged(r, &packed, 0, 1) || !mp_read_double(r, &seconds))
+        if (!mp_read_ranged(r, &schedule, 0, RELAY_SCHED_NEIGHBOR) || !mp_read_ranged(r, &packed, 0, 1) || !mp_read_double(r, &seconds))
             return 0;
         t->choices[i] = (relay_tuning_choice){(relay_schedule)schedule, (int)packed, seconds};
     }
@@ -570,7 +574,7 @@ static int read_tuning_field(mp_reader *r, relay_tuning *t, int k)
     int64_t v[2];
     switch (k) {
     case TK_BEST:
-        if (!read_ranged(r, v, 0, RELAY_TUNING_MAX_CHOICES - 1)) return 0;
+        if (!mp_read_ranged(r, v, 0, RELAY_TUNING_MAX_CHOICES - 1)) return 0;
         t->best = (int)v[0];
         return 1;
     case TK_PER_NODE:
@@ -579,7 +583,7 @@ static int read_tuning_field(mp_reader *r, relay_tuning *t, int k)
         t->ranks_per_node_max = (int)v[1];
         return 1;
     case TK_REPLAYS:
-        if (!read_ranged(r, v, 1, INT32_MAX)) return 0;
+        if (!mp_read_ranged(r, v, 1, INT32_MAX)) return 0;
         t->replays = (int)v[0];
         return 1;
     default: return read_choices(r, t);
@@ -596,7 +600,7 @@ static relay_status read_tuning(mp_reader *r, header_fields *h)
         const char *key;
         uint32_t klen;
         if (!mp_read_str(r, &key, &klen)) return format_error(r, "tuning");
-        int k = key_index(tuning_keys, TK_COUNT, key, klen);
+        int k = mp_key_index(tuning_keys, TK_COUNT, key, klen);
         if (k >= 0 && have & 1u << k) return rl_fail(RELAY_ERR_FORMAT, "plan tuning has the `%s` field twice", tuning_keys[k]);
         if (k < 0 ? !mp_skip(r) : !read_tuning_field(r, &h->tuning, k)) return field_error(r, "tuning", key, klen);
         if (k >= 0) have |= 1u << k;
@@ -612,7 +616,7 @@ static void read_kind(mp_reader *r, header_fields *h)
 {
     const char *val;
     uint32_t vlen;
-    if (mp_read_str(r, &val, &vlen)) h->kind = key_index(kind_names, 3, val, vlen);
+    if (mp_read_str(r, &val, &vlen)) h->kind = mp_key_index(kind_names, KIND_COUNT, val, vlen);
 }
 
 /* The second pass: the value of a key the kind has (kind and nranks are
@@ -620,11 +624,11 @@ static void read_kind(mp_reader *r, header_fields *h)
 static relay_status read_header_field(mp_reader *r, header_fields *h, int k)
 {
     switch (k) {
-    case HK_TYPE: read_ranged(r, &h->type, 0, 3); break;
-    case HK_SCHEDULE: read_ranged(r, &h->schedule, 0, RELAY_SCHED_NEIGHBOR); break;
-    case HK_RELABEL: read_ranged(r, &h->relabel, 0, 2); break;
-    case HK_ROUNDS: read_ranged(r, &h->rounds, 0, RELAY_MAX_RANKS); break;
-    case HK_PAIRS: return read_pairs(r, h);
+    case HK_TYPE: mp_read_ranged(r, &h->type, 0, 3); break;
+    case HK_SCHEDULE: mp_read_ranged(r, &h->schedule, 0, RELAY_SCHED_NEIGHBOR); break;
+    case HK_RELABEL: mp_read_ranged(r, &h->relabel, 0, 2); break;
+    case HK_ROUNDS: mp_read_ranged(r, &h->rounds, 0, RELAY_MAX_RANKS); break;
+    case HK_PAIRS: return h->kind == RELAY_PLAN_ND ? read_nd_pairs(r, h) : read_pairs(r, h);
     case HK_SIGMA: h->sigma = read_int_array(r, &h->nsigma, 0, RELAY_MAX_RANKS); break;
     case HK_STATS: return read_stats(r, h);
     case HK_FINGERPRINT: mp_read_uint64(r, &h->fingerprint); break;
@@ -632,7 +636,8 @@ static relay_status read_header_field(mp_reader *r, header_fields *h, int k)
     case HK_BMMC: return read_bmmc(r, h);
     case HK_HSUMMA: return read_hsumma(r, h);
     case HK_TUNING: return read_tuning(r, h);
-    case HK_CAP: read_ranged(r, &h->max_buffer_bytes, 1, INT64_MAX); break;
+    case HK_CAP: mp_read_ranged(r, &h->max_buffer_bytes, 1, INT64_MAX); break;
+    case HK_NODE_MAP: h->node_of_rank = read_int_array(r, &h->nnodes, 0, h->nranks - 1); break;
     default: mp_skip(r);
     }
     return RELAY_OK;
@@ -657,10 +662,24 @@ static relay_status check_room_for_sections(const header_fields *h)
                    (unsigned long long)h->section_bytes, (long long)h->nranks, h->pairs_declared, (unsigned long long)need);
 }
 
+/* Each major holds its own kinds: 3.x N-D plans alone, 2.x the others. */
+static relay_status check_kind_version(const header_fields *h)
+{
+    if (!h->major || (h->kind == RELAY_PLAN_ND) == (h->major == RELAY_FORMAT_ND_MAJOR)) return RELAY_OK;
+    if (h->kind == RELAY_PLAN_ND)
+        return rl_fail(RELAY_ERR_FORMAT, "plan of kind nd in a format %d.x file: N-D plans are format %d.x files", h->major,
+                       RELAY_FORMAT_ND_MAJOR);
+    return rl_fail(RELAY_ERR_FORMAT, "plan of kind %s in a format %d.x file, which holds N-D plans (kind nd) only",
+                   kind_names[h->kind], h->major);
+}
+
 /* The keys a header has must be those of its kind, each once. */
 static relay_status check_header_keys(const header_fields *h)
 {
-    if (h->kind < 0) return rl_fail(RELAY_ERR_FORMAT, "plan kind is missing or not one this relay reads (transform, bmmc, hsumma)");
+    if (h->kind < 0)
+        return rl_fail(RELAY_ERR_FORMAT, "plan kind is missing or not one this relay reads (transform, bmmc, hsumma, nd)");
+    relay_status st = check_kind_version(h);
+    if (st) return st;
     unsigned foreign = h->seen & ~(kind_keys[h->kind] | kind_optional_keys[h->kind]), missing = kind_keys[h->kind] & ~h->seen;
     if (foreign)
         return rl_fail(RELAY_ERR_FORMAT, "plan header of a %s plan has a `%s` field, which %s plans do not have",
@@ -683,11 +702,11 @@ static relay_status scan_header(mp_reader r, header_fields *h)
         const char *key;
         uint32_t klen;
         if (!mp_read_str(&r, &key, &klen)) return format_error(&r, "header");
-        int k = key_index(header_keys, HK_COUNT, key, klen);
+        int k = mp_key_index(header_keys, HK_COUNT, key, klen);
         if (k >= 0 && h->seen & 1u << k) return rl_fail(RELAY_ERR_FORMAT, "plan header has the `%s` field twice", header_keys[k]);
         if (k >= 0) h->seen |= 1u << k;
         if (k == HK_KIND) read_kind(&r, h);
-        else if (k == HK_NRANKS) read_ranged(&r, &h->nranks, 1, RELAY_MAX_RANKS);
+        else if (k == HK_NRANKS) mp_read_ranged(&r, &h->nranks, 1, RELAY_MAX_RANKS);
         else {
             mp_reader at = r;
             if (k == HK_PAIRS && !mp_read_array(&at, &h->pairs_declared)) h->pairs_declared = 0;
@@ -708,7 +727,7 @@ static relay_status read_header_fields(mp_reader r, header_fields *h)
         const char *key;
         uint32_t klen;
         mp_read_str(&r, &key, &klen);
-        int k = key_index(header_keys, HK_COUNT, key, klen);
+        int k = mp_key_index(header_keys, HK_COUNT, key, klen);
         st = k == HK_KIND || k == HK_NRANKS ? (mp_skip(&r), RELAY_OK) : read_header_field(&r, h, k);
         if (!st && r.error) st = field_error(&r, "header", key, klen);
     }
@@ -746,9 +765,22 @@ static relay_status check_transform_header(const header_fields *h)
     return RELAY_OK;
 }
 
+/* An N-D plan replays point to point; its node map names a node per rank;
+ * its pairs pass the planner's checks, now that the type is known. */
+static relay_status check_nd_header(const header_fields *h)
+{
+    if (h->schedule != RELAY_SCHED_P2P)
+        return rl_fail(RELAY_ERR_FORMAT, "plan schedule is %lld: N-D plans replay point to point (schedule %d, p2p)",
+                       (long long)h->schedule, RELAY_SCHED_P2P);
+    if (h->node_of_rank && h->nnodes != h->nranks)
+        return rl_fail(RELAY_ERR_FORMAT, "plan node map has %u entries for %lld ranks", h->nnodes, (long long)h->nranks);
+    return rl_nd_check_read_pairs(h->nd, (int)h->nranks, (relay_type)h->type);
+}
+
 static relay_status check_header(const header_fields *h)
 {
     if (h->kind == RELAY_PLAN_TRANSFORM) return check_transform_header(h);
+    if (h->kind == RELAY_PLAN_ND) return check_nd_header(h);
     if (h->kind == RELAY_PLAN_BMMC && h->nranks != (int64_t)1 << h->bmmc->p)
         return rl_fail(RELAY_ERR_FORMAT, "BMMC plan for 2^%d ranks declares %lld", h->bmmc->p, (long long)h->nranks);
     return RELAY_OK; /* HSUMMA parameters are checked as the plan is assembled */
@@ -776,6 +808,20 @@ static relay_status assemble_hsumma(header_fields *h, relay_plan *p)
     p->rounds = (int32_t)(outer + inner);
     if (memcmp(&want, &p->stats, sizeof want) != 0)
         return rl_fail(RELAY_ERR_FORMAT, "HSUMMA plan's statistics do not follow from its parameters");
+    return RELAY_OK;
+}
+
+/* The N-D plan takes the pairs read (an empty body of the same count, from
+ * rl_nd_plan_new, goes back to h to be freed) and the node map. */
+static relay_status assemble_nd(header_fields *h, relay_plan *p)
+{
+    rl_nd_plan *empty = p->nd;
+    p->nd = h->nd;
+    h->nd = empty;
+    if (!h->node_of_rank) return RELAY_OK;
+    p->nd->node_of_rank = rl_malloc_array((size_t)p->nranks, sizeof *p->nd->node_of_rank);
+    if (!p->nd->node_of_rank) return RL_NOMEM();
+    for (int r = 0; r < p->nranks; r++) p->nd->node_of_rank[r] = (int32_t)h->node_of_rank[r];
     return RELAY_OK;
 }
 
@@ -819,18 +865,29 @@ static relay_status assemble_transform(header_fields *h, relay_plan *p)
     return st ? st : adopt_tuning(h, p);
 }
 
+/* The plan object of the header's kind: an N-D plan's as the planner makes
+ * it (rl_nd_plan_new), the others' with their pairs and sections. */
+static relay_status new_plan(const header_fields *h, relay_plan **p)
+{
+    if (h->kind == RELAY_PLAN_ND) return rl_nd_plan_new(p, (int)h->nranks, h->nd->count, (relay_type)h->type);
+    *p = rl_plan_alloc((int)h->nranks, (int)h->npairs);
+    return *p ? RELAY_OK : RL_NOMEM();
+}
+
 /* Moves the header's fields into a new plan (sections not yet read). */
 static relay_status assemble(header_fields *h, relay_plan **out)
 {
-    relay_plan *p = rl_plan_alloc((int)h->nranks, (int)h->npairs);
-    if (!p) return RL_NOMEM();
+    relay_plan *p = NULL;
+    relay_status st = new_plan(h, &p);
+    if (st) return st;
     p->kind = (relay_plan_kind)h->kind;
     p->fingerprint = h->fingerprint;
     p->stats = (relay_plan_stats){h->stats[0], h->stats[1], h->stats[2], h->stats[3], h->stats[4]};
     p->schedule = RELAY_SCHED_P2P;
-    relay_status st = h->kind == RELAY_PLAN_BMMC     ? assemble_bmmc(h, p)
-                      : h->kind == RELAY_PLAN_HSUMMA ? assemble_hsumma(h, p)
-                                                     : assemble_transform(h, p);
+    st = h->kind == RELAY_PLAN_BMMC     ? assemble_bmmc(h, p)
+         : h->kind == RELAY_PLAN_HSUMMA ? assemble_hsumma(h, p)
+         : h->kind == RELAY_PLAN_ND     ? assemble_nd(h, p)
+                                        : assemble_transform(h, p);
     if (st) {
         relay_plan_free(p);
         return st;
@@ -849,6 +906,8 @@ static void header_fields_free(header_fields *h)
     free(h->sigma);
     free(h->index);
     free(h->bmmc);
+    rl_nd_plan_free(h->nd);
+    free(h->node_of_rank);
 }
 
 /* The header's bytes, checked against their hash, and its first pass:
@@ -864,6 +923,7 @@ static relay_status scan_header_of(source *s, const preamble *pre, uint64_t sect
     if (st) return st;
     if (RL_HASH_MISMATCH(rl_header_hash(b, (size_t)pre->header_bytes, (int)pre->major, (int)pre->minor), pre->header_hash))
         return rl_fail(RELAY_ERR_FORMAT, "plan header checksum does not match: the file is corrupted");
+    h->major = (int)pre->major;
     h->bytes = (size_t)pre->header_bytes;
     h->section_bytes = section_bytes;
     mp_init(r, b, (size_t)pre->header_bytes);
@@ -909,7 +969,7 @@ static void read_section_field(mp_reader *r, rl_section *s, int count, const cha
                                uint32_t nround[2])
 {
     int64_t v, n;
-    if (mp_key_is(key, klen, "rank")) *have |= read_ranged(r, &v, 0, RELAY_MAX_RANKS) && v == s->rank;
+    if (mp_key_is(key, klen, "rank")) *have |= mp_read_ranged(r, &v, 0, RELAY_MAX_RANKS) && v == s->rank;
     else if (mp_key_is(key, klen, "src_elems")) *have |= mp_read_int_array(r, s->src_elems, (uint32_t)count, 0, INT64_MAX) << 1;
     else if (mp_key_is(key, klen, "dst_elems")) *have |= mp_read_int_array(r, s->dst_elems, (uint32_t)count, 0, INT64_MAX) << 2;
     else if (mp_key_is(key, klen, "send")) { if (read_records(r, (void **)&s->send, &n, RL_MESSAGE_FIELDS)) s->nsend = (int32_t)n; }
@@ -917,7 +977,7 @@ static void read_section_field(mp_reader *r, rl_section *s, int count, const cha
     else if (mp_key_is(key, klen, "send_lattices")) read_records(r, (void **)&s->send_spans, &s->nsend_spans, RL_SPAN_FIELDS);
     else if (mp_key_is(key, klen, "recv_lattices")) read_records(r, (void **)&s->recv_spans, &s->nrecv_spans, RL_SPAN_FIELDS);
     else if (mp_key_is(key, klen, "local")) read_records(r, (void **)&s->local, &s->nlocal, RL_LOCAL_FIELDS);
-    else if (mp_key_is(key, klen, "local_round")) read_ranged(r, &s->local_round, 0, RELAY_MAX_RANKS);
+    else if (mp_key_is(key, klen, "local_round")) mp_read_ranged(r, &s->local_round, 0, RELAY_MAX_RANKS);
     else if (mp_key_is(key, klen, "send_round") && !s->send_round) s->send_round = read_int_array(r, &nround[0], 0, RELAY_MAX_RANKS);
     else if (mp_key_is(key, klen, "recv_round") && !s->recv_round) s->recv_round = read_int_array(r, &nround[1], 0, RELAY_MAX_RANKS);
     else mp_skip(r);
@@ -992,7 +1052,7 @@ static relay_status decode(source *s, relay_plan **out, int rank)
         st = rl_fail(RELAY_ERR_ARG, "rank %d is not -1 or a rank of this %d-rank plan", rank, h.plan->nranks);
     if (!st) st = check_fingerprint(&h);
     uint64_t base = pre.length + pre.header_bytes;
-    int sections = !st && !h.plan->bmmc && !h.plan->hsumma;
+    int sections = !st && !h.plan->bmmc && !h.plan->hsumma && !h.plan->nd;
     for (int r = rank < 0 ? 0 : rank; sections && !st && r < (rank < 0 ? h.plan->nranks : rank + 1); r++)
         st = read_section(s, &h, base, r);
     free(h.index);
@@ -1007,10 +1067,11 @@ static relay_status decode(source *s, relay_plan **out, int rank)
     return RELAY_OK;
 }
 
+/* A header alone has no version: major 0 lets its kind decide (2.x or 3.x). */
 relay_status rl_header_fingerprint(const void *bytes, size_t len, uint64_t *fingerprint)
 {
     source s = {bytes, NULL, len, NULL};
-    preamble pre = {RELAY_FORMAT_MAJOR, RELAY_FORMAT_MINOR, len, rl_header_hash(bytes, len, RELAY_FORMAT_MAJOR, RELAY_FORMAT_MINOR), 0};
+    preamble pre = {0, 0, len, rl_header_hash(bytes, len, 0, 0), 0};
     header h = {0};
     relay_status st = read_header(&s, &pre, UINT64_MAX, &h);
     if (!st) *fingerprint = rl_plan_hash(h.plan);

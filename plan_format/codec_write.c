@@ -6,8 +6,10 @@
  *   header    a map: kind, ranks, type, pairs with their layouts, sigma,
  *             statistics, fingerprint, and the section index (offset, size,
  *             byte hash and content checksum of every rank's section);
- *   sections  one map per rank, in rank order (BMMC and HSUMMA plans have
- *             none: the header holds the factors or the parameters).
+ *   sections  one map per rank, in rank order (BMMC, HSUMMA and N-D plans
+ *             have none: the header holds the factors, the parameters or
+ *             the N-D layouts, from which each rank derives its part).
+ * N-D plans are format 3.0 (rl_format_version), the others 2.2.
  * Sections are encoded independently (in parallel), so a reader can seek to
  * its own. */
 #include <errno.h>
@@ -20,6 +22,7 @@
 #include "codec.h"
 #include "error.h"
 #include "hsumma_fields.h"
+#include "nd_codec.h"
 #include "plan_internal.h"
 
 /* The encoded parts of a plan, before they are joined or written. */
@@ -118,7 +121,9 @@ static void pack_section(msgpack_packer *pk, const rl_section *s, int count)
 
 static const char *kind_name(relay_plan_kind k)
 {
-    return k == RELAY_PLAN_TRANSFORM ? "transform" : k == RELAY_PLAN_BMMC ? "bmmc" : "hsumma";
+    static const char *const names[] = {[RELAY_PLAN_TRANSFORM] = "transform", [RELAY_PLAN_BMMC] = "bmmc",
+                                        [RELAY_PLAN_HSUMMA] = "hsumma", [RELAY_PLAN_ND] = "nd"};
+    return names[k];
 }
 
 static void pack_stats(msgpack_packer *pk, const relay_plan_stats *s)
@@ -200,6 +205,70 @@ static void pack_hsumma_header(msgpack_packer *pk, const relay_plan *p)
     pack_identity(pk, p);
 }
 
+/* An N-D layout as relay_nd_layout_create's arguments (docs/plan-format.md,
+ * kind nd), which the reader rebuilds through rl_nd_layout_build.  A shard
+ * names its dimension and either its split points or its block size
+ * (resolved: reading it back gives the same cut); the other kinds their
+ * kind alone. */
+static void pack_placement(msgpack_packer *pk, const relay_placement *pl, int parts)
+{
+    int shard = pl->kind == RELAY_SHARD;
+    msgpack_pack_map(pk, shard ? 3 : 1);
+    pack_str(pk, "kind");
+    pack_str(pk, rl_nd_placement_names[pl->kind]);
+    if (!shard) return;
+    pack_int(pk, "dim", pl->dim);
+    if (pl->splits) pack_ints(pk, "splits", pl->splits, (size_t)parts + 1);
+    else pack_int(pk, "block", pl->block);
+}
+
+static void pack_nd_layout(msgpack_packer *pk, const relay_nd_layout *l)
+{
+    relay_nd_desc d;
+    relay_placement places[RELAY_ND_MAX_MESH];
+    int padded = 0;
+    rl_nd_layout_describe(l, &d, places);
+    for (int k = 0; k < d.ndims; k++) padded |= d.padded[k] != 0;
+    msgpack_pack_map(pk, 5 + (size_t)padded);
+    pack_ints(pk, "shape", d.shape, (size_t)d.ndims);
+    pack_int32s(pk, "mesh_shape", d.mesh_shape, (size_t)d.mesh_ndims);
+    pack_int32s(pk, "mesh_ranks", d.mesh_ranks, (size_t)l->mesh_size);
+    pack_str(pk, "placements");
+    msgpack_pack_array(pk, (size_t)d.mesh_ndims);
+    for (int m = 0; m < d.mesh_ndims; m++) pack_placement(pk, &places[m], d.mesh_shape[m]);
+    pack_str(pk, "order");
+    pack_str(pk, d.order == RELAY_ROW_MAJOR ? "C" : "F");
+    if (padded) pack_ints(pk, "padded", d.padded, (size_t)d.ndims);
+}
+
+/* An N-D plan is its header alone too: per pair {op, perm, forward, dst,
+ * src} (forward only when set), and
+ * the node map when it has one, from which every rank derives its
+ * messages at bind.  Its schedule is p2p, written as the other kinds do. */
+static void pack_nd_header(msgpack_packer *pk, const relay_plan *p)
+{
+    const rl_nd_plan *nd = p->nd;
+    msgpack_pack_map(pk, 7 + (size_t)(nd->node_of_rank != NULL));
+    pack_kind(pk, p);
+    pack_int(pk, "type", p->type);
+    pack_int(pk, "schedule", p->schedule);
+    pack_str(pk, "pairs");
+    msgpack_pack_array(pk, (size_t)nd->count);
+    for (int k = 0; k < nd->count; k++) {
+        int forward = nd->pairs[k].forward != 0; /* A's replicas pass elements on: written only then */
+        msgpack_pack_map(pk, 4 + (size_t)forward);
+        pack_int(pk, "op", nd->pairs[k].op);
+        pack_int32s(pk, "perm", nd->pairs[k].perm, (size_t)nd->pairs[k].dst->ndims);
+        if (forward) pack_int(pk, "forward", nd->pairs[k].forward);
+        pack_str(pk, "dst");
+        pack_nd_layout(pk, nd->pairs[k].dst);
+        pack_str(pk, "src");
+        pack_nd_layout(pk, nd->pairs[k].src);
+    }
+    if (nd->node_of_rank) pack_int32s(pk, "node_of_rank", nd->node_of_rank, (size_t)p->nranks);
+    pack_identity(pk, p);
+}
+
 /* A transform plan's tuning (tuning.c), when it has one: the choices as
  * [schedule, packed, seconds] triples. */
 static void pack_tuning(msgpack_packer *pk, const relay_tuning *t)
@@ -228,6 +297,10 @@ static void pack_header(msgpack_packer *pk, const relay_plan *p, const encoded_p
     }
     if (p->hsumma) {
         pack_hsumma_header(pk, p);
+        return;
+    }
+    if (p->nd) {
+        pack_nd_header(pk, p);
         return;
     }
     int tuned = p->tuning.ntimed > 0, capped = p->max_buffer_bytes > 0;
@@ -271,17 +344,26 @@ uint64_t rl_header_hash(const void *header, size_t len, int major, int minor)
     return XXH3_64bits_withSeed(header, len, (uint64_t)major << 32 | (uint64_t)minor);
 }
 
-static void pack_preamble(msgpack_packer *pk, const msgpack_sbuffer *header)
+void rl_format_version(int kind, int *major, int *minor)
 {
+    int nd = kind == RELAY_PLAN_ND;
+    *major = nd ? RELAY_FORMAT_ND_MAJOR : RELAY_FORMAT_MAJOR;
+    *minor = nd ? RELAY_FORMAT_ND_MINOR : RELAY_FORMAT_MINOR;
+}
+
+static void pack_preamble(msgpack_packer *pk, const msgpack_sbuffer *header, relay_plan_kind kind)
+{
+    int major, minor;
+    rl_format_version(kind, &major, &minor);
     msgpack_pack_map(pk, 5);
     pack_str(pk, "magic");
     pack_str(pk, RELAY_FORMAT_MAGIC);
-    pack_int(pk, "major", RELAY_FORMAT_MAJOR);
-    pack_int(pk, "minor", RELAY_FORMAT_MINOR);
+    pack_int(pk, "major", major);
+    pack_int(pk, "minor", minor);
     pack_str(pk, "header_bytes");
     msgpack_pack_uint64(pk, header->size);
     pack_str(pk, "header_hash");
-    msgpack_pack_uint64(pk, rl_header_hash(header->data, header->size, RELAY_FORMAT_MAJOR, RELAY_FORMAT_MINOR));
+    msgpack_pack_uint64(pk, rl_header_hash(header->data, header->size, major, minor));
 }
 
 static void encoded_free(encoded_plan *ep)
@@ -299,13 +381,20 @@ static int describable(const relay_layout *l)
     return l->kind != RL_LAYOUT_BLOCK_CYCLIC || (!l->bc.i0 && !l->bc.j0 && !l->bc.lds_given);
 }
 
+/* Whether the plan has a section per rank (BMMC, HSUMMA and N-D plans are
+ * their header alone). */
+static int has_sections(const relay_plan *p) { return !p->bmmc && !p->hsumma && !p->nd; }
+
 static relay_status check_complete(const relay_plan *p, const char *what)
 {
     if (!p) return rl_fail(RELAY_ERR_ARG, "%s: plan is NULL", what);
-    for (int r = 0; !p->bmmc && !p->hsumma && r < p->nranks; r++)
+    for (int k = 0; p->nd && k < p->nd->count; k++)
+        if (!p->nd->pairs[k].dst || !p->nd->pairs[k].src)
+            return rl_fail(RELAY_ERR_ARG, "%s: N-D pair %d has no layouts", what, k);
+    for (int r = 0; has_sections(p) && r < p->nranks; r++)
         if (!p->sections[r])
             return rl_fail(RELAY_ERR_ARG, "%s: the plan holds only some ranks' sections (rank %d is missing)", what, r);
-    for (int k = 0; !p->bmmc && !p->hsumma && k < p->count; k++)
+    for (int k = 0; has_sections(p) && k < p->count; k++)
         if (!describable(p->pairs[k].dst) || !describable(p->pairs[k].src))
             return rl_fail(RELAY_ERR_ARG, "%s: pair %d has a ScaLAPACK submatrix layout, which plan files cannot hold", what, k);
     return RELAY_OK;
@@ -316,8 +405,8 @@ static relay_status check_complete(const relay_plan *p, const char *what)
 static relay_status encode(const relay_plan *p, encoded_plan *ep)
 {
     memset(ep, 0, sizeof *ep);
-    ep->nranks = p->bmmc || p->hsumma ? 0 : p->nranks; /* sections */
-    ep->sections = rl_calloc((size_t)p->nranks, sizeof *ep->sections);
+    ep->nranks = has_sections(p) ? p->nranks : 0;
+    ep->sections = rl_calloc((size_t)ep->nranks, sizeof *ep->sections);
     if (!ep->sections) return RL_NOMEM();
     int failed = 0;
 #pragma omp parallel for schedule(dynamic, 16) reduction(|| : failed) if (ep->nranks >= RL_PARALLEL_RANKS)
@@ -334,7 +423,7 @@ static relay_status encode(const relay_plan *p, encoded_plan *ep)
     pack_header(&pk, p, ep);
     msgpack_sbuffer_init(&ep->preamble);
     msgpack_packer_init(&pk, &ep->preamble, msgpack_sbuffer_write);
-    pack_preamble(&pk, &ep->header);
+    pack_preamble(&pk, &ep->header, p->kind);
     if (failed || !ep->header.data || !ep->preamble.data) return RL_NOMEM();
     return RELAY_OK;
 }

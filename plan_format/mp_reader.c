@@ -84,6 +84,12 @@ int mp_read_int(mp_reader *r, int64_t *v)
     return 1;
 }
 
+int mp_read_ranged(mp_reader *r, int64_t *v, int64_t lo, int64_t hi)
+{
+    if (!mp_read_int(r, v)) return 0;
+    return *v < lo || *v > hi ? fail(r, "out of range") : 1;
+}
+
 int mp_read_uint64(mp_reader *r, uint64_t *v)
 {
     int neg;
@@ -156,6 +162,13 @@ int mp_read_double(mp_reader *r, double *v)
 int mp_key_is(const char *key, uint32_t len, const char *want)
 {
     return strlen(want) == len && memcmp(key, want, len) == 0;
+}
+
+int mp_key_index(const char *const *keys, int count, const char *key, uint32_t len)
+{
+    for (int i = 0; i < count; i++)
+        if (mp_key_is(key, len, keys[i])) return i;
+    return -1;
 }
 
 int mp_read_int_array(mp_reader *r, int64_t *out, uint32_t count, int64_t lo, int64_t hi)

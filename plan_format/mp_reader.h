@@ -22,6 +22,7 @@ void mp_init(mp_reader *r, const void *buf, size_t len);
 /* Each returns 0 and sets r->error on a type mismatch, a truncation or a
  * value out of range; once r->error is set, every call fails. */
 int mp_read_int(mp_reader *r, int64_t *v);           /* any integer that fits int64 */
+int mp_read_ranged(mp_reader *r, int64_t *v, int64_t lo, int64_t hi); /* an integer in [lo, hi] */
 int mp_read_uint64(mp_reader *r, uint64_t *v);       /* any non-negative integer */
 int mp_read_str(mp_reader *r, const char **s, uint32_t *len);
 int mp_read_map(mp_reader *r, uint32_t *pairs);      /* count checked against bytes left */
@@ -35,5 +36,7 @@ int mp_read_int_array(mp_reader *r, int64_t *out, uint32_t count, int64_t lo, in
 
 /* Non-zero when the next key read equals the C string. */
 int mp_key_is(const char *key, uint32_t len, const char *want);
+/* The index of the key in keys[0..count), or -1. */
+int mp_key_index(const char *const *keys, int count, const char *key, uint32_t len);
 
 #endif

@@ -7,7 +7,10 @@
  * and absurd counts must be refused with RELAY_ERR_FORMAT or
  * RELAY_ERR_VERSION and a message, never a crash.  Sections that lie about
  * their lattices are re-sealed (content checksum, byte hash, header hash)
- * so that the decoder's checks past the checksums are what refuses them. */
+ * so that the decoder's checks past the checksums are what refuses them.
+ * N-D plans (format 3.0, kind nd) round-trip, load at any rank, and every
+ * field of their header, edited and re-sealed, is refused with a message
+ * naming it, or ignored where the format says so (unknown keys). */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +20,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <libgen.h>
+#include <msgpack.h>
 #include <xxhash.h>
 #include <cmocka.h>
 
@@ -211,10 +216,9 @@ static relay_status decode_bad(const void *buf, size_t len)
     return st;
 }
 
-static void test_every_truncation_is_refused(void **state)
+/* Every truncation of a plan's bytes is refused as a format error. */
+static void check_every_truncation(const relay_plan *p)
 {
-    (void)state;
-    relay_plan *p = sample_plan(3, RELAY_OP_C, 1);
     void *buf;
     size_t len;
     encode_ok(p, &buf, &len);
@@ -224,13 +228,12 @@ static void test_every_truncation_is_refused(void **state)
         if (st != RELAY_ERR_FORMAT) fail_msg("truncation to %zu of %zu bytes gave %s", n, len, relay_status_str(st));
     }
     free(buf);
-    relay_plan_free(p);
 }
 
-static void test_every_bit_flip_is_refused(void **state)
+/* And every flip of one bit (of the version: as a version, or as a
+ * header hash that no longer matches). */
+static void check_every_bit_flip(const relay_plan *p)
 {
-    (void)state;
-    relay_plan *p = sample_plan(3, RELAY_OP_T, 1);
     unsigned char *buf;
     size_t len;
     encode_ok(p, (void **)&buf, &len);
@@ -244,6 +247,21 @@ static void test_every_bit_flip_is_refused(void **state)
             buf[i] ^= (unsigned char)(1 << bit);
         }
     free(buf);
+}
+
+static void test_every_truncation_is_refused(void **state)
+{
+    (void)state;
+    relay_plan *p = sample_plan(3, RELAY_OP_C, 1);
+    check_every_truncation(p);
+    relay_plan_free(p);
+}
+
+static void test_every_bit_flip_is_refused(void **state)
+{
+    (void)state;
+    relay_plan *p = sample_plan(3, RELAY_OP_T, 1);
+    check_every_bit_flip(p);
     relay_plan_free(p);
 }
 
@@ -279,8 +297,9 @@ static void test_versions_magic_and_absurd_counts(void **state)
     /* A header with a ranks count far beyond the limit. */
     const unsigned char huge_ranks[] = {0x81, 0xa6, 'n', 'r', 'a', 'n', 'k', 's', 0xce, 0x7f, 0xff, 0xff, 0xff};
     const unsigned char empty_map[] = {0x80};
-    assert_int_equal(decode_bad(buf, forge(buf, "relay-plan", 3, empty_map, 1)), RELAY_ERR_VERSION);
+    assert_int_equal(decode_bad(buf, forge(buf, "relay-plan", 4, empty_map, 1)), RELAY_ERR_VERSION);
     assert_non_null(strstr(relay_last_error(), "newer"));
+    assert_int_equal(decode_bad(buf, forge(buf, "relay-plan", 3, empty_map, 1)), RELAY_ERR_FORMAT); /* 3.x is read: N-D plans */
     assert_int_equal(decode_bad(buf, forge(buf, "relay-plam", 2, empty_map, 1)), RELAY_ERR_FORMAT);
     assert_int_equal(decode_bad(buf, forge(buf, "relay-plan", 2, huge_map, sizeof huge_map)), RELAY_ERR_FORMAT);
     assert_int_equal(decode_bad(buf, forge(buf, "relay-plan", 2, huge_array, sizeof huge_array)), RELAY_ERR_FORMAT);
@@ -982,6 +1001,563 @@ static void test_rank_plan_is_its_part_of_the_whole(void **state)
     for (int trial = 0; trial < 300; trial++) check_random_request();
 }
 
+/* ---- N-D plans (format 3.0, kind nd) --------------------------------------- */
+
+static relay_nd_layout *nd_layout(int ndims, const int64_t *shape, int mesh_ndims, const int *mesh_shape, const int *ranks,
+                                  const relay_placement *places, relay_order order, const int64_t *padded)
+{
+    relay_nd_layout *l;
+    relay_nd_desc d = {ndims, shape, mesh_ndims, mesh_shape, ranks, places, order, padded};
+    if (relay_nd_layout_create(&l, &d) != RELAY_OK) fail_msg("%s", relay_last_error());
+    return l;
+}
+
+enum { ND_SAMPLES = 3 };
+
+/* Sample i of the N-D plans, each field of the format in one of them:
+ *   0  a 6 x 5 x 4 pencil reshape on 4 ranks, axes permuted (2, 0, 1),
+ *      complex doubles: B in C order on a 2 x 2 mesh (even and block-cyclic
+ *      shards), A in Fortran order, padded, on the mesh's ranks reversed,
+ *      one dimension cut at uneven split points with an empty shard;
+ *   1  a batch on 8 ranks with a node map: B replicated on ranks 4-7 to A
+ *      sharded on ranks 0-3 (op N), and a partial B to a replicated A
+ *      whose replicas forward (pair 1's `forward`);
+ *   2  a 1-D move of 10 floats from uneven splits on 3 ranks to one rank. */
+static relay_plan *nd_sample(int i)
+{
+    relay_plan *p = NULL;
+    relay_status st;
+    if (i == 0) {
+        int64_t bshape[] = {6, 5, 4}, ashape[] = {4, 6, 5}, splits[] = {0, 0, 6}, padded[] = {3, 0, 0};
+        int mesh[] = {2, 2}, ranks[] = {0, 1, 2, 3}, reversed[] = {3, 2, 1, 0}, perm[] = {2, 0, 1};
+        relay_placement bp[] = {{RELAY_SHARD, 1, 0, NULL}, {RELAY_SHARD, 2, 1, NULL}};
+        relay_placement ap[] = {{RELAY_SHARD, 0, 1, NULL}, {RELAY_SHARD, 1, 0, splits}};
+        relay_nd_layout *b = nd_layout(3, bshape, 2, mesh, ranks, bp, RELAY_ROW_MAJOR, NULL);
+        relay_nd_layout *a = nd_layout(3, ashape, 2, mesh, reversed, ap, RELAY_COL_MAJOR, padded);
+        st = relay_plan_nd(&p, 4, a, b, RELAY_OP_T, perm, RELAY_CDOUBLE, NULL);
+        relay_nd_layout_free(a);
+        relay_nd_layout_free(b);
+    } else if (i == 1) {
+        int64_t shape[] = {8, 6};
+        int m22[] = {2, 2}, m4[] = {4}, high[] = {4, 5, 6, 7}, low[] = {0, 1, 2, 3}, nodes[] = {0, 0, 0, 0, 1, 1, 1, 1};
+        relay_placement rep[] = {{RELAY_SHARD, 0, 0, NULL}, {RELAY_REPLICATE, 0, 0, NULL}};
+        relay_placement part[] = {{RELAY_PARTIAL, 0, 0, NULL}, {RELAY_SHARD, 1, 2, NULL}};
+        relay_placement s1[] = {{RELAY_SHARD, 1, 0, NULL}}, all[] = {{RELAY_REPLICATE, 0, 0, NULL}};
+        relay_nd_layout *src[2] = {nd_layout(2, shape, 2, m22, high, rep, RELAY_ROW_MAJOR, NULL),
+                                   nd_layout(2, shape, 2, m22, low, part, RELAY_COL_MAJOR, NULL)};
+        relay_nd_layout *dst[2] = {nd_layout(2, shape, 1, m4, low, s1, RELAY_ROW_MAJOR, NULL),
+                                   nd_layout(2, shape, 1, m4, high, all, RELAY_ROW_MAJOR, NULL)};
+        relay_op ops[2] = {RELAY_OP_N, RELAY_OP_N};
+        relay_plan_options o;
+        relay_plan_options_init(&o);
+        o.node_of_rank = nodes;
+        o.replicas = RELAY_REPLICAS_FORWARD;
+        st = relay_plan_nd_batch(&p, 8, 2, (const relay_nd_layout *const *)dst, (const relay_nd_layout *const *)src, ops, NULL,
+                                 RELAY_DOUBLE, &o);
+        for (int k = 0; k < 2; k++) {
+            relay_nd_layout_free(dst[k]);
+            relay_nd_layout_free(src[k]);
+        }
+    } else {
+        int64_t shape[] = {10}, splits[] = {0, 7, 7, 10};
+        int m3[] = {3}, m1[] = {1}, three[] = {0, 1, 2}, two[] = {2};
+        relay_placement uneven[] = {{RELAY_SHARD, 0, 0, splits}}, whole[] = {{RELAY_REPLICATE, 0, 0, NULL}};
+        relay_nd_layout *b = nd_layout(1, shape, 1, m3, three, uneven, RELAY_ROW_MAJOR, NULL);
+        relay_nd_layout *a = nd_layout(1, shape, 1, m1, two, whole, RELAY_COL_MAJOR, NULL);
+        st = relay_plan_nd(&p, 3, a, b, RELAY_OP_N, NULL, RELAY_FLOAT, NULL);
+        relay_nd_layout_free(a);
+        relay_nd_layout_free(b);
+    }
+    if (st != RELAY_OK) fail_msg("N-D sample %d: %s", i, relay_last_error());
+    assert_int_equal(p->nd->pairs[p->nd->count - 1].forward, i == 1); /* only sample 1's replicated A forwards */
+    return p;
+}
+
+/* q read back holds p: the fingerprint (which covers every layout, op,
+ * permutation and the node map), the version, and the node map. */
+static void assert_same_nd_plan(const relay_plan *q, const relay_plan *p)
+{
+    assert_int_equal(relay_plan_get_kind(q), RELAY_PLAN_ND);
+    assert_true(relay_plan_fingerprint(q) == relay_plan_fingerprint(p));
+    assert_true(rl_plan_hash(q) == relay_plan_fingerprint(p));
+    assert_int_equal(q->format_major, RELAY_FORMAT_ND_MAJOR);
+    assert_int_equal(q->format_minor, RELAY_FORMAT_ND_MINOR);
+    assert_int_equal(relay_plan_count(q), relay_plan_count(p));
+    assert_null(q->sections);
+    assert_int_equal(!q->nd->node_of_rank, !p->nd->node_of_rank);
+    if (p->nd->node_of_rank) assert_memory_equal(q->nd->node_of_rank, p->nd->node_of_rank, (size_t)p->nranks * sizeof(int32_t));
+    for (int k = 0; k < p->nd->count; k++) assert_int_equal(q->nd->pairs[k].forward, p->nd->pairs[k].forward);
+}
+
+/* Encoded, decoded whole and at every rank (the header is the whole plan),
+ * encoded again to the same bytes; saved, counted and loaded from a file. */
+static void check_nd_read_back(const relay_plan *p)
+{
+    relay_plan *q;
+    void *buf, *again;
+    size_t len, len2;
+    uint64_t fingerprint;
+    encode_ok(p, &buf, &len);
+    for (int rank = -1; rank < p->nranks; rank++) {
+        if (relay_plan_decode(&q, buf, len, rank) != RELAY_OK) fail_msg("rank %d: %s", rank, relay_last_error());
+        assert_same_nd_plan(q, p);
+        encode_ok(q, &again, &len2);
+        assert_int_equal(len, len2);
+        assert_memory_equal(buf, again, len);
+        free(again);
+        relay_plan_free(q);
+    }
+    assert_int_equal(relay_plan_decode(&q, buf, len, p->nranks), RELAY_ERR_ARG);
+    size_t hstart, hash_at = 0;
+    uint64_t hlen;
+    find_header(buf, len, &hstart, &hlen, &hash_at);
+    assert_int_equal(hstart + hlen, len); /* no sections */
+    assert_int_equal(rl_header_fingerprint((unsigned char *)buf + hstart, (size_t)hlen, &fingerprint), RELAY_OK);
+    assert_true(fingerprint == relay_plan_fingerprint(p));
+    free(buf);
+    char dir[] = "/tmp/relay-codec-XXXXXX", path[128];
+    int nranks = 0;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/nd.plan", dir);
+    assert_int_equal(relay_plan_save(p, path), RELAY_OK);
+    assert_int_equal(relay_plan_file_nranks(path, &nranks), RELAY_OK);
+    assert_int_equal(nranks, p->nranks);
+    assert_int_equal(relay_plan_load(&q, path, p->nranks - 1), RELAY_OK);
+    assert_same_nd_plan(q, p);
+    relay_plan_free(q);
+    unlink(path);
+    rmdir(dir);
+}
+
+static void test_nd_plans_read_back(void **state)
+{
+    (void)state;
+    for (int i = 0; i < ND_SAMPLES; i++) {
+        relay_plan *p = nd_sample(i);
+        check_nd_read_back(p);
+        relay_plan_free(p);
+    }
+}
+
+/* A plan made without the planner (rl_nd_plan_new, the layouts and the
+ * fingerprint filled in by hand, as the reader does) reads back too. */
+static void test_hand_built_nd_plan_reads_back(void **state)
+{
+    (void)state;
+    relay_plan *p;
+    int64_t shape[] = {3, 4};
+    int mesh[] = {2}, ranks[] = {1, 0}, in_order[] = {0, 1};
+    relay_placement rows[] = {{RELAY_SHARD, 0, 2, NULL}};
+    assert_int_equal(rl_nd_plan_new(&p, 2, 1, RELAY_FLOAT), RELAY_OK);
+    p->nd->pairs[0] = (rl_nd_pair){.op = RELAY_OP_N, .perm = {0, 1},
+                                   .dst = nd_layout(2, shape, 1, mesh, ranks, rows, RELAY_ROW_MAJOR, NULL),
+                                   .src = nd_layout(2, shape, 1, mesh, in_order, rows, RELAY_COL_MAJOR, NULL)};
+    p->stats = (relay_plan_stats){48, 0, 0, 0, 2};
+    p->fingerprint = rl_plan_hash(p);
+    check_nd_read_back(p);
+    relay_plan_free(p);
+}
+
+/* Truncations and bit flips of N-D plans, as of the others. */
+static void test_nd_truncations_and_bit_flips_are_refused(void **state)
+{
+    (void)state;
+    for (int i = 0; i < ND_SAMPLES; i++) {
+        relay_plan *p = nd_sample(i);
+        check_every_truncation(p);
+        check_every_bit_flip(p);
+        relay_plan_free(p);
+    }
+}
+
+/* ---- N-D headers edited as a hostile writer would ---------------------------- */
+
+/* The header of p's file as a msgpack-c tree, which an edit changes in
+ * place (new nodes in the unpacked object's zone). */
+typedef void nd_edit(msgpack_zone *z, msgpack_object *header);
+
+/* p's file with its header edited, packed again and sealed (the header's
+ * size and its hash under the version given) before what followed it. */
+static size_t edited_file(const relay_plan *p, nd_edit *edit, int major, int minor, unsigned char **out)
+{
+    unsigned char *buf;
+    size_t len, hstart, hash_at = 0;
+    uint64_t hlen;
+    encode_ok(p, (void **)&buf, &len);
+    find_header(buf, len, &hstart, &hlen, &hash_at);
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    assert_int_equal(msgpack_unpack_next(&u, (const char *)buf + hstart, (size_t)hlen, NULL), MSGPACK_UNPACK_SUCCESS);
+    if (edit) edit(u.zone, &u.data);
+    msgpack_sbuffer header, pre;
+    msgpack_packer pk;
+    msgpack_sbuffer_init(&header);
+    msgpack_packer_init(&pk, &header, msgpack_sbuffer_write);
+    msgpack_pack_object(&pk, u.data);
+    msgpack_sbuffer_init(&pre);
+    msgpack_packer_init(&pk, &pre, msgpack_sbuffer_write);
+    msgpack_pack_map(&pk, 5);
+    const char *keys[] = {"magic", "major", "minor", "header_bytes", "header_hash"};
+    uint64_t vals[] = {0, (uint64_t)major, (uint64_t)minor, header.size, rl_header_hash(header.data, header.size, major, minor)};
+    for (int k = 0; k < 5; k++) {
+        msgpack_pack_str_with_body(&pk, keys[k], strlen(keys[k]));
+        if (k) msgpack_pack_uint64(&pk, vals[k]);
+        else msgpack_pack_str_with_body(&pk, RELAY_FORMAT_MAGIC, strlen(RELAY_FORMAT_MAGIC));
+    }
+    size_t rest = len - hstart - (size_t)hlen, total = pre.size + header.size + rest;
+    *out = malloc(total);
+    assert_non_null(*out);
+    memcpy(*out, pre.data, pre.size);
+    memcpy(*out + pre.size, header.data, header.size);
+    memcpy(*out + pre.size + header.size, buf + hstart + hlen, rest);
+    msgpack_sbuffer_destroy(&header);
+    msgpack_sbuffer_destroy(&pre);
+    msgpack_unpacked_destroy(&u);
+    free(buf);
+    return total;
+}
+
+/* The value of `key` in a map (which must have it). */
+static msgpack_object *get(msgpack_object *map, const char *key)
+{
+    assert_int_equal(map->type, MSGPACK_OBJECT_MAP);
+    for (uint32_t i = 0; i < map->via.map.size; i++) {
+        msgpack_object *k = &map->via.map.ptr[i].key;
+        if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == strlen(key) && !memcmp(k->via.str.ptr, key, k->via.str.size))
+            return &map->via.map.ptr[i].val;
+    }
+    fail_msg("no key `%s`", key);
+    return NULL;
+}
+
+static msgpack_object *item(msgpack_object *array, uint32_t i)
+{
+    assert_int_equal(array->type, MSGPACK_OBJECT_ARRAY);
+    assert_true(i < array->via.array.size);
+    return &array->via.array.ptr[i];
+}
+
+static msgpack_object *pair0(msgpack_object *h, const char *key) { return get(item(get(h, "pairs"), 0), key); }
+static msgpack_object *placement(msgpack_object *h, const char *side, uint32_t m) { return item(get(pair0(h, side), "placements"), m); }
+
+static void set_int(msgpack_object *o, int64_t v)
+{
+    o->type = v < 0 ? MSGPACK_OBJECT_NEGATIVE_INTEGER : MSGPACK_OBJECT_POSITIVE_INTEGER;
+    if (v < 0) o->via.i64 = v;
+    else o->via.u64 = (uint64_t)v;
+}
+
+static int64_t int_at(msgpack_object *o) { return o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER ? o->via.i64 : (int64_t)o->via.u64; }
+
+static void set_str(msgpack_object *o, const char *s)
+{
+    o->type = MSGPACK_OBJECT_STR;
+    o->via.str.ptr = s;
+    o->via.str.size = (uint32_t)strlen(s);
+}
+
+/* An array of n copies of `fill` (NULL: of 0) in place of o. */
+static void set_array(msgpack_zone *z, msgpack_object *o, uint32_t n, const msgpack_object *fill)
+{
+    msgpack_object *a = msgpack_zone_malloc(z, (n ? n : 1) * sizeof *a);
+    for (uint32_t i = 0; i < n; i++) {
+        if (fill) a[i] = *fill;
+        else set_int(&a[i], 0);
+    }
+    o->type = MSGPACK_OBJECT_ARRAY;
+    o->via.array.size = n;
+    o->via.array.ptr = a;
+}
+
+/* key: value added at the end of a map. */
+static void add_key(msgpack_zone *z, msgpack_object *map, const char *key, msgpack_object value)
+{
+    msgpack_object_kv *kv = msgpack_zone_malloc(z, (map->via.map.size + 1) * sizeof *kv);
+    memcpy(kv, map->via.map.ptr, map->via.map.size * sizeof *kv);
+    set_str(&kv[map->via.map.size].key, key);
+    kv[map->via.map.size].val = value;
+    map->via.map.ptr = kv;
+    map->via.map.size++;
+}
+
+static void drop_key(msgpack_object *map, const char *key)
+{
+    msgpack_object *v = get(map, key);
+    uint32_t i = (uint32_t)((msgpack_object_kv *)((char *)v - offsetof(msgpack_object_kv, val)) - map->via.map.ptr);
+    memmove(&map->via.map.ptr[i], &map->via.map.ptr[i + 1], (map->via.map.size - i - 1) * sizeof *map->via.map.ptr);
+    map->via.map.size--;
+}
+
+/* The edits, on sample 0 (4 ranks; A 4 x 6 x 5, F order, padded, split;
+ * B 6 x 5 x 4; perm 2, 0, 1) unless said. */
+static void kind_transform(msgpack_zone *z, msgpack_object *h) { set_str(get(h, "kind"), "transform"); }
+static void nine_dims(msgpack_zone *z, msgpack_object *h) { set_array(z, get(pair0(h, "dst"), "shape"), 9, NULL); }
+static void five_mesh_dims(msgpack_zone *z, msgpack_object *h) { set_array(z, get(pair0(h, "src"), "mesh_shape"), 5, NULL); }
+static void empty_mesh_dim(msgpack_zone *z, msgpack_object *h) { set_int(item(get(pair0(h, "src"), "mesh_shape"), 1), 0); }
+static void mesh_too_small(msgpack_zone *z, msgpack_object *h) { set_int(item(get(pair0(h, "src"), "mesh_shape"), 1), 1); }
+static void rank_out_of_range(msgpack_zone *z, msgpack_object *h) { set_int(item(get(pair0(h, "src"), "mesh_ranks"), 2), 4); }
+static void rank_twice(msgpack_zone *z, msgpack_object *h) { set_int(item(get(pair0(h, "dst"), "mesh_ranks"), 0), 0); }
+static void splits_not_summing(msgpack_zone *z, msgpack_object *h) { set_int(item(get(placement(h, "dst", 1), "splits"), 2), 7); }
+static void splits_short(msgpack_zone *z, msgpack_object *h) { get(placement(h, "dst", 1), "splits")->via.array.size = 2; }
+static void perm_repeats(msgpack_zone *z, msgpack_object *h) { set_int(item(pair0(h, "perm"), 1), 2); }
+static void perm_short(msgpack_zone *z, msgpack_object *h) { get(item(get(h, "pairs"), 0), "perm")->via.array.size = 2; }
+static void op_n_permuting(msgpack_zone *z, msgpack_object *h) { set_int(pair0(h, "op"), RELAY_OP_N); }
+static void op_out_of_range(msgpack_zone *z, msgpack_object *h) { set_int(pair0(h, "op"), 3); }
+static void shapes_disagree(msgpack_zone *z, msgpack_object *h) { set_int(item(get(pair0(h, "src"), "shape"), 0), 7); }
+static void padding_short(msgpack_zone *z, msgpack_object *h) { set_int(item(get(pair0(h, "dst"), "padded"), 0), 1); }
+static void padded_count(msgpack_zone *z, msgpack_object *h) { get(pair0(h, "dst"), "padded")->via.array.size = 2; }
+static void bad_order(msgpack_zone *z, msgpack_object *h) { set_str(get(pair0(h, "dst"), "order"), "K"); }
+static void bad_kind_of_placement(msgpack_zone *z, msgpack_object *h) { set_str(get(placement(h, "src", 0), "kind"), "sharded"); }
+static void block_and_splits(msgpack_zone *z, msgpack_object *h) { set_int(get(placement(h, "src", 0), "block"), 2); add_key(z, placement(h, "src", 0), "splits", *get(placement(h, "dst", 1), "splits")); }
+static void shard_beyond_dims(msgpack_zone *z, msgpack_object *h) { set_int(get(placement(h, "src", 0), "dim"), 3); }
+static void two_shards_of_a_dim(msgpack_zone *z, msgpack_object *h) { set_int(get(placement(h, "src", 0), "dim"), 2); }
+static void shard_without_dim(msgpack_zone *z, msgpack_object *h) { drop_key(placement(h, "src", 0), "dim"); }
+static void missing_order(msgpack_zone *z, msgpack_object *h) { drop_key(pair0(h, "dst"), "order"); }
+static void missing_perm(msgpack_zone *z, msgpack_object *h) { drop_key(item(get(h, "pairs"), 0), "perm"); }
+static void placements_short(msgpack_zone *z, msgpack_object *h) { get(pair0(h, "src"), "placements")->via.array.size = 1; }
+static void shape_twice(msgpack_zone *z, msgpack_object *h) { add_key(z, pair0(h, "dst"), "shape", *get(pair0(h, "dst"), "shape")); }
+static void sigma_in_nd(msgpack_zone *z, msgpack_object *h) { add_key(z, h, "sigma", *get(pair0(h, "src"), "mesh_ranks")); }
+static void rounds_schedule(msgpack_zone *z, msgpack_object *h) { set_int(get(h, "schedule"), RELAY_SCHED_ROUNDS); }
+static void no_pairs(msgpack_zone *z, msgpack_object *h) { get(h, "pairs")->via.array.size = 0; }
+static void fewer_ranks(msgpack_zone *z, msgpack_object *h) { set_int(get(h, "nranks"), 3); }
+static void stats_edited(msgpack_zone *z, msgpack_object *h) { set_int(get(get(h, "stats"), "messages"), 1000); }
+
+/* A partial placement of A: a placement map {kind: partial} over a shard. */
+static void partial_destination(msgpack_zone *z, msgpack_object *h)
+{
+    msgpack_object *pl = placement(h, "dst", 1);
+    pl->via.map.size = 1; /* kind comes first */
+    set_str(get(pl, "kind"), "partial");
+}
+
+/* A replicate placement that names a dimension. */
+static void replicate_with_dim(msgpack_zone *z, msgpack_object *h)
+{
+    msgpack_object *pl = placement(h, "src", 0);
+    set_str(get(pl, "kind"), "replicate");
+}
+
+/* Counts beyond the limits, with the bytes there to hold them: 4097 pairs,
+ * a mesh of more ranks than the plan, more split points than ranks + 1. */
+static void pairs_4097(msgpack_zone *z, msgpack_object *h)
+{
+    msgpack_object nil = {.type = MSGPACK_OBJECT_NIL};
+    set_array(z, get(h, "pairs"), 4097, &nil);
+}
+static void mesh_of_5(msgpack_zone *z, msgpack_object *h) { set_array(z, get(pair0(h, "src"), "mesh_ranks"), 5, NULL); }
+static void splits_6(msgpack_zone *z, msgpack_object *h) { set_array(z, get(placement(h, "dst", 1), "splits"), 6, NULL); }
+
+/* A 2^24-rank plan whose layout sits on its last rank: a rank map of 2^24
+ * entries from a few bytes, beyond what a header this size may ask. */
+static void last_of_2_24_ranks(msgpack_zone *z, msgpack_object *h)
+{
+    set_int(get(h, "nranks"), 1 << 24);
+    set_int(item(get(pair0(h, "dst"), "mesh_ranks"), 0), (1 << 24) - 1);
+}
+
+/* A forward flag out of range (sample 1's pair 1), and one on a pair
+ * whose A has no replicas (sample 0). */
+static void forward_2(msgpack_zone *z, msgpack_object *h) { set_int(get(item(get(h, "pairs"), 1), "forward"), 2); }
+static void forward_unreplicated(msgpack_zone *z, msgpack_object *h)
+{
+    msgpack_object one;
+    set_int(&one, 1);
+    add_key(z, item(get(h, "pairs"), 0), "forward", one);
+}
+
+/* Sample 1's node map: a node out of range, an entry short. */
+static void node_out_of_range(msgpack_zone *z, msgpack_object *h) { set_int(item(get(h, "node_of_rank"), 3), 8); }
+static void node_map_short(msgpack_zone *z, msgpack_object *h) { get(h, "node_of_rank")->via.array.size = 7; }
+
+typedef struct {
+    const char *what;
+    int sample, major;
+    nd_edit *edit;
+    relay_status status;
+    const char *says;
+} nd_defect;
+
+static const nd_defect nd_defects[] = {
+    {"an N-D plan in a 2.x file", 0, 2, NULL, RELAY_ERR_FORMAT, "N-D plans are format 3.x files"},
+    {"a transform kind in a 3.x file", 0, 3, kind_transform, RELAY_ERR_FORMAT, "holds N-D plans (kind nd) only"},
+    {"a newer major", 0, 4, NULL, RELAY_ERR_VERSION, "written by a newer relay"},
+    {"9 dimensions", 0, 3, nine_dims, RELAY_ERR_FORMAT, "pair 0's dst layout has 9 entries in `shape`, not 1 to 8"},
+    {"5 mesh dimensions", 0, 3, five_mesh_dims, RELAY_ERR_FORMAT, "has 5 entries in `mesh_shape`, not 1 to 4"},
+    {"an empty mesh dimension", 0, 3, empty_mesh_dim, RELAY_ERR_FORMAT, "mesh dimension 1 has 0 ranks"},
+    {"a mesh smaller than its ranks", 0, 3, mesh_too_small, RELAY_ERR_FORMAT, "lists 4 mesh ranks for a mesh of 2 ranks"},
+    {"a rank out of range", 0, 3, rank_out_of_range, RELAY_ERR_FORMAT, "mesh rank 4 at position 2 is not a rank of the plan's 4"},
+    {"a rank twice on a mesh", 0, 3, rank_twice, RELAY_ERR_FORMAT, "rank 0 appears twice on the mesh"},
+    {"splits not summing", 0, 3, splits_not_summing, RELAY_ERR_FORMAT, "splits run from 0 to 7, not from 0 to the extent 6"},
+    {"a split point short", 0, 3, splits_short, RELAY_ERR_FORMAT, "placement 1 has 2 split points for 2 mesh coordinates"},
+    {"a permutation repeating an axis", 0, 3, perm_repeats, RELAY_ERR_FORMAT, "pair 0: the permutation is not one of 3 axes"},
+    {"a permutation short", 0, 3, perm_short, RELAY_ERR_FORMAT, "permutation has 2 axes for layouts of 3 dimensions"},
+    {"op N with a permutation", 0, 3, op_n_permuting, RELAY_ERR_FORMAT, "permuting them is op T"},
+    {"op 3", 0, 3, op_out_of_range, RELAY_ERR_FORMAT, "pair 0 field `op` is malformed: out of range"},
+    {"shapes not matching after the permutation", 0, 3, shapes_disagree, RELAY_ERR_FORMAT, "which the permutation puts there"},
+    {"padding below a local extent", 0, 3, padding_short, RELAY_ERR_FORMAT, "padded extent 1 of dimension 0 is below"},
+    {"padding of 2 dimensions of 3", 0, 3, padded_count, RELAY_ERR_FORMAT, "has 2 padded extents for 3 dimensions"},
+    {"an order K", 0, 3, bad_order, RELAY_ERR_FORMAT, "order is neither \"C\" nor \"F\""},
+    {"a placement kind unknown", 0, 3, bad_kind_of_placement, RELAY_ERR_FORMAT, "kind is not shard, replicate or partial"},
+    {"a block and splits", 0, 3, block_and_splits, RELAY_ERR_FORMAT, "gives both splits and a block size"},
+    {"a shard of a dimension beyond the array's", 0, 3, shard_beyond_dims, RELAY_ERR_FORMAT, "shards array dimension 3 of an array of 3"},
+    {"two shards of one dimension", 0, 3, two_shards_of_a_dim, RELAY_ERR_FORMAT, "is sharded by mesh dimensions 0 and 1"},
+    {"a shard without its dimension", 0, 3, shard_without_dim, RELAY_ERR_FORMAT, "is a shard without its `dim` field"},
+    {"a replicate naming a dimension", 0, 3, replicate_with_dim, RELAY_ERR_FORMAT, "of kind replicate has a `dim` field"},
+    {"a partial destination", 0, 3, partial_destination, RELAY_ERR_FORMAT, "A's mesh dimension 1 is partial"},
+    {"no order", 0, 3, missing_order, RELAY_ERR_FORMAT, "pair 0's dst layout lacks its `order` field"},
+    {"no permutation", 0, 3, missing_perm, RELAY_ERR_FORMAT, "pair 0 lacks its `perm` field"},
+    {"a placement short", 0, 3, placements_short, RELAY_ERR_FORMAT, "has 1 placements for a mesh of 2 dimensions"},
+    {"a shape twice", 0, 3, shape_twice, RELAY_ERR_FORMAT, "dst layout has the `shape` field twice"},
+    {"a transform's sigma", 0, 3, sigma_in_nd, RELAY_ERR_FORMAT, "nd plan has a `sigma` field, which nd plans do not have"},
+    {"the rounds schedule", 0, 3, rounds_schedule, RELAY_ERR_FORMAT, "N-D plans replay point to point"},
+    {"no pairs", 0, 3, no_pairs, RELAY_ERR_FORMAT, "plan header has 0 N-D pairs, not 1 to 4096"},
+    {"4097 pairs", 0, 3, pairs_4097, RELAY_ERR_FORMAT, "plan header has 4097 N-D pairs, not 1 to 4096"},
+    {"a mesh of more ranks than the plan", 0, 3, mesh_of_5, RELAY_ERR_FORMAT, "has 5 entries in `mesh_ranks`, not 1 to 4"},
+    {"more split points than ranks", 0, 3, splits_6, RELAY_ERR_FORMAT, "has 6 split points, not 2 to the plan's ranks + 1"},
+    {"fewer ranks than a mesh holds", 0, 3, fewer_ranks, RELAY_ERR_FORMAT, "has 4 entries in `mesh_ranks`, not 1 to 3"},
+    {"a rank map of 2^24 entries", 0, 3, last_of_2_24_ranks, RELAY_ERR_FORMAT, "would take more memory than a plan file of this size"},
+    {"statistics edited", 0, 3, stats_edited, RELAY_ERR_FORMAT, "fingerprint does not match"},
+    {"a forward flag of 2", 1, 3, forward_2, RELAY_ERR_FORMAT, "pair 1 field `forward` is malformed: out of range"},
+    {"forwarding without replicas", 0, 3, forward_unreplicated, RELAY_ERR_FORMAT, "forwards among A's replicas, but its dst layout has none"},
+    {"a node out of range", 1, 3, node_out_of_range, RELAY_ERR_FORMAT, "field `node_of_rank` is malformed: array element out of range"},
+    {"a node map short", 1, 3, node_map_short, RELAY_ERR_FORMAT, "plan node map has 7 entries for 8 ranks"},
+};
+
+/* Each defect is refused with its status and a message saying what, by a
+ * whole decode, a rank's decode and relay_plan_file_nranks where the
+ * header's first pass sees it; none returns a plan. */
+static void expect_nd_refused(const nd_defect *d)
+{
+    relay_plan *p = nd_sample(d->sample);
+    unsigned char *buf;
+    size_t len = edited_file(p, d->edit, d->major, d->major == 3 ? 0 : 2, &buf);
+    for (int rank = -1; rank <= 0; rank++) {
+        relay_plan *sentinel = (relay_plan *)&sentinel, *q = sentinel;
+        relay_status st = relay_plan_decode(&q, buf, len, rank);
+        if (st != d->status || !strstr(relay_last_error(), d->says))
+            fail_msg("%s: %s, \"%s\" (wanted %s and \"%s\")", d->what, relay_status_str(st), relay_last_error(),
+                     relay_status_str(d->status), d->says);
+        assert_ptr_equal(q, sentinel);
+        assert_null(strchr(relay_last_error(), '\n'));
+    }
+    free(buf);
+    relay_plan_free(p);
+}
+
+static void test_nd_header_defects_are_refused(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof nd_defects / sizeof *nd_defects; i++) expect_nd_refused(&nd_defects[i]);
+}
+
+/* Keys this reader does not know, at every level of an N-D header, are
+ * ignored (that is how minor versions add fields), and so is the order of
+ * the keys; a newer minor of 3 is read too. */
+static void unknown_keys_everywhere(msgpack_zone *z, msgpack_object *h)
+{
+    msgpack_object v;
+    set_str(&v, "from a later relay");
+    add_key(z, placement(h, "src", 1), "future", v);
+    add_key(z, pair0(h, "dst"), "future", v);
+    add_key(z, item(get(h, "pairs"), 0), "future", v);
+    add_key(z, h, "future", v);
+    msgpack_object_kv first = h->via.map.ptr[0];
+    memmove(h->via.map.ptr, h->via.map.ptr + 1, (h->via.map.size - 1) * sizeof first);
+    h->via.map.ptr[h->via.map.size - 1] = first; /* kind last */
+}
+
+static void test_nd_unknown_keys_are_ignored(void **state)
+{
+    (void)state;
+    for (int minor = 0; minor <= 1; minor++) {
+        relay_plan *p = nd_sample(0), *q;
+        unsigned char *buf;
+        size_t len = edited_file(p, unknown_keys_everywhere, RELAY_FORMAT_ND_MAJOR, minor, &buf);
+        if (relay_plan_decode(&q, buf, len, 1) != RELAY_OK) fail_msg("%s", relay_last_error());
+        assert_true(relay_plan_fingerprint(q) == relay_plan_fingerprint(p));
+        assert_int_equal(q->format_minor, minor);
+        relay_plan_free(q);
+        free(buf);
+        relay_plan_free(p);
+    }
+}
+
+/* The mesh ranks are bounded by the plan's before a layout is built: an
+ * edit within [0, nranks) that keeps the plan valid is read (it is another
+ * plan, whose fingerprint the file does not hold). */
+static void shifted_mesh(msgpack_zone *z, msgpack_object *h)
+{
+    msgpack_object *ranks = get(pair0(h, "src"), "mesh_ranks");
+    for (uint32_t i = 0; i < ranks->via.array.size; i++) set_int(item(ranks, i), (int_at(item(ranks, i)) + 1) % 4);
+}
+
+static void test_nd_edits_of_a_valid_plan_meet_the_fingerprint(void **state)
+{
+    (void)state;
+    relay_plan *p = nd_sample(0);
+    unsigned char *buf;
+    size_t len = edited_file(p, shifted_mesh, RELAY_FORMAT_ND_MAJOR, 0, &buf);
+    uint64_t fingerprint;
+    size_t hstart, hash_at = 0;
+    uint64_t hlen;
+    assert_int_equal(decode_bad(buf, len), RELAY_ERR_FORMAT);
+    assert_non_null(strstr(relay_last_error(), "fingerprint does not match"));
+    find_header(buf, len, &hstart, &hlen, &hash_at);
+    assert_int_equal(rl_header_fingerprint(buf + hstart, (size_t)hlen, &fingerprint), RELAY_OK);
+    assert_true(fingerprint != relay_plan_fingerprint(p));
+    free(buf);
+    relay_plan_free(p);
+}
+
+/* A transform plan's file under major 3, and the N-D kind under major 2:
+ * each major holds its own kinds, checked before the header's fields. */
+static void test_kinds_and_majors_do_not_mix(void **state)
+{
+    (void)state;
+    relay_plan *p = sample_plan(2, RELAY_OP_N, 0);
+    unsigned char *buf;
+    size_t len = edited_file(p, NULL, RELAY_FORMAT_ND_MAJOR, 0, &buf);
+    assert_int_equal(decode_bad(buf, len), RELAY_ERR_FORMAT);
+    assert_non_null(strstr(relay_last_error(), "plan of kind transform in a format 3.x file, which holds N-D plans (kind nd) only"));
+    free(buf);
+    len = edited_file(p, NULL, RELAY_FORMAT_MAJOR, RELAY_FORMAT_MINOR, &buf); /* resealed as it was: read */
+    relay_plan *q;
+    assert_int_equal(relay_plan_decode(&q, buf, len, -1), RELAY_OK);
+    relay_plan_free(q);
+    free(buf);
+    relay_plan_free(p);
+}
+
+/* ---- golden files ------------------------------------------------------------ */
+
+/* The plans tests/golden holds (written by an earlier relay, format 2.0)
+ * load, and are written again as 2.2 with the same fingerprint. */
+static void test_golden_files_still_load(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"transform", "bmmc", "hsumma"};
+    char source[4096];
+    snprintf(source, sizeof source, "%s", __FILE__);
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char path[4200];
+        relay_plan *p, *q;
+        void *buf;
+        size_t len;
+        snprintf(path, sizeof path, "%s/golden/%s.plan", dirname(source), names[i]);
+        snprintf(source, sizeof source, "%s", __FILE__); /* dirname may write into it */
+        if (relay_plan_load(&p, path, -1) != RELAY_OK) fail_msg("%s: %s", path, relay_last_error());
+        assert_int_equal(p->format_major, 2);
+        encode_ok(p, &buf, &len);
+        assert_int_equal(relay_plan_decode(&q, buf, len, -1), RELAY_OK);
+        assert_true(relay_plan_fingerprint(q) == relay_plan_fingerprint(p));
+        assert_int_equal(q->format_major, RELAY_FORMAT_MAJOR);
+        assert_int_equal(q->format_minor, RELAY_FORMAT_MINOR);
+        relay_plan_free(q);
+        relay_plan_free(p);
+        free(buf);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1001,6 +1577,14 @@ int main(void)
         cmocka_unit_test(test_rank_plan_is_its_part_of_the_whole),
         cmocka_unit_test(test_tuning_and_cap_read_back),
         cmocka_unit_test(test_hostile_tunings_and_caps_are_refused),
+        cmocka_unit_test(test_nd_plans_read_back),
+        cmocka_unit_test(test_hand_built_nd_plan_reads_back),
+        cmocka_unit_test(test_nd_truncations_and_bit_flips_are_refused),
+        cmocka_unit_test(test_nd_header_defects_are_refused),
+        cmocka_unit_test(test_nd_unknown_keys_are_ignored),
+        cmocka_unit_test(test_nd_edits_of_a_valid_plan_meet_the_fingerprint),
+        cmocka_unit_test(test_kinds_and_majors_do_not_mix),
+        cmocka_unit_test(test_golden_files_still_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

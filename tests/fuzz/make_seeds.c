@@ -1,5 +1,5 @@
 /* make_seeds.c — writes small valid plans of every kind as the fuzzer's
- * seed corpus (format 2.2), so that the structure-aware mutator
+ * seed corpus (formats 2.2 and 3.0), so that the structure-aware mutator
  * (plan_mutator.c) has every field of the format to edit:
  *   transforms  block-cyclic and grid layouts (packed and with offsets),
  *               ops N, T and C, every element type, batches of two and
@@ -13,7 +13,13 @@
  *   BMMC        bit reversal, a transpose across rank bits (partners), a
  *               complement (vector reversal), rank bits in the middle;
  *   HSUMMA      checkerboard with model groups, block-cyclic with given
- *               groups, groups chosen at bind. */
+ *               groups, groups chosen at bind;
+ *   N-D         (format 3.0) a 3-D pencil reshape with its axes permuted
+ *               (even, block-cyclic and uneven split shards, an empty one,
+ *               C and Fortran order, padding), a batch with a node map
+ *               (a replicated source on other ranks, a partial source to
+ *               a replicated destination whose replicas forward), a 1-D
+ *               move and a 2-D transpose by ops T and C. */
 #include <stdio.h>
 
 #include "relay/relay.h"
@@ -27,7 +33,7 @@ static int saved;
  * call in the same argument list fills it. */
 static int save(relay_status planned, relay_plan **p)
 {
-    static const char *const kinds[] = {"transform", "bmmc", "hsumma"};
+    static const char *const kinds[] = {"transform", "bmmc", "hsumma", "nd"};
     char path[4096];
     snprintf(path, sizeof path, "%s/%s-%02d.plan", dir, *p ? kinds[relay_plan_get_kind(*p)] : "none", saved++);
     int bad = planned || relay_plan_save(*p, path) != RELAY_OK;
@@ -164,6 +170,84 @@ static int hsumma_plans(void)
     return bad || save(relay_plan_hsumma(&p, &hp), &p);
 }
 
+static relay_nd_layout *nd_layout(int ndims, const int64_t *shape, int mesh_ndims, const int *mesh_shape, const int *ranks,
+                                  const relay_placement *places, relay_order order, const int64_t *padded)
+{
+    relay_nd_layout *l = NULL;
+    relay_nd_desc d = {ndims, shape, mesh_ndims, mesh_shape, ranks, places, order, padded};
+    relay_nd_layout_create(&l, &d);
+    return l;
+}
+
+static void nd_free(relay_nd_layout **l, int n)
+{
+    for (int i = 0; i < n; i++) relay_nd_layout_free(l[i]);
+}
+
+/* 6 x 5 x 4 complex doubles from C-order pencils on a 2 x 2 mesh to a
+ * padded Fortran-order layout of A = B permuted (2, 0, 1) on the mesh's
+ * ranks reversed, cut at uneven split points (one shard empty). */
+static int nd_pencils(void)
+{
+    int64_t bshape[] = {6, 5, 4}, ashape[] = {4, 6, 5}, splits[] = {0, 0, 6}, padded[] = {3, 0, 0};
+    int mesh[] = {2, 2}, ranks[] = {0, 1, 2, 3}, reversed[] = {3, 2, 1, 0}, perm[] = {2, 0, 1};
+    relay_placement bp[] = {{RELAY_SHARD, 1, 0, NULL}, {RELAY_SHARD, 2, 1, NULL}};
+    relay_placement ap[] = {{RELAY_SHARD, 0, 1, NULL}, {RELAY_SHARD, 1, 0, splits}};
+    relay_nd_layout *l[2] = {nd_layout(3, bshape, 2, mesh, ranks, bp, RELAY_ROW_MAJOR, NULL),
+                             nd_layout(3, ashape, 2, mesh, reversed, ap, RELAY_COL_MAJOR, padded)};
+    relay_plan *p = NULL;
+    int bad = !l[0] || !l[1] || save(relay_plan_nd(&p, 4, l[1], l[0], RELAY_OP_T, perm, RELAY_CDOUBLE, NULL), &p);
+    nd_free(l, 2);
+    return bad;
+}
+
+/* On 8 ranks with a node map: B replicated on ranks 4-7 to A sharded on
+ * 0-3, and a partial B on 0-3 to A replicated on 4-7, whose replicas
+ * forward (the pair's `forward`). */
+static int nd_groups(void)
+{
+    int64_t shape[] = {8, 6};
+    int m22[] = {2, 2}, m4[] = {4}, high[] = {4, 5, 6, 7}, low[] = {0, 1, 2, 3}, nodes[] = {0, 0, 0, 0, 1, 1, 1, 1};
+    relay_placement rep[] = {{RELAY_SHARD, 0, 0, NULL}, {RELAY_REPLICATE, 0, 0, NULL}};
+    relay_placement part[] = {{RELAY_PARTIAL, 0, 0, NULL}, {RELAY_SHARD, 1, 2, NULL}};
+    relay_placement s1[] = {{RELAY_SHARD, 1, 0, NULL}}, all[] = {{RELAY_REPLICATE, 0, 0, NULL}};
+    relay_nd_layout *l[4] = {nd_layout(2, shape, 1, m4, low, s1, RELAY_ROW_MAJOR, NULL),
+                             nd_layout(2, shape, 1, m4, high, all, RELAY_ROW_MAJOR, NULL),
+                             nd_layout(2, shape, 2, m22, high, rep, RELAY_ROW_MAJOR, NULL),
+                             nd_layout(2, shape, 2, m22, low, part, RELAY_COL_MAJOR, NULL)};
+    relay_op ops[2] = {RELAY_OP_N, RELAY_OP_N};
+    relay_plan_options o;
+    relay_plan_options_init(&o);
+    o.node_of_rank = nodes;
+    o.replicas = RELAY_REPLICAS_FORWARD;
+    relay_plan *p = NULL;
+    int bad = !l[0] || !l[1] || !l[2] || !l[3] ||
+              save(relay_plan_nd_batch(&p, 8, 2, (const relay_nd_layout *const *)l, (const relay_nd_layout *const *)l + 2, ops,
+                                       NULL, RELAY_DOUBLE, &o), &p);
+    nd_free(l, 4);
+    return bad;
+}
+
+/* 10 elements from uneven splits on 3 ranks (one empty) to one rank, op N,
+ * and a 2-D transpose (ops T and C) of 3 x 7 cut in blocks of 2. */
+static int nd_small(void)
+{
+    int64_t line[] = {10}, splits[] = {0, 7, 7, 10}, tall[] = {3, 7}, wide[] = {7, 3};
+    int m3[] = {3}, m1[] = {1}, m2[] = {2}, three[] = {0, 1, 2}, two[] = {2}, pair[] = {1, 0};
+    relay_placement uneven[] = {{RELAY_SHARD, 0, 0, splits}}, whole[] = {{RELAY_REPLICATE, 0, 0, NULL}};
+    relay_placement cols[] = {{RELAY_SHARD, 1, 2, NULL}}, rows[] = {{RELAY_SHARD, 0, 0, NULL}};
+    relay_nd_layout *l[4] = {nd_layout(1, line, 1, m3, three, uneven, RELAY_ROW_MAJOR, NULL),
+                             nd_layout(1, line, 1, m1, two, whole, RELAY_COL_MAJOR, NULL),
+                             nd_layout(2, tall, 1, m2, pair, cols, RELAY_ROW_MAJOR, NULL),
+                             nd_layout(2, wide, 1, m2, three, rows, RELAY_COL_MAJOR, NULL)};
+    relay_plan *p = NULL;
+    int bad = !l[0] || !l[1] || !l[2] || !l[3] || save(relay_plan_nd(&p, 3, l[1], l[0], RELAY_OP_N, NULL, RELAY_FLOAT, NULL), &p) ||
+              save(relay_plan_nd(&p, 3, l[3], l[2], RELAY_OP_T, NULL, RELAY_DOUBLE, NULL), &p) ||
+              save(relay_plan_nd(&p, 2, l[3], l[2], RELAY_OP_C, NULL, RELAY_CFLOAT, NULL), &p);
+    nd_free(l, 4);
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -171,7 +255,8 @@ int main(int argc, char **argv)
         return 2;
     }
     dir = argv[1];
-    int bad = small_moves() || lattice_moves() || direct_moves() || bmmc_plans() || hsumma_plans();
+    int bad = small_moves() || lattice_moves() || direct_moves() || bmmc_plans() || hsumma_plans() || nd_pencils() ||
+              nd_groups() || nd_small();
     if (bad) fprintf(stderr, "make_seeds: seed %d: %s\n", saved - 1, relay_last_error());
     return bad;
 }

@@ -3,7 +3,7 @@
  * A plan file is MessagePack objects one after another: preamble, header,
  * one section per rank (docs/plan-format.md).  The mutator parses them into
  * msgpack-c object trees, edits one node the way a hostile or buggy writer
- * would — a value moved to an edge (0, -1, 2^24, 2^31, 2^62, INT64_MAX,
+ * would — a value moved to an edge (0, -1, 4, 8, 2^24, 2^31, 2^62, INT64_MAX,
  * UINT64_MAX, ...), a type changed, a key dropped, repeated, renamed or
  * added, an array shortened, grown or reordered, a subtree copied over
  * another — and re-encodes the plan with its framing made consistent again:
@@ -221,7 +221,8 @@ static const char *const words[] = {
     "grid_cols", "group_rows", "group_cols", "inner_block", "outer_block", "dist", "dist_block", "bcast",
     "groups_from", "net_alpha", "net_beta", "src_elems", "dst_elems", "send", "recv", "send_lattices",
     "recv_lattices", "local", "local_round", "send_round", "recv_round", "tuning", "best", "ranks_per_node",
-    "replays", "choices", "max_buffer_bytes", "", "unknown"};
+    "replays", "choices", "max_buffer_bytes", "nd", "perm", "shape", "mesh_shape", "mesh_ranks", "placements",
+    "dim", "block", "splits", "padded", "shard", "replicate", "partial", "C", "F", "node_of_rank", "forward", "", "unknown"};
 
 static void set_str(msgpack_object *o, const char *s)
 {
@@ -234,7 +235,7 @@ static void set_str(msgpack_object *o, const char *s)
  * another integer of the plan (a size, a rank count, an offset). */
 static void mutate_int(plan_tree *t, msgpack_object *o, const node *nodes, size_t n)
 {
-    static const int64_t edges[] = {0, 1, -1, 2, 3, 8, 62, 63, 64, 4096, 4097, 1 << 20, (1 << 20) + 1, 1 << 24,
+    static const int64_t edges[] = {0, 1, -1, 2, 3, 4, 5, 8, 9, 62, 63, 64, 4096, 4097, 1 << 20, (1 << 20) + 1, 1 << 24,
                                     (1 << 24) + 1, INT32_MAX, (int64_t)INT32_MAX + 1, UINT32_MAX, (int64_t)1 << 40,
                                     ((int64_t)1 << 40) + 1, (int64_t)1 << 53, (int64_t)1 << 62, INT64_MAX, INT64_MIN,
                                     INT64_MIN + 1, -(1 << 24)};
