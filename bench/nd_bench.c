@@ -16,13 +16,17 @@
  *            mesh's columns and a local slice; [S0,S1] -> [S1,S0] against
  *            MPI_Allgather of the whole matrix and a local slice (shard ->
  *            replicate -> shard, DTensor's path); [P,S1] -> [S0,S1]
- *            against MPI_Reduce_scatter_block over the mesh's columns.
+ *            against MPI_Reduce_scatter_block over the mesh's columns;
+ *   weightsync 8 tensors of n x n floats sharded 4 ways on ranks 0-3 to 2
+ *            ways, replicated twice, on ranks 4-7 (8 ranks): relay
+ *            forwarding among the replicas, and as the plan chooses (auto),
+ *            against relay sending each replica its part directly.
  * Every replay of relay and of its baseline are interleaved, each timed
  * from a barrier as the slowest rank's time; printed: the medians and
  * relay / baseline (below 1: relay is faster).  relay's output is
  * compared with the baseline's, byte for byte, before timing.
  *
- *   mpiexec -n P nd_bench [replays] [case]     (case: slab2d, slab3d, pencil, dtensor; default all) */
+ *   mpiexec -n P nd_bench [replays] [case]     (case: slab2d, slab3d, pencil, dtensor, weightsync; default all) */
 #define _POSIX_C_SOURCE 200809L
 #include <complex.h>
 #include <fftw3-mpi.h>
@@ -416,6 +420,80 @@ static void dtensor(int64_t n)
     dtensor_move(2, n, (relay_placement[]){P, S1}, (relay_placement[]){S0, S1}, what);
 }
 
+/* ---- weight sync: ranks 0-3 to ranks 4-7, replicated twice ----------------------- */
+
+enum { TENSORS = 8 };
+
+typedef struct {
+    relay_plan *plan;
+    relay_exec *exec;
+    void *a[TENSORS];
+    const void *b[TENSORS];
+} batch_case;
+
+static void batch_replay(void *ctx)
+{
+    batch_case *c = ctx;
+    if (relay_exec_run(c->exec, c->a, c->b, NULL, NULL)) die("replay");
+}
+
+/* TENSORS n x n tensors sharded 4 ways (dimension 0) on ranks 0-3, to 2
+ * ways, replicated twice, on ranks 4-7, one batch, replicas as `how`. */
+static void weight_sync_plan(batch_case *c, int64_t n, relay_replicas how)
+{
+    int64_t shape[2] = {n, n};
+    int train[4] = {0, 1, 2, 3}, infer[4] = {4, 5, 6, 7}, four[1] = {4}, two_by_two[2] = {2, 2};
+    relay_placement s0 = {RELAY_SHARD, 0, 0, NULL}, sr[2] = {{RELAY_SHARD, 0, 0, NULL}, {RELAY_REPLICATE, 0, 0, NULL}};
+    relay_nd_desc from = {2, shape, 1, four, train, &s0, RELAY_ROW_MAJOR, NULL}, to = {2, shape, 2, two_by_two, infer, sr, RELAY_ROW_MAJOR, NULL};
+    relay_nd_layout *src, *dst;
+    if (relay_nd_layout_create(&src, &from) || relay_nd_layout_create(&dst, &to)) die("weight-sync layouts");
+    const relay_nd_layout *dsts[TENSORS], *srcs[TENSORS];
+    relay_op ops[TENSORS];
+    for (int k = 0; k < TENSORS; k++) dsts[k] = dst, srcs[k] = src, ops[k] = RELAY_OP_N;
+    relay_plan_options o;
+    relay_plan_options_init(&o);
+    o.replicas = how;
+    if (relay_plan_nd_batch(&c->plan, nranks, TENSORS, dsts, srcs, ops, NULL, RELAY_FLOAT, &o)) die("weight-sync plan");
+    if (relay_exec_create(&c->exec, c->plan, MPI_COMM_WORLD)) die("weight-sync exec");
+    for (int k = 0; k < TENSORS; k++) {
+        int64_t na = relay_plan_buffer_elems(c->plan, 1, k, rank), nb = relay_plan_buffer_elems(c->plan, 0, k, rank);
+        c->a[k] = calloc((size_t)na + 1, sizeof(float));
+        float *b = malloc(((size_t)nb + 1) * sizeof(float));
+        for (int64_t i = 0; i < nb; i++) b[i] = (float)(i % 1000);
+        c->b[k] = b;
+    }
+    relay_nd_layout_free(src);
+    relay_nd_layout_free(dst);
+}
+
+static void weight_sync_done(batch_case *c)
+{
+    relay_exec_free(c->exec);
+    relay_plan_free(c->plan);
+    for (int k = 0; k < TENSORS; k++) free(c->a[k]), free((void *)c->b[k]);
+}
+
+static void weight_sync(int64_t n)
+{
+    if (nranks != 8) {
+        if (rank == 0) printf("  weight sync: needs 8 ranks (0-3 to 4-7); skipped\n");
+        return;
+    }
+    batch_case direct, forward, chosen;
+    weight_sync_plan(&direct, n, RELAY_REPLICAS_DIRECT);
+    weight_sync_plan(&forward, n, RELAY_REPLICAS_FORWARD);
+    weight_sync_plan(&chosen, n, RELAY_REPLICAS_AUTO);
+    batch_replay(&direct), batch_replay(&forward);
+    for (int k = 0; k < TENSORS; k++)
+        same_output("weight sync", direct.a[k], forward.a[k], (size_t)relay_plan_buffer_elems(direct.plan, 1, k, rank) * sizeof(float));
+    char name[80];
+    snprintf(name, sizeof name, "weight sync %dx %lld^2 floats, forward", TENSORS, (long long)n);
+    race(name, batch_replay, &forward, "relay, direct", batch_replay, &direct);
+    snprintf(name, sizeof name, "weight sync %dx %lld^2 floats, auto", TENSORS, (long long)n);
+    race(name, batch_replay, &chosen, "relay, direct", batch_replay, &direct);
+    weight_sync_done(&direct), weight_sync_done(&forward), weight_sync_done(&chosen);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -430,6 +508,7 @@ int main(int argc, char **argv)
     if (!*only || !strcmp(only, "slab3d")) slab3d(256), slab3d(384);
     if (!*only || !strcmp(only, "pencil")) pencils(256), pencils(384);
     if (!*only || !strcmp(only, "dtensor")) dtensor(4096);
+    if (!*only || !strcmp(only, "weightsync")) weight_sync(2048);
     fftw_mpi_cleanup();
     MPI_Finalize();
     return 0;

@@ -2,6 +2,7 @@
  * release, the accessors of relay/nd.h and its buffers' sizes. */
 #include <string.h>
 
+#include "codec.h"
 #include "error.h"
 #include "plan_internal.h"
 
@@ -34,6 +35,8 @@ relay_status rl_nd_plan_new(relay_plan **out, int nranks, int count, relay_type 
     p->kind = RELAY_PLAN_ND;
     p->type = type;
     p->schedule = RELAY_SCHED_P2P;
+    p->format_major = RELAY_FORMAT_ND_MAJOR; /* the file it makes */
+    p->format_minor = RELAY_FORMAT_ND_MINOR;
     *out = p;
     return RELAY_OK;
 }

@@ -95,41 +95,48 @@ static relay_status count_rank(const relay_plan *p, int rank, relay_plan_stats *
     return RELAY_OK;
 }
 
-/* The bytes one rank sends and receives. */
-static relay_status rank_bytes(const relay_plan *p, int rank, int64_t *sent, int64_t *received)
+/* What forwarding changes, per rank: the bytes it sends and receives, and
+ * those it packs (a transfer passed on is sent from where it landed). */
+typedef struct {
+    int64_t busiest;         /* the most any rank sends or receives */
+    int64_t packed;          /* packed by all ranks together */
+} traffic;
+
+static relay_status rank_traffic(const relay_plan *p, int rank, traffic *t)
 {
     rl_nd_part part;
     relay_status st = rl_nd_part_derive(&part, p, rank, RL_ND_SENDS | RL_ND_RECEIVES);
     if (st) return st;
-    *sent = *received = 0;
-    for (int64_t i = 0; i < part.nsend; i++) *sent += part.send[i].elems;
-    for (int64_t i = 0; i < part.nrecv; i++) *received += part.recv[i].elems;
+    int64_t sent = 0, received = 0;
+    for (int64_t i = 0; i < part.nsend; i++) {
+        sent += part.send[i].elems;
+        t->packed += part.send[i].forwarded ? 0 : part.send[i].elems;
+    }
+    for (int64_t i = 0; i < part.nrecv; i++) received += part.recv[i].elems;
+    if (sent > t->busiest) t->busiest = sent;
+    if (received > t->busiest) t->busiest = received;
     rl_nd_part_free(&part);
     return RELAY_OK;
 }
 
-/* The busiest rank's bytes: the most any rank sends or receives. */
-static relay_status busiest_rank(const relay_plan *p, int64_t *bytes)
+static relay_status plan_traffic(const relay_plan *p, traffic *total)
 {
     relay_status st = RELAY_OK;
-    int64_t most = 0;
+    *total = (traffic){0, 0};
 #pragma omp parallel if (p->nranks >= RL_PARALLEL_RANKS)
     {
-        int64_t mine = 0, sent, received;
+        traffic mine = {0, 0};
         relay_status my_st = RELAY_OK;
 #pragma omp for schedule(dynamic, 16)
-        for (int r = 0; r < p->nranks; r++) {
-            if (my_st || (my_st = rank_bytes(p, r, &sent, &received))) continue;
-            if (sent > mine) mine = sent;
-            if (received > mine) mine = received;
-        }
+        for (int r = 0; r < p->nranks; r++)
+            if (!my_st) my_st = rank_traffic(p, r, &mine);
 #pragma omp critical
         {
             if (my_st && !st) st = my_st;
-            most = mine > most ? mine : most;
+            if (mine.busiest > total->busiest) total->busiest = mine.busiest;
+            total->packed += mine.packed;
         }
     }
-    *bytes = most * (int64_t)relay_type_size(p->type);
     return st;
 }
 
@@ -139,8 +146,11 @@ static void set_forwarding(relay_plan *p, int forward)
 }
 
 /* How replicated destinations receive: as the options say, or under
- * auto whichever way leaves the busiest rank fewer bytes (direct on a
- * tie: its messages start at once, forwarded ones after a hop). */
+ * auto whichever way leaves the busiest rank fewer bytes to send or
+ * receive; on a tie, the one that packs fewer (on a shared-memory node
+ * the copies are the cost: 8 tensors from 4 ranks to 2 x 2 replicas
+ * replay in 0.85 of direct's time forwarded, docs/benchmarks.md), and
+ * direct if that ties too (its messages start at once). */
 static relay_status choose_replicas(relay_plan *p, relay_replicas how)
 {
     int replicated = 0;
@@ -149,12 +159,12 @@ static relay_status choose_replicas(relay_plan *p, relay_replicas how)
         set_forwarding(p, how == RELAY_REPLICAS_FORWARD);
         return RELAY_OK;
     }
-    int64_t direct = 0, forward = 0;
+    traffic direct, forward;
     set_forwarding(p, 1);
-    relay_status st = busiest_rank(p, &forward);
+    relay_status st = plan_traffic(p, &forward);
     set_forwarding(p, 0);
-    if (!st) st = busiest_rank(p, &direct);
-    set_forwarding(p, !st && forward < direct);
+    if (!st) st = plan_traffic(p, &direct);
+    set_forwarding(p, !st && (forward.busiest < direct.busiest || (forward.busiest == direct.busiest && forward.packed < direct.packed)));
     return st;
 }
 

@@ -1,18 +1,20 @@
 /* nd_exec.c — replaying N-D plans: the executor's N-D kind (exec_kind.h).
  *
  * At prepare each rank derives its transfers from the plan's header
- * (nd_transfers.h) and groups them by peer into messages, one per peer
- * and direction, carrying every pair's transfer in pair order, each packed
- * in its pair's walk order (nd_walk.h).  Binding creates one persistent
- * receive and send per message.  A replay starts the receives, packs and
- * starts each send, moves the transfers a rank makes to itself, and
- * unpacks each message as it lands.
+ * (nd_transfers.h) and groups them into messages (nd_messages.h): one per
+ * peer and direction for what origins read from B, carrying every pair's
+ * transfer in pair order, each packed in its pair's walk order
+ * (nd_walk.h), and one per transfer a replica passes on.  Binding creates
+ * one persistent receive and send per message.  A replay starts the
+ * receives, packs and starts each send, moves the transfers a rank makes
+ * to itself, and, as each message lands, starts the sends that pass it on
+ * and moves it into A.
  *
- * Pairs with partial sources are summed in a fixed order instead, so that
- * every replay gives the same bits: once every message has landed, each
- * partial piece's contributions are added into a scratch sum laid out as
- * A (piece 0 copied, the others added, in piece order), and the last
- * piece's walk writes A = alpha * sum + beta * A. */
+ * Pairs with partial sources add their pieces in a fixed order as they
+ * land (nd_sums.h), so that every replay gives the same bits: piece 0
+ * copied, the others added, into a scratch sum laid out as A whose last
+ * piece's walk writes A = alpha * sum + beta * A (or into A itself when
+ * alpha is 1 and beta 0). */
 #include <limits.h>
 #include <string.h>
 
@@ -20,6 +22,7 @@
 #include "exec_kind.h"
 #include "mpi_error.h"
 #include "nd_messages.h"
+#include "nd_sums.h"
 #include "nd_walk.h"
 #include "stand_in.h"
 
@@ -43,7 +46,8 @@ typedef struct {
     rl_nd_messages msg;
     MPI_Request *reqs;        /* receives, then sends */
     MPI_Datatype elem_type;
-    int ordered;              /* some pair sums partial pieces */
+    int *summed;              /* per pair: its partial pieces are summed in order (nd_sums.h) */
+    rl_nd_sums sums;
     rl_scalars scalars;
 } nd_exec;
 
@@ -102,16 +106,18 @@ static relay_status nd_prepare(void **state, const relay_plan *p, const rl_exec_
     x->elem_type = MPI_DATATYPE_NULL;
     relay_status st = copy_header(x, p);
     if (!st && !(x->pairs = rl_calloc((size_t)x->count, sizeof *x->pairs))) st = RL_NOMEM();
+    if (!st && !(x->summed = rl_calloc((size_t)x->count, sizeof *x->summed))) st = RL_NOMEM();
     if (st) return st;
     for (int k = 0; k < x->count; k++) {
         prepare_pair(&x->pairs[k], &x->nd->pairs[k], x->rank);
-        x->ordered |= x->pairs[k].pieces > 1;
+        x->summed[k] = x->pairs[k].pieces > 1;
         if (x->pairs[k].pieces > 1 && x->pairs[k].dst_elems > 0 &&
             !(x->pairs[k].sum = rl_malloc_array((size_t)x->pairs[k].dst_elems, x->esz)))
             return RL_NOMEM();
     }
     if ((st = rl_nd_part_derive(&x->part, x->header, x->rank, RL_ND_SENDS | RL_ND_RECEIVES))) return st;
     if (!st) st = rl_nd_messages_build(&x->msg, &x->part, x->esz);
+    if (!st) st = rl_nd_sums_build(&x->sums, &x->part, &x->msg, x->esz, x->summed, x->count);
     int n = x->msg.nsend + x->msg.nrecv;
     if (!st && !(x->reqs = rl_malloc_array((size_t)n, sizeof *x->reqs))) st = RL_NOMEM();
     for (int i = 0; !st && i < n; i++) x->reqs[i] = MPI_REQUEST_NULL;
@@ -158,8 +164,25 @@ static void pack_message(nd_exec *x, const rl_nd_message *m)
     }
 }
 
+/* The scalars of one step of a sum: copy (the first piece) or add. */
+static void sum_step(rl_scalars *step, relay_type type, int first)
+{
+    rl_scalars_set(step, type, NULL, NULL);
+    if (first) return;
+    switch (type) { /* beta = 1: sum += x */
+    case RELAY_FLOAT: step->beta.f = 1.0f; break;
+    case RELAY_DOUBLE: step->beta.d = 1.0; break;
+    case RELAY_CFLOAT: step->beta.cf = 1.0f; break;
+    case RELAY_CDOUBLE: step->beta.cd = 1.0; break;
+    }
+    step->beta_zero = 0;
+}
+
 /* A transfer into A from `from` (packed, or B for a local one): the
- * replay's update, or for summed pairs the step of its partial piece. */
+ * replay's update, or for summed pairs the step of its partial piece, in
+ * a scratch sum laid out as A whose last step writes A = alpha sum +
+ * beta A, or, when alpha is 1 and beta 0 (that last step a copy), in A
+ * itself: the same bits, one pass less. */
 static void deliver(nd_exec *x, const rl_nd_transfer *t, const rl_nd_side *from)
 {
     nd_pair_state *ps = &x->pairs[t->pair];
@@ -168,31 +191,52 @@ static void deliver(nd_exec *x, const rl_nd_transfer *t, const rl_nd_side *from)
         rl_nd_move(&x->scalars, conj, &ps->order, t, &ps->a, from);
         return;
     }
+    int in_place = x->scalars.alpha_one && x->scalars.beta_zero;
     rl_scalars step;
-    double one = 1.0;
-    float onef = 1.0f;
-    double complex onecd = 1.0;
-    float complex onecf = 1.0f;
-    const void *unit = x->type == RELAY_FLOAT ? (const void *)&onef : x->type == RELAY_DOUBLE ? (const void *)&one
-                     : x->type == RELAY_CFLOAT ? (const void *)&onecf : (const void *)&onecd;
-    rl_scalars_set(&step, x->type, NULL, t->partial == 0 ? NULL : unit); /* piece 0: sum = x; later: sum += x */
+    sum_step(&step, x->type, t->partial == 0);
     rl_nd_side sum = ps->a;
-    sum.base = ps->sum;
+    if (!in_place) sum.base = ps->sum;
     rl_nd_move(&step, conj, &ps->order, t, &sum, from);
-    if (t->partial == ps->pieces - 1) rl_nd_move(&x->scalars, 0, &ps->order, t, &ps->a, &sum);
+    if (!in_place && t->partial == ps->pieces - 1) rl_nd_move(&x->scalars, 0, &ps->order, t, &ps->a, &sum);
 }
 
 static void deliver_local(nd_exec *x, const rl_nd_transfer *t) { deliver(x, t, &x->pairs[t->pair].b); }
 
-static void unpack_message(nd_exec *x, const rl_nd_message *m)
+/* Adds pair k's partial pieces that may be added now. */
+static void add_landed(nd_exec *x, int k)
 {
+    const rl_nd_arrival *a;
+    while ((a = rl_nd_sums_next(&x->sums, k))) {
+        if (!a->packed) {
+            deliver_local(x, a->t);
+            continue;
+        }
+        rl_nd_side packed = message_side(x, a->t, a->packed);
+        deliver(x, a->t, &packed);
+    }
+}
+
+/* Receive i landed: its transfers go into A, those of summed pairs in
+ * their order. */
+static void unpack_message(nd_exec *x, int i)
+{
+    const rl_nd_message *m = &x->msg.recv[i];
     char *at = m->buf;
-    for (int64_t i = m->first; i < m->first + m->count; i++) {
-        const rl_nd_transfer *t = &x->part.recv[i];
-        rl_nd_side packed = message_side(x, t, at);
-        deliver(x, t, &packed);
+    int sums = 0;
+    for (int64_t j = m->first; j < m->first + m->count; j++) {
+        const rl_nd_transfer *t = &x->part.recv[j];
+        sums |= x->summed[t->pair];
+        if (!x->summed[t->pair]) {
+            rl_nd_side packed = message_side(x, t, at);
+            deliver(x, t, &packed);
+        }
         at += t->elems * (int64_t)x->esz;
     }
+    if (!sums) return;
+    rl_nd_sums_land(&x->sums, i);
+    for (int64_t j = m->first; j < m->first + m->count; j++)
+        if (x->summed[x->part.recv[j].pair] && (j == m->first || x->part.recv[j].pair != x->part.recv[j - 1].pair))
+            add_landed(x, x->part.recv[j].pair);
 }
 
 static relay_status check_buffers(const nd_exec *x, void *const *dst, const void *const *src)
@@ -226,50 +270,10 @@ static relay_status nd_start(void *state, void *const *dst, const void *const *s
             rc = MPI_Start(&x->reqs[m->nrecv + i]);
         }
     if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "N-D plan: starting the messages");
-    if (!x->ordered)
-        for (int64_t i = 0; i < x->part.nlocal; i++) deliver_local(x, &x->part.local[i]);
-    return RELAY_OK;
-}
-
-/* Summed pairs: every transfer that reaches A (messages and local), in
- * the order of (pair, partial piece). */
-typedef struct {
-    const rl_nd_transfer *t;
-    char *packed;             /* NULL: a local transfer, read from B */
-} arrival;
-
-static int by_pair_then_piece(const void *a, const void *b)
-{
-    const rl_nd_transfer *x = ((const arrival *)a)->t, *y = ((const arrival *)b)->t;
-    if (x->pair != y->pair) return x->pair < y->pair ? -1 : 1;
-    if (x->partial != y->partial) return x->partial < y->partial ? -1 : 1;
-    return (x->peer > y->peer) - (x->peer < y->peer);
-}
-
-static relay_status deliver_in_order(nd_exec *x)
-{
-    const rl_nd_messages *m = &x->msg;
-    int64_t n = x->part.nrecv + x->part.nlocal, at = 0;
-    arrival *v = rl_malloc_array((size_t)n, sizeof *v);
-    if (!v) return RL_NOMEM();
-    for (int i = 0; i < m->nrecv; i++) {
-        char *packed = m->recv[i].buf;
-        for (int64_t j = m->recv[i].first; j < m->recv[i].first + m->recv[i].count; j++) {
-            v[at++] = (arrival){&x->part.recv[j], packed};
-            packed += x->part.recv[j].elems * (int64_t)x->esz;
-        }
-    }
-    for (int64_t j = 0; j < x->part.nlocal; j++) v[at++] = (arrival){&x->part.local[j], NULL};
-    if (n) qsort(v, (size_t)n, sizeof *v, by_pair_then_piece);
-    for (int64_t i = 0; i < n; i++) {
-        if (!v[i].packed) {
-            deliver_local(x, v[i].t);
-            continue;
-        }
-        rl_nd_side packed = message_side(x, v[i].t, v[i].packed);
-        deliver(x, v[i].t, &packed);
-    }
-    free(v);
+    for (int64_t i = 0; i < x->part.nlocal; i++)
+        if (!x->summed[x->part.local[i].pair]) deliver_local(x, &x->part.local[i]);
+    rl_nd_sums_restart(&x->sums, x->count);
+    for (int k = 0; k < x->count; k++) add_landed(x, k);
     return RELAY_OK;
 }
 
@@ -282,26 +286,19 @@ static int start_passed_on(nd_exec *x, int i)
     return rc;
 }
 
-/* Each message as it lands: passed on, and unpacked unless the plan sums
- * in order (then all of them, in order, once every one has landed). */
+/* Each message as it lands: passed on, and moved into A. */
 static relay_status nd_wait(void *state)
 {
     nd_exec *x = state;
     const rl_nd_messages *m = &x->msg;
     int rc = MPI_SUCCESS;
-    relay_status st = RELAY_OK;
     for (int n = 0; n < m->nrecv && rc == MPI_SUCCESS; n++) {
         int i;
         rc = MPI_Waitany(m->nrecv, x->reqs, &i, MPI_STATUS_IGNORE);
-        if (rc == MPI_SUCCESS && i != MPI_UNDEFINED) {
-            rc = start_passed_on(x, i);
-            if (!x->ordered) unpack_message(x, &m->recv[i]);
-        }
+        if (rc == MPI_SUCCESS && i != MPI_UNDEFINED && (rc = start_passed_on(x, i)) == MPI_SUCCESS) unpack_message(x, i);
     }
-    if (rc == MPI_SUCCESS && x->ordered) st = deliver_in_order(x);
     if (rc == MPI_SUCCESS) rc = MPI_Waitall(m->nsend, x->reqs + m->nrecv, MPI_STATUSES_IGNORE);
-    if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "N-D plan: completing the messages");
-    return st;
+    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "N-D plan: completing the messages");
 }
 
 /* ---- the executor's N-D kind (exec_kind.h) ---------------------------------------- */
@@ -337,6 +334,8 @@ static void nd_free(void *state)
     relay_plan_free(x->header);
     free(x->pairs);
     rl_nd_messages_free(&x->msg);
+    rl_nd_sums_free(&x->sums);
+    free(x->summed);
     free(x->reqs);
     free(x);
 }

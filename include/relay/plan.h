@@ -28,7 +28,9 @@ typedef enum { RELAY_PLAN_TRANSFORM, RELAY_PLAN_BMMC, RELAY_PLAN_HSUMMA, RELAY_P
  * each from the sources (direct), or the sources' elements reach one
  * replica of each group, which passes them down a binomial tree of the
  * group's replicas (forward), or as the planner's model finds faster
- * (auto: the lower busiest rank's bytes in or out, direct on a tie). */
+ * (auto: the fewer bytes the busiest rank sends or receives; on a tie the
+ * fewer bytes packed, forwarded bytes being sent from where they landed;
+ * direct if that ties too). */
 typedef enum { RELAY_REPLICAS_AUTO, RELAY_REPLICAS_DIRECT, RELAY_REPLICAS_FORWARD } relay_replicas;
 
 typedef struct {
