@@ -62,8 +62,8 @@ static uint64_t plan_identity(const relay_plan *p)
     const relay_tuning *t = &p->tuning;
     if (!t->ntimed) return p->fingerprint;
     const relay_tuning_choice *c = &t->choices[t->best];
-    uint64_t z = (uint64_t)c->schedule << 56 ^ (uint64_t)c->packed << 48 ^ (uint64_t)t->ranks_per_node_min << 24 ^
-                 (uint64_t)t->ranks_per_node_max;
+    uint64_t z = (uint64_t)c->schedule << 56 ^ (uint64_t)c->packed << 48 ^ (uint64_t)c->forward << 52 ^
+                 (uint64_t)t->ranks_per_node_min << 24 ^ (uint64_t)t->ranks_per_node_max;
     z = (z ^ z >> 30) * 0xbf58476d1ce4e5b9u; /* splitmix64's finaliser */
     z = (z ^ z >> 27) * 0x94d049bb133111ebu;
     return p->fingerprint ^ (z ^ z >> 31);
@@ -77,7 +77,7 @@ static relay_tuning_choice choose(const relay_plan *p, const uint64_t *v, const 
     int most = (int)v[AGREE_NODE_MOST], fewest = INT32_MAX - (int)v[AGREE_NODE_FEWEST];
     if (forced) return *forced;
     if (t->ntimed && t->ranks_per_node_min == fewest && t->ranks_per_node_max == most) return t->choices[t->best];
-    return (relay_tuning_choice){p->schedule, 0, 0};
+    return (relay_tuning_choice){.schedule = p->schedule, .forward = p->nd && rl_nd_plan_forwards(p->nd)};
 }
 
 /* Every rank learns whether all can bind the plan, and how to replay it.
@@ -270,6 +270,12 @@ relay_status relay_exec_timings(const relay_exec *e, int64_t *replays, relay_exe
         st = rl_fail(RELAY_ERR_ARG, "relay_exec_timings: NULL replays or count, or a negative count");
     if (!st) e->kind->timings(e->state, replays, out, count);
     return st;
+}
+
+void rl_exec_replayed(const relay_exec *e, relay_tuning_choice *c)
+{
+    *c = (relay_tuning_choice){0};
+    if (e->kind->replayed) e->kind->replayed(e->state, c);
 }
 
 relay_status relay_exec_schedule(const relay_exec *e, relay_schedule *schedule, int *packed)

@@ -84,6 +84,10 @@ extern const rl_exec_kind rl_exec_transform, rl_exec_bmmc, rl_exec_hsumma, rl_ex
  * (collective; the same choice on every rank): relay_exec_tune's
  * candidates (tune.c). */
 relay_status rl_exec_create_choosing(relay_exec **out, const relay_plan *p, MPI_Comm comm, const relay_tuning_choice *choice);
+/* How the executor replays (its kind's `replayed`; zeros for the kinds
+ * that have one way): relay_exec_schedule's answer, and an N-D
+ * executor's forwarding. */
+void rl_exec_replayed(const relay_exec *e, relay_tuning_choice *c);
 /* The fewest and most of the executor's ranks on one node, as its
  * creation agreed. */
 void rl_exec_job_shape(const relay_exec *e, int *fewest, int *most);

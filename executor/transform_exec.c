@@ -318,7 +318,7 @@ static void transform_replayed(const void *state, relay_tuning_choice *c)
 {
     const rl_transform_exec *x = state;
     int p2p = x->schedule == RELAY_SCHED_P2P;
-    *c = (relay_tuning_choice){x->schedule, p2p && !x->ndirect_runs && !x->npulled, 0};
+    *c = (relay_tuning_choice){.schedule = x->schedule, .packed = p2p && !x->ndirect_runs && !x->npulled};
 }
 
 static relay_status transform_stand_in(void *state)

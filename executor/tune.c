@@ -32,9 +32,9 @@ typedef struct {
 static relay_status check_arguments(const relay_plan *p, MPI_Comm comm, int replays)
 {
     if (!p || comm == MPI_COMM_NULL) return rl_fail(RELAY_ERR_ARG, "relay_exec_tune: NULL plan or MPI_COMM_NULL");
-    if (p->kind != RELAY_PLAN_TRANSFORM)
-        return rl_fail(RELAY_ERR_UNSUPPORTED, "relay_exec_tune: only transform plans choose a schedule (relay_hsumma_autotune "
-                                              "tunes an HSUMMA plan's groups)");
+    if (p->kind != RELAY_PLAN_TRANSFORM && p->kind != RELAY_PLAN_ND)
+        return rl_fail(RELAY_ERR_UNSUPPORTED, "relay_exec_tune: only transform and N-D plans choose how they replay "
+                                              "(relay_hsumma_autotune tunes an HSUMMA plan's groups)");
     if (replays < 1 || replays > RELAY_TUNE_MAX_REPLAYS)
         return rl_fail(RELAY_ERR_ARG, "relay_exec_tune: %d timed replays; expected 1 to %d", replays, RELAY_TUNE_MAX_REPLAYS);
     return RELAY_OK;
@@ -58,11 +58,11 @@ static relay_status agree_arguments(MPI_Comm comm, relay_status local, int repla
 static relay_status scratch_alloc(tuning_run *t, const relay_plan *p, int rank)
 {
     size_t esz = relay_type_size(p->type);
-    t->dst = rl_calloc((size_t)p->count, sizeof *t->dst);
-    t->src = rl_calloc((size_t)p->count, sizeof *t->src);
+    t->dst = rl_calloc((size_t)relay_plan_count(p), sizeof *t->dst);
+    t->src = rl_calloc((size_t)relay_plan_count(p), sizeof *t->src);
     if (!t->dst || !t->src) return RL_NOMEM();
-    t->count = p->count;
-    for (int k = 0; k < p->count; k++) {
+    t->count = relay_plan_count(p);
+    for (int k = 0; k < t->count; k++) {
         t->dst[k] = rl_calloc((size_t)relay_plan_buffer_elems(p, 1, k, rank) + 1, esz);
         t->src[k] = rl_calloc((size_t)relay_plan_buffer_elems(p, 0, k, rank) + 1, esz);
         if (!t->dst[k] || !t->src[k]) return RL_NOMEM();
@@ -79,13 +79,13 @@ static relay_status add_candidate(tuning_run *t, const relay_plan *p, relay_tuni
     relay_exec *e = NULL;
     relay_status st = rl_agree(t->comm, rl_exec_create_choosing(&e, p, t->comm, &c), "relay_exec_tune: binding a choice");
     relay_tuning_choice got = {0};
-    if (!st) relay_exec_schedule(e, &got.schedule, &got.packed);
+    if (!st) rl_exec_replayed(e, &got);
     if (!st && direct) {
         uint64_t some = !got.packed;
         st = rl_agree_values(t->comm, RELAY_OK, &some, 1, "relay_exec_tune: direct messages");
         *direct = some != 0;
     }
-    if (st || got.schedule != c.schedule) {
+    if (st || got.schedule != c.schedule || got.forward != c.forward) {
         relay_exec_free(e);
         return st;
     }
@@ -96,16 +96,23 @@ static relay_status add_candidate(tuning_run *t, const relay_plan *p, relay_tuni
 
 /* p2p (direct runs, then all packed if some rank has direct runs), rounds
  * where the sections have steps, alltoallv, neighbor; rounds alone under a
- * memory cap, which the other schedules would not keep. */
+ * memory cap, which the other schedules would not keep.  An N-D plan:
+ * replicas receiving directly and, where a destination is replicated,
+ * forwarding. */
 static relay_status bind_candidates(tuning_run *t, const relay_plan *p)
 {
-    if (p->max_buffer_bytes) return add_candidate(t, p, (relay_tuning_choice){RELAY_SCHED_ROUNDS, 0, 0}, NULL);
+    if (p->kind == RELAY_PLAN_ND) {
+        relay_status st = add_candidate(t, p, (relay_tuning_choice){.schedule = RELAY_SCHED_P2P}, NULL);
+        if (!st && rl_nd_plan_replicated(p->nd)) st = add_candidate(t, p, (relay_tuning_choice){.schedule = RELAY_SCHED_P2P, .forward = 1}, NULL);
+        return st;
+    }
+    if (p->max_buffer_bytes) return add_candidate(t, p, (relay_tuning_choice){.schedule = RELAY_SCHED_ROUNDS}, NULL);
     int direct = 0;
-    relay_status st = add_candidate(t, p, (relay_tuning_choice){RELAY_SCHED_P2P, 0, 0}, &direct);
-    if (!st && direct) st = add_candidate(t, p, (relay_tuning_choice){RELAY_SCHED_P2P, 1, 0}, NULL);
-    if (!st && p->schedule == RELAY_SCHED_ROUNDS) st = add_candidate(t, p, (relay_tuning_choice){RELAY_SCHED_ROUNDS, 0, 0}, NULL);
-    if (!st) st = add_candidate(t, p, (relay_tuning_choice){RELAY_SCHED_ALLTOALLV, 0, 0}, NULL);
-    if (!st) st = add_candidate(t, p, (relay_tuning_choice){RELAY_SCHED_NEIGHBOR, 0, 0}, NULL);
+    relay_status st = add_candidate(t, p, (relay_tuning_choice){.schedule = RELAY_SCHED_P2P}, &direct);
+    if (!st && direct) st = add_candidate(t, p, (relay_tuning_choice){.schedule = RELAY_SCHED_P2P, .packed = 1}, NULL);
+    if (!st && p->schedule == RELAY_SCHED_ROUNDS) st = add_candidate(t, p, (relay_tuning_choice){.schedule = RELAY_SCHED_ROUNDS}, NULL);
+    if (!st) st = add_candidate(t, p, (relay_tuning_choice){.schedule = RELAY_SCHED_ALLTOALLV}, NULL);
+    if (!st) st = add_candidate(t, p, (relay_tuning_choice){.schedule = RELAY_SCHED_NEIGHBOR}, NULL);
     return st;
 }
 

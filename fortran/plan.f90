@@ -67,6 +67,7 @@ module relay_plan_mod
   type, bind(C) :: relay_tuning_choice
     integer(c_int) :: schedule = 0, packed = 0
     real(c_double) :: seconds = 0
+    integer(c_int) :: forward = 0
   end type relay_tuning_choice
   type, bind(C) :: relay_tuning
     integer(c_int) :: ntimed = 0, best = 0, ranks_per_node_min = 0, ranks_per_node_max = 0, replays = 0

@@ -358,9 +358,9 @@ static const unsigned kind_keys[KIND_COUNT] = {
     [RELAY_PLAN_ND] = HK(KIND) | HK(NRANKS) | HK(TYPE) | HK(SCHEDULE) | HK(PAIRS) | HK(STATS) | HK(FINGERPRINT),
 };
 /* Keys a kind's header may have (format 2.2: a transform plan's tuning and
- * memory cap; 3.0: an N-D plan's node map). */
+ * memory cap; 3.0: an N-D plan's node map and tuning). */
 static const unsigned kind_optional_keys[KIND_COUNT] = {[RELAY_PLAN_TRANSFORM] = HK(TUNING) | HK(CAP),
-                                                        [RELAY_PLAN_ND] = HK(NODE_MAP)};
+                                                        [RELAY_PLAN_ND] = HK(NODE_MAP) | HK(TUNING)};
 static const char *const kind_names[KIND_COUNT] = {"transform", "bmmc", "hsumma", "nd"};
 
 /* Everything of the header, gathered before the plan is assembled. */
@@ -541,7 +541,8 @@ static relay_status read_hsumma(mp_reader *r, header_fields *h)
 
 /* ---- a transform plan's tuning (tuning.c) ------------------------------ */
 
-/* The choices, [schedule, packed, seconds] each. */
+/* The choices, [schedule, packed, seconds] each, or with forward fourth
+ * (N-D plans; tuning.c checks which kind may have which). */
 static int read_choices(mp_reader *r, relay_tuning *t)
 {
     uint32_t n, fields;
@@ -551,16 +552,18 @@ static int read_choices(mp_reader *r, relay_tuning *t)
         return 0;
     }
     for (uint32_t i = 0; i < n; i++) {
-        int64_t schedule, packed;
+        int64_t schedule, packed, forward = 0;
         double seconds;
         if (!mp_read_array(r, &fields)) return 0;
-        if (fields != 3) {
-            r->error = "a choice is not [schedule, packed, seconds]";
+        if (fields != 3 && fields != 4) {
+            r->error = "a choice is not [schedule, packed, seconds] or [schedule, packed, seconds, forward]";
             return 0;
         }
-        if (!mp_read_ranged(r, &schedule, 0, RELAY_SCHED_NEIGHBOR) || !mp_read_ranged(r, &packed, 0, 1) || !mp_read_double(r, &seconds))
+        if (!mp_read_ranged(r, &schedule, 0, RELAY_SCHED_NEIGHBOR) || !mp_read_ranged(r, &packed, 0, 1) || !mp_read_double(r, &seconds) ||
+            (fields == 4 && !mp_read_ranged(r, &forward, 0, 1)))
             return 0;
-        t->choices[i] = (relay_tuning_choice){(relay_schedule)schedule, (int)packed, seconds};
+        t->choices[i] = (relay_tuning_choice){.schedule = (relay_schedule)schedule, .packed = (int)packed, .forward = (int)forward,
+                                              .seconds = seconds};
     }
     t->ntimed = (int)n;
     return 1;
@@ -811,18 +814,21 @@ static relay_status assemble_hsumma(header_fields *h, relay_plan *p)
     return RELAY_OK;
 }
 
+static relay_status adopt_tuning(const header_fields *h, relay_plan *p);
+
 /* The N-D plan takes the pairs read (an empty body of the same count, from
- * rl_nd_plan_new, goes back to h to be freed) and the node map. */
+ * rl_nd_plan_new, goes back to h to be freed), the node map and the tuning. */
 static relay_status assemble_nd(header_fields *h, relay_plan *p)
 {
     rl_nd_plan *empty = p->nd;
     p->nd = h->nd;
     h->nd = empty;
-    if (!h->node_of_rank) return RELAY_OK;
-    p->nd->node_of_rank = rl_malloc_array((size_t)p->nranks, sizeof *p->nd->node_of_rank);
-    if (!p->nd->node_of_rank) return RL_NOMEM();
-    for (int r = 0; r < p->nranks; r++) p->nd->node_of_rank[r] = (int32_t)h->node_of_rank[r];
-    return RELAY_OK;
+    if (h->node_of_rank) {
+        p->nd->node_of_rank = rl_malloc_array((size_t)p->nranks, sizeof *p->nd->node_of_rank);
+        if (!p->nd->node_of_rank) return RL_NOMEM();
+        for (int r = 0; r < p->nranks; r++) p->nd->node_of_rank[r] = (int32_t)h->node_of_rank[r];
+    }
+    return adopt_tuning(h, p);
 }
 
 /* The tuning read, once the plan it must fit is known. */

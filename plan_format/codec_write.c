@@ -241,6 +241,8 @@ static void pack_nd_layout(msgpack_packer *pk, const relay_nd_layout *l)
     if (padded) pack_ints(pk, "padded", d.padded, (size_t)d.ndims);
 }
 
+static void pack_tuning(msgpack_packer *pk, const relay_tuning *t, int nd);
+
 /* An N-D plan is its header alone too: per pair {op, perm, forward, dst,
  * src} (forward only when set), and
  * the node map when it has one, from which every rank derives its
@@ -248,7 +250,8 @@ static void pack_nd_layout(msgpack_packer *pk, const relay_nd_layout *l)
 static void pack_nd_header(msgpack_packer *pk, const relay_plan *p)
 {
     const rl_nd_plan *nd = p->nd;
-    msgpack_pack_map(pk, 7 + (size_t)(nd->node_of_rank != NULL));
+    int tuned = p->tuning.ntimed > 0;
+    msgpack_pack_map(pk, 7 + (size_t)(nd->node_of_rank != NULL) + (size_t)tuned);
     pack_kind(pk, p);
     pack_int(pk, "type", p->type);
     pack_int(pk, "schedule", p->schedule);
@@ -266,12 +269,14 @@ static void pack_nd_header(msgpack_packer *pk, const relay_plan *p)
         pack_nd_layout(pk, nd->pairs[k].src);
     }
     if (nd->node_of_rank) pack_int32s(pk, "node_of_rank", nd->node_of_rank, (size_t)p->nranks);
+    if (tuned) pack_tuning(pk, &p->tuning, 1);
     pack_identity(pk, p);
 }
 
-/* A transform plan's tuning (tuning.c), when it has one: the choices as
- * [schedule, packed, seconds] triples. */
-static void pack_tuning(msgpack_packer *pk, const relay_tuning *t)
+/* A plan's tuning (tuning.c), when it has one: the choices as
+ * [schedule, packed, seconds] triples, an N-D plan's (format 3.0) as
+ * [schedule, packed, seconds, forward]. */
+static void pack_tuning(msgpack_packer *pk, const relay_tuning *t, int nd)
 {
     pack_str(pk, "tuning");
     msgpack_pack_map(pk, 4);
@@ -282,10 +287,11 @@ static void pack_tuning(msgpack_packer *pk, const relay_tuning *t)
     pack_str(pk, "choices");
     msgpack_pack_array(pk, (size_t)t->ntimed);
     for (int i = 0; i < t->ntimed; i++) {
-        msgpack_pack_array(pk, 3);
+        msgpack_pack_array(pk, nd ? 4 : 3);
         msgpack_pack_int64(pk, t->choices[i].schedule);
         msgpack_pack_int64(pk, t->choices[i].packed);
         msgpack_pack_double(pk, t->choices[i].seconds);
+        if (nd) msgpack_pack_int64(pk, t->choices[i].forward);
     }
 }
 
@@ -322,7 +328,7 @@ static void pack_header(msgpack_packer *pk, const relay_plan *p, const encoded_p
         pack_layout(pk, p->pairs[k].src);
     }
     pack_int32s(pk, "sigma", p->sigma, (size_t)p->nranks);
-    if (tuned) pack_tuning(pk, &p->tuning);
+    if (tuned) pack_tuning(pk, &p->tuning, 0);
     pack_identity(pk, p);
     /* Section index: offset (from the end of the header), size, XXH3 of the
      * bytes, and the section's content checksum (part of the fingerprint). */

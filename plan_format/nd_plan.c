@@ -41,6 +41,20 @@ relay_status rl_nd_plan_new(relay_plan **out, int nranks, int count, relay_type 
     return RELAY_OK;
 }
 
+int rl_nd_plan_replicated(const rl_nd_plan *nd)
+{
+    for (int k = 0; k < nd->count; k++)
+        if (rl_nd_replicas(nd->pairs[k].dst) > 1) return 1;
+    return 0;
+}
+
+int rl_nd_plan_forwards(const rl_nd_plan *nd)
+{
+    for (int k = 0; k < nd->count; k++)
+        if (nd->pairs[k].forward) return 1;
+    return 0;
+}
+
 static const rl_nd_pair *nd_pair_at(const relay_plan *p, int index)
 {
     if (!p || !p->nd) {

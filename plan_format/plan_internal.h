@@ -160,6 +160,9 @@ typedef struct {
 /* The N-D plan object (nd_plan.c): a plan of kind RELAY_PLAN_ND with
  * count empty pairs, and what plan.c's accessors ask of it. */
 relay_status rl_nd_plan_new(relay_plan **out, int nranks, int count, relay_type type);
+/* Whether some pair's destination is replicated, and whether some pair forwards. */
+int rl_nd_plan_replicated(const rl_nd_plan *nd);
+int rl_nd_plan_forwards(const rl_nd_plan *nd);
 void rl_nd_plan_free(rl_nd_plan *nd);
 int64_t rl_nd_plan_buffer_elems(const relay_plan *p, int is_dst, int index, int rank);
 

@@ -1,4 +1,4 @@
-/* tuning.c — a transform plan's tuning: what relay_exec_tune measured on a
+/* tuning.c — a transform or N-D plan's tuning: what relay_exec_tune measured on a
  * job, the choice relay_exec_create replays on jobs of the same shape
  * (relay/plan.h), and the check that a tuning is one the plan can carry,
  * shared by relay_plan_set_tuning and the file reader (codec_read.c).
@@ -14,9 +14,22 @@
 
 enum { MAX_SECONDS = 1000000000 }; /* a replay's seconds beyond this are not a measurement */
 
+/* Whether the executor can replay an N-D plan as c says: point to point,
+ * forwarding only where a destination is replicated. */
+static const char *nd_choice_flaw(const relay_plan *p, const relay_tuning_choice *c)
+{
+    if (c->schedule != RELAY_SCHED_P2P || c->packed) return "an N-D plan's choice is not p2p with packed 0";
+    if (c->forward != 0 && c->forward != 1) return "a choice's forward flag is not 0 or 1";
+    if (c->forward && !rl_nd_plan_replicated(p->nd)) return "a choice forwards, but no destination of the plan is replicated";
+    return NULL;
+}
+
 /* Whether the executor can replay p's sections as c says. */
 static const char *choice_flaw(const relay_plan *p, const relay_tuning_choice *c)
 {
+    if (!(c->seconds >= 0 && c->seconds <= MAX_SECONDS)) return "a choice's seconds are negative, not finite or beyond 1e9";
+    if (p->kind == RELAY_PLAN_ND) return nd_choice_flaw(p, c);
+    if (c->forward) return "a choice forwards, but only N-D plans forward";
     switch (c->schedule) {
     case RELAY_SCHED_P2P:
     case RELAY_SCHED_ALLTOALLV:
@@ -30,14 +43,13 @@ static const char *choice_flaw(const relay_plan *p, const relay_tuning_choice *c
         return "a choice is not rounds, but the plan's memory cap replays in rounds only";
     if (c->packed != 0 && c->packed != 1) return "a choice's packed flag is not 0 or 1";
     if (c->packed && c->schedule != RELAY_SCHED_P2P) return "a choice packs every message under a schedule other than p2p";
-    if (!(c->seconds >= 0 && c->seconds <= MAX_SECONDS)) return "a choice's seconds are negative, not finite or beyond 1e9";
     return NULL;
 }
 
 const char *rl_tuning_flaw(const relay_plan *p, const relay_tuning *t)
 {
-    if (p->kind != RELAY_PLAN_TRANSFORM)
-        return "only transform plans carry a tuning (an HSUMMA plan's groups are tuned by relay_hsumma_autotune)";
+    if (p->kind != RELAY_PLAN_TRANSFORM && p->kind != RELAY_PLAN_ND)
+        return "only transform and N-D plans carry a tuning (an HSUMMA plan's groups are tuned by relay_hsumma_autotune)";
     if (t->ntimed < 1 || t->ntimed > RELAY_TUNING_MAX_CHOICES) return "its count of choices is not between 1 and 8";
     if (t->best < 0 || t->best >= t->ntimed) return "its best choice is not one of its choices";
     if (t->ranks_per_node_min < 1 || t->ranks_per_node_min > t->ranks_per_node_max || t->ranks_per_node_max > p->nranks)
@@ -47,7 +59,8 @@ const char *rl_tuning_flaw(const relay_plan *p, const relay_tuning *t)
         const char *flaw = choice_flaw(p, &t->choices[i]);
         if (flaw) return flaw;
         for (int j = 0; j < i; j++)
-            if (t->choices[j].schedule == t->choices[i].schedule && t->choices[j].packed == t->choices[i].packed)
+            if (t->choices[j].schedule == t->choices[i].schedule && t->choices[j].packed == t->choices[i].packed &&
+                t->choices[j].forward == t->choices[i].forward)
                 return "it times one choice twice";
     }
     return NULL;

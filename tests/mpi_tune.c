@@ -19,7 +19,9 @@
  *   - ranks whose plans are tuned to different choices fail together
  *     with RELAY_ERR_MISMATCH;
  *   - refusals: tunings a plan cannot carry (the plan unchanged), a replay
- *     count out of range, an HSUMMA or BMMC plan. */
+ *     count out of range, an HSUMMA or BMMC plan;
+ *   - an N-D plan to a replicated destination: direct and forwarding timed,
+ *     kept by a plan file, and each replayed right when made the best. */
 #include <complex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,6 +310,72 @@ static void check_flaws(int nranks)
     case_free(&c);
 }
 
+/* An N-D plan whose destination is replicated: the tuning times its
+ * replicas receiving directly and forwarding, a file keeps both, and an
+ * executor made to replay each moves every element right.  B: n x n in
+ * row halves on the job's first ranks; A: row halves replicated along a
+ * mesh dimension of all the job's ranks (1 x P, 2 x P/2). */
+static void check_nd(int rank, int nranks)
+{
+    enum { N = 48 };
+    int64_t shape[2] = {N, N};
+    int halves = nranks >= 2 ? 2 : 1, mesh[2] = {halves, nranks / halves}, *ranks = malloc((size_t)nranks * sizeof *ranks);
+    for (int r = 0; r < nranks; r++) ranks[r] = nranks - 1 - r; /* A's replicas on other ranks than B's halves */
+    relay_placement rows = {RELAY_SHARD, 0, 0, NULL}, to[2] = {rows, {RELAY_REPLICATE, 0, 0, NULL}};
+    relay_nd_desc from = {2, shape, 1, &halves, ranks + nranks - halves, &rows, RELAY_ROW_MAJOR, NULL},
+                  into = {2, shape, 2, mesh, ranks, to, RELAY_COL_MAJOR, NULL};
+    relay_nd_layout *A = NULL, *B = NULL;
+    relay_plan *p = NULL, *q = NULL;
+    relay_plan_options o;
+    relay_plan_options_init(&o);
+    o.replicas = RELAY_REPLICAS_DIRECT;
+    check(!relay_nd_layout_create(&B, &from) && !relay_nd_layout_create(&A, &into) && !relay_plan_nd(&p, nranks, A, B, RELAY_OP_N, NULL, RELAY_DOUBLE, &o),
+          "N-D: planning a move to a replicated destination");
+    relay_tuning t = {0};
+    check(p && relay_exec_tune(p, MPI_COMM_WORLD, TUNE_REPLAYS) == RELAY_OK && relay_plan_tuning(p, &t) == RELAY_OK,
+          "N-D: relay_exec_tune");
+    int replicated = nranks / halves > 1;
+    check(t.ntimed == 1 + replicated && t.choices[0].forward == 0 && (!replicated || t.choices[1].forward == 1) && best_is_fastest(&t),
+          "N-D: the tuning times direct replicas and, where they are replicated, forwarding");
+    void *bytes = NULL;
+    size_t len = 0;
+    check(p && relay_plan_encode(p, &bytes, &len) == RELAY_OK && relay_plan_decode(&q, bytes, len, rank) == RELAY_OK,
+          "N-D: a tuned plan encoded and decoded");
+    relay_tuning kept = {0};
+    if (q) relay_plan_tuning(q, &kept);
+    check(same_tuning(&t, &kept), "N-D: a plan file keeps the tuning");
+    int64_t na = q ? relay_plan_buffer_elems(q, 1, 0, rank) : 0, nb = q ? relay_plan_buffer_elems(q, 0, 0, rank) : 0;
+    double *a = calloc((size_t)na + 1, sizeof *a), *b = calloc((size_t)nb + 1, sizeof *b);
+    for (int64_t i = 0; i < N; i++)
+        for (int64_t j = 0; j < N; j++) {
+            int64_t at[2] = {i, j}, pos;
+            int held;
+            if (B && !relay_nd_layout_locate(B, rank, at, &held, &pos) && held) b[pos] = (double)(i * N + j);
+        }
+    for (int i = 0; q && i < t.ntimed; i++) {
+        relay_tuning forced = t;
+        forced.best = i;
+        relay_exec *e = NULL;
+        relay_schedule s;
+        int packed, wrong = 0;
+        check(relay_plan_set_tuning(q, &forced) == RELAY_OK && relay_exec_create(&e, q, MPI_COMM_WORLD) == RELAY_OK &&
+                  relay_exec_schedule(e, &s, &packed) == RELAY_OK && s == RELAY_SCHED_P2P &&
+                  relay_exec_run(e, (void *[]){a}, (const void *[]){b}, NULL, NULL) == RELAY_OK,
+              "N-D: replaying each timed choice");
+        for (int64_t x = 0; x < N; x++)
+            for (int64_t y = 0; y < N; y++) {
+                int64_t at[2] = {x, y}, pos;
+                int held;
+                if (!relay_nd_layout_locate(A, rank, at, &held, &pos) && held) wrong += a[pos] != (double)(x * N + y);
+            }
+        check(wrong == 0, "N-D: each choice delivers every element to every replica");
+        relay_exec_free(e);
+    }
+    free(a), free(b), free(bytes), free(ranks);
+    relay_plan_free(p), relay_plan_free(q);
+    relay_nd_layout_free(A), relay_nd_layout_free(B);
+}
+
 static void check_other_kinds(int nranks)
 {
     relay_hsumma_params hp;
@@ -337,6 +405,7 @@ int main(int argc, char **argv)
     for (int number = 0; number < CASES; number++) run_case(number, rank, nranks);
     check_flaws(nranks);
     check_other_kinds(nranks);
+    check_nd(rank, nranks);
     int status = check_summary("mpi_tune");
     MPI_Finalize();
     return status;

@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "agree.h"
 #include "error.h"
 #include "exec_kind.h"
 #include "mpi_error.h"
@@ -47,6 +48,7 @@ typedef struct {
     MPI_Request *reqs;        /* receives, then sends */
     MPI_Datatype elem_type;
     int *summed;              /* per pair: its partial pieces are summed in order (nd_sums.h) */
+    int rederive;             /* a choice changed the forwarding: bind derives again */
     rl_nd_sums sums;
     rl_scalars scalars;
 } nd_exec;
@@ -93,6 +95,8 @@ static void prepare_pair(nd_pair_state *ps, const rl_nd_pair *pair, int rank)
     ps->pieces = rl_nd_partial_pieces(pair->src);
 }
 
+static relay_status derive(nd_exec *x);
+
 static relay_status nd_prepare(void **state, const relay_plan *p, const rl_exec_setup *setup)
 {
     if (!p->nd) return rl_fail(RELAY_ERR_FORMAT, "N-D plan without its pairs");
@@ -115,7 +119,19 @@ static relay_status nd_prepare(void **state, const relay_plan *p, const rl_exec_
             !(x->pairs[k].sum = rl_malloc_array((size_t)x->pairs[k].dst_elems, x->esz)))
             return RL_NOMEM();
     }
-    if ((st = rl_nd_part_derive(&x->part, x->header, x->rank, RL_ND_SENDS | RL_ND_RECEIVES))) return st;
+    return derive(x);
+}
+
+/* This rank's transfers, messages and order of sums, from the header as
+ * it replays (the plan's forwarding, or the one chosen). */
+static relay_status derive(nd_exec *x)
+{
+    rl_nd_sums_free(&x->sums);
+    rl_nd_messages_free(&x->msg);
+    rl_nd_part_free(&x->part);
+    free(x->reqs);
+    x->reqs = NULL;
+    relay_status st = rl_nd_part_derive(&x->part, x->header, x->rank, RL_ND_SENDS | RL_ND_RECEIVES);
     if (!st) st = rl_nd_messages_build(&x->msg, &x->part, x->esz);
     if (!st) st = rl_nd_sums_build(&x->sums, &x->part, &x->msg, x->esz, x->summed, x->count);
     int n = x->msg.nsend + x->msg.nrecv;
@@ -124,12 +140,36 @@ static relay_status nd_prepare(void **state, const relay_plan *p, const rl_exec_
     return st;
 }
 
+/* How the replicas of replicated destinations receive, as the tuning or
+ * relay_exec_tune chose: a choice other than the plan's is derived again
+ * at bind. */
+static void nd_choose(void *state, const relay_tuning_choice *c)
+{
+    nd_exec *x = state;
+    for (int k = 0; k < x->count; k++) {
+        rl_nd_pair *pair = &x->header->nd->pairs[k];
+        int forward = c->forward && rl_nd_replicas(pair->dst) > 1;
+        x->rederive |= forward != pair->forward;
+        pair->forward = forward;
+    }
+}
+
+static void nd_replayed(const void *state, relay_tuning_choice *c)
+{
+    const nd_exec *x = state;
+    *c = (relay_tuning_choice){.schedule = RELAY_SCHED_P2P, .forward = rl_nd_plan_forwards(x->header->nd)};
+}
+
 /* ---- binding ------------------------------------------------------------------- */
 
 static relay_status nd_bind(void *state, MPI_Comm comm, relay_internal_scratch *lent)
 {
     (void)lent;
     nd_exec *x = state;
+    if (x->rederive) { /* every rank got the same choice: all derive again, and agree that all could */
+        relay_status st = rl_agree(comm, derive(x), "deriving an N-D plan's transfers as chosen");
+        if (st) return st;
+    }
     int rc = MPI_Type_contiguous((int)x->esz, MPI_BYTE, &x->elem_type);
     if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&x->elem_type);
     const rl_nd_messages *m = &x->msg;
@@ -366,5 +406,7 @@ const rl_exec_kind rl_exec_nd = {
     .wait = nd_wait,
     .memory = nd_memory,
     .hsumma_report = NULL,
+    .choose = nd_choose,
+    .replayed = nd_replayed,
     .free = nd_free,
 };

@@ -163,11 +163,16 @@ RELAY_API relay_status relay_plan_get_stats(const relay_plan *p, relay_plan_stat
 /* One way the executor can replay a transform plan on the same sections: a
  * schedule (not AUTO; rounds only for a plan made with rounds, whose
  * sections hold the steps) and, under p2p, whether every message is packed
- * (1) or long contiguous runs travel straight from B into A (0). */
+ * (1) or long contiguous runs travel straight from B into A (0).  For an
+ * N-D plan (relay/nd.h; p2p, packed 0): whether the replicas of its
+ * replicated destinations forward (1) or each receive from the sources (0),
+ * whatever the plan chose (relay_plan_options.replicas). */
 typedef struct {
     relay_schedule schedule;
     int packed;              /* p2p only; 0 for the other schedules */
     double seconds;          /* the median over the timed replays of the slowest rank's time */
+    int forward;             /* N-D plans with a replicated destination; else 0 (last: initialisers
+                                of the three fields before it keep their meaning) */
 } relay_tuning_choice;
 
 enum { RELAY_TUNING_MAX_CHOICES = 8 };
