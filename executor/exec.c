@@ -252,7 +252,7 @@ relay_status relay_exec_hsumma_report(const relay_exec *e, relay_hsumma_report *
 static relay_status timed_kind(const relay_exec *e, const char *what)
 {
     if (!e) return rl_fail(RELAY_ERR_ARG, "%s: NULL executor", what);
-    if (!e->kind->time) return rl_fail(RELAY_ERR_UNSUPPORTED, "%s: only transform replays are timed", what);
+    if (!e->kind->time) return rl_fail(RELAY_ERR_UNSUPPORTED, "%s: only transform and N-D replays are timed", what);
     return RELAY_OK;
 }
 

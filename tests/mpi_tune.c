@@ -310,6 +310,28 @@ static void check_flaws(int nranks)
     case_free(&c);
 }
 
+/* An N-D replay timed: one row per message and two per rank, their bytes
+ * what the executor says it moves, the replay counted. */
+static void check_nd_timings(relay_exec *e)
+{
+    relay_exec_memory m = {0};
+    relay_exec_timing rows[64];
+    int64_t replays = 0, bytes = 0;
+    int count = 64, kinds_ok = 1;
+    check(e && relay_exec_time(e, 1) == RELAY_OK && relay_exec_run(e, (void *[]){NULL}, (const void *[]){NULL}, NULL, NULL) != RELAY_ERR_MPI,
+          "N-D: a timed replay");
+    check(relay_exec_timings(e, &replays, rows, &count) == RELAY_OK && relay_exec_get_memory(e, &m) == RELAY_OK && count <= 64,
+          "N-D: the timings");
+    for (int r = 0; r < count && count <= 64; r++) {
+        bytes += rows[r].bytes;
+        kinds_ok &= rows[r].pack_s >= 0 && rows[r].wait_s >= 0 && rows[r].unpack_s >= 0;
+    }
+    check(kinds_ok && bytes == m.remote_bytes && count >= 2 && rows[count - 1].kind == RELAY_TIMING_COMPLETION &&
+              rows[count - 2].kind == RELAY_TIMING_LOCAL,
+          "N-D: a row per message, their bytes those moved, then the local and completion rows");
+    relay_exec_time(e, 0);
+}
+
 /* An N-D plan whose destination is replicated: the tuning times its
  * replicas receiving directly and forwarding, a file keeps both, and an
  * executor made to replay each moves every element right.  B: n x n in
@@ -369,6 +391,7 @@ static void check_nd(int rank, int nranks)
                 if (!relay_nd_layout_locate(A, rank, at, &held, &pos) && held) wrong += a[pos] != (double)(x * N + y);
             }
         check(wrong == 0, "N-D: each choice delivers every element to every replica");
+        check_nd_timings(e);
         relay_exec_free(e);
     }
     free(a), free(b), free(bytes), free(ranks);

@@ -24,6 +24,7 @@
 #include "mpi_error.h"
 #include "nd_messages.h"
 #include "nd_sums.h"
+#include "nd_timing.h"
 #include "nd_walk.h"
 #include "stand_in.h"
 
@@ -49,6 +50,7 @@ typedef struct {
     MPI_Datatype elem_type;
     int *summed;              /* per pair: its partial pieces are summed in order (nd_sums.h) */
     int rederive;             /* a choice changed the forwarding: bind derives again */
+    rl_nd_timing timing;
     rl_nd_sums sums;
     rl_scalars scalars;
 } nd_exec;
@@ -134,6 +136,7 @@ static relay_status derive(nd_exec *x)
     relay_status st = rl_nd_part_derive(&x->part, x->header, x->rank, RL_ND_SENDS | RL_ND_RECEIVES);
     if (!st) st = rl_nd_messages_build(&x->msg, &x->part, x->esz);
     if (!st) st = rl_nd_sums_build(&x->sums, &x->part, &x->msg, x->esz, x->summed, x->count);
+    if (!st) st = rl_nd_timing_rows_of(&x->timing, &x->msg, x->rank, x->esz);
     int n = x->msg.nsend + x->msg.nrecv;
     if (!st && !(x->reqs = rl_malloc_array((size_t)n, sizeof *x->reqs))) st = RL_NOMEM();
     for (int i = 0; !st && i < n; i++) x->reqs[i] = MPI_REQUEST_NULL;
@@ -152,6 +155,17 @@ static void nd_choose(void *state, const relay_tuning_choice *c)
         x->rederive |= forward != pair->forward;
         pair->forward = forward;
     }
+}
+
+static relay_status nd_time(void *state, int on)
+{
+    rl_nd_timing_switch(&((nd_exec *)state)->timing, on);
+    return RELAY_OK;
+}
+
+static void nd_timings(const void *state, int64_t *replays, relay_exec_timing *out, int *count)
+{
+    rl_nd_timing_rows(&((const nd_exec *)state)->timing, replays, out, count);
 }
 
 static void nd_replayed(const void *state, relay_tuning_choice *c)
@@ -306,14 +320,18 @@ static relay_status nd_start(void *state, void *const *dst, const void *const *s
     int rc = m->nrecv ? MPI_Startall(m->nrecv, x->reqs) : MPI_SUCCESS;
     for (int i = 0; i < m->nsend && rc == MPI_SUCCESS; i++) /* those passed on start as their bytes land (nd_wait) */
         if (m->send[i].from < 0) {
+            double t0 = rl_nd_clock(&x->timing);
             pack_message(x, &m->send[i]);
+            rl_nd_time_since(&x->timing, RL_ND_PACK, rl_nd_row_send(m, i), t0);
             rc = MPI_Start(&x->reqs[m->nrecv + i]);
         }
     if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "N-D plan: starting the messages");
+    double t0 = rl_nd_clock(&x->timing);
     for (int64_t i = 0; i < x->part.nlocal; i++)
         if (!x->summed[x->part.local[i].pair]) deliver_local(x, &x->part.local[i]);
     rl_nd_sums_restart(&x->sums, x->count);
     for (int k = 0; k < x->count; k++) add_landed(x, k);
+    rl_nd_time_since(&x->timing, RL_ND_UNPACK, rl_nd_row_local(m), t0);
     return RELAY_OK;
 }
 
@@ -334,10 +352,18 @@ static relay_status nd_wait(void *state)
     int rc = MPI_SUCCESS;
     for (int n = 0; n < m->nrecv && rc == MPI_SUCCESS; n++) {
         int i;
+        double t0 = rl_nd_clock(&x->timing);
         rc = MPI_Waitany(m->nrecv, x->reqs, &i, MPI_STATUS_IGNORE);
-        if (rc == MPI_SUCCESS && i != MPI_UNDEFINED && (rc = start_passed_on(x, i)) == MPI_SUCCESS) unpack_message(x, i);
+        if (rc != MPI_SUCCESS || i == MPI_UNDEFINED || (rc = start_passed_on(x, i)) != MPI_SUCCESS) continue;
+        rl_nd_time_since(&x->timing, RL_ND_WAIT, rl_nd_row_recv(m, i), t0);
+        t0 = rl_nd_clock(&x->timing);
+        unpack_message(x, i); /* summed pairs' pieces that this lets go are this message's time */
+        rl_nd_time_since(&x->timing, RL_ND_UNPACK, rl_nd_row_recv(m, i), t0);
     }
+    double t0 = rl_nd_clock(&x->timing);
     if (rc == MPI_SUCCESS) rc = MPI_Waitall(m->nsend, x->reqs + m->nrecv, MPI_STATUSES_IGNORE);
+    rl_nd_time_since(&x->timing, RL_ND_WAIT, rl_nd_row_completion(m), t0);
+    x->timing.replays += x->timing.on;
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "N-D plan: completing the messages");
 }
 
@@ -375,6 +401,7 @@ static void nd_free(void *state)
     free(x->pairs);
     rl_nd_messages_free(&x->msg);
     rl_nd_sums_free(&x->sums);
+    rl_nd_timing_free(&x->timing);
     free(x->summed);
     free(x->reqs);
     free(x);
@@ -406,6 +433,8 @@ const rl_exec_kind rl_exec_nd = {
     .wait = nd_wait,
     .memory = nd_memory,
     .hsumma_report = NULL,
+    .time = nd_time,
+    .timings = nd_timings,
     .choose = nd_choose,
     .replayed = nd_replayed,
     .free = nd_free,
