@@ -11,14 +11,6 @@
 GOOD_FROM=bc:40x30:8x8:1x2
 GOOD_TO=bc:40x30:16x16:2x1
 
-# relay-plan: a failing run leaves no plan file.
-plan_error() { # status what args...
-    local want=$1 what=$2
-    shift 2
-    expect_error "$want" "relay-plan: $what" "$PLAN" "$@"
-    [ -e out.plan ] && fail "relay-plan: $what: left out.plan behind"
-    rm -f out.plan
-}
 plan_error 2 "no plan kind"
 plan_error 2 "unknown plan kind" frobnicate
 plan_error 2 "bmmc: ranks not a power of two" bmmc --ranks 6 --perm bit-reversal --bits 8 -o out.plan

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# bounded.sh — the tools' work on a plan stays bounded by what they print,
+# bounded.sh — the tools' work on a plan stays bounded by what they print
+# (N-D plans: by a budget of derived runs too),
 # and sizes computed from a plan never wrap (issue 17, findings 3, 4, 10).
 # Every plan here is valid and written by relay-plan; the bounds are output
 # sizes and entry counts, checked exactly, plus a timeout per command far
@@ -131,6 +132,27 @@ json_check out.json "2^60 floats" 'd["bytes_total"] == 2**62' 'd["per_rank"][0][
 expect_mpi_error "relay-run 2^60 floats" 1 huge.plan --verify
 grep -q "cannot allocate pair 0's buffers: A 1152921504606846976 and B 1152921504606846976 elements of 4 bytes" err.txt ||
     fail "relay-run 2^60 floats: $(cat err.txt)"
+
+# N-D: a 65,536-rank pencil reshape (4096^3 complex doubles on a 256 x 256
+# mesh, 16.7 million messages) is a header of a few hundred KB from which
+# every rank derives its transfers.  The summary derives the 16 ranks its
+# table shows, --json the first --limit, and with --limit 0 it stops once
+# the ranks' runs pass relay-dump's budget (their statistics stand in).
+"$PLAN" transform --ranks 65536 --from nd:4096x4096x4096:mesh=256x256:place=S1,S2 \
+    --to nd:4096x4096x4096:mesh=256x256:place=S0,S2 --type z -o nd.plan >/dev/null 2>err.txt ||
+    fail "relay-plan nd 65536 ranks: $(cat err.txt)"
+bounded "nd 65536 ranks summary" 20000 "$DUMP" nd.plan
+grep -q "not every rank derived" out.json || fail "nd 65536 ranks summary: the volumes do not say where they come from"
+bounded "nd 65536 ranks --json" 3000000 "$DUMP" nd.plan --json
+json_check out.json "nd --json lists the first 4096 ranks" \
+    'len(d["per_rank"]) == 4096 and d["per_rank_left_out"] == 65536 - 4096 and d["nd"]["volumes_from"] == "statistics"' \
+    'd["bytes_total"] == 2**40 and d["bytes_remote"] == 2**40 // 256 * 255' \
+    'all(r["send_bytes"] == r["recv_bytes"] == 255 * 4096 * 16 and r["send_msgs"] == 255 for r in d["per_rank"])'
+bounded "nd 65536 ranks --json --limit 0" 30000000 "$DUMP" nd.plan --json --limit 0
+json_check out.json "nd --json --limit 0 stops at the budget" \
+    '0 < len(d["per_rank"]) < 65536 and len(d["per_rank"]) + d["per_rank_left_out"] == 65536'
+bounded "nd --rank 65535 --json --limit 8" 20000 "$DUMP" nd.plan --rank 65535 --json --limit 8
+json_check out.json "nd --rank --limit 8" 'len(d["send"]) == 8 and d["send_left_out"] == 247 and d["recv_left_out"] == 247'
 
 # 2^61 complex doubles: 2^65 bytes, more than int64_t counts.  The planner
 # refuses such a plan (its volumes and statistics would wrap); relay-dump's

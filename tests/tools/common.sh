@@ -49,6 +49,30 @@ expect_error() {
     echo "ok ($got): $what: $(cat err.txt)"
 }
 
+# plan_case NAME ARGS...: relay-plan ARGS -o NAME.plan must succeed with
+# one line on stdout, and relay-dump NAME.plan --json goes to dump.json.
+# Returns 1 when relay-plan fails.
+plan_case() {
+    local name=$1
+    shift
+    if ! "$PLAN" "$@" -o "$name.plan" >plan.txt 2>err.txt; then
+        fail "$name: relay-plan failed: $(cat err.txt)"
+        return 1
+    fi
+    [ "$(wc -l <plan.txt)" -eq 1 ] || fail "$name: relay-plan printed $(wc -l <plan.txt) lines"
+    "$DUMP" "$name.plan" --json >dump.json 2>err.txt || fail "$name: relay-dump --json failed: $(cat err.txt)"
+}
+
+# plan_error STATUS DESCRIPTION ARGS...: relay-plan ARGS must fail as
+# expect_error says and leave no out.plan behind.
+plan_error() {
+    local want=$1 what=$2
+    shift 2
+    expect_error "$want" "relay-plan: $what" "$PLAN" "$@"
+    [ -e out.plan ] && fail "relay-plan: $what: left out.plan behind"
+    rm -f out.plan
+}
+
 # expect_mpi_error DESCRIPTION NP ARGS...: relay-run under mpiexec must fail
 # and exactly one of its lines (mpiexec adds its own) must be on stderr.
 expect_mpi_error() {
@@ -63,6 +87,15 @@ expect_mpi_error() {
     [ -s out.txt ] && fail "$what: unexpected output on stdout: $(head -c 200 out.txt)"
     echo "ok ($got): $what: $(grep '^relay-run:' err.txt)"
 }
+
+# What json_check asks of a relay-dump --json summary whose per_rank lists
+# every rank: its sends and its receives add up to bytes_remote and
+# messages, and with the local bytes to bytes_total.
+VOLUMES_ADD_UP=(
+    "sum(r['send_bytes'] for r in d['per_rank']) == d['bytes_remote'] == sum(r['recv_bytes'] for r in d['per_rank'])"
+    "d['bytes_remote'] + sum(r['local_bytes'] for r in d['per_rank']) == d['bytes_total']"
+    "sum(r['send_msgs'] for r in d['per_rank']) == d['messages'] == sum(r['recv_msgs'] for r in d['per_rank'])"
+)
 
 # json_check FILE DESCRIPTION EXPRESSION...: every Python expression over
 # the parsed JSON object `d` must be true (one Python process for all).

@@ -35,14 +35,7 @@ check_case() {
     shift $(($# < 10 ? $# : 10))
     local plan="$name.plan" want="" args=("$@") i
     for ((i = 0; i + 1 < ${#args[@]}; i++)); do [ "${args[i]}" = --schedule ] && want=${args[i + 1]}; done
-    if ! "$PLAN" transform --ranks "$p" --from "$from" --to "$to" --op "$op" --type "$type" --relabel "$relabel" "$@" \
-        -o "$plan" >plan.txt 2>err.txt; then
-        fail "$name: relay-plan failed: $(cat err.txt)"
-        return
-    fi
-    [ "$(wc -l <plan.txt)" -eq 1 ] || fail "$name: relay-plan printed $(wc -l <plan.txt) lines"
-
-    "$DUMP" "$plan" --json >dump.json 2>err.txt || fail "$name: relay-dump --json failed: $(cat err.txt)"
+    plan_case "$name" transform --ranks "$p" --from "$from" --to "$to" --op "$op" --type "$type" --relabel "$relabel" "$@" || return
     json_check dump.json "$name: relay-dump --json" \
         "all(k in d for k in ['format_version','kind','ranks','type','op','relabel','sigma','schedule','rounds','bytes_total','bytes_remote','bytes_remote_identity','messages','per_rank'])" \
         "d['bytes_total'] == $m * $n * $esz" \
@@ -54,9 +47,7 @@ check_case() {
         "d['schedule'] != 'rounds' or (d['contention_free'] is True and len(d['steps']) == d['rounds'])" \
         "d['rounds'] == (max([max(r['send_msgs'], r['recv_msgs']) + (r['local_bytes'] > 0) for r in d['per_rank']]) if d['schedule'] == 'rounds' else 1)" \
         "re.fullmatch(r'[0-9]+[.][0-9]+', d['format_version']) is not None" \
-        "sum(r['send_bytes'] for r in d['per_rank']) == d['bytes_remote'] == sum(r['recv_bytes'] for r in d['per_rank'])" \
-        "d['bytes_remote'] + sum(r['local_bytes'] for r in d['per_rank']) == d['bytes_total']" \
-        "sum(r['send_msgs'] for r in d['per_rank']) == d['messages'] == sum(r['recv_msgs'] for r in d['per_rank'])" \
+        "${VOLUMES_ADD_UP[@]}" \
         "[r['rank'] for r in d['per_rank']] == list(range($p))"
     local remote
     remote=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["bytes_remote"])' dump.json)

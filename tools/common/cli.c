@@ -44,12 +44,14 @@ void cli_report(const char *program, const cli_error *e)
 /* ---- the words for relay's enums ----------------------------------------- */
 
 const char *const cli_type_words[] = {"s", "d", "c", "z", NULL};
+const char *const cli_type_names[] = {"float", "double", "complex float", "complex double", NULL};
 const char *const cli_op_words[] = {"N", "T", "C", NULL};
 const char *const cli_relabel_words[] = {"none", "greedy", "optimal", NULL};
 const char *const cli_schedule_words[] = {"auto", "p2p", "rounds", "alltoallv", "neighbor", NULL};
 const char *const cli_order_words[] = {"col", "row", NULL};
-const char *const cli_kind_words[] = {"transform", "bmmc", "hsumma", NULL};
+const char *const cli_kind_words[] = {"transform", "bmmc", "hsumma", "nd", NULL};
 const char *const cli_bcast_words[] = {"vdg", "binomial", NULL};
+const char *const cli_replicas_words[] = {"auto", "direct", "forward", NULL};
 
 /* ---- byte counts ------------------------------------------------------- */
 

@@ -1,8 +1,10 @@
 /* dump.h — what the files of relay-dump share: the request main.c reads
  * from the command line, the view of each plan kind (transform.c, bmmc.c,
- * hsumma.c), a transform section's volumes and detail (section.c), the
- * keys every --json object carries (json.c), the steps of a rounds
- * schedule (steps.c) and the heat map of --svg (heatmap_svg.c). */
+ * hsumma.c, nd.c), a transform section's volumes and detail (section.c),
+ * the first lines and per-rank table of a summary (summary.c), a plan's
+ * tuning (tuning.c), the keys every --json
+ * object carries (json.c), the steps of a rounds schedule (steps.c) and
+ * the heat map of --svg (heatmap_svg.c). */
 #ifndef RELAY_DUMP_H
 #define RELAY_DUMP_H
 
@@ -31,6 +33,11 @@ enum { DUMP_DEFAULT_LIMIT = 4096 };
 /* How many of n entries a list shows. */
 int64_t dump_listed(const dump_request *r, int64_t n);
 
+/* A transform or N-D plan's tuning, when it has one: each choice timed in
+ * the summary, and the "tuning" object of --json. */
+void dump_print_tuning(const relay_plan *p);
+void dump_json_tuning(json_writer *w, const relay_plan *p);
+
 /* ---- the plan kinds ------------------------------------------------------ */
 
 /* What the request asks of a plan of each kind, on stdout: the summary for
@@ -39,6 +46,7 @@ int64_t dump_listed(const dump_request *r, int64_t n);
 int dump_transform(const dump_request *r, const relay_plan *p, cli_error *e);
 int dump_bmmc(const dump_request *r, const relay_plan *p, cli_error *e);
 int dump_hsumma(const dump_request *r, const relay_plan *p, cli_error *e);
+int dump_nd(const dump_request *r, const relay_plan *p, cli_error *e);
 
 /* ---- one transform section (section.c) ----------------------------------- */
 
@@ -54,11 +62,44 @@ typedef struct {
 /* Fills v; CLI_FAILED when a byte count overflows 64 bits (the plan
  * describes more than 8 EiB on one rank: refused, not printed wrapped). */
 int section_volume(const rl_section *s, int64_t esz, rank_volume *v, cli_error *e);
+/* The summary's first lines (summary.c): file, format, fingerprint, kind,
+ * ranks and type. */
+void summary_print_head(const char *path, const relay_plan *p);
+/* The per-rank table (summary.c): rows[i] is rank ranks[i]'s (ranks
+ * NULL: rank i's), in increasing rank order.  When the rows hold every one
+ * of more than RANK_TABLE_FULL_MAX ranks: the first and last
+ * RANK_TABLE_EDGE_ROWS rows, then min/median/max; else every row given.
+ * A line says how many ranks each gap leaves out. */
+enum { RANK_TABLE_FULL_MAX = 32, RANK_TABLE_EDGE_ROWS = 8 };
+int rank_table_print(const rank_volume *rows, const int *ranks, int nrows, int nranks, cli_error *e);
+
 /* Pieces of lattices [first, first + count). */
 int64_t lattice_pieces(const rl_span *spans, int64_t first, int64_t count);
 /* --rank R: that rank's buffers, messages with their lattices, and local
  * lattices, as text or (--json) one object. */
 int dump_rank_section(const dump_request *r, const relay_plan *p, cli_error *e);
+
+/* ---- N-D plans (nd.c, nd_rank.c) ----------------------------------------- */
+
+/* Text built piece by piece; cut when it outgrew s. */
+typedef struct {
+    char s[4096];
+    size_t len;
+    int cut;
+} nd_text;
+void nd_put(nd_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* v[0..n) joined by sep. */
+void nd_put_list(nd_text *t, const int64_t *v, int n, const char *sep);
+/* "(c0, c1, ..)": the mesh coordinates of a mesh position of l. */
+void nd_put_mesh_coords(nd_text *t, const relay_nd_layout *l, int64_t position);
+
+/* One rank's volumes in one replay, from its transfers (derived from the
+ * header): bytes and messages (peers) each way, local bytes, boxes as
+ * pieces and transfers as lattices; *runs: the runs its transfers hold,
+ * what deriving them cost (nd_rank.c). */
+int nd_rank_volume(const relay_plan *p, int rank, rank_volume *v, int64_t *runs, cli_error *e);
+/* --rank R of an N-D plan (nd_rank.c). */
+int dump_nd_rank(const dump_request *r, const relay_plan *p, int rank, cli_error *e);
 
 /* ---- the SPEC section 4 keys of --json (json.c) -------------------------- */
 
@@ -67,6 +108,9 @@ json_writer dump_json_open(const relay_plan *p, const char *kind);
 /* "sigma" (the listed ranks' entries; NULL: the identity) and
  * "sigma_left_out". */
 void dump_json_sigma(json_writer *w, const dump_request *r, const relay_plan *p, const int *sigma);
+/* "op": the op of a plan of one pair, else an array of every pair's
+ * (transform and N-D plans). */
+void dump_json_ops(json_writer *w, const relay_plan *p);
 /* For kinds without relabeling (BMMC, HSUMMA): type, op N, relabel none,
  * the identity sigma, schedule and rounds. */
 void dump_json_no_relabel(json_writer *w, const dump_request *r, const relay_plan *p, const char *type,

@@ -18,6 +18,15 @@ json_writer dump_json_open(const relay_plan *p, const char *kind)
     return w;
 }
 
+void dump_json_ops(json_writer *w, const relay_plan *p)
+{
+    int count = relay_plan_count(p);
+    if (count != 1) json_begin_array(w, "op");
+    for (int k = 0; k < count; k++)
+        json_string(w, count == 1 ? "op" : NULL, cli_op_words[p->nd ? p->nd->pairs[k].op : p->pairs[k].op]);
+    if (count != 1) json_end_array(w);
+}
+
 int64_t dump_listed(const dump_request *r, int64_t n) { return r->limit > 0 && r->limit < n ? r->limit : n; }
 
 void dump_json_sigma(json_writer *w, const dump_request *r, const relay_plan *p, const int *sigma)

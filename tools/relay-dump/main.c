@@ -4,7 +4,7 @@
  *
  * Reads the options, loads the plan (only one rank's section for --rank
  * alone) and hands it to the view of its kind: transform.c, bmmc.c,
- * hsumma.c.  Links relay_exec only: no planner.  Reference: docs/cli.md. */
+ * hsumma.c, nd.c.  Links relay_exec only: no planner.  Reference: docs/cli.md. */
 #include <limits.h>
 #include <stdio.h>
 
@@ -37,6 +37,16 @@ static const char help_text[] =
     "    the blocks and steps, the volumes (a broadcast counted once per receiving rank), the\n"
     "    cost model's time for every grouping when the plan carries network parameters, and\n"
     "    rank 0's place and traffic (--rank R: rank R's).\n"
+    "    For an N-D plan (relay-plan transform with nd: layouts): per pair its op and axis\n"
+    "    permutation and both layouts (shape, mesh and its ranks, placements, replicas and\n"
+    "    partial pieces, order, padding, and the nd: spec that rebuilds it), the node map,\n"
+    "    the volumes and the per-rank table, each rank's transfers derived from the plan's\n"
+    "    header as the executor derives them, for the ranks shown while their runs stay\n"
+    "    within 2^25 (the volumes are the plan's statistics unless every rank was derived);\n"
+    "    --rank R: that rank's buffers and mesh places, its local transfers and its messages\n"
+    "    to and from each peer (per transfer: pair, elements, bytes, runs per A dimension,\n"
+    "    the source replica it is read from, the replica of A that passed it on, the partial\n"
+    "    piece it carries).  --svg is not drawn for N-D plans.\n"
     "\n"
     "OPTIONS\n"
     "    --json         print one JSON object instead: format_version, kind, ranks, type, op,\n"
@@ -49,9 +59,10 @@ static const char help_text[] =
     "                   (pieces, bytes, and each lattice: pair, piece rows x cols, counts,\n"
     "                   offset, steps, ld; text shows 64 lattices per list); with --json as\n"
     "                   one object with every lattice.  Reads only that section of the file.\n"
-    "    --limit N      lists of --json (per_rank, sigma, steps) and BMMC partner lists hold\n"
-    "                   their first N entries (default 4096; 0: all); *_left_out keys say how\n"
-    "                   many were left out.  Work and output stay bounded by what is printed.\n"
+    "    --limit N      lists of --json (per_rank, sigma, steps, mesh ranks), BMMC partner\n"
+    "                   lists and N-D messages (--rank) hold their first N entries (default\n"
+    "                   4096; 0: all); *_left_out keys say how many were left out.  Work and\n"
+    "                   output stay bounded by what is printed.\n"
     "    --svg OUT.svg  also write a heat map of the bytes each rank sends to each rank (sender\n"
     "                   rows, receiver columns, log colour scale, rank-local copies on the\n"
     "                   diagonal; above 256 ranks, 256 x 256 bins of consecutive ranks)\n"
@@ -100,6 +111,7 @@ static const struct {
     [RELAY_PLAN_TRANSFORM] = {dump_transform, NULL},
     [RELAY_PLAN_BMMC] = {dump_bmmc, "--svg: a BMMC plan's volumes are uniform (see the partners instead)"},
     [RELAY_PLAN_HSUMMA] = {dump_hsumma, "--svg: an HSUMMA plan moves broadcasts, not a volume matrix (see --rank)"},
+    [RELAY_PLAN_ND] = {dump_nd, "--svg: not drawn for N-D plans, whose messages are derived per rank (see --rank)"},
 };
 
 static int load_plan(const dump_request *r, relay_plan **p, cli_error *e)

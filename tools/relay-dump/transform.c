@@ -12,14 +12,7 @@
 
 #include "dump.h"
 
-enum { TABLE_FULL_MAX = 32, TABLE_EDGE_ROWS = 8, TOP_TALKERS = 10, SIGMA_FULL_MAX = 16, PAIRS_SHOWN = 8 };
-
-/* ---- names -------------------------------------------------------------- */
-
-static const char *type_name(relay_type t)
-{
-    return t == RELAY_FLOAT ? "float" : t == RELAY_DOUBLE ? "double" : t == RELAY_CFLOAT ? "complex float" : "complex double";
-}
+enum { TOP_TALKERS = 10, SIGMA_FULL_MAX = 16, PAIRS_SHOWN = 8 };
 
 /* Communication steps of one replay: 1 for p2p (one wave) and alltoallv
  * (one exchange), the colouring's step count for rounds. */
@@ -116,7 +109,7 @@ static void print_sigma(const relay_plan *p)
         return;
     }
     for (int r = 0; r < p->nranks; r++) {
-        if (p->nranks > SIGMA_FULL_MAX && r == TABLE_EDGE_ROWS) {
+        if (p->nranks > SIGMA_FULL_MAX && r == RANK_TABLE_EDGE_ROWS) {
             printf(" ...");
             r = p->nranks - 4;
         }
@@ -139,66 +132,11 @@ static void print_pairs(const relay_plan *p)
     if (p->count > PAIRS_SHOWN) printf("  ... and %d more pairs (see --json)\n", p->count - PAIRS_SHOWN);
 }
 
-/* ---- the tuning (relay_exec_tune, relay-run --tune) --------------------- */
-
-static void choice_name(const relay_tuning_choice *c, char *out, size_t cap)
-{
-    snprintf(out, cap, "%s%s", cli_schedule_words[c->schedule], c->packed ? " packed" : "");
-}
-
-/* Each choice timed, its time per replay, and how much slower than the
- * best; the plan's own schedule is the one `auto` (or the planner's
- * caller) chose. */
-static void print_tuning(const relay_plan *p)
-{
-    const relay_tuning *t = &p->tuning;
-    if (!t->ntimed) return;
-    const relay_tuning_choice *best = &t->choices[t->best];
-    char name[32];
-    choice_name(best, name, sizeof name);
-    printf("  tuning     %s, timed on %d-%d ranks per node (%d replays of each; median of the slowest rank):\n", name,
-           t->ranks_per_node_min, t->ranks_per_node_max, t->replays);
-    for (int i = 0; i < t->ntimed; i++) {
-        const relay_tuning_choice *c = &t->choices[i];
-        choice_name(c, name, sizeof name);
-        printf("             %-14s %10.3f ms", name, 1e3 * c->seconds);
-        if (i == t->best) printf("  best");
-        else if (best->seconds > 0) printf("  %+.0f%%", 100 * (c->seconds / best->seconds - 1));
-        if (c->schedule == p->schedule && !c->packed) printf("  (the plan's own schedule)");
-        printf("\n");
-    }
-}
-
-static void json_tuning(json_writer *w, const relay_plan *p)
-{
-    const relay_tuning *t = &p->tuning;
-    if (!t->ntimed) return;
-    json_begin_object(w, "tuning");
-    json_string(w, "best", cli_schedule_words[t->choices[t->best].schedule]);
-    json_bool(w, "best_packed", t->choices[t->best].packed);
-    json_int(w, "ranks_per_node_min", t->ranks_per_node_min);
-    json_int(w, "ranks_per_node_max", t->ranks_per_node_max);
-    json_int(w, "replays", t->replays);
-    json_begin_array(w, "choices");
-    for (int i = 0; i < t->ntimed; i++) {
-        json_begin_object(w, NULL);
-        json_string(w, "schedule", cli_schedule_words[t->choices[i].schedule]);
-        json_bool(w, "packed", t->choices[i].packed);
-        json_double(w, "seconds", t->choices[i].seconds);
-        json_end_object(w);
-    }
-    json_end_array(w);
-    json_end_object(w);
-}
-
 static void print_header(const char *path, const relay_plan *p, const plan_volumes *v)
 {
     relay_plan_stats st;
     relay_plan_get_stats(p, &st);
-    printf("%s: relay plan, format %d.%d, fingerprint %016llx\n", path, p->format_major, p->format_minor,
-           (unsigned long long)p->fingerprint);
-    printf("  kind       %s\n  ranks      %d\n  type       %s (%s, %zu bytes)\n", cli_kind_words[p->kind], p->nranks,
-           cli_type_words[p->type], type_name(p->type), relay_type_size(p->type));
+    summary_print_head(path, p);
     print_pairs(p);
     printf("  relabel    %s\n", cli_relabel_words[p->relabel]);
     print_sigma(p);
@@ -206,84 +144,13 @@ static void print_header(const char *path, const relay_plan *p, const plan_volum
     if (p->max_buffer_bytes)
         printf("  cap        %lld bytes (%s) of pack and of receive buffer per rank: messages in chunks\n",
                (long long)p->max_buffer_bytes, cli_bytes(p->max_buffer_bytes).text);
-    print_tuning(p);
+    dump_print_tuning(p);
     printf("  volumes    %lld bytes total (%s), %lld remote (%s), %lld remote with identity sigma (%s)\n",
            (long long)v->bytes_total, cli_bytes(v->bytes_total).text, (long long)v->bytes_remote,
            cli_bytes(v->bytes_remote).text, (long long)st.bytes_remote_identity,
            cli_bytes(st.bytes_remote_identity).text);
     printf("             %lld messages, %lld pieces in %lld lattices\n", (long long)v->messages, (long long)v->pieces,
            (long long)v->lattices);
-}
-
-/* The columns of the per-rank table, in order. */
-enum { COL_SEND_BYTES, COL_RECV_BYTES, COL_SEND_MSGS, COL_RECV_MSGS, COL_LOCAL_BYTES, NCOLS };
-
-static void row_values(const rank_volume *v, int64_t out[NCOLS])
-{
-    out[COL_SEND_BYTES] = v->send_bytes;
-    out[COL_RECV_BYTES] = v->recv_bytes;
-    out[COL_SEND_MSGS] = v->send_msgs;
-    out[COL_RECV_MSGS] = v->recv_msgs;
-    out[COL_LOCAL_BYTES] = v->local_bytes;
-}
-
-static void print_row(const char *label, const int64_t values[NCOLS])
-{
-    printf("  %8s", label);
-    for (int c = 0; c < NCOLS; c++) printf(" %13lld", (long long)values[c]);
-    printf("\n");
-}
-
-static void print_rank_row(const plan_volumes *v, int r)
-{
-    char label[16];
-    int64_t values[NCOLS];
-    snprintf(label, sizeof label, "%d", r);
-    row_values(&v->per_rank[r], values);
-    print_row(label, values);
-}
-
-static int int64_cmp(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Rows min, median and max of every column. */
-static int print_column_stats(const plan_volumes *v, int nranks, cli_error *e)
-{
-    int64_t *column = malloc((size_t)nranks * sizeof *column);
-    if (!column) return cli_fail(e, CLI_FAILED, "out of memory");
-    int64_t lo[NCOLS], mid[NCOLS], hi[NCOLS], values[NCOLS];
-    for (int c = 0; c < NCOLS; c++) {
-        for (int r = 0; r < nranks; r++) {
-            row_values(&v->per_rank[r], values);
-            column[r] = values[c];
-        }
-        qsort(column, (size_t)nranks, sizeof *column, int64_cmp);
-        lo[c] = column[0];
-        mid[c] = column[nranks / 2];
-        hi[c] = column[nranks - 1];
-    }
-    free(column);
-    print_row("min", lo);
-    print_row("median", mid);
-    print_row("max", hi);
-    return CLI_OK;
-}
-
-static int print_rank_table(const plan_volumes *v, int nranks, cli_error *e)
-{
-    printf("per rank (bytes and messages of one replay)\n  %8s %13s %13s %13s %13s %13s\n", "rank", "send_bytes",
-           "recv_bytes", "send_msgs", "recv_msgs", "local_bytes");
-    if (nranks <= TABLE_FULL_MAX) {
-        for (int r = 0; r < nranks; r++) print_rank_row(v, r);
-        return CLI_OK;
-    }
-    for (int r = 0; r < TABLE_EDGE_ROWS; r++) print_rank_row(v, r);
-    printf("  %8s   (%d ranks not shown)\n", "...", nranks - 2 * TABLE_EDGE_ROWS);
-    for (int r = nranks - TABLE_EDGE_ROWS; r < nranks; r++) print_rank_row(v, r);
-    return print_column_stats(v, nranks, e);
 }
 
 typedef struct {
@@ -336,23 +203,12 @@ static int print_summary(const char *path, const relay_plan *p, const plan_volum
 {
     print_header(path, p, v);
     if (print_steps(p, e)) return e->status;
-    if (print_rank_table(v, p->nranks, e)) return e->status;
+    if (rank_table_print(v->per_rank, NULL, p->nranks, p->nranks, e)) return e->status;
     print_top_talkers(p);
     return CLI_OK;
 }
 
 /* ---- the summary as JSON ------------------------------------------------ */
-
-static void json_ops(json_writer *w, const relay_plan *p)
-{
-    if (p->count == 1) {
-        json_string(w, "op", cli_op_words[p->pairs[0].op]);
-        return;
-    }
-    json_begin_array(w, "op");
-    for (int k = 0; k < p->count; k++) json_string(w, NULL, cli_op_words[p->pairs[k].op]);
-    json_end_array(w);
-}
 
 static void json_pairs(json_writer *w, const relay_plan *p)
 {
@@ -386,13 +242,13 @@ static void print_json_summary(const dump_request *r, const relay_plan *p, const
     relay_plan_get_stats(p, &st);
     json_writer w = dump_json_open(p, cli_kind_words[p->kind]);
     json_string(&w, "type", cli_type_words[p->type]);
-    json_ops(&w, p);
+    dump_json_ops(&w, p);
     json_string(&w, "relabel", cli_relabel_words[p->relabel]);
     dump_json_sigma(&w, r, p, p->sigma);
     json_string(&w, "schedule", cli_schedule_words[p->schedule]);
     json_int(&w, "rounds", rounds_of(p));
     json_int(&w, "max_buffer_bytes", p->max_buffer_bytes);
-    json_tuning(&w, p);
+    dump_json_tuning(&w, p);
     if (steps) step_view_json(&w, steps, p, dump_listed(r, p->rounds));
     dump_json_volumes(&w, v->bytes_total, v->bytes_remote, st.bytes_remote_identity, v->messages, v->pieces);
     json_int(&w, "lattices", v->lattices);

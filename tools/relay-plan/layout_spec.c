@@ -23,9 +23,7 @@ typedef struct {
     relay_order grid, elem;
 } bc_spec;
 
-/* Cuts text in place at every sep; returns the number of fields or -1 when
- * there are more than max. */
-static int split_fields(char *text, char sep, char **fields, int max)
+int spec_split_fields(char *text, char sep, char **fields, int max)
 {
     int count = 0;
     for (char *f = text;; f++) {
@@ -42,7 +40,7 @@ static int parse_two(char *field, char sep, const char *what, int64_t min, int64
                      cli_error *e)
 {
     char *parts[2];
-    if (split_fields(field, sep, parts, 2) != 2)
+    if (spec_split_fields(field, sep, parts, 2) != 2)
         return cli_fail(e, CLI_USAGE, "%s '%s' is not of the form A%cB", what, field, sep);
     if (cli_parse_int(parts[0], what, min, max, a, e) || cli_parse_int(parts[1], what, min, max, b, e))
         return e->status;
@@ -73,7 +71,7 @@ static int parse_bc_option(char *field, bc_spec *bc, cli_error *e)
 static int parse_bc_fields(char *text, bc_spec *bc, cli_error *e)
 {
     char *fields[BC_MAX_FIELDS];
-    int count = split_fields(text, ':', fields, BC_MAX_FIELDS);
+    int count = spec_split_fields(text, ':', fields, BC_MAX_FIELDS);
     if (count < 0) return cli_fail(e, CLI_USAGE, "too many ':' fields");
     if (count < 3) return cli_fail(e, CLI_USAGE, "expected bc:MxN:MBxNB:PRxPC[:grid=..][:elem=..][:src=R,C]");
     if (parse_two(fields[0], 'x', "matrix size", 0, INT64_MAX, &bc->m, &bc->n, e) ||
@@ -404,11 +402,14 @@ int layout_spec_parse(const char *spec, relay_layout **out, cli_error *e)
     }
     int status = strncmp(spec, "bc:", 3) == 0
                          ? build_block_cyclic(spec + 3, out, e)
-                         : cli_fail(e, CLI_USAGE, "expected bc:... or json:PATH");
-    if (status) {
-        char prefix[600];
-        snprintf(prefix, sizeof prefix, "bad layout spec '%s'", spec);
-        cli_prefix(e, prefix);
-    }
+                         : cli_fail(e, CLI_USAGE, "expected bc:..., json:PATH or nd:...");
+    if (status) spec_prefix(e, spec);
     return status;
+}
+
+void spec_prefix(cli_error *e, const char *spec)
+{
+    char prefix[600];
+    snprintf(prefix, sizeof prefix, "bad layout spec '%.500s'", spec);
+    cli_prefix(e, prefix);
 }

@@ -40,10 +40,14 @@ static int save_plan(const relay_plan *plan, const char *path, cli_error *e)
 }
 
 /* What the plan is, before its volumes: an HSUMMA plan's grid, groups and
- * steps; the pieces of the others. */
+ * steps; an N-D plan's boxes (products of runs); the pieces of the others. */
 static void print_shape(const relay_plan *plan, const relay_plan_stats *s)
 {
     relay_hsumma_info h;
+    if (relay_plan_get_kind(plan) == RELAY_PLAN_ND) {
+        printf("%lld boxes", (long long)s->pieces);
+        return;
+    }
     if (relay_plan_get_kind(plan) != RELAY_PLAN_HSUMMA || relay_plan_hsumma_info(plan, &h)) {
         printf("%lld pieces", (long long)s->pieces);
         return;

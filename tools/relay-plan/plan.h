@@ -1,7 +1,7 @@
 /* plan.h — what the files of relay-plan share: the subcommand of each plan
  * kind (transform.c, bmmc.c, hsumma.c) and of plan algebra (algebra.c),
  * called by main.c; layouts from the
- * command line (layout_spec.c); writing the plan file and its summary line
+ * command line (layout_spec.c, N-D ones in nd_spec.c); writing the plan file and its summary line
  * (output.c); and the progress line (progress.c). */
 #ifndef RELAY_PLAN_TOOL_H
 #define RELAY_PLAN_TOOL_H
@@ -44,6 +44,30 @@ int plan_concat(int argc, char **argv, int *help, cli_error *e);
  * says why: CLI_USAGE for a malformed spec, CLI_FAILED for a layout file
  * that cannot be read or is not a valid layout. */
 int layout_spec_parse(const char *spec, relay_layout **out, cli_error *e);
+
+/* What the spec parsers share: cuts text in place at every sep (returns
+ * the number of fields, or -1 when there are more than max), and puts
+ * "bad layout spec 'SPEC'" in front of an error. */
+int spec_split_fields(char *text, char sep, char **fields, int max);
+void spec_prefix(cli_error *e, const char *spec);
+
+/* ---- N-D layout specs (nd_spec.c) ---------------------------------------- */
+
+/*   nd:SHAPE:mesh=MESH[@RANKS][:place=P,P,..][:order=C|F][:pad=AxBx..]
+ *       an N-D layout (relay_nd_layout_create): SHAPE 1 to 8 extents joined
+ *       by x; MESH 1 to 4 sizes joined by x, over RANKS in mesh order
+ *       (ranges and single ranks joined by commas: 4-7, 0,2,4,6, 0-3,8-11;
+ *       default 0 .. size-1); one placement per mesh dimension: S<k> (shard
+ *       array dimension k evenly), S<k>/b<B> (block-cyclic, block B),
+ *       S<k>/<s0>|<s1>|..|<sp> (split points, p+1 of them from 0 to the
+ *       extent), R (replicate), P (partial); default S0,S1,..; order C
+ *       (default) or F; pad: padded local extents, one per dimension (0:
+ *       tight).  The keys after SHAPE come in any order, each once.
+ * The grammar is documented for users in docs/cli.md. */
+int nd_spec_is(const char *spec);
+/* Builds the layout; mesh ranks must lie below nranks (the plan's ranks).
+ * CLI_USAGE for a malformed spec or a layout relay refuses. */
+int nd_spec_parse(const char *spec, int64_t nranks, relay_nd_layout **out, cli_error *e);
 
 /* ---- the progress line (progress.c) -------------------------------------- */
 

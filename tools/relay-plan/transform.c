@@ -1,8 +1,11 @@
 /* transform.c — `relay-plan transform`: a plan of A := alpha op(B) + beta A
- * between two layouts, with optional relabeling and a message schedule.
+ * between two layouts, with optional relabeling and a message schedule;
+ * between two N-D layouts (nd: specs) a plan of A := alpha permute(B) +
+ * beta A (relay_plan_nd), the axes reordered by --perm, replicas of A
+ * receiving as --replicas says.
  *
- *   relay-plan transform --ranks P --from SPEC --to SPEC [--op N|T|C]
- *       [--type s|d|c|z] [--relabel none|greedy|optimal]
+ *   relay-plan transform --ranks P --from SPEC --to SPEC [--op N|T|C] [--perm P0,P1,..]
+ *       [--replicas auto|direct|forward] [--type s|d|c|z] [--relabel none|greedy|optimal]
  *       [--schedule auto|p2p|rounds|alltoallv|neighbor]
  *       [--ranks-per-node K | --node-map FILE] [--node-weight W] [--max-buffer BYTES] -o FILE
  *
@@ -27,12 +30,29 @@ const char transform_help[] =
     "          {\"nranks\":4, \"m\":M, \"n\":N, \"row_splits\":[0,..,M], \"col_splits\":[0,..,N],\n"
     "           \"owners\":[one rank per block, row-major over blocks], \"order\":\"col\"|\"row\",\n"
     "           \"offsets\":[..], \"lds\":[..]}   (order, offsets and lds optional)\n"
+    "      nd:SHAPE:mesh=MESH[@RANKS][:place=P,P,..][:order=C|F][:pad=AxBx..]\n"
+    "          an N-D array (SHAPE: 1 to 8 extents joined by x) on a mesh of 1 to 4 dimensions\n"
+    "          (MESH: sizes joined by x) over RANKS in mesh order, the last mesh dimension\n"
+    "          fastest (ranges and ranks joined by commas: 4-7, 0,2,4,6, 0-3,8-11; default\n"
+    "          0 to size-1); one placement per mesh dimension: S<k> shards array dimension k\n"
+    "          in even chunks, S<k>/b<B> block-cyclic in blocks of B, S<k>/<s0>|<s1>|..|<sp>\n"
+    "          at the p+1 split points from 0 to the extent (quote the spec in a shell), R\n"
+    "          replicates, P holds partial sums (sources only); default S0,S1,..; local\n"
+    "          order C (last dimension fastest, default) or F; pad: padded local extents\n"
+    "          (0: tight).  Both layouts nd: or neither.\n"
     "\n"
     "OPTIONS\n"
     "    --ranks P        ranks of the plan (1 to 2147483647); the layouts may use fewer\n"
     "    --from SPEC      layout of the source matrix B\n"
     "    --to SPEC        layout of the destination matrix A\n"
-    "    --op N|T|C       op(B): identity (default), transpose, conjugate transpose\n"
+    "    --op N|T|C       op(B): identity (default), transpose, conjugate transpose; for nd:\n"
+    "                     layouts T permutes the axes (default: reversed) and C conjugates too\n"
+    "    --perm P0,P1,..  nd: layouts: A's dimension k is B's dimension Pk (numpy's\n"
+    "                     transpose axes); implies --op T unless --op is given\n"
+    "    --replicas auto|direct|forward  nd: layouts: how the replicas of a replicated A\n"
+    "                     receive: each from the sources (direct), or one replica of each group\n"
+    "                     receives and passes the elements down a binomial tree (forward), or\n"
+    "                     what leaves the busiest rank fewer bytes (auto, default)\n"
     "    --type s|d|c|z   element type: float, double (default), complex float, complex double\n"
     "    --relabel MODE   process relabeling: none (default), greedy (a 2-approximation) or\n"
     "                     optimal (an exact linear assignment); A's blocks of rank j then go\n"
@@ -59,8 +79,10 @@ const char transform_help[] =
 typedef struct {
     int64_t ranks, ranks_per_node, max_buffer;
     const char *from, *to, *output, *node_map;
-    int op, type, relabel, schedule; /* indices of the cli_*_words: the enum values */
+    int op, type, relabel, schedule; /* indices of the cli_*_words: the enum values; op -1 until given */
+    int replicas;                    /* relay_replicas, -1 until given */
     double node_weight;
+    int perm[RELAY_ND_MAX_DIMS], nperm; /* --perm, nperm 0 when not given */
 } transform_request;
 
 static int parse_node_weight(void *request, const char *text, cli_error *e)
@@ -74,12 +96,32 @@ static int parse_node_weight(void *request, const char *text, cli_error *e)
     return CLI_OK;
 }
 
+/* "P0,P1,..": 1 to 8 axes. */
+static int parse_perm(void *request, const char *text, cli_error *e)
+{
+    transform_request *r = request;
+    r->nperm = 0;
+    for (const char *item = text;; item++) {
+        char digits[32];
+        size_t len = strcspn(item, ",");
+        int64_t axis;
+        if (r->nperm == RELAY_ND_MAX_DIMS) return cli_fail(e, CLI_USAGE, "--perm: more than %d axes in '%s'", RELAY_ND_MAX_DIMS, text);
+        snprintf(digits, sizeof digits, "%.*s", (int)(len < sizeof digits - 1 ? len : sizeof digits - 1), item);
+        if (cli_parse_int(digits, "--perm", 0, RELAY_ND_MAX_DIMS - 1, &axis, e)) return e->status;
+        r->perm[r->nperm++] = (int)axis;
+        item += len;
+        if (!*item) return CLI_OK;
+    }
+}
+
 #define AT(field) offsetof(transform_request, field)
 static const cli_option transform_options[] = {
     CLI_INT("--ranks", AT(ranks), 1, 2147483647),
     CLI_TEXT("--from", AT(from)),
     CLI_TEXT("--to", AT(to)),
     CLI_KEYWORD("--op", AT(op), cli_op_words),
+    CLI_CUSTOM("--perm", parse_perm),
+    CLI_KEYWORD("--replicas", AT(replicas), cli_replicas_words),
     CLI_KEYWORD("--type", AT(type), cli_type_words),
     CLI_KEYWORD("--relabel", AT(relabel), cli_relabel_words),
     CLI_KEYWORD("--schedule", AT(schedule), cli_schedule_words),
@@ -101,16 +143,45 @@ static int check_request(const transform_request *r, cli_error *e)
     if (!r->to) return cli_fail(e, CLI_USAGE, "missing --to SPEC, the layout of A (see --help)");
     if (!r->output) return cli_fail(e, CLI_USAGE, "missing -o FILE (see --help)");
     if (r->ranks_per_node && r->node_map) return cli_fail(e, CLI_USAGE, "give --ranks-per-node or --node-map, not both");
+    if (nd_spec_is(r->from) != nd_spec_is(r->to))
+        return cli_fail(e, CLI_USAGE, "--from and --to must both be nd: layouts or neither (%s is, %s is not)",
+                        nd_spec_is(r->from) ? "--from" : "--to", nd_spec_is(r->from) ? "--to" : "--from");
+    if (r->nperm && !nd_spec_is(r->from)) return cli_fail(e, CLI_USAGE, "--perm goes with nd: layouts (a matrix transposes with --op T)");
+    if (r->replicas >= 0 && !nd_spec_is(r->from)) return cli_fail(e, CLI_USAGE, "--replicas goes with nd: layouts (a matrix has one owner per block)");
     return CLI_OK;
 }
 
 /* ---- the work ----------------------------------------------------------- */
 
-static int build_layout(const char *option, const char *spec, relay_layout **out, cli_error *e)
+/* The layouts of a request: two matrix layouts, or two N-D ones. */
+typedef struct {
+    relay_layout *dst, *src;
+    relay_nd_layout *nd_dst, *nd_src;
+} request_layouts;
+
+static int build_layout(const transform_request *r, const char *option, const char *spec, relay_layout **out,
+                        relay_nd_layout **nd, cli_error *e)
 {
-    int status = layout_spec_parse(spec, out, e);
+    int status = nd_spec_is(spec) ? nd_spec_parse(spec, r->ranks, nd, e) : layout_spec_parse(spec, out, e);
     if (status) cli_prefix(e, option);
     return status;
+}
+
+static int build_layouts(const transform_request *r, request_layouts *l, cli_error *e)
+{
+    if (build_layout(r, "--from", r->from, &l->src, &l->nd_src, e) || build_layout(r, "--to", r->to, &l->dst, &l->nd_dst, e))
+        return e->status;
+    if (r->nperm && r->nperm != relay_nd_layout_ndims(l->nd_dst))
+        return cli_fail(e, CLI_USAGE, "--perm names %d axes; the layouts have %d dimensions", r->nperm, relay_nd_layout_ndims(l->nd_dst));
+    return CLI_OK;
+}
+
+static void free_layouts(request_layouts *l)
+{
+    relay_layout_free(l->src);
+    relay_layout_free(l->dst);
+    relay_nd_layout_free(l->nd_src);
+    relay_nd_layout_free(l->nd_dst);
 }
 
 /* Reads P node indices (whitespace-separated) from path. */
@@ -155,11 +226,23 @@ static relay_plan_options plan_options(const transform_request *r, const int *no
     opts.schedule = (relay_schedule)r->schedule;
     opts.node_of_rank = nodes;
     opts.max_buffer_bytes = r->max_buffer;
+    if (r->replicas >= 0) opts.replicas = (relay_replicas)r->replicas;
     if (nodes) opts.inter_node_weight = r->node_weight;
     return opts;
 }
 
-static int plan_layouts(const transform_request *r, const relay_layout *dst, const relay_layout *src, cli_error *e)
+/* relay_plan_nd for N-D layouts (perm NULL without --perm: as op says),
+ * relay_plan_transform for matrices. */
+static relay_status call_planner(const transform_request *r, const request_layouts *l, const relay_plan_options *opts,
+                                 relay_plan **plan)
+{
+    if (l->nd_dst)
+        return relay_plan_nd(plan, (int)r->ranks, l->nd_dst, l->nd_src, (relay_op)r->op, r->nperm ? r->perm : NULL,
+                             (relay_type)r->type, opts);
+    return relay_plan_transform(plan, (int)r->ranks, l->dst, l->src, (relay_op)r->op, (relay_type)r->type, opts);
+}
+
+static int plan_layouts(const transform_request *r, const request_layouts *l, cli_error *e)
 {
     int *nodes;
     int status = node_map(r, &nodes, e);
@@ -168,8 +251,9 @@ static int plan_layouts(const transform_request *r, const relay_layout *dst, con
         relay_plan *plan = NULL;
         progress planning;
         start_planning(&planning);
-        relay_status st = relay_plan_transform(&plan, (int)r->ranks, dst, src, (relay_op)r->op, (relay_type)r->type, &opts);
-        /* RELAY_ERR_ARG here means layouts that do not fit each other or the rank count. */
+        relay_status st = call_planner(r, l, &opts, &plan);
+        /* RELAY_ERR_ARG here means layouts that do not fit each other or the rank count;
+         * RELAY_ERR_UNSUPPORTED an option the planner refuses for them. */
         status = finish_plan(&planning, st, plan, r->output, e);
     }
     free(nodes);
@@ -178,16 +262,15 @@ static int plan_layouts(const transform_request *r, const relay_layout *dst, con
 
 int plan_transform(int argc, char **argv, int *help, cli_error *e)
 {
-    transform_request r = {.op = RELAY_OP_N, .type = RELAY_DOUBLE, .node_weight = 4.0};
+    transform_request r = {.op = -1, .replicas = -1, .type = RELAY_DOUBLE, .node_weight = 4.0};
     if (cli_parse_options(argc, argv, 2, transform_options, &r, help, e)) return e->status;
     if (*help) return CLI_OK;
     if (check_request(&r, e)) return e->status;
-    relay_layout *src = NULL, *dst = NULL;
-    int status = build_layout("--from", r.from, &src, e);
-    if (!status) status = build_layout("--to", r.to, &dst, e);
+    if (r.op < 0) r.op = r.nperm ? RELAY_OP_T : RELAY_OP_N;
+    request_layouts l = {0};
+    int status = build_layouts(&r, &l, e);
     if (!status) status = check_output_path(r.output, e);
-    if (!status) status = plan_layouts(&r, dst, src, e);
-    relay_layout_free(src);
-    relay_layout_free(dst);
+    if (!status) status = plan_layouts(&r, &l, e);
+    free_layouts(&l);
     return status;
 }

@@ -30,6 +30,15 @@ void *run_alloc(int64_t elems, size_t elem_size)
     return malloc(bytes);
 }
 
+int run_alloc_pair(run_buffers *buf, int k, int64_t na, int64_t nb, relay_type t, int rank, cli_error *e)
+{
+    buf->a[k] = run_alloc(na, relay_type_size(t));
+    buf->b[k] = run_alloc(nb, relay_type_size(t));
+    if (buf->a[k] && buf->b[k]) return CLI_OK;
+    return cli_fail(e, CLI_FAILED, "rank %d cannot allocate pair %d's buffers: A %lld and B %lld elements of %zu bytes", rank, k,
+                    (long long)na, (long long)nb, relay_type_size(t));
+}
+
 void run_store(void *buf, relay_type t, int64_t idx, double complex v)
 {
     switch (t) {

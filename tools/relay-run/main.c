@@ -4,7 +4,7 @@
  *                            [--stats STATS]
  *
  * Each rank reads only its own section of FILE, fills its inputs by the
- * fill function of the plan's kind (transform.c, bmmc.c, hsumma.c), binds
+ * fill function of the plan's kind (transform.c, bmmc.c, hsumma.c, nd.c), binds
  * the plan to MPI_COMM_WORLD, runs W warm-up and K timed replays and,
  * with --verify, checks every element the replays wrote.  A step that
  * fails on any rank fails on all of them (they agree with MPI_Allreduce
@@ -51,6 +51,13 @@ static const char help_text[] =
     "    of C with a serial product (exact for doubles, within 4 k epsilon of the terms' sizes\n"
     "    otherwise).  The line also names the groups replayed and the last replay's broadcast\n"
     "    and computation seconds (slowest rank).\n"
+    "    An N-D plan (nd: layouts) fills B's element at global index (j0, .., jd-1) of pair k\n"
+    "    with (7 j0 + 13 j1 + 29 j2 + 31 j3 + 37 j4 + 41 j5 + 43 j6 + 47 j7 + 17 k) mod 1021\n"
+    "    - 510 and the imaginary part (3, 5, 11, 17, 19, 23, 53, 59; 11 k) mod 509 - 254; a\n"
+    "    partial source's piece q < P-1 holds ((s + q) mod 3) - 1 of each part's sum s and\n"
+    "    the last piece the rest, so the pieces add up exactly.  A's padding holds 2^100,\n"
+    "    B's NaN.  --verify checks every A(i) against B(j) with j[perm[k]] = i_k (conjugated\n"
+    "    for op C) and that A's padding still holds 2^100.\n"
     "    Prints one line on stdout (rank 0).\n"
     "\n"
     "OPTIONS\n"
@@ -150,6 +157,7 @@ static const struct {
     [RELAY_PLAN_TRANSFORM] = {prepare_transform, check_transform},
     [RELAY_PLAN_BMMC] = {prepare_bmmc, check_bmmc},
     [RELAY_PLAN_HSUMMA] = {prepare_hsumma, check_hsumma},
+    [RELAY_PLAN_ND] = {prepare_nd, check_nd},
 };
 
 /* ---- the replay state ----------------------------------------------------- */

@@ -1,7 +1,7 @@
 /* run.h — what the files of relay-run share: this rank's buffers and their
  * elements (buffers.c), and each plan kind's part of a replay, called by
  * main.c: the fill function that prepares the buffers and the check of
- * what a replay wrote (transform.c, bmmc.c, hsumma.c), --tune (tune.c,
+ * what a replay wrote (transform.c, bmmc.c, hsumma.c, nd.c), --tune (tune.c,
  * HSUMMA's in hsumma.c), HSUMMA's report (hsumma.c), and the per-message
  * timings of --stats (stats.c). */
 #ifndef RELAY_RUN_H
@@ -33,6 +33,9 @@ void run_buffers_free(run_buffers *buf);
  * counts come from a plan file: a product that wrapped would allocate a
  * small buffer that the fill then writes past. */
 void *run_alloc(int64_t elems, size_t elem_size);
+/* Pair k's A and B of na and nb elements of type t into buf->a[k] and
+ * buf->b[k]; CLI_FAILED with one line naming both when either cannot be had. */
+int run_alloc_pair(run_buffers *buf, int k, int64_t na, int64_t nb, relay_type t, int rank, cli_error *e);
 
 /* Element idx of a buffer of type t (real types: the real part). */
 void run_store(void *buf, relay_type t, int64_t idx, double complex v);
@@ -45,6 +48,7 @@ double complex run_load(const void *buf, relay_type t, int64_t idx);
 int prepare_transform(const relay_plan *p, int rank, run_buffers *buf, cli_error *e);
 int prepare_bmmc(const relay_plan *p, int rank, run_buffers *buf, cli_error *e);
 int prepare_hsumma(const relay_plan *p, int rank, run_buffers *buf, cli_error *e);
+int prepare_nd(const relay_plan *p, int rank, run_buffers *buf, cli_error *e);
 
 /* Checks every output element this rank holds.  Returns the count of wrong
  * ones and sets *checked to the count checked; the first wrong one is
@@ -52,6 +56,7 @@ int prepare_hsumma(const relay_plan *p, int rank, run_buffers *buf, cli_error *e
 int64_t check_transform(const relay_plan *p, int rank, const run_buffers *buf, int64_t *checked, char *first, size_t cap);
 int64_t check_bmmc(const relay_plan *p, int rank, const run_buffers *buf, int64_t *checked, char *first, size_t cap);
 int64_t check_hsumma(const relay_plan *p, int rank, const run_buffers *buf, int64_t *checked, char *first, size_t cap);
+int64_t check_nd(const relay_plan *p, int rank, const run_buffers *buf, int64_t *checked, char *first, size_t cap);
 
 /* --tune OUT for an HSUMMA plan (hsumma.c): times two outer steps of every
  * grouping the grid allows, rank 0 writes the plan with the fastest groups

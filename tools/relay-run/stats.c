@@ -20,7 +20,7 @@ static const char *const kind_words[] = {"send", "recv", "local", "completion"};
 int stats_start(relay_exec *x, cli_error *e)
 {
     relay_status st = relay_exec_time(x, 1);
-    if (st == RELAY_ERR_UNSUPPORTED) return cli_fail(e, CLI_USAGE, "--stats: only transform plans are timed per message");
+    if (st == RELAY_ERR_UNSUPPORTED) return cli_fail(e, CLI_USAGE, "--stats: only transform and N-D plans are timed per message");
     return st ? cli_fail_relay(e, CLI_FAILED, st, "--stats") : CLI_OK;
 }
 

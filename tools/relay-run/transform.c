@@ -97,11 +97,7 @@ int prepare_transform(const relay_plan *p, int rank, run_buffers *buf, cli_error
     if (run_buffers_init(buf, relay_plan_count(p), e)) return e->status;
     for (int k = 0; k < buf->count; k++) {
         int64_t na = relay_plan_buffer_elems(p, 1, k, rank), nb = relay_plan_buffer_elems(p, 0, k, rank);
-        buf->a[k] = run_alloc(na, relay_type_size(t));
-        buf->b[k] = run_alloc(nb, relay_type_size(t));
-        if (!buf->a[k] || !buf->b[k])
-            return cli_fail(e, CLI_FAILED, "rank %d cannot allocate pair %d's buffers: A %lld and B %lld elements of %zu bytes",
-                            rank, k, (long long)na, (long long)nb, relay_type_size(t));
+        if (run_alloc_pair(buf, k, na, nb, t, rank, e)) return e->status;
         for (int64_t x = 0; x < na; x++) run_store(buf->a[k], t, x, CMPLX(NAN, NAN));
         element_visit v = {.l = relay_plan_src_layout(p, k), .buf = buf->b[k], .type = t};
         rl_layout_for_each_block(v.l, rank, fill_block, &v);
