@@ -43,8 +43,8 @@ int64_t rl_nd_local_index(const relay_nd_layout *l, int k, int64_t g)
     const rl_nd_place *s = shard_place(l, k);
     if (!s) return g;
     if (s->splits) return g - s->splits[split_owner(s->splits, rl_nd_parts(l, k), g)];
-    int64_t cycle = s->block * rl_nd_parts(l, k);
-    return g / cycle * s->block + g % s->block;
+    int64_t blk = g / s->block; /* block * parts may pass 2^63: divide instead */
+    return blk / rl_nd_parts(l, k) * s->block + g % s->block;
 }
 
 int64_t rl_nd_local_extent(const relay_nd_layout *l, int k, int c)

@@ -83,17 +83,30 @@ static int64_t replica_position(const relay_nd_layout *src, const int *coords, i
     return rl_nd_mesh_position(src, c);
 }
 
-/* Whether dst_rank holds a replica of the group at `coords`. */
-static int holds_replica(const relay_nd_layout *src, const int *coords, int dst_rank)
+/* The index of the replica at `coords` among its group's. */
+static int64_t replica_index(const relay_nd_layout *l, const int *coords)
 {
-    int64_t at = rl_nd_position_of(src, dst_rank);
-    int own[RELAY_ND_MAX_MESH];
-    if (at < 0) return 0;
-    rl_nd_mesh_coords(src, at, own);
-    for (int m = 0; m < src->mesh_ndims; m++)
-        if (src->place[m].kind != RELAY_REPLICATE && own[m] != coords[m]) return 0;
-    return 1;
+    int64_t i = 0;
+    for (int m = 0; m < l->mesh_ndims; m++)
+        if (l->place[m].kind == RELAY_REPLICATE) i = i * l->mesh_shape[m] + coords[m];
+    return i;
 }
+
+/* rank's replica index in l's group at `coords` (replicate coordinates
+ * ignored), or -1 when it is not one of that group's replicas. */
+static int64_t member_index(const relay_nd_layout *l, const int *coords, int rank)
+{
+    int64_t at = rl_nd_position_of(l, rank);
+    int own[RELAY_ND_MAX_MESH];
+    if (at < 0) return -1;
+    rl_nd_mesh_coords(l, at, own);
+    for (int m = 0; m < l->mesh_ndims; m++)
+        if (l->place[m].kind != RELAY_REPLICATE && own[m] != coords[m]) return -1;
+    return replica_index(l, own);
+}
+
+/* Whether dst_rank holds a replica of the group at `coords`. */
+static int holds_replica(const relay_nd_layout *src, const int *coords, int dst_rank) { return member_index(src, coords, dst_rank) >= 0; }
 
 int rl_nd_source_replica(const relay_nd_layout *src, const int *coords, int dst_rank, int64_t dst_position,
                          const int32_t *node_of_rank)
@@ -126,6 +139,7 @@ typedef struct {
     int64_t nruns, cap;
     int64_t *coords, *first;
     int64_t ncoords;
+    rl_nd_run *flat;         /* the runs alone, in the same order: what transfers point into */
 } dim_cut;
 
 typedef struct {
@@ -191,12 +205,15 @@ static relay_status index_coords(dim_cut *c)
 {
     c->coords = rl_malloc_array((size_t)c->nruns, sizeof *c->coords);
     c->first = rl_malloc_array((size_t)c->nruns + 1, sizeof *c->first);
-    if (!c->coords || !c->first) return RL_NOMEM();
-    for (int64_t i = 0; i < c->nruns; i++)
+    c->flat = rl_malloc_array((size_t)c->nruns, sizeof *c->flat);
+    if (!c->coords || !c->first || !c->flat) return RL_NOMEM();
+    for (int64_t i = 0; i < c->nruns; i++) {
+        c->flat[i] = c->runs[i].run;
         if (i == 0 || c->runs[i].coord != c->runs[i - 1].coord) {
             c->coords[c->ncoords] = c->runs[i].coord;
             c->first[c->ncoords++] = i;
         }
+    }
     c->first[c->ncoords] = c->nruns;
     return RELAY_OK;
 }
@@ -220,6 +237,7 @@ static void dim_cut_free(dim_cut *c)
     free(c->runs);
     free(c->coords);
     free(c->first);
+    free(c->flat);
 }
 
 /* Coordinate `coord`'s runs of a cut: their index range, or -1. */
@@ -255,26 +273,17 @@ static relay_status push_transfer(transfer_list *list, const rl_nd_transfer *t)
 }
 
 /* The transfer with the peer whose coordinates give run range `at[k]` of
- * each dimension's cut. */
-static relay_status make_transfer(rl_nd_transfer *t, const dim_cut *cuts, const int64_t *at, int ndims)
+ * each dimension's cut: pointers into the cuts, which the part keeps. */
+static void make_transfer(rl_nd_transfer *t, const dim_cut *cuts, const int64_t *at, int ndims)
 {
-    int64_t total = 0;
-    for (int k = 0; k < ndims; k++) total += cuts[k].first[at[k] + 1] - cuts[k].first[at[k]];
-    if (!(t->storage = rl_malloc_array((size_t)total, sizeof *t->storage))) return RL_NOMEM();
-    rl_nd_run *next = t->storage;
     t->elems = 1;
     for (int k = 0; k < ndims; k++) {
         int64_t first = cuts[k].first[at[k]], len = 0;
         t->nruns[k] = cuts[k].first[at[k] + 1] - first;
-        t->runs[k] = next;
-        for (int64_t i = 0; i < t->nruns[k]; i++) {
-            next[i] = cuts[k].runs[first + i].run;
-            len += next[i].len;
-        }
-        next += t->nruns[k];
+        t->runs[k] = cuts[k].flat + first;
+        for (int64_t i = 0; i < t->nruns[k]; i++) len += t->runs[k][i].len;
         t->elems *= len; /* at most the receiver's local elements: no overflow */
     }
-    return RELAY_OK;
 }
 
 /* ---- 2. the peers of one pair --------------------------------------------- */
@@ -291,6 +300,9 @@ typedef struct {
     transfer_list *forwards;               /* receiving: what a replica passes on (sends) */
 } pair_job;
 
+/* Whether the pair forwards among A's replicas (below). */
+static int forwarding(const rl_nd_pair *pair) { return pair->forward && rl_nd_replicas(pair->dst) > 1; }
+
 /* The other side's candidate coordinates along its mesh dimension m. */
 static int64_t candidates(const pair_job *job, int m, const int64_t **list, int64_t *all)
 {
@@ -303,8 +315,8 @@ static int64_t candidates(const pair_job *job, int m, const int64_t **list, int6
         *list = job->cuts[k].coords;
         return job->cuts[k].ncoords;
     }
-    *list = NULL; /* every coordinate: 0 .. *all-1 */
-    *all = pl->kind == RELAY_REPLICATE && job->receiving ? 1 : other->mesh_shape[m];
+    *list = NULL; /* every coordinate: 0 .. *all-1; one for a replicate dimension whose group, not its replicas, is visited */
+    *all = pl->kind == RELAY_REPLICATE && (job->receiving || forwarding(job->pair)) ? 1 : other->mesh_shape[m];
     return *all;
 }
 
@@ -315,35 +327,62 @@ static int64_t candidates(const pair_job *job, int m, const int64_t **list, int6
  * and from there down a binomial tree over the group's replicas, counted
  * from the entry: replica e + rel receives from e + (rel without its
  * highest bit) and passes the same bytes on to e + rel + 2^j for every
- * 2^j > rel. */
-static int forwarding(const rl_nd_pair *pair) { return pair->forward && rl_nd_replicas(pair->dst) > 1; }
+ * 2^j > rel.  A replica that holds the source group itself (where the
+ * two layouts share ranks) reads its own instead, and its children get
+ * the elements packed from its B. */
 
-/* The index of the replica at `coords` among its group's. */
-static int64_t replica_index(const relay_nd_layout *l, const int *coords)
+/* One destination group as seen for one source group: where its tree
+ * starts and how to name its members. */
+typedef struct {
+    const pair_job *job;
+    const int *dcoords, *scoords;        /* the groups (replicate coordinates ignored) */
+    int64_t replicas, entry;
+} tree;
+
+static int tree_rank(const tree *t, int64_t rel)
 {
-    int64_t i = 0;
-    for (int m = 0; m < l->mesh_ndims; m++)
-        if (l->place[m].kind == RELAY_REPLICATE) i = i * l->mesh_shape[m] + coords[m];
-    return i;
+    const relay_nd_layout *dst = t->job->pair->dst;
+    return dst->mesh_ranks[replica_position(dst, t->dcoords, (t->entry + rel) % t->replicas)];
 }
 
-/* The entry of destination group `dcoords` for source group `scoords`:
- * the first replica that holds the source itself, else one spread by the
- * two groups' positions. */
+static int tree_holds(const tree *t, int64_t rel) { return holds_replica(t->job->pair->src, t->scoords, tree_rank(t, rel)); }
+
+static int64_t tree_parent(int64_t rel) { return rel & ~((int64_t)1 << (63 - __builtin_clzll((unsigned long long)rel))); }
+
+/* The entry: the lowest replica that holds the source group, found over
+ * whichever group has fewer replicas; else one spread by the groups'
+ * positions. */
 static int64_t entry_replica(const relay_nd_layout *dst, const int *dcoords, const relay_nd_layout *src, const int *scoords)
 {
-    int64_t replicas = rl_nd_replicas(dst);
-    for (int64_t i = 0; i < replicas; i++)
+    int64_t rd = rl_nd_replicas(dst), rs = rl_nd_replicas(src), best = -1;
+    for (int64_t i = 0; rd <= rs && i < rd; i++)
         if (holds_replica(src, scoords, dst->mesh_ranks[replica_position(dst, dcoords, i)])) return i;
-    return (replica_position(src, scoords, 0) + replica_position(dst, dcoords, 0)) % replicas;
+    for (int64_t i = 0; rd > rs && i < rs; i++) {
+        int64_t j = member_index(dst, dcoords, src->mesh_ranks[replica_position(src, scoords, i)]);
+        if (j >= 0 && (best < 0 || j < best)) best = j;
+    }
+    return best >= 0 ? best : (replica_position(src, scoords, 0) + replica_position(dst, dcoords, 0)) % rd;
 }
 
-/* The rank that reads source group `scoords` from B for the group's entry. */
-static int entry_origin(const pair_job *job, const int *dcoords, int64_t entry, const int *scoords)
+static tree tree_of(const pair_job *job, const int *dcoords, const int *scoords)
 {
-    const relay_nd_layout *dst = job->pair->dst;
-    int64_t position = replica_position(dst, dcoords, entry);
-    return rl_nd_source_replica(job->pair->src, scoords, dst->mesh_ranks[position], position, job->p->nd->node_of_rank);
+    tree t = {job, dcoords, scoords, rl_nd_replicas(job->pair->dst), 0};
+    t.entry = entry_replica(job->pair->dst, dcoords, job->pair->src, scoords);
+    return t;
+}
+
+/* The rank that packs from B what member rel gets: its nearest ancestor
+ * (itself included) that holds the source group, else the replica the
+ * rule picks for the entry.  O(log replicas). */
+static int tree_origin(const tree *t, int64_t rel)
+{
+    for (;; rel = tree_parent(rel)) {
+        if (tree_holds(t, rel)) return tree_rank(t, rel);
+        if (rel == 0) break;
+    }
+    const relay_nd_layout *dst = t->job->pair->dst;
+    int64_t position = replica_position(dst, t->dcoords, t->entry);
+    return rl_nd_source_replica(t->job->pair->src, t->scoords, dst->mesh_ranks[position], position, t->job->p->nd->node_of_rank);
 }
 
 /* ---- 3'. the transfers of one peer ----------------------------------------- */
@@ -352,51 +391,50 @@ static relay_status emit(pair_job *job, transfer_list *to, int peer, int origin,
 {
     rl_nd_transfer t = {.pair = job->pair_index, .peer = peer, .origin = origin, .partial = partial,
                         .forwarded = origin != peer && origin != job->rank};
-    relay_status st = make_transfer(&t, job->cuts, at, job->pair->dst->ndims);
-    if (!st) st = push_transfer(to, &t);
-    if (st) free(t.storage);
+    make_transfer(&t, job->cuts, at, job->pair->dst->ndims);
+    return push_transfer(to, &t);
+}
+
+/* In a forwarding pair: this replica's transfer of source group `coords`
+ * (its own, from its parent, or for the entry from the origin) and those
+ * it passes on to its children that do not hold the group. */
+static relay_status receive_in_tree(pair_job *job, const int *coords, const int64_t *at, int64_t partial)
+{
+    tree t = tree_of(job, job->my_coords, coords);
+    int64_t rel = (replica_index(job->pair->dst, job->my_coords) - t.entry + t.replicas) % t.replicas;
+    int origin = tree_origin(&t, rel), peer = origin == job->rank || rel == 0 ? origin : tree_rank(&t, tree_parent(rel));
+    relay_status st = emit(job, peer == job->rank ? job->local : job->out, peer, origin, at, partial);
+    for (int64_t step = 1; !st && step < t.replicas; step <<= 1)
+        if (step > rel && rel + step < t.replicas && !tree_holds(&t, rel + step))
+            st = emit(job, job->forwards, tree_rank(&t, rel + step), origin, at, partial);
     return st;
 }
 
 /* Receiving source group `coords`: from the replica the rule picks, or in
- * a forwarding pair from the tree's parent, passing it on to the
- * children. */
+ * a forwarding pair as its tree says. */
 static relay_status receive_group(pair_job *job, const int *coords, const int64_t *at, int64_t partial)
 {
-    const relay_nd_layout *dst = job->pair->dst;
-    if (!forwarding(job->pair)) {
-        int peer = rl_nd_source_replica(job->pair->src, coords, job->rank, job->my_position, job->p->nd->node_of_rank);
-        return emit(job, peer == job->rank ? job->local : job->out, peer, peer, at, partial);
-    }
-    int64_t replicas = rl_nd_replicas(dst), entry = entry_replica(dst, job->my_coords, job->pair->src, coords);
-    int64_t rel = (replica_index(dst, job->my_coords) - entry + replicas) % replicas;
-    int origin = entry_origin(job, job->my_coords, entry, coords), peer = origin;
-    if (rel > 0) {
-        int64_t parent = rel & ~((int64_t)1 << (63 - __builtin_clzll((unsigned long long)rel)));
-        peer = dst->mesh_ranks[replica_position(dst, job->my_coords, (entry + parent) % replicas)];
-    }
-    relay_status st = emit(job, peer == job->rank ? job->local : job->out, peer, origin, at, partial);
-    for (int64_t step = 1; !st && step < replicas; step <<= 1)
-        if (step > rel && rel + step < replicas)
-            st = emit(job, job->forwards, dst->mesh_ranks[replica_position(dst, job->my_coords, (entry + rel + step) % replicas)], origin,
-                      at, partial);
-    return st;
+    if (forwarding(job->pair)) return receive_in_tree(job, coords, at, partial);
+    int peer = rl_nd_source_replica(job->pair->src, coords, job->rank, job->my_position, job->p->nd->node_of_rank);
+    return emit(job, peer == job->rank ? job->local : job->out, peer, peer, at, partial);
 }
 
 /* Sending my group to the destination at `coords`, if it reads it from me
- * (in a forwarding pair: if it is its group's entry and I its origin). */
+ * (in a forwarding pair, whose sender visits groups: to the group's entry,
+ * if I am its origin). */
 static relay_status send_group(pair_job *job, const int *coords, const int64_t *at, int64_t partial)
 {
     const relay_nd_layout *dst = job->pair->dst;
     int64_t position = rl_nd_mesh_position(dst, coords);
     int peer = dst->mesh_ranks[position];
-    if (peer == job->rank) return RELAY_OK; /* the receiving pass keeps local transfers */
     if (forwarding(job->pair)) {
-        int64_t entry = entry_replica(dst, coords, job->pair->src, job->my_coords);
-        if (replica_index(dst, coords) != entry || entry_origin(job, coords, entry, job->my_coords) != job->rank) return RELAY_OK;
+        tree t = tree_of(job, coords, job->my_coords);
+        peer = tree_rank(&t, 0);
+        if (tree_origin(&t, 0) != job->rank) return RELAY_OK;
     } else if (rl_nd_source_replica(job->pair->src, job->my_coords, peer, position, job->p->nd->node_of_rank) != job->rank) {
         return RELAY_OK;
     }
+    if (peer == job->rank) return RELAY_OK; /* the receiving pass keeps local transfers */
     return emit(job, job->out, peer, job->rank, at, partial);
 }
 
@@ -435,8 +473,33 @@ static relay_status visit_peers(pair_job *job)
 }
 
 /* One pair, one direction. */
+/* The run lists transfers point into, kept for the part's life. */
+typedef struct {
+    rl_nd_run **v;
+    int64_t n, cap;
+} kept_cuts;
+
+static relay_status keep_cut(kept_cuts *k, rl_nd_run *flat)
+{
+    if (k->n == k->cap) {
+        int64_t cap = k->cap ? 2 * k->cap : 8;
+        rl_nd_run **grown = realloc(k->v, (size_t)cap * sizeof *grown);
+        if (!grown) return RL_NOMEM();
+        k->v = grown;
+        k->cap = cap;
+    }
+    k->v[k->n++] = flat;
+    return RELAY_OK;
+}
+
+static void free_kept(rl_nd_run **v, int64_t n)
+{
+    for (int64_t i = 0; v && i < n; i++) free(v[i]);
+    free(v);
+}
+
 static relay_status derive_pair(const relay_plan *p, int k, int rank, int receiving, transfer_list *out, transfer_list *local,
-                                transfer_list *forwards)
+                                transfer_list *forwards, kept_cuts *kept)
 {
     const rl_nd_pair *pair = &p->nd->pairs[k];
     const relay_nd_layout *mine = receiving ? pair->dst : pair->src;
@@ -452,7 +515,10 @@ static relay_status derive_pair(const relay_plan *p, int k, int rank, int receiv
         st = cut_dimension(&job.cuts[a], pair, a, receiving, rl_nd_dim_coord(mine, dim_in_mine, job.my_coords));
     }
     if (!st) st = visit_peers(&job);
-    for (int a = 0; a < d; a++) dim_cut_free(&job.cuts[a]);
+    for (int a = 0; a < d; a++) {
+        if (!st && job.cuts[a].flat && (st = keep_cut(kept, job.cuts[a].flat)) == RELAY_OK) job.cuts[a].flat = NULL;
+        dim_cut_free(&job.cuts[a]);
+    }
     return st;
 }
 
@@ -471,39 +537,37 @@ static int by_peer_then_pair(const void *a, const void *b)
     return (x->origin > y->origin) - (x->origin < y->origin);
 }
 
-static void free_transfers(rl_nd_transfer *v, int64_t n)
-{
-    for (int64_t i = 0; v && i < n; i++) free(v[i].storage);
-    free(v);
-}
-
 void rl_nd_part_free(rl_nd_part *part)
 {
     if (!part) return;
-    free_transfers(part->send, part->nsend);
-    free_transfers(part->recv, part->nrecv);
-    free_transfers(part->local, part->nlocal);
+    free(part->send);
+    free(part->recv);
+    free(part->local);
+    free_kept(part->cuts, part->ncuts);
     memset(part, 0, sizeof *part);
 }
 
 relay_status rl_nd_part_derive(rl_nd_part *out, const relay_plan *p, int rank, unsigned which)
 {
     transfer_list send = {0}, recv = {0}, local = {0}, ignored = {0};
+    kept_cuts kept = {0};
     relay_status st = RELAY_OK;
     for (int k = 0; k < p->nd->count && !st; k++) {
-        if (which & RL_ND_SENDS) st = derive_pair(p, k, rank, 0, &send, &ignored, &ignored);
-        if (!st) st = derive_pair(p, k, rank, 1, (which & RL_ND_RECEIVES) ? &recv : &ignored, &local, (which & RL_ND_SENDS) ? &send : &ignored);
-        free_transfers(ignored.v, ignored.n);
-        ignored = (transfer_list){0};
+        if (which & RL_ND_SENDS) st = derive_pair(p, k, rank, 0, &send, &ignored, &ignored, &kept);
+        if (!st)
+            st = derive_pair(p, k, rank, 1, (which & RL_ND_RECEIVES) ? &recv : &ignored, &local, (which & RL_ND_SENDS) ? &send : &ignored, &kept);
+        ignored.n = 0;
     }
+    free(ignored.v);
     if (st) {
-        free_transfers(send.v, send.n);
-        free_transfers(recv.v, recv.n);
-        free_transfers(local.v, local.n);
+        free(send.v);
+        free(recv.v);
+        free(local.v);
+        free_kept(kept.v, kept.n);
         return st;
     }
     if (send.n) qsort(send.v, (size_t)send.n, sizeof *send.v, by_peer_then_pair);
     if (recv.n) qsort(recv.v, (size_t)recv.n, sizeof *recv.v, by_peer_then_pair);
-    *out = (rl_nd_part){rank, send.n, recv.n, local.n, send.v, recv.v, local.v};
+    *out = (rl_nd_part){rank, send.n, recv.n, local.n, send.v, recv.v, local.v, kept.v, kept.n};
     return RELAY_OK;
 }

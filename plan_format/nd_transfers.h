@@ -30,8 +30,7 @@ typedef struct {
     int64_t partial;                     /* the source's partial piece: 0 .. pieces-1 */
     int64_t elems;                       /* product of the run lists' lengths */
     int64_t nruns[RELAY_ND_MAX_DIMS];    /* per A dimension */
-    rl_nd_run *runs[RELAY_ND_MAX_DIMS];  /* into `storage` */
-    rl_nd_run *storage;
+    rl_nd_run *runs[RELAY_ND_MAX_DIMS];  /* into the part's cuts: the peers of one coordinate share them */
 } rl_nd_transfer;
 
 /* Whether t travels on its own (a replica passing on what it received)
@@ -45,9 +44,15 @@ typedef struct {
     int rank;
     int64_t nsend, nrecv, nlocal;
     rl_nd_transfer *send, *recv, *local;
+    rl_nd_run **cuts;                    /* the run lists transfers point into: one per pair, */
+    int64_t ncuts;                       /* direction and dimension, O(the rank's own blocks) */
 } rl_nd_part;
 
 enum { RL_ND_SENDS = 1, RL_ND_RECEIVES = 2 };
+
+/* Tags every MPI offers (MPI_TAG_UB is at least this): a transfer passed
+ * on travels under its own tag, 1, 2, ... between two ranks. */
+enum { RL_ND_GUARANTEED_TAGS = 32767 };
 
 /* Derives the transfers of `rank` in plan p (kind ND) that `which`
  * (RL_ND_SENDS | RL_ND_RECEIVES) asks for; a local transfer counts as both.

@@ -71,7 +71,17 @@ static relay_status copy_node_map(relay_plan *p, const int *node_of_rank)
     return RELAY_OK;
 }
 
-/* One rank's receives, counted into s. */
+/* Statistics saturate at 2^63 - 1 rather than wrap: 16 replicas of a
+ * 2^56-element array move more bytes than an int64_t counts. */
+static void add_saturating(int64_t *sum, int64_t a, int64_t b)
+{
+    int64_t product, total;
+    if (rl_mul_overflows(a, b, &product) || rl_add_overflows(*sum, product, &total)) total = INT64_MAX;
+    *sum = total;
+}
+
+/* One rank's receives, counted into s: a message per peer for what was
+ * read from B, and one per transfer passed on by a replica (nd_messages.h). */
 static relay_status count_rank(const relay_plan *p, int rank, relay_plan_stats *s)
 {
     rl_nd_part part;
@@ -79,16 +89,17 @@ static relay_status count_rank(const relay_plan *p, int rank, relay_plan_stats *
     if (st) return st;
     int64_t esz = (int64_t)relay_type_size(p->type);
     for (int64_t i = 0; i < part.nrecv; i++) {
-        s->bytes_remote += part.recv[i].elems * esz;
-        s->messages += i == 0 || part.recv[i].peer != part.recv[i - 1].peer;
+        const rl_nd_transfer *t = &part.recv[i];
+        add_saturating(&s->bytes_remote, t->elems, esz);
+        s->messages += i == 0 || t->peer != part.recv[i - 1].peer || t->forwarded;
     }
     for (int pass = 0; pass < 2; pass++) {
         const rl_nd_transfer *v = pass ? part.local : part.recv;
         for (int64_t i = 0, n = pass ? part.nlocal : part.nrecv; i < n; i++) {
             int64_t boxes = 1;
             for (int k = 0; k < p->nd->pairs[v[i].pair].dst->ndims; k++) boxes *= v[i].nruns[k];
-            s->bytes_total += v[i].elems * esz;
-            s->pieces += boxes;
+            add_saturating(&s->bytes_total, v[i].elems, esz);
+            add_saturating(&s->pieces, boxes, 1);
         }
     }
     rl_nd_part_free(&part);
@@ -100,6 +111,7 @@ static relay_status count_rank(const relay_plan *p, int rank, relay_plan_stats *
 typedef struct {
     int64_t busiest;         /* the most any rank sends or receives */
     int64_t packed;          /* packed by all ranks together */
+    int64_t passed_on;       /* the most transfers one rank passes on to one peer: each its own tag */
 } traffic;
 
 static relay_status rank_traffic(const relay_plan *p, int rank, traffic *t)
@@ -107,10 +119,13 @@ static relay_status rank_traffic(const relay_plan *p, int rank, traffic *t)
     rl_nd_part part;
     relay_status st = rl_nd_part_derive(&part, p, rank, RL_ND_SENDS | RL_ND_RECEIVES);
     if (st) return st;
-    int64_t sent = 0, received = 0;
+    int64_t sent = 0, received = 0, run = 0;
     for (int64_t i = 0; i < part.nsend; i++) {
-        sent += part.send[i].elems;
-        t->packed += part.send[i].forwarded ? 0 : part.send[i].elems;
+        const rl_nd_transfer *s = &part.send[i];
+        sent += s->elems;
+        t->packed += s->forwarded ? 0 : s->elems;
+        run = s->forwarded ? (i > 0 && part.send[i - 1].peer == s->peer ? run + 1 : 1) : 0;
+        if (run > t->passed_on) t->passed_on = run;
     }
     for (int64_t i = 0; i < part.nrecv; i++) received += part.recv[i].elems;
     if (sent > t->busiest) t->busiest = sent;
@@ -122,10 +137,10 @@ static relay_status rank_traffic(const relay_plan *p, int rank, traffic *t)
 static relay_status plan_traffic(const relay_plan *p, traffic *total)
 {
     relay_status st = RELAY_OK;
-    *total = (traffic){0, 0};
+    *total = (traffic){0, 0, 0};
 #pragma omp parallel if (p->nranks >= RL_PARALLEL_RANKS)
     {
-        traffic mine = {0, 0};
+        traffic mine = {0, 0, 0};
         relay_status my_st = RELAY_OK;
 #pragma omp for schedule(dynamic, 16)
         for (int r = 0; r < p->nranks; r++)
@@ -134,6 +149,7 @@ static relay_status plan_traffic(const relay_plan *p, traffic *total)
         {
             if (my_st && !st) st = my_st;
             if (mine.busiest > total->busiest) total->busiest = mine.busiest;
+            if (mine.passed_on > total->passed_on) total->passed_on = mine.passed_on;
             total->packed += mine.packed;
         }
     }
@@ -150,7 +166,8 @@ static void set_forwarding(relay_plan *p, int forward)
  * receive; on a tie, the one that packs fewer (on a shared-memory node
  * the copies are the cost: 8 tensors from 4 ranks to 2 x 2 replicas
  * replay in 0.85 of direct's time forwarded, docs/benchmarks.md), and
- * direct if that ties too (its messages start at once). */
+ * direct if that ties too (its messages start at once), or if forwarding
+ * would need more tags between two ranks than every MPI has. */
 static relay_status choose_replicas(relay_plan *p, relay_replicas how)
 {
     int replicated = 0;
@@ -164,7 +181,8 @@ static relay_status choose_replicas(relay_plan *p, relay_replicas how)
     relay_status st = plan_traffic(p, &forward);
     set_forwarding(p, 0);
     if (!st) st = plan_traffic(p, &direct);
-    set_forwarding(p, !st && (forward.busiest < direct.busiest || (forward.busiest == direct.busiest && forward.packed < direct.packed)));
+    int faster = forward.busiest < direct.busiest || (forward.busiest == direct.busiest && forward.packed < direct.packed);
+    set_forwarding(p, !st && faster && forward.passed_on <= RL_ND_GUARANTEED_TAGS);
     return st;
 }
 
@@ -182,10 +200,10 @@ static relay_status count_stats(relay_plan *p)
 #pragma omp critical
         {
             if (my_st && !st) st = my_st;
-            total.bytes_total += mine.bytes_total;
-            total.bytes_remote += mine.bytes_remote;
+            add_saturating(&total.bytes_total, mine.bytes_total, 1);
+            add_saturating(&total.bytes_remote, mine.bytes_remote, 1);
             total.messages += mine.messages;
-            total.pieces += mine.pieces;
+            add_saturating(&total.pieces, mine.pieces, 1);
         }
     }
     total.bytes_remote_identity = total.bytes_remote;

@@ -110,6 +110,7 @@ static relay_status nd_prepare(void **state, const relay_plan *p, const rl_exec_
     x->type = p->type;
     x->esz = relay_type_size(p->type);
     x->elem_type = MPI_DATATYPE_NULL;
+    if (setup->nranks != p->nranks) return RELAY_OK; /* refused by the agreement that follows: derive nothing */
     relay_status st = copy_header(x, p);
     if (!st && !(x->pairs = rl_calloc((size_t)x->count, sizeof *x->pairs))) st = RL_NOMEM();
     if (!st && !(x->summed = rl_calloc((size_t)x->count, sizeof *x->summed))) st = RL_NOMEM();
@@ -176,14 +177,25 @@ static void nd_replayed(const void *state, relay_tuning_choice *c)
 
 /* ---- binding ------------------------------------------------------------------- */
 
+/* Transfers passed on take tags 1, 2, ... between two ranks: refused,
+ * rather than wrapped, past this MPI's MPI_TAG_UB. */
+static relay_status check_tags(const nd_exec *x, MPI_Comm comm)
+{
+    int *ub = NULL, flag = 0;
+    MPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &flag);
+    int64_t limit = flag && ub ? *ub : RL_ND_GUARANTEED_TAGS;
+    if (x->msg.max_tag <= limit) return RELAY_OK;
+    return rl_fail(RELAY_ERR_UNSUPPORTED, "N-D plan: %lld transfers passed on between two ranks need as many tags; this MPI has %lld "
+                                          "(plan with RELAY_REPLICAS_DIRECT)", (long long)x->msg.max_tag, (long long)limit);
+}
+
 static relay_status nd_bind(void *state, MPI_Comm comm, relay_internal_scratch *lent)
 {
     (void)lent;
     nd_exec *x = state;
-    if (x->rederive) { /* every rank got the same choice: all derive again, and agree that all could */
-        relay_status st = rl_agree(comm, derive(x), "deriving an N-D plan's transfers as chosen");
-        if (st) return st;
-    }
+    relay_status st = x->rederive ? derive(x) : RELAY_OK; /* every rank got the same choice: all derive again */
+    if (!st) st = check_tags(x, comm);
+    if ((st = rl_agree(comm, st, "binding an N-D plan's messages"))) return st;
     int rc = MPI_Type_contiguous((int)x->esz, MPI_BYTE, &x->elem_type);
     if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&x->elem_type);
     const rl_nd_messages *m = &x->msg;

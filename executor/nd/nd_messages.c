@@ -7,11 +7,9 @@
 #include "error.h"
 #include "nd_messages.h"
 
-enum { MAX_TAG = 32767 }; /* the least MPI_TAG_UB MPI guarantees */
-
 /* Messages of a sorted list: a peer's transfers read from B as one, then
- * each one passed on alone. */
-static relay_status group(const rl_nd_transfer *v, int64_t n, rl_nd_message **out, int *count)
+ * each one passed on alone; *max_tag, the largest tag they take. */
+static relay_status group(const rl_nd_transfer *v, int64_t n, rl_nd_message **out, int *count, int64_t *max_tag)
 {
     int messages = 0;
     for (int64_t i = 0; i < n; i++) messages += i == 0 || v[i].peer != v[i - 1].peer || v[i].forwarded;
@@ -19,15 +17,14 @@ static relay_status group(const rl_nd_transfer *v, int64_t n, rl_nd_message **ou
     if (!m) return RL_NOMEM();
     *out = m;
     *count = messages;
-    int at = -1, tag = 0;
+    int at = -1;
+    int64_t tag = 0;
     for (int64_t i = 0; i < n; i++) {
         int same_peer = i > 0 && v[i].peer == v[i - 1].peer;
         if (!same_peer || v[i].forwarded) {
             tag = same_peer && v[i - 1].forwarded ? tag + 1 : v[i].forwarded;
-            if (tag > MAX_TAG)
-                return rl_fail(RELAY_ERR_UNSUPPORTED, "N-D plan: more than %d transfers passed on between two ranks (peer %d)", MAX_TAG,
-                               v[i].peer);
-            m[++at] = (rl_nd_message){v[i].peer, tag, i, 0, 0, NULL, -1, 0};
+            if (tag > *max_tag) *max_tag = tag;
+            m[++at] = (rl_nd_message){v[i].peer, tag > INT32_MAX ? INT32_MAX : (int)tag, i, 0, 0, NULL, -1, 0};
         }
         m[at].count++;
         m[at].elems += v[i].elems;
@@ -116,8 +113,8 @@ static relay_status index_starts(rl_nd_messages *m)
 relay_status rl_nd_messages_build(rl_nd_messages *m, const rl_nd_part *part, size_t esz)
 {
     memset(m, 0, sizeof *m);
-    relay_status st = group(part->send, part->nsend, &m->send, &m->nsend);
-    if (!st) st = group(part->recv, part->nrecv, &m->recv, &m->nrecv);
+    relay_status st = group(part->send, part->nsend, &m->send, &m->nsend, &m->max_tag);
+    if (!st) st = group(part->recv, part->nrecv, &m->recv, &m->nrecv, &m->max_tag);
     if (!st) st = link_forwards(m, part, esz);
     if (!st) st = own_buffers(m->recv, m->nrecv, esz, &m->recv_buf);
     if (!st) st = own_buffers(m->send, m->nsend, esz, &m->send_buf);

@@ -26,10 +26,10 @@ typedef struct {
     rl_nd_message *send, *recv;
     char *send_buf, *recv_buf;    /* the buffers of the messages read from B, and of every receive */
     int *starts_first, *starts;   /* per receive (CSR): the sends it lets start when it lands */
+    int64_t max_tag;              /* the largest tag of any message: binding checks MPI_TAG_UB */
 } rl_nd_messages;
 
-/* RELAY_ERR_UNSUPPORTED when a message exceeds MPI's int counts or two
- * ranks pass on more transfers than the 32,767 tags MPI guarantees. */
+/* RELAY_ERR_UNSUPPORTED when a message exceeds MPI's int counts. */
 relay_status rl_nd_messages_build(rl_nd_messages *m, const rl_nd_part *part, size_t esz);
 void rl_nd_messages_free(rl_nd_messages *m);
 
