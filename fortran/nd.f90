@@ -143,17 +143,19 @@ contains
     end do
   end function c_placements
 
+  ! (The arrays C reads by address are CONTIGUOUS: a strided section
+  ! arrives as a contiguous copy, not as every other element.)
   ! An N-D layout: shape (1-8 extents), a mesh of mesh_shape (1-4 sizes)
   ! over mesh_ranks (their product, mesh order: the last mesh dimension
   ! fastest), one placement per mesh dimension, local storage in `order`
   ! (RELAY_COL_MAJOR: Fortran order) and optional padded local extents.
   function relay_nd_layout_create(layout, shape, mesh_shape, mesh_ranks, placements, order, padded) result(st)
     type(relay_nd_layout), intent(inout) :: layout
-    integer(c_int64_t), intent(in), target :: shape(:)
-    integer(c_int), intent(in), target :: mesh_shape(:), mesh_ranks(:)
+    integer(c_int64_t), intent(in), target, contiguous :: shape(:)
+    integer(c_int), intent(in), target, contiguous :: mesh_shape(:), mesh_ranks(:)
     type(relay_placement), intent(in), target :: placements(:)
     integer(c_int), intent(in) :: order
-    integer(c_int64_t), intent(in), target, optional :: padded(:)
+    integer(c_int64_t), intent(in), target, contiguous, optional :: padded(:)
     integer(c_int) :: st
     type(c_placement), allocatable, target :: places(:)
     type(c_nd_desc) :: d

@@ -1,8 +1,8 @@
-/* nd_plan.c — the N-D plan object (kind RELAY_PLAN_ND): its pairs,
- * release, the accessors of relay/nd.h and its buffers' sizes. */
+/* nd_plan.c — the body of an N-D plan (kind RELAY_PLAN_ND, plan.c makes
+ * the plan around it): its pairs and node map, their copy and release,
+ * the accessors of relay/nd.h and its buffers' sizes. */
 #include <string.h>
 
-#include "codec.h"
 #include "error.h"
 #include "plan_internal.h"
 
@@ -18,26 +18,32 @@ void rl_nd_plan_free(rl_nd_plan *nd)
     free(nd);
 }
 
-relay_status rl_nd_plan_new(relay_plan **out, int nranks, int count, relay_type type)
+rl_nd_plan *rl_nd_plan_body(int count)
 {
-    relay_plan *p = rl_plan_alloc(nranks, 0);
     rl_nd_plan *nd = calloc(1, sizeof *nd);
     rl_nd_pair *pairs = rl_calloc((size_t)count, sizeof *pairs);
-    if (!p || !nd || !pairs) {
-        relay_plan_free(p);
+    if (!nd || !pairs) {
         free(nd);
         free(pairs);
-        return RL_NOMEM();
+        return NULL;
     }
     nd->count = count;
     nd->pairs = pairs;
-    p->nd = nd;
-    p->kind = RELAY_PLAN_ND;
-    p->type = type;
-    p->schedule = RELAY_SCHED_P2P;
-    p->format_major = RELAY_FORMAT_ND_MAJOR; /* the file it makes */
-    p->format_minor = RELAY_FORMAT_ND_MINOR;
-    *out = p;
+    return nd;
+}
+
+relay_status rl_nd_plan_body_copy(rl_nd_plan *to, const rl_nd_plan *from, int nranks)
+{
+    relay_status st = RELAY_OK;
+    for (int k = 0; !st && k < from->count; k++) {
+        rl_nd_pair *pair = &to->pairs[k];
+        *pair = (rl_nd_pair){.op = from->pairs[k].op, .forward = from->pairs[k].forward};
+        memcpy(pair->perm, from->pairs[k].perm, sizeof pair->perm);
+        if (!(st = rl_nd_layout_clone(&pair->dst, from->pairs[k].dst))) st = rl_nd_layout_clone(&pair->src, from->pairs[k].src);
+    }
+    if (st || !from->node_of_rank) return st;
+    if (!(to->node_of_rank = rl_malloc_array((size_t)nranks, sizeof *to->node_of_rank))) return RL_NOMEM();
+    memcpy(to->node_of_rank, from->node_of_rank, (size_t)nranks * sizeof *to->node_of_rank);
     return RELAY_OK;
 }
 

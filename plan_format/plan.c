@@ -42,6 +42,40 @@ relay_plan *rl_plan_alloc(int nranks, int count)
     return p;
 }
 
+relay_status rl_nd_plan_new(relay_plan **out, int nranks, int count, relay_type type)
+{
+    relay_plan *p = rl_plan_alloc(nranks, 0);
+    rl_nd_plan *nd = rl_nd_plan_body(count);
+    if (!p || !nd) {
+        relay_plan_free(p);
+        rl_nd_plan_free(nd);
+        return RL_NOMEM();
+    }
+    p->nd = nd;
+    p->kind = RELAY_PLAN_ND;
+    p->type = type;
+    p->schedule = RELAY_SCHED_P2P;
+    p->format_major = RELAY_FORMAT_ND_MAJOR; /* the file it makes */
+    p->format_minor = RELAY_FORMAT_ND_MINOR;
+    *out = p;
+    return RELAY_OK;
+}
+
+relay_status rl_nd_plan_clone(relay_plan **out, const relay_plan *p)
+{
+    relay_status st = rl_nd_plan_new(out, p->nranks, p->nd->count, p->type);
+    if (!st) st = rl_nd_plan_body_copy((*out)->nd, p->nd, p->nranks);
+    if (st) {
+        relay_plan_free(*out);
+        *out = NULL;
+        return st;
+    }
+    (*out)->fingerprint = p->fingerprint;
+    (*out)->stats = p->stats;
+    (*out)->tuning = p->tuning;
+    return RELAY_OK;
+}
+
 void relay_plan_free(relay_plan *p)
 {
     if (!p) return;

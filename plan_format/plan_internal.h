@@ -157,9 +157,15 @@ typedef struct {
     int32_t *node_of_rank;   /* nranks entries, or NULL: no node map */
 } rl_nd_plan;
 
-/* The N-D plan object (nd_plan.c): a plan of kind RELAY_PLAN_ND with
- * count empty pairs, and what plan.c's accessors ask of it. */
+/* An N-D plan (plan.c): a plan of kind RELAY_PLAN_ND with count empty
+ * pairs, or a deep copy of one (fingerprint, statistics and tuning too). */
 relay_status rl_nd_plan_new(relay_plan **out, int nranks, int count, relay_type type);
+relay_status rl_nd_plan_clone(relay_plan **out, const relay_plan *p);
+/* Its body (nd_plan.c): count empty pairs, a deep copy of another's pairs
+ * and node map into one of the same count, its release, and what plan.c's
+ * accessors ask of it. */
+rl_nd_plan *rl_nd_plan_body(int count);
+relay_status rl_nd_plan_body_copy(rl_nd_plan *to, const rl_nd_plan *from, int nranks);
 /* Whether some pair's destination is replicated, and whether some pair forwards. */
 int rl_nd_plan_replicated(const rl_nd_plan *nd);
 int rl_nd_plan_forwards(const rl_nd_plan *nd);

@@ -57,26 +57,6 @@ typedef struct {
 
 /* ---- preparing ----------------------------------------------------------------- */
 
-static relay_status copy_header(nd_exec *x, const relay_plan *p)
-{
-    relay_status st = rl_nd_plan_new(&x->header, p->nranks, p->nd->count, p->type);
-    for (int k = 0; !st && k < p->nd->count; k++) {
-        rl_nd_pair *to = &x->header->nd->pairs[k];
-        const rl_nd_pair *from = &p->nd->pairs[k];
-        to->op = from->op;
-        to->forward = from->forward;
-        memcpy(to->perm, from->perm, sizeof to->perm);
-        if (!(st = rl_nd_layout_clone(&to->dst, from->dst))) st = rl_nd_layout_clone(&to->src, from->src);
-    }
-    if (!st && p->nd->node_of_rank) {
-        x->header->nd->node_of_rank = rl_malloc_array((size_t)p->nranks, sizeof(int32_t));
-        if (!x->header->nd->node_of_rank) return RL_NOMEM();
-        memcpy(x->header->nd->node_of_rank, p->nd->node_of_rank, (size_t)p->nranks * sizeof(int32_t));
-    }
-    if (!st) x->nd = x->header->nd;
-    return st;
-}
-
 static void prepare_pair(nd_pair_state *ps, const rl_nd_pair *pair, int rank)
 {
     int coords[RELAY_ND_MAX_MESH];
@@ -111,7 +91,8 @@ static relay_status nd_prepare(void **state, const relay_plan *p, const rl_exec_
     x->esz = relay_type_size(p->type);
     x->elem_type = MPI_DATATYPE_NULL;
     if (setup->nranks != p->nranks) return RELAY_OK; /* refused by the agreement that follows: derive nothing */
-    relay_status st = copy_header(x, p);
+    relay_status st = rl_nd_plan_clone(&x->header, p); /* the executor outlives the caller's plan */
+    if (!st) x->nd = x->header->nd;
     if (!st && !(x->pairs = rl_calloc((size_t)x->count, sizeof *x->pairs))) st = RL_NOMEM();
     if (!st && !(x->summed = rl_calloc((size_t)x->count, sizeof *x->summed))) st = RL_NOMEM();
     if (st) return st;

@@ -35,9 +35,10 @@
  * destination receive, is the plan's choice (docs/design.md): every element
  * of A is read from exactly one replica of B (a rank that holds one reads
  * its own; others spread over the replicas, node-local ones first when the
- * options give a node map), every replica of A receives its part directly,
- * and partial sums are added in the order of their mesh coordinates, so
- * that replays are bitwise reproducible. */
+ * options give a node map); every replica of A receives, either directly
+ * from the sources or down a tree among the replicas
+ * (relay_plan_options.replicas); and partial sums are added in the order
+ * of their mesh coordinates, so that replays are bitwise reproducible. */
 #ifndef RELAY_ND_H
 #define RELAY_ND_H
 
@@ -102,7 +103,8 @@ RELAY_API relay_status relay_nd_layout_locate(const relay_nd_layout *l, int rank
  * (see above; NULL as op says).  opts as relay_plan_transform's but
  * relabeling (refused, RELAY_ERR_UNSUPPORTED), schedule (p2p, the one an
  * N-D plan replays with) and the memory cap (refused); node_of_rank guides
- * the choice of source replicas.  The plan's kind is RELAY_PLAN_ND: it is
+ * the choice of source replicas (inter_node_weight is not used), replicas
+ * how a replicated destination receives.  The plan's kind is RELAY_PLAN_ND: it is
  * its header alone (the layouts, permutations and node map), from which
  * each rank derives its own messages when it binds, in time and memory
  * that follow its messages. */
