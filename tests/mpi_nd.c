@@ -38,9 +38,25 @@
  * sums over replays and equality of replicas; bad input to the planner;
  * a start refused on one rank; plans that differ between ranks; which
  * replica of a source is read (its own, spread, node first).  Every check
- * is collective (mpi_check.h): all ranks agree on each verdict. */
+ * is collective (mpi_check.h): all ranks agree on each verdict.
+ *
+ * Forwarding among a destination's replicas (relay_plan_options.replicas):
+ * hand-picked cases planned direct and forward (every type and variant, the
+ * forward plan also replayed from its file): broadcasts to R = np replicas,
+ * R = 3, two replicate mesh dimensions (R,R; R,S0,R), partial sources, the
+ * weight-sync shape on disjoint groups, overlapping groups where replicas
+ * of A hold replicas of B (with a node map), and batches whose trees pass
+ * on in opposite directions and in cycles between the same ranks (which
+ * would deadlock were a transfer passed on to wait for more than its own
+ * bytes); each case's traffic against a model derived here from the
+ * documented rules (each rank's bytes, the MPI messages bound, counted over
+ * PMPI, and the plan's statistics; the sources sending once per group; the
+ * choice auto makes; the "forward" key of the plan file); partial sums of
+ * inexact values bitwise equal forwarded and direct; bad replicas values;
+ * and the random cases and batches again with forward forced. */
 #include <complex.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -317,6 +333,7 @@ typedef struct {
     relay_type type;
     int node_map;       /* plan with a node map (rank / 2) */
     int reload;         /* replay the plan encoded and decoded for this rank */
+    relay_replicas replicas; /* relay_plan_options.replicas (0: auto, the default) */
     char name[160];
 } tcase;
 
@@ -449,6 +466,38 @@ static int replay_and_check(const tcase *c, relay_exec *ex, rank_part *ap, rank_
     return ok;
 }
 
+/* The replicas of a layout: the product of its REPLICATE mesh dimensions. */
+static int replica_count(const lay *l)
+{
+    int r = 1;
+    for (int m = 0; m < l->mesh_ndims; m++)
+        if (l->kind[m] == RELAY_REPLICATE) r *= l->mesh_shape[m];
+    return r;
+}
+
+/* Pairs whose destination has replicas (the ones a forwarding plan marks). */
+static int replicated_pairs(const tcase *c)
+{
+    int n = 0;
+    for (int q = 0; q < c->count; q++) n += replica_count(&c->a[q]) > 1;
+    return n;
+}
+
+/* "forward": 1 entries of a plan file (msgpack: fixstr "forward", then positive fixint 1);
+ * -1 if a "forward" key holds anything else. */
+static int forward_keys(const void *bytes, size_t len)
+{
+    static const char key[] = "\xa7" "forward";
+    const unsigned char *b = bytes;
+    int n = 0;
+    for (size_t i = 0; i + sizeof key <= len; i++)
+        if (!memcmp(b + i, key, sizeof key - 1)) {
+            if (b[i + sizeof key - 1] != 1) return -1;
+            n++;
+        }
+    return n;
+}
+
 static int all_ranks(int ok)
 {
     int all;
@@ -485,7 +534,9 @@ static void run_case(const tcase *c, unsigned variants)
         int nodes[MAXR];
         for (int r = 0; r < np; r++) nodes[r] = r / 2;
         if (c->node_map) o.node_of_rank = nodes;
-        relay_status s = c->count == 1 ? relay_plan_nd(&plan, np, la[0], lb[0], c->op[0], perms[0], c->type, c->node_map ? &o : NULL)
+        o.replicas = c->replicas;
+        int given = c->node_map || c->replicas != RELAY_REPLICAS_AUTO;
+        relay_status s = c->count == 1 ? relay_plan_nd(&plan, np, la[0], lb[0], c->op[0], perms[0], c->type, given ? &o : NULL)
                                         : relay_plan_nd_batch(&plan, np, c->count, dst, src, c->op, perms, c->type, &o);
         if (s) {
             ok = 0;
@@ -545,6 +596,18 @@ static void run_case(const tcase *c, unsigned variants)
         replayed = NULL;
         relay_status s = relay_plan_encode(plan, &bytes, &len);
         if (!s) s = relay_plan_decode(&replayed, bytes, len, me);
+        /* the replicas' choice travels in the file: a "forward" key per pair that forwards */
+        if (!s && c->replicas != RELAY_REPLICAS_AUTO) {
+            int keys = forward_keys(bytes, len), want = c->replicas == RELAY_REPLICAS_FORWARD ? replicated_pairs(c) : 0;
+            if (keys != want) {
+                ok = 0;
+                printf("  rank %d: %s: the plan file has %d pairs marked forward, expected %d\n", me, tag, keys, want);
+            }
+        }
+        if (!s && relay_plan_fingerprint(replayed) != relay_plan_fingerprint(plan)) {
+            ok = 0;
+            printf("  rank %d: %s: the decoded plan's fingerprint differs\n", me, tag);
+        }
         free(bytes);
         if (s) {
             ok = 0;
@@ -1017,7 +1080,9 @@ static void random_pair(tcase *c, int q)
     random_layout(&c->b[q], nd, bs, 1);
 }
 
-static void random_cases(void)
+static void check_traffic(const tcase *given, int expect_auto);
+
+static void random_cases(relay_replicas how)
 {
     static const relay_type types[] = {RELAY_FLOAT, RELAY_DOUBLE, RELAY_CFLOAT, RELAY_CDOUBLE};
     /* MPI_ND_CASES and MPI_ND_SEED run other cases (hunting); the suite runs the fixed ones */
@@ -1036,12 +1101,15 @@ static void random_cases(void)
         c.reload = chance(20);
         unsigned variants = 1u << rng(0, VARIANTS - 1);
         variants |= 1u << rng(0, VARIANTS - 1);
-        snprintf(c.name, sizeof c.name, "random case %d seed %#llx", i, (unsigned long long)seed);
+        c.replicas = how;
+        snprintf(c.name, sizeof c.name, "random case %d seed %#llx%s", i, (unsigned long long)seed,
+                 how == RELAY_REPLICAS_FORWARD ? " [forward]" : "");
         run_case(&c, variants);
+        if (how == RELAY_REPLICAS_FORWARD) check_traffic(&c, -1);
     }
 }
 
-static void batches(void)
+static void batches(relay_replicas how)
 {
     static const relay_type types[] = {RELAY_FLOAT, RELAY_DOUBLE, RELAY_CFLOAT, RELAY_CDOUBLE};
     for (int i = 0; i < 12; i++) {
@@ -1053,9 +1121,13 @@ static void batches(void)
         for (int q = 0; q < c.count; q++) random_pair(&c, q);
         c.type = types[i % 4];
         c.node_map = chance(30);
-        snprintf(c.name, sizeof c.name, "batch %d of %d pairs seed %#llx", i, c.count, (unsigned long long)seed);
+        c.replicas = how;
+        snprintf(c.name, sizeof c.name, "batch %d of %d pairs seed %#llx%s", i, c.count, (unsigned long long)seed,
+                 how == RELAY_REPLICAS_FORWARD ? " [forward]" : "");
         run_case(&c, (1u << 1) | (1u << 2));
+        if (how == RELAY_REPLICAS_FORWARD) check_traffic(&c, -1);
     }
+    if (how == RELAY_REPLICAS_FORWARD) return;
     /* a hand-picked batch: pencils, a partial source, a replicated destination */
     tcase c;
     memset(&c, 0, sizeof c);
@@ -1374,6 +1446,24 @@ static void bad_input(void)
     refused(c, RELAY_ERR_UNSUPPORTED, "optimal relabeling");
     c = good, c.opts = &cap;
     refused(c, RELAY_OK, "a memory cap");
+    /* relay_plan_options.replicas outside the enum */
+    relay_plan_options rep3, repm1, repbig;
+    relay_plan_options_init(&rep3), relay_plan_options_init(&repm1), relay_plan_options_init(&repbig);
+    rep3.replicas = (relay_replicas)3, repm1.replicas = (relay_replicas)-1, repbig.replicas = (relay_replicas)0x7fffffff;
+    c = good, c.opts = &rep3;
+    refused(c, RELAY_ERR_ARG, "replicas mode 3");
+    c = good, c.opts = &repm1;
+    refused(c, RELAY_ERR_ARG, "replicas mode -1");
+    c = good, c.opts = &repbig;
+    refused(c, RELAY_ERR_ARG, "replicas mode INT_MAX");
+    {
+        const relay_nd_layout *A2r[2] = {la, la}, *B2r[2] = {lb, lb};
+        relay_op ops2r[2] = {T, T};
+        c = good, c.batch = 1, c.count = 2, c.dst = A2r, c.src = B2r, c.ops = ops2r, c.opts = &rep3;
+        refused(c, RELAY_ERR_ARG, "batch with replicas mode 3");
+        c.opts = &repm1;
+        refused(c, RELAY_ERR_ARG, "batch with replicas mode -1");
+    }
     c = good, c.type = (relay_type)7;
     refused(c, RELAY_ERR_ARG, "type 7");
     c = good, c.ops = (relay_op[]){(relay_op)5};
@@ -1590,6 +1680,744 @@ static void replica_choice(void)
     check(r == want, "with a node map, each receiver reads the replica on its node");
 }
 
+/* ---- forwarding among a destination's replicas (relay_plan_options.replicas) --- */
+
+/* The binomial tree over a group's R replicas, counted from its entry (plan.h):
+ * replica rel > 0 receives from rel without its highest bit, and passes the same
+ * elements on to rel + 2^j for every 2^j > rel below R. */
+static int64_t tree_parent(int64_t rel)
+{
+    int64_t high = 1;
+    while (high * 2 <= rel) high *= 2;
+    return rel - high;
+}
+
+/* A rank's group (its non-replicate mesh coordinates, row-major) and its
+ * index among the group's replicas (its replicate coordinates, row-major in mesh order). */
+static void lay_group(const lay *l, int pos, int *group, int *index)
+{
+    int coords[MAXM];
+    for (int m = l->mesh_ndims - 1, rest = pos; m >= 0; m--) coords[m] = rest % l->mesh_shape[m], rest /= l->mesh_shape[m];
+    *group = 0, *index = 0;
+    for (int m = 0; m < l->mesh_ndims; m++) {
+        if (l->kind[m] == RELAY_REPLICATE) *index = *index * l->mesh_shape[m] + coords[m];
+        else *group = *group * l->mesh_shape[m] + coords[m];
+    }
+}
+
+/* A layout's groups: the ranks of each (by the non-replicate coordinates, row-major) in
+ * replica order, and the mesh position of each rank and of each group's first replica. */
+typedef struct {
+    int R, groups;
+    int members[MAXR][MAXR]; /* [group][replica index] */
+    int group_of[MAXR];      /* per rank, -1 off the mesh */
+    int pos_of[MAXR];        /* per rank, -1 off the mesh */
+    int first_pos[MAXR];     /* per group: its replica 0's mesh position */
+} groups_of;
+
+static void groups_make(const lay *l, groups_of *g)
+{
+    g->R = replica_count(l);
+    g->groups = mesh_size(l) / g->R;
+    for (int r = 0; r < MAXR; r++) g->group_of[r] = g->pos_of[r] = -1;
+    for (int pos = 0; pos < mesh_size(l); pos++) {
+        int gr, k;
+        lay_group(l, pos, &gr, &k);
+        g->members[gr][k] = l->ranks[pos];
+        g->group_of[l->ranks[pos]] = gr, g->pos_of[l->ranks[pos]] = pos;
+        if (k == 0) g->first_pos[gr] = pos;
+    }
+}
+
+/* The replica of source group S that receiver d (at position d_pos of A's mesh) reads
+ * (nd.h, design.md section 8): d itself when it holds one; else the replica at index
+ * (d_pos + the group's position) mod R, counted among those on d's node when there is a
+ * node map and one is there. */
+static int source_replica(const groups_of *b, int S, int d, int d_pos, const int *nodes)
+{
+    if (b->group_of[d] == S) return d;
+    int turn = d_pos + b->first_pos[S], on_node = 0;
+    for (int i = 0; nodes && i < b->R; i++) on_node += nodes[b->members[S][i]] == nodes[d];
+    if (!on_node) return b->members[S][turn % b->R];
+    for (int i = 0, seen = 0;; i++)
+        if (nodes[b->members[S][i]] == nodes[d] && seen++ == turn % on_node) return b->members[S][i];
+}
+
+/* The traffic of a case, derived here from the rules of nd.h, plan.h and design.md
+ * section 8, in elements per replay:
+ *   direct:  every replica d of A receives each (element, piece) from the source replica
+ *            the rule above picks for it (nothing when that is d);
+ *   forward: for each destination group g and source group S, the entry is the first
+ *            replica of g that holds a replica of S, else the one at (S's position + g's)
+ *            mod R; the source replica the rule picks for the entry (the entry itself when
+ *            it holds one) sends it the elements once, and the entry passes them down the
+ *            binomial tree from it; a replica that holds S reads its own and passes on
+ *            what it read.  Each hop is a message of its own unless its sender read it from
+ *            B (then it joins that sender's one message to that receiver). */
+typedef struct {
+    int64_t recv_d[MAXR], sent_d[MAXR], recv_f[MAXR], sent_f[MAXR];
+    int64_t packed_d, packed_f;   /* sent as read from B (forwarded hops are sent from where they landed) */
+    int64_t total;                /* elements replicas get, local copies included */
+    int64_t msgs_d, msgs_f;
+} model;
+
+static void model_make(const tcase *c, model *md)
+{
+    static unsigned char from_b_d[MAXR][MAXR], from_b_f[MAXR][MAXR];
+    static groups_of ga, gb;
+    memset(md, 0, sizeof *md);
+    memset(from_b_d, 0, sizeof from_b_d), memset(from_b_f, 0, sizeof from_b_f);
+    int nodes[MAXR];
+    for (int r = 0; r < np; r++) nodes[r] = r / 2;
+    const int *node_map = c->node_map ? nodes : NULL;
+    int64_t hops = 0;
+    for (int q = 0; q < c->count; q++) {
+        const lay *a = &c->a[q], *b = &c->b[q];
+        int perm[MAXD], pieces = partial_pieces(b);
+        effective_perm(c, q, perm);
+        groups_make(a, &ga);
+        groups_make(b, &gb);
+        /* which source group holds each (element, piece) of B */
+        int64_t nb = product(b->shape, b->ndims);
+        int *holder = malloc((size_t)(nb * pieces + 1) * sizeof *holder);
+        for (int S = 0; S < gb.groups; S++) {
+            rank_part bp;
+            rank_part_make(&bp, b, gb.members[S][0]);
+            for (int64_t p = 0; p < bp.elems; p++)
+                if (bp.map[p] >= 0) holder[bp.map[p] * pieces + bp.piece] = S;
+            rank_part_free(&bp);
+        }
+        int64_t *n = calloc((size_t)ga.groups * (size_t)gb.groups, sizeof *n); /* n[g, S]: elements g gets from S */
+        for (int g = 0; g < ga.groups; g++) {
+            rank_part ap;
+            rank_part_make(&ap, a, ga.members[g][0]);
+            for (int64_t p = 0; p < ap.elems; p++) {
+                if (ap.map[p] < 0) continue;
+                int64_t j = source_of(a, b, perm, ap.map[p]);
+                for (int pc = 0; pc < pieces; pc++) {
+                    int S = holder[j * pieces + pc];
+                    n[g * gb.groups + S]++;
+                    md->total += ga.R;
+                    for (int k = 0; k < ga.R; k++) {
+                        int d = ga.members[g][k], s = source_replica(&gb, S, d, ga.pos_of[d], node_map);
+                        if (s != d) md->recv_d[d]++, md->sent_d[s]++, md->packed_d++, from_b_d[s][d] = 1;
+                    }
+                }
+            }
+            rank_part_free(&ap);
+        }
+        for (int g = 0; g < ga.groups; g++)
+            for (int S = 0; S < gb.groups; S++) {
+                int64_t cnt = n[g * gb.groups + S];
+                if (!cnt) continue;
+                int R = ga.R, e = -1;
+                for (int k = 0; k < R && e < 0; k++)
+                    if (gb.group_of[ga.members[g][k]] == S) e = k;
+                if (e < 0) e = (gb.first_pos[S] + ga.first_pos[g]) % R;
+                int entry = ga.members[g][e], origin = source_replica(&gb, S, entry, ga.pos_of[entry], node_map);
+                for (int rel = 0; rel < R; rel++) {
+                    int to = ga.members[g][(e + rel) % R];
+                    if (gb.group_of[to] == S) continue; /* a replica that holds S reads its own */
+                    /* what `to` gets was read from B by its nearest ancestor that holds S, else by
+                     * the entry's origin; it comes from its parent (the entry: from that origin) */
+                    int from = rel ? ga.members[g][(e + tree_parent(rel)) % R] : origin, reader = origin;
+                    for (int up = rel; up > 0 && reader == origin;) {
+                        up = (int)tree_parent(up);
+                        if (gb.group_of[ga.members[g][(e + up) % R]] == S) reader = ga.members[g][(e + up) % R];
+                    }
+                    md->sent_f[from] += cnt, md->recv_f[to] += cnt;
+                    if (from == reader) md->packed_f += cnt, from_b_f[from][to] = 1;
+                    else hops++; /* passed on: a message of its own */
+                }
+            }
+        free(n);
+        free(holder);
+    }
+    for (int s = 0; s < np; s++)
+        for (int d = 0; d < np; d++) md->msgs_d += from_b_d[s][d], md->msgs_f += from_b_f[s][d];
+    md->msgs_f += hops;
+}
+
+/* The persistent sends relay creates as it binds, counted over PMPI (tests/CMakeLists.txt:
+ * a test may watch relay's MPI calls): one per message of a replay. */
+static long send_inits;
+int MPI_Send_init(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    send_inits++;
+    return PMPI_Send_init(buf, count, type, dest, tag, comm, request);
+}
+
+/* What one way of receiving costs, measured. */
+typedef struct {
+    int64_t remote;      /* this rank's bytes sent and received per replay (relay_exec_get_memory) */
+    uint64_t fingerprint;
+    relay_plan_stats stats;
+    int keys;            /* pairs marked "forward" in the plan file */
+    int64_t messages;    /* MPI messages this rank sends per replay (persistent sends bound) */
+} traffic;
+
+/* Plans c with `how`, binds it and (bind_decoded) the plan encoded and decoded for this
+ * rank, which must agree with it (fingerprint, statistics, bytes); returns whether all went
+ * well on this rank. */
+static int traffic_of(const tcase *c, relay_replicas how, int bind_decoded, traffic *t, const char *name)
+{
+    relay_nd_layout *la[MAXPAIRS] = {0}, *lb[MAXPAIRS] = {0};
+    int ok = 1;
+    for (int q = 0; q < c->count; q++) ok &= !lay_create(&c->a[q], &la[q]) && !lay_create(&c->b[q], &lb[q]);
+    const int *perms[MAXPAIRS];
+    for (int q = 0; q < c->count; q++) perms[q] = c->has_perm[q] ? c->perm[q] : NULL;
+    relay_plan_options o;
+    relay_plan_options_init(&o);
+    int nodes[MAXR];
+    for (int r = 0; r < np; r++) nodes[r] = r / 2;
+    if (c->node_map) o.node_of_rank = nodes;
+    o.replicas = how;
+    relay_plan *plan = NULL, *back = NULL;
+    relay_exec *ex = NULL, *ex2 = NULL;
+    memset(t, 0, sizeof *t);
+    t->remote = -1;
+    if (ok && relay_plan_nd_batch(&plan, np, c->count, (const relay_nd_layout *const *)la, (const relay_nd_layout *const *)lb,
+                                  c->op, perms, c->type, &o))
+        ok = 0, plan = NULL;
+    if (ok) {
+        t->fingerprint = relay_plan_fingerprint(plan);
+        relay_plan_get_stats(plan, &t->stats);
+        void *bytes = NULL;
+        size_t len = 0;
+        if (relay_plan_encode(plan, &bytes, &len) || relay_plan_decode(&back, bytes, len, me)) ok = 0, back = NULL;
+        else t->keys = forward_keys(bytes, len);
+        free(bytes);
+        relay_plan_stats s2;
+        if (back && (relay_plan_fingerprint(back) != t->fingerprint || relay_plan_get_stats(back, &s2)
+                     || memcmp(&s2, &t->stats, sizeof s2))) {
+            ok = 0;
+            printf("  rank %d: %s: the decoded plan's fingerprint or statistics differ\n", me, name);
+        }
+    }
+    long before = send_inits;
+    int all = all_ranks(ok);
+    if (all && relay_exec_create(&ex, plan, MPI_COMM_WORLD)) ok = 0;
+    t->messages = send_inits - before;
+    if (all && bind_decoded && relay_exec_create(&ex2, back, MPI_COMM_WORLD)) ok = 0;
+    relay_exec_memory m1 = {-1, -1}, m2 = {-1, -1};
+    if (ex && !relay_exec_get_memory(ex, &m1) && (!bind_decoded || (ex2 && !relay_exec_get_memory(ex2, &m2)))) {
+        if (!bind_decoded) m2 = m1;
+        t->remote = m1.remote_bytes;
+        if (m1.remote_bytes != m2.remote_bytes) {
+            ok = 0;
+            printf("  rank %d: %s: %lld bytes cross ranks, %lld with the plan decoded\n", me, name, (long long)m1.remote_bytes,
+                   (long long)m2.remote_bytes);
+        }
+    } else
+        ok = 0;
+    if (!ok) printf("  rank %d: %s: planning or binding: %s\n", me, name, relay_last_error());
+    if (ex) relay_exec_free(ex);
+    if (ex2) relay_exec_free(ex2);
+    relay_plan_free(plan), relay_plan_free(back);
+    for (int q = 0; q < c->count; q++) relay_nd_layout_free(la[q]), relay_nd_layout_free(lb[q]);
+    return ok;
+}
+
+/* Verdicts reached on every rank, agreed in one reduction (each counts as one check of
+ * mpi_check.h): many checks per case without a collective each. */
+typedef struct {
+    int n, ok[24];
+    char what[24][300];
+} verdicts;
+
+static void verdict(verdicts *v, int ok, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->what[v->n], sizeof v->what[v->n], fmt, ap);
+    va_end(ap);
+    v->ok[v->n++] = ok;
+}
+
+static void verdicts_agree(verdicts *v)
+{
+    int all[24];
+    MPI_Allreduce(v->ok, all, v->n, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    for (int i = 0; i < v->n; i++) {
+        if (all[i]) checks_passed++;
+        else {
+            checks_failed++;
+            if (me == 0) printf("FAILED: %s\n", v->what[i]);
+        }
+    }
+    v->n = 0;
+}
+
+/* Direct, forward and auto compared with the model, in doubles.  expect_auto: 1 forward,
+ * 0 direct (derived by hand in the caller), -1 as the model finds. */
+static void check_traffic(const tcase *given, int expect_auto)
+{
+    tcase c = *given;
+    c.type = RELAY_DOUBLE;
+    const int64_t esz = 8;
+    traffic d, f, au;
+    verdicts v = {0};
+    int ok = traffic_of(&c, RELAY_REPLICAS_DIRECT, 1, &d, c.name);
+    ok &= traffic_of(&c, RELAY_REPLICAS_FORWARD, 1, &f, c.name);
+    ok &= traffic_of(&c, RELAY_REPLICAS_AUTO, 0, &au, c.name);
+    int64_t msgs[2] = {d.messages, f.messages}, all_msgs[2];
+    MPI_Allreduce(msgs, all_msgs, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    d.messages = all_msgs[0], f.messages = all_msgs[1];
+    verdict(&v, ok, "%s: planned, bound and decoded direct, forward and auto", c.name);
+    int rp = replicated_pairs(&c);
+    verdict(&v, d.keys == 0 && f.keys == rp && (au.keys == 0 || au.keys == rp),
+            "%s: the plan file marks %d pairs forward (forward), none (direct), one of those (auto)", c.name, rp);
+    int auto_forward = rp > 0 && au.fingerprint == f.fingerprint && au.keys == rp;
+    verdict(&v,
+            (au.fingerprint == d.fingerprint && au.remote == d.remote)
+                || (au.fingerprint == f.fingerprint && au.remote == f.remote),
+            "%s: auto plans what direct or forward plans (fingerprint, bytes)", c.name);
+    if (rp == 0)
+        verdict(&v, f.fingerprint == d.fingerprint && f.remote == d.remote, "%s: without replicas forward is direct", c.name);
+    verdict(&v, d.stats.bytes_total == f.stats.bytes_total && au.stats.bytes_total == d.stats.bytes_total,
+            "%s: every replica gets every element either way (bytes_total %lld, %lld)", c.name, (long long)d.stats.bytes_total,
+            (long long)f.stats.bytes_total);
+    model md;
+    model_make(&c, &md);
+    verdict(&v, d.stats.bytes_total == md.total * esz, "%s: bytes_total as derived (%lld)", c.name, (long long)(md.total * esz));
+    int64_t want_d = (md.recv_d[me] + md.sent_d[me]) * esz, want_f = (md.recv_f[me] + md.sent_f[me]) * esz;
+    if (d.remote != want_d || f.remote != want_f)
+        printf("  rank %d: %s: %lld bytes sent and received direct, %lld forwarded; derived %lld, %lld\n", me, c.name,
+               (long long)d.remote, (long long)f.remote, (long long)want_d, (long long)want_f);
+    verdict(&v, d.remote == want_d, "%s: each rank's bytes sent and received as derived, direct", c.name);
+    verdict(&v, f.remote == want_f, "%s: each rank's bytes sent and received as derived, forwarded", c.name);
+    int64_t recv_d = 0, recv_f = 0;
+    for (int r = 0; r < np; r++) recv_d += md.recv_d[r], recv_f += md.recv_f[r];
+    verdict(&v, d.stats.bytes_remote == recv_d * esz && f.stats.bytes_remote == recv_f * esz && recv_f >= recv_d,
+            "%s: bytes_remote %lld (direct), %lld (forward), derived %lld, %lld", c.name, (long long)d.stats.bytes_remote,
+            (long long)f.stats.bytes_remote, (long long)(recv_d * esz), (long long)(recv_f * esz));
+    verdict(&v, d.messages == md.msgs_d && f.messages == md.msgs_f,
+            "%s: MPI messages per replay %lld (direct), %lld (forward), derived %lld, %lld", c.name, (long long)d.messages,
+            (long long)f.messages, (long long)md.msgs_d, (long long)md.msgs_f);
+    verdict(&v, d.stats.messages == md.msgs_d && f.stats.messages == md.msgs_f,
+            "%s: stats.messages %lld (direct), %lld (forward), derived %lld, %lld", c.name, (long long)d.stats.messages,
+            (long long)f.stats.messages, (long long)md.msgs_d, (long long)md.msgs_f);
+    /* the ranks that only send (on no destination mesh) send less forwarded: once per group */
+    int on_dst = 0, fewer = 1;
+    for (int q = 0; q < c.count; q++)
+        for (int i = 0; i < mesh_size(&c.a[q]); i++) on_dst |= c.a[q].ranks[i] == me;
+    if (!on_dst && md.sent_d[me] > md.sent_f[me] && !(f.remote < d.remote)) fewer = 0;
+    if (!on_dst && md.sent_d[me] < md.sent_f[me]) fewer = 0;
+    if (!fewer)
+        printf("  rank %d: %s: a source sends %lld bytes forwarded, %lld direct\n", me, c.name, (long long)f.remote,
+               (long long)d.remote);
+    verdict(&v, fewer, "%s: sources send once per destination group forwarded, not once per replica", c.name);
+    /* auto (plan.h): the fewer bytes the busiest rank sends or receives, then the fewer bytes
+     * packed, then direct */
+    int64_t busy_d = 0, busy_f = 0;
+    for (int r = 0; r < np; r++) {
+        int64_t x[4] = {md.sent_d[r], md.recv_d[r], md.sent_f[r], md.recv_f[r]};
+        busy_d = x[0] > busy_d ? x[0] : busy_d, busy_d = x[1] > busy_d ? x[1] : busy_d;
+        busy_f = x[2] > busy_f ? x[2] : busy_f, busy_f = x[3] > busy_f ? x[3] : busy_f;
+    }
+    int predicted = rp > 0 && (busy_f < busy_d || (busy_f == busy_d && md.packed_f < md.packed_d));
+    verdict(&v, auto_forward == predicted && (expect_auto < 0 || expect_auto == predicted),
+            "%s: auto chooses %s (busiest rank %lld elements direct, %lld forward; packed %lld, %lld)", c.name,
+            predicted ? "forward" : "direct", (long long)busy_d, (long long)busy_f, (long long)md.packed_d,
+            (long long)md.packed_f);
+    verdicts_agree(&v);
+}
+
+/* The case under direct and under forward (every type, every variant, the forward runs
+ * also replayed from the plan file), then its traffic. */
+static void run_forward_case(tcase *c, int expect_auto)
+{
+    const unsigned all = (1u << VARIANTS) - 1;
+    char base[160];
+    snprintf(base, sizeof base, "%s", c->name);
+    for (int how = RELAY_REPLICAS_DIRECT; how <= RELAY_REPLICAS_FORWARD; how++) {
+        c->replicas = (relay_replicas)how;
+        snprintf(c->name, sizeof c->name, "%.140s [%s]", base, how == RELAY_REPLICAS_FORWARD ? "forward" : "direct");
+        c->reload = 0;
+        run_all_types(c, all);
+        c->reload = 1;
+        c->type = RELAY_CFLOAT;
+        run_case(c, 1u << 1);
+    }
+    c->replicas = RELAY_REPLICAS_AUTO, c->reload = 0;
+    snprintf(c->name, sizeof c->name, "%s", base);
+    check_traffic(c, expect_auto);
+}
+
+static void pair_of(tcase *c, int q, relay_op op, const int *perm)
+{
+    c->op[q] = op;
+    c->has_perm[q] = perm != NULL;
+    if (perm) memcpy(c->perm[q], perm, (size_t)c->a[q].ndims * sizeof *perm);
+}
+
+static void forwarding(void)
+{
+    tcase c;
+    int all_ranks_list[MAXR], reversed[MAXR];
+    for (int i = 0; i < np; i++) all_ranks_list[i] = i, reversed[i] = np - 1 - i;
+    int one[1] = {1};
+
+    /* a broadcast: B whole on one rank, A replicated on all np (R = np).  Forwarded, the
+     * holder is the entry: a binomial tree from it; direct, it sends np - 1 copies.  The
+     * busiest rank: np - 1 copies direct, ceil(log2 np) forwarded: forward from np = 4 on
+     * (np 2 and 3 tie, and so do the bytes packed: direct) */
+    {
+        memset(&c, 0, sizeof c);
+        int64_t bs[2] = {5, 7}, as[2] = {7, 5};
+        lay_init(&c.b[0], 2, bs, 1, one, (int[]){0}, RELAY_ROW_MAJOR);
+        lay_init(&c.a[0], 2, as, 1, (int[]){np}, all_ranks_list, RELAY_ROW_MAJOR);
+        single(&c, "forward: broadcast from rank 0 to R = np replicas", RELAY_OP_T, NULL);
+        run_forward_case(&c, np >= 4);
+        /* the replicas in reverse order, the holder in the middle: the tree wraps around */
+        int64_t bs3[3] = {3, 4, 5}, as3[3] = {4, 5, 3};
+        lay_init(&c.b[0], 3, bs3, 1, one, (int[]){np / 2}, RELAY_COL_MAJOR);
+        lay_init(&c.a[0], 3, as3, 1, (int[]){np}, reversed, RELAY_ROW_MAJOR);
+        lay_pad(&c.a[0], (int64_t[]){0, 6, 0});
+        single(&c, "forward: broadcast from rank np/2 to R = np replicas in reverse order, padded", RELAY_OP_T,
+               (int[]){1, 2, 0});
+        run_forward_case(&c, np >= 4);
+    }
+    /* every rank a partial piece, every rank a replica: np trees, one from each holder,
+     * passing on in opposite directions between the same ranks within one pair */
+    if (np >= 2) {
+        memset(&c, 0, sizeof c);
+        int64_t s[2] = {6, 5}, st[2] = {5, 6};
+        lay_init(&c.b[0], 2, s, 1, (int[]){np}, all_ranks_list, RELAY_ROW_MAJOR);
+        lay_partial(&c.b[0], 0);
+        lay_init(&c.a[0], 2, st, 1, (int[]){np}, reversed, RELAY_COL_MAJOR);
+        single(&c, "forward: P on every rank -> R on every rank", RELAY_OP_C, NULL);
+        run_forward_case(&c, -1);
+    }
+    /* three replicas: on ranks np-1, 0, 1, from B sharded on every rank (some holders in
+     * the group, some outside); at 6 ranks and more, two groups of three (R, S1) from P, S0 */
+    if (np >= 3) {
+        memset(&c, 0, sizeof c);
+        int64_t s[2] = {7, 4};
+        lay_init(&c.b[0], 2, s, 1, (int[]){np}, all_ranks_list, RELAY_ROW_MAJOR);
+        lay_shard(&c.b[0], 0, 0, 1);
+        lay_init(&c.a[0], 2, s, 1, (int[]){3}, (int[]){np - 1, 0, 1}, RELAY_ROW_MAJOR);
+        single(&c, "forward: R = 3 on ranks np-1,0,1 from S0 block 1", RELAY_OP_N, NULL);
+        run_forward_case(&c, -1);
+        if (np >= 6) {
+            int64_t s3[3] = {4, 6, 5}, a3[3] = {5, 4, 6};
+            int bm[2] = {np / 2, 2};
+            lay_init(&c.b[0], 3, s3, 2, bm, all_ranks_list, RELAY_ROW_MAJOR);
+            lay_shard(&c.b[0], 0, 0, 2), lay_partial(&c.b[0], 1);
+            lay_init(&c.a[0], 3, a3, 2, (int[]){3, 2}, reversed, RELAY_COL_MAJOR);
+            lay_shard(&c.a[0], 1, 1, 0);
+            single(&c, "forward: R,S1 with R = 3 from S0,P", RELAY_OP_T, (int[]){2, 0, 1});
+            run_forward_case(&c, -1);
+        }
+    }
+    /* two replicate mesh dimensions: R,R (R = 4 at 4 ranks, 6 at 6, 8 at 8) from S1 block 1
+     * on every rank (every holder in the one group) and from P,S0; at 8 ranks R,S0,R
+     * (two groups of four) from S1,P */
+    if (np >= 4 && np % 2 == 0) {
+        memset(&c, 0, sizeof c);
+        int perm_ranks[MAXR];
+        for (int i = 0; i < np; i++) perm_ranks[i] = i ^ 1; /* neighbours swapped */
+        int64_t s[2] = {5, 9}, st[2] = {9, 5};
+        lay_init(&c.b[0], 2, s, 1, (int[]){np}, all_ranks_list, RELAY_ROW_MAJOR);
+        lay_shard(&c.b[0], 0, 1, 1);
+        lay_init(&c.a[0], 2, st, 2, (int[]){2, np / 2}, perm_ranks, RELAY_ROW_MAJOR);
+        single(&c, "forward: R,R (R = np) from S1 block 1", RELAY_OP_T, NULL);
+        run_forward_case(&c, 1);
+        lay_init(&c.b[0], 2, s, 2, (int[]){2, np / 2}, reversed, RELAY_COL_MAJOR);
+        lay_partial(&c.b[0], 0), lay_shard(&c.b[0], 1, 0, 0);
+        single(&c, "forward: R,R (R = np) from P,S0", RELAY_OP_T, NULL);
+        run_forward_case(&c, -1);
+        if (np == 8) {
+            int64_t s3[3] = {4, 5, 6}, a3[3] = {6, 4, 5};
+            lay_init(&c.b[0], 3, s3, 2, (int[]){4, 2}, (int[]){6, 1, 4, 3, 0, 7, 2, 5}, RELAY_ROW_MAJOR);
+            lay_shard(&c.b[0], 0, 1, 1), lay_partial(&c.b[0], 1);
+            lay_init(&c.a[0], 3, a3, 3, (int[]){2, 2, 2}, all_ranks_list, RELAY_ROW_MAJOR);
+            lay_shard(&c.a[0], 1, 0, 0);
+            single(&c, "forward: R,S0,R (two groups of 4) from S1,P", RELAY_OP_T, (int[]){2, 0, 1});
+            run_forward_case(&c, -1);
+        }
+    }
+    /* weight sync: sharded 4 ways on ranks 0-3 -> sharded 2 ways and replicated twice on
+     * 4-7 (at 8 ranks; the first half to the second elsewhere).  Direct, each source sends
+     * its rows twice; forwarded once, and each replica passes on what it received.  At 8
+     * ranks the busiest rank handles 24 elements either way (a replica receives its 4 rows
+     * of 6), and forwarded the sources pack 48 instead of 96: auto forwards */
+    if (np >= 3) {
+        memset(&c, 0, sizeof c);
+        int h = np / 2, rest = np - h, src_ranks[MAXR], dst_ranks[MAXR];
+        for (int i = 0; i < h; i++) src_ranks[i] = i;
+        for (int i = 0; i < rest; i++) dst_ranks[i] = h + i;
+        int64_t s[2] = {8, 6}, st[2] = {6, 8};
+        lay_init(&c.b[0], 2, s, 1, (int[]){h}, src_ranks, RELAY_ROW_MAJOR);
+        lay_shard(&c.b[0], 0, 0, 0);
+        lay_init(&c.a[0], 2, s, 2, (int[]){rest / 2, 2}, dst_ranks, RELAY_ROW_MAJOR);
+        lay_shard(&c.a[0], 0, 0, 0);
+        single(&c, "forward: weight sync, S0 on the first half -> S0,R on the second", RELAY_OP_N, NULL);
+        run_forward_case(&c, np == 8 ? 1 : -1);
+        c.a[0].shape[0] = st[0], c.a[0].shape[1] = st[1];
+        single(&c, "forward: weight sync, transposed", RELAY_OP_T, NULL);
+        run_forward_case(&c, np == 8 ? 1 : -1);
+    }
+    /* overlapping groups where replicas of A hold replicas of B: a replica that holds one
+     * reads its own, direct or forwarded (forwarded, the others get it down the tree, from
+     * the nearest holder above them); with a node map (nodes of two ranks), which picks
+     * the replica read */
+    if (np >= 4 && np % 2 == 0) {
+        memset(&c, 0, sizeof c);
+        int p1[MAXR], p2[MAXR];
+        for (int i = 0; i < np; i++) p1[i] = (i + 1) % np, p2[i] = (np - 1 - i + 2) % np;
+        int64_t s[2] = {6, 7}, st[2] = {7, 6};
+        lay_init(&c.b[0], 2, s, 2, (int[]){2, np / 2}, p1, RELAY_ROW_MAJOR);
+        lay_shard(&c.b[0], 1, 0, 0);
+        lay_init(&c.a[0], 2, st, 2, (int[]){np / 2, 2}, p2, RELAY_COL_MAJOR);
+        lay_shard(&c.a[0], 1, 1, 1);
+        c.node_map = 1;
+        single(&c, "forward: R,S0 -> R,S1 on overlapping orders, node map", RELAY_OP_T, NULL);
+        run_forward_case(&c, -1);
+        c.node_map = 0;
+        if (np == 8) {
+            int64_t s3[3] = {4, 3, 5}, a3[3] = {5, 4, 3};
+            lay_init(&c.b[0], 3, s3, 3, (int[]){2, 2, 2}, p1, RELAY_ROW_MAJOR);
+            lay_partial(&c.b[0], 0), lay_shard(&c.b[0], 2, 2, 2);
+            lay_init(&c.a[0], 3, a3, 3, (int[]){2, 2, 2}, p2, RELAY_ROW_MAJOR);
+            lay_shard(&c.a[0], 1, 1, 0);
+            single(&c, "forward: P,R,S2 -> R,S1,R", RELAY_OP_T, (int[]){2, 0, 1});
+            run_forward_case(&c, -1);
+        }
+    }
+    /* batches whose trees pass on in opposite directions between the same ranks: were the
+     * transfers passed on merged into one message per peer, or with what a rank reads from
+     * B, each rank would wait for the other.  R = 4 and the holder in each group, so the
+     * trees are fixed: pair 0 from rank 2 over [2,0,3,1] passes 0 -> 1, pair 1 from rank 3
+     * over [3,1,2,0] passes 1 -> 0; pair 2 moves rows between the same four ranks directly */
+    if (np >= 4) {
+        memset(&c, 0, sizeof c);
+        int64_t s0[2] = {3, 5}, s0t[2] = {5, 3}, s1[3] = {2, 3, 4}, s2[2] = {8, 4};
+        lay_init(&c.b[0], 2, s0, 1, one, (int[]){2}, RELAY_ROW_MAJOR);
+        lay_init(&c.a[0], 2, s0t, 1, (int[]){4}, (int[]){2, 0, 3, 1}, RELAY_ROW_MAJOR);
+        pair_of(&c, 0, RELAY_OP_T, NULL);
+        lay_init(&c.b[1], 3, s1, 1, one, (int[]){3}, RELAY_COL_MAJOR);
+        lay_init(&c.a[1], 3, s1, 1, (int[]){4}, (int[]){3, 1, 2, 0}, RELAY_ROW_MAJOR);
+        pair_of(&c, 1, RELAY_OP_N, NULL);
+        lay_init(&c.b[2], 2, s2, 1, (int[]){4}, (int[]){0, 1, 2, 3}, RELAY_ROW_MAJOR);
+        lay_shard(&c.b[2], 0, 0, 1);
+        lay_init(&c.a[2], 2, s2, 1, (int[]){4}, (int[]){1, 0, 3, 2}, RELAY_ROW_MAJOR);
+        lay_shard(&c.a[2], 0, 0, 0);
+        pair_of(&c, 2, RELAY_OP_N, NULL);
+        c.count = 3;
+        snprintf(c.name, sizeof c.name, "forward: batch passing on 0 -> 1 and 1 -> 0");
+        run_forward_case(&c, -1);
+        /* a cycle: 0 -> 1, 1 -> 2, 2 -> 0, all from rank 3 */
+        memset(&c, 0, sizeof c);
+        int64_t t0[2] = {4, 3}, t1[1] = {10}, t2[3] = {2, 2, 3};
+        lay_init(&c.b[0], 2, t0, 1, one, (int[]){3}, RELAY_ROW_MAJOR);
+        lay_init(&c.a[0], 2, t0, 1, (int[]){4}, (int[]){3, 0, 2, 1}, RELAY_ROW_MAJOR);
+        pair_of(&c, 0, RELAY_OP_C, (int[]){0, 1});
+        lay_init(&c.b[1], 1, t1, 1, one, (int[]){3}, RELAY_ROW_MAJOR);
+        lay_init(&c.a[1], 1, t1, 1, (int[]){4}, (int[]){3, 1, 0, 2}, RELAY_ROW_MAJOR);
+        pair_of(&c, 1, RELAY_OP_N, NULL);
+        lay_init(&c.b[2], 3, t2, 1, one, (int[]){3}, RELAY_ROW_MAJOR);
+        lay_init(&c.a[2], 3, t2, 1, (int[]){4}, (int[]){3, 2, 1, 0}, RELAY_COL_MAJOR);
+        pair_of(&c, 2, RELAY_OP_N, NULL);
+        c.count = 3;
+        snprintf(c.name, sizeof c.name, "forward: batch passing on in a cycle 0 -> 1 -> 2 -> 0");
+        run_forward_case(&c, -1);
+    }
+    /* deep trees both ways: R = 8 over 0..7 from rank 0 and over 7..0 from rank 7 (2 -> 6
+     * and 6 -> 2, 1 -> 5 and 5 -> 1 passed on) */
+    if (np == 8) {
+        memset(&c, 0, sizeof c);
+        int64_t s0[2] = {4, 6}, s1[2] = {6, 4};
+        lay_init(&c.b[0], 2, s0, 1, one, (int[]){0}, RELAY_ROW_MAJOR);
+        lay_init(&c.a[0], 2, s1, 1, (int[]){8}, all_ranks_list, RELAY_ROW_MAJOR);
+        pair_of(&c, 0, RELAY_OP_T, NULL);
+        lay_init(&c.b[1], 2, s0, 1, one, (int[]){7}, RELAY_COL_MAJOR);
+        lay_init(&c.a[1], 2, s1, 1, (int[]){8}, reversed, RELAY_ROW_MAJOR);
+        pair_of(&c, 1, RELAY_OP_C, NULL);
+        c.count = 2;
+        snprintf(c.name, sizeof c.name, "forward: batch of R = 8 trees from rank 0 and from rank 7");
+        run_forward_case(&c, 1);
+        /* chains of two hops passed on, in a cycle: the replica at rel 3 passes on to rel 7
+         * what rel 1 passed on to it; pair k's rel 1, 3, 7 are ranks 1, 2, 3 rotated by k,
+         * so that 1 -> 2 carries pair 0's first hop and pair 2's second, and so on around */
+        memset(&c, 0, sizeof c);
+        int64_t t0[2] = {3, 4}, t1[1] = {9}, t2[3] = {2, 3, 2};
+        lay_init(&c.b[0], 2, t0, 1, one, (int[]){0}, RELAY_ROW_MAJOR);
+        lay_init(&c.a[0], 2, t0, 1, (int[]){8}, (int[]){0, 1, 4, 2, 5, 6, 7, 3}, RELAY_ROW_MAJOR);
+        pair_of(&c, 0, RELAY_OP_N, NULL);
+        lay_init(&c.b[1], 1, t1, 1, one, (int[]){0}, RELAY_ROW_MAJOR);
+        lay_init(&c.a[1], 1, t1, 1, (int[]){8}, (int[]){0, 2, 4, 3, 5, 6, 7, 1}, RELAY_COL_MAJOR);
+        pair_of(&c, 1, RELAY_OP_C, NULL);
+        lay_init(&c.b[2], 3, t2, 1, one, (int[]){0}, RELAY_COL_MAJOR);
+        lay_init(&c.a[2], 3, t2, 1, (int[]){8}, (int[]){0, 3, 4, 1, 5, 6, 7, 2}, RELAY_ROW_MAJOR);
+        pair_of(&c, 2, RELAY_OP_T, (int[]){0, 1, 2});
+        c.count = 3;
+        snprintf(c.name, sizeof c.name, "forward: batch of R = 8 trees whose two-hop chains form a cycle");
+        run_forward_case(&c, 1);
+    }
+    /* two replicas in either order, the source outside: the entry is at (source group's
+     * position + destination group's) mod 2 = 0, rank 0 for [0,1] and rank 1 for [1,0], so
+     * 0 -> 1 and 1 -> 0 are passed on; with a direct pair between the same two ranks */
+    if (np >= 3) {
+        memset(&c, 0, sizeof c);
+        int64_t s0[2] = {3, 4}, s1[1] = {7}, s2[2] = {6, 2};
+        lay_init(&c.b[0], 2, s0, 1, one, (int[]){np - 1}, RELAY_ROW_MAJOR);
+        lay_init(&c.a[0], 2, s0, 1, (int[]){2}, (int[]){0, 1}, RELAY_ROW_MAJOR);
+        pair_of(&c, 0, RELAY_OP_N, NULL);
+        lay_init(&c.b[1], 1, s1, 1, one, (int[]){np - 1}, RELAY_ROW_MAJOR);
+        lay_init(&c.a[1], 1, s1, 1, (int[]){2}, (int[]){1, 0}, RELAY_ROW_MAJOR);
+        pair_of(&c, 1, RELAY_OP_C, NULL);
+        lay_init(&c.b[2], 2, s2, 1, (int[]){2}, (int[]){0, 1}, RELAY_ROW_MAJOR);
+        lay_shard(&c.b[2], 0, 1, 1);
+        lay_init(&c.a[2], 2, s2, 1, (int[]){2}, (int[]){1, 0}, RELAY_ROW_MAJOR);
+        lay_shard(&c.a[2], 0, 1, 0);
+        pair_of(&c, 2, RELAY_OP_N, NULL);
+        c.count = 3;
+        snprintf(c.name, sizeof c.name, "forward: batch of R = 2 over [0,1] and [1,0] from rank np-1");
+        run_forward_case(&c, -1);
+    }
+    /* direct and forward on a destination without replicas: accepted, alike, nothing marked */
+    {
+        memset(&c, 0, sizeof c);
+        int64_t s[2] = {5, 4}, st[2] = {4, 5};
+        lay_init(&c.b[0], 2, s, 1, (int[]){np}, all_ranks_list, RELAY_ROW_MAJOR);
+        lay_shard(&c.b[0], 0, 0, 0);
+        lay_init(&c.a[0], 2, st, 1, (int[]){np}, reversed, RELAY_ROW_MAJOR);
+        lay_shard(&c.a[0], 0, 1, 1);
+        single(&c, "forward: a destination without replicas", RELAY_OP_T, NULL);
+        run_forward_case(&c, 0);
+    }
+}
+
+/* Partial sums of inexact values: forwarded and direct give the same bits (both add the
+ * pieces in the order of their mesh coordinates), replay after replay, on every replica. */
+static int sums_run(const lay *a, const lay *b, relay_replicas how, double *out[2], const char *name)
+{
+    relay_nd_layout *la = NULL, *lb = NULL;
+    relay_plan *plan = NULL;
+    relay_exec *ex = NULL;
+    relay_plan_options o;
+    relay_plan_options_init(&o);
+    o.replicas = how;
+    int ok = !lay_create(a, &la) && !lay_create(b, &lb) && !relay_plan_nd(&plan, np, la, lb, RELAY_OP_T, NULL, RELAY_DOUBLE, &o);
+    if (all_ranks(ok) && relay_exec_create(&ex, plan, MPI_COMM_WORLD)) ok = 0, ex = NULL;
+    rank_part ap, bp;
+    rank_part_make(&ap, a, me);
+    rank_part_make(&bp, b, me);
+    double *bv = calloc((size_t)bp.elems + 1, sizeof(double)), *av = calloc((size_t)ap.elems + 1, sizeof(double));
+    for (int64_t p = 0; p < bp.elems; p++)
+        bv[p] = bp.map[p] < 0 ? NAN : random_double((uint64_t)bp.map[p] * 64 + (uint64_t)bp.piece);
+    double beta = 0.75, alpha = 1.0 / 3;
+    for (int with_beta = 0; with_beta < 2 && all_ranks(ex != NULL); with_beta++)
+        for (int rep = 0; rep < 2; rep++) {
+            for (int64_t p = 0; p < ap.elems; p++)
+                av[p] = ap.map[p] < 0 ? PAD_A : with_beta ? random_double(100000 + (uint64_t)ap.map[p]) : NAN;
+            if (relay_exec_run(ex, (void *[]){ap.elems ? av : NULL}, (const void *[]){bp.elems ? bv : NULL},
+                               with_beta ? &alpha : NULL, with_beta ? &beta : NULL)) {
+                ok = 0;
+                printf("  rank %d: %s: relay_exec_run: %s\n", me, name, relay_last_error());
+            }
+            if (rep == 0) memcpy(out[with_beta], av, (size_t)ap.elems * sizeof(double));
+            else if (memcmp(out[with_beta], av, (size_t)ap.elems * sizeof(double))) {
+                ok = 0;
+                printf("  rank %d: %s: a replay differs bitwise from the first\n", me, name);
+            }
+        }
+    if (!all_ranks(ex != NULL)) ok = 0;
+    if (ex) relay_exec_free(ex);
+    relay_plan_free(plan);
+    relay_nd_layout_free(la), relay_nd_layout_free(lb);
+    rank_part_free(&ap), rank_part_free(&bp);
+    free(av), free(bv);
+    return ok;
+}
+
+static void forward_sums(void)
+{
+    int all[MAXR], rev[MAXR], swapped[MAXR];
+    for (int i = 0; i < np; i++) all[i] = i, rev[i] = np - 1 - i, swapped[i] = i ^ 1;
+    for (int which = 0; which < 3; which++) {
+        lay a, b;
+        const char *name;
+        int64_t s[3] = {5, 6, 3}, st[3] = {3, 6, 5};
+        if (which == 0) {
+            lay_init(&b, 2, s, 1, (int[]){np}, all, RELAY_ROW_MAJOR);
+            lay_partial(&b, 0);
+            lay_init(&a, 2, (int64_t[]){6, 5}, 1, (int[]){np}, rev, RELAY_ROW_MAJOR);
+            name = "forwarded sums: P on every rank -> R on every rank (reversed)";
+        } else if (which == 1 && np >= 4 && np % 2 == 0) {
+            lay_init(&b, 2, s, 2, (int[]){2, np / 2}, all, RELAY_COL_MAJOR);
+            lay_partial(&b, 0), lay_shard(&b, 1, 1, 1);
+            lay_init(&a, 2, (int64_t[]){6, 5}, 2, (int[]){2, np / 2}, swapped, RELAY_ROW_MAJOR);
+            name = "forwarded sums: P,S1 -> R,R";
+        } else if (which == 2 && np == 8) {
+            lay_init(&b, 3, s, 3, (int[]){2, 2, 2}, (int[]){3, 6, 1, 4, 7, 2, 5, 0}, RELAY_ROW_MAJOR);
+            lay_partial(&b, 0), lay_partial(&b, 1), lay_shard(&b, 2, 0, 0);
+            lay_init(&a, 3, st, 3, (int[]){2, 2, 2}, all, RELAY_ROW_MAJOR);
+            lay_shard(&a, 1, 1, 1);
+            name = "forwarded sums: P,P,S0 -> R,S1,R";
+        } else
+            continue;
+        rank_part ap, bp;
+        rank_part_make(&ap, &a, me);
+        rank_part_make(&bp, &b, me);
+        size_t n = (size_t)ap.elems + 1;
+        double *dir[2] = {calloc(n, sizeof(double)), calloc(n, sizeof(double))};
+        double *fwd[2] = {calloc(n, sizeof(double)), calloc(n, sizeof(double))};
+        int ok = sums_run(&a, &b, RELAY_REPLICAS_DIRECT, dir, name);
+        ok &= sums_run(&a, &b, RELAY_REPLICAS_FORWARD, fwd, name);
+        int same_bits = !memcmp(dir[0], fwd[0], (size_t)ap.elems * sizeof(double))
+                        && !memcmp(dir[1], fwd[1], (size_t)ap.elems * sizeof(double));
+        /* beta NULL: the sum in the order of the pieces, bitwise */
+        int pieces = partial_pieces(&b), in_order_ok = 1;
+        int64_t total = product(a.shape, a.ndims);
+        int d = a.ndims, perm[MAXD];
+        for (int k = 0; k < d; k++) perm[k] = d - 1 - k;
+        for (int64_t p = 0; p < ap.elems; p++) {
+            if (ap.map[p] < 0) continue;
+            int64_t j = source_of(&a, &b, perm, ap.map[p]);
+            double in_order = 0;
+            for (int pc = 0; pc < pieces; pc++) {
+                double x = random_double((uint64_t)j * 64 + (uint64_t)pc);
+                in_order = pc ? in_order + x : x;
+            }
+            if (memcmp(&fwd[0][p], &in_order, sizeof(double))) in_order_ok = 0;
+        }
+        /* every replica bitwise equal (forwarded, with beta) */
+        double *mine = malloc((size_t)total * sizeof(double)), *every = malloc((size_t)total * (size_t)np * sizeof(double));
+        uint64_t nanbits = 0x7ff8dead0000beefULL;
+        for (int64_t i = 0; i < total; i++) memcpy(&mine[i], &nanbits, sizeof(double));
+        for (int64_t p = 0; p < ap.elems; p++)
+            if (ap.map[p] >= 0) mine[ap.map[p]] = fwd[1][p];
+        MPI_Allgather(mine, (int)total, MPI_DOUBLE, every, (int)total, MPI_DOUBLE, MPI_COMM_WORLD);
+        int64_t holders = 0, differ = 0;
+        for (int64_t i = 0; i < total; i++) {
+            const double *ref = NULL;
+            for (int r = 0; r < np; r++) {
+                const double *x = &every[(int64_t)r * total + i];
+                if (!memcmp(x, &nanbits, sizeof(double))) continue;
+                holders++;
+                if (!ref) ref = x;
+                else differ += memcmp(ref, x, sizeof(double)) != 0;
+            }
+        }
+        char w[240];
+        snprintf(w, sizeof w, "%s: replayed bitwise alike", name);
+        check(ok, w);
+        if (!same_bits) printf("  rank %d: %s: forwarded and direct differ bitwise\n", me, name);
+        snprintf(w, sizeof w, "%s: forwarded and direct bitwise equal", name);
+        check(same_bits, w);
+        snprintf(w, sizeof w, "%s: forwarded sums added in the order of the pieces", name);
+        check(in_order_ok, w);
+        snprintf(w, sizeof w, "%s: every replica bitwise equal (%lld values held, %lld differ)", name, (long long)holders,
+                 (long long)differ);
+        check(differ == 0 && holders == total * replica_count(&a), w);
+        free(mine), free(every);
+        free(dir[0]), free(dir[1]), free(fwd[0]), free(fwd[1]);
+        rank_part_free(&ap), rank_part_free(&bp);
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -1604,17 +2432,29 @@ int main(int argc, char **argv)
     bad_input();
     hand_picked();
     double t1 = MPI_Wtime();
-    random_cases();
+    random_cases(RELAY_REPLICAS_AUTO);
     double t2 = MPI_Wtime();
-    batches();
+    batches(RELAY_REPLICAS_AUTO);
     reproducible();
+    double t3 = MPI_Wtime();
+    forwarding();
+    double tf1 = MPI_Wtime();
+    forward_sums();
+    double tf2 = MPI_Wtime();
+    random_cases(RELAY_REPLICAS_FORWARD);
+    double tf3 = MPI_Wtime();
+    batches(RELAY_REPLICAS_FORWARD);
+    double t4 = MPI_Wtime();
+    if (me == 0 && getenv("MPI_ND_VERBOSE"))
+        printf("forwarding: hand %.2f s, sums %.2f s, random %.2f s, batches %.2f s\n", tf1 - t3, tf2 - tf1, tf3 - tf2, t4 - tf3);
     refused_start();
     different_plans();
     replica_choice();
-    double t3 = MPI_Wtime();
+    double t5 = MPI_Wtime();
     if (me == 0)
-        printf("mpi_nd at %d ranks: bad input and hand-picked %.2f s, random %.2f s, batches and reproducibility %.2f s\n", np,
-               t1 - t0, t2 - t1, t3 - t2);
+        printf("mpi_nd at %d ranks: bad input and hand-picked %.2f s, random %.2f s, batches and reproducibility %.2f s, "
+               "forwarding %.2f s\n",
+               np, t1 - t0, t2 - t1, (t3 - t2) + (t5 - t4), t4 - t3);
     int rc = check_summary("mpi_nd");
     MPI_Finalize();
     return rc;
