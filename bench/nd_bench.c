@@ -33,7 +33,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "measure.h"
+#include "relay_case.h"
 #include "relay/relay.h"
 
 static int rank, nranks, replays = 9;
@@ -46,55 +46,23 @@ static void die(const char *what)
 
 /* ---- relay's side --------------------------------------------------------- */
 
-typedef struct {
-    relay_plan *plan;
-    relay_exec *exec;
-    void *a, *b;
-    int64_t a_elems, b_elems;
-} relay_case;
-
 static relay_nd_layout *layout(int ndims, const int64_t *shape, int mesh_ndims, const int *mesh, const relay_placement *place)
 {
-    int ranks[64];
-    for (int r = 0; r < nranks; r++) ranks[r] = r;
-    relay_nd_desc d = {ndims, shape, mesh_ndims, mesh, ranks, place, RELAY_ROW_MAJOR, NULL};
-    relay_nd_layout *l;
-    if (relay_nd_layout_create(&l, &d)) die("layout");
-    return l;
+    return relay_case_layout(nranks, ndims, shape, mesh_ndims, mesh, place);
 }
 
 static void relay_setup(relay_case *c, relay_nd_layout *dst, relay_nd_layout *src, const int *perm, relay_type t)
 {
-    double t0 = now();
-    if (relay_plan_nd(&c->plan, nranks, dst, src, perm ? RELAY_OP_T : RELAY_OP_N, perm, t, NULL)) die("plan");
-    double planned = now() - t0;
-    if (relay_exec_create(&c->exec, c->plan, MPI_COMM_WORLD)) die("exec");
-    size_t esz = relay_type_size(t);
-    c->a_elems = relay_plan_buffer_elems(c->plan, 1, 0, rank);
-    c->b_elems = relay_plan_buffer_elems(c->plan, 0, 0, rank);
-    c->a = calloc((size_t)c->a_elems + 1, esz);
-    c->b = malloc(((size_t)c->b_elems + 1) * esz);
-    for (int64_t i = 0; i < c->b_elems * (int64_t)(esz / 8); i++) ((double *)c->b)[i] = (double)(rank * 1000003 + i);
-    if (rank == 0) printf("  plan %.2f ms\n", planned * 1e3);
-    relay_nd_layout_free(dst);
-    relay_nd_layout_free(src);
+    const char *failed = relay_case_setup(c, rank, nranks, dst, src, perm, t);
+    if (failed) die(failed);
 }
 
 static void relay_replay(void *ctx)
 {
-    relay_case *c = ctx;
-    void *dst[1] = {c->a};
-    const void *src[1] = {c->b};
-    if (relay_exec_run(c->exec, dst, src, NULL, NULL)) die("replay");
+    if (relay_case_replay(ctx)) die("replay");
 }
 
-static void relay_done(relay_case *c)
-{
-    relay_exec_free(c->exec);
-    relay_plan_free(c->plan);
-    free(c->a);
-    free(c->b);
-}
+static void relay_done(relay_case *c) { relay_case_done(c); }
 
 /* ---- timing ------------------------------------------------------------------ */
 

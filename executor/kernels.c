@@ -310,15 +310,18 @@ static int64_t interior_start(int64_t aligned, int64_t n) { return aligned < 0 ?
  * is larger than the caches: here the kernel sees only a rectangle (the
  * executor's tasks are tiles of about 181 x 181), so it takes a rectangle
  * whose columns span STREAM_SPAN_BYTES or more of dst as part of a large
- * matrix (an n = 4000 double matrix's tiles span 5.8 MB).  Measured on
- * 4000^2..8192^2 doubles, they cut a transpose's time by 20-30% here.
- * Below STREAM_MIN_BYTES the closing fence is not worth it. */
+ * matrix (an n = 4000 double matrix's tiles span 5.8 MB), or one its caller
+ * says is (large_dst: an N-D transfer's planes, each 1-2 MB of a pencil of
+ * hundreds: streamed, a 384^3 x->y reshape on one rank took 145 ms instead
+ * of 514).  Measured on 4000^2..8192^2 doubles, they cut a transpose's
+ * time by 20-30% here.  Below STREAM_MIN_BYTES the closing fence is not
+ * worth it. */
 enum { STREAM_SPAN_BYTES = 4 << 20, STREAM_MIN_BYTES = 16 << 10 };
 
 static int worth_streaming(const rl_update *u, int64_t dld, int64_t rows, int64_t cols, size_t esz)
 {
     int64_t bytes = rows * cols * (int64_t)esz, span = (cols - 1) * dld * (int64_t)esz + rows * (int64_t)esz;
-    return u->mode != 2 && bytes >= STREAM_MIN_BYTES && span >= STREAM_SPAN_BYTES;
+    return u->mode != 2 && bytes >= STREAM_MIN_BYTES && (span >= STREAM_SPAN_BYTES || u->sc->large_dst);
 }
 
 /* The transpose: an interior of whole line squares starting where both
