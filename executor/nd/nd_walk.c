@@ -110,8 +110,6 @@ void rl_nd_move(const rl_scalars *s, int conj, const rl_nd_order *o, const rl_nd
                 const rl_nd_side *src)
 {
     if (t->elems == 0) return;
-    rl_scalars scalars = *s; /* the transfer, not one rectangle of it, says whether to stream */
-    scalars.large_dst = t->elems * (int64_t)relay_type_size(s->type) >= RL_LARGE_DST_BYTES;
-    walk w = {&scalars, conj, relay_type_size(s->type), o, t, dst, src};
+    walk w = {s, conj, relay_type_size(s->type), o, t, dst, src};
     walk_level(&w, 0, 0, 0);
 }
