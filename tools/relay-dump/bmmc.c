@@ -11,17 +11,17 @@
 
 #include "dump.h"
 
-static void print_matrix(const char *title, const rl_gf2 *m, int gap_after)
+static void print_matrix(const char *title, const rl_gf2 *m, int gap_after, FILE *out)
 {
-    printf("  %s\n", title);
+    fprintf(out, "  %s\n", title);
     for (int i = 0; i < m->n; i++) {
-        printf("    y%-2d ", i);
+        fprintf(out, "    y%-2d ", i);
         for (int j = 0; j < m->n; j++) {
-            if (j == gap_after) putchar(' ');
-            putchar(m->col[j] >> i & 1 ? '1' : '.');
+            if (j == gap_after) putc(' ', out);
+            putc(m->col[j] >> i & 1 ? '1' : '.', out);
         }
-        putchar('\n');
-        if (i + 1 == gap_after) putchar('\n');
+        putc('\n', out);
+        if (i + 1 == gap_after) putc('\n', out);
     }
 }
 
@@ -64,38 +64,40 @@ static const char *layout_name(const rl_bmmc *b)
     return b->f == b->n - b->p ? "processor-major" : b->f == 0 ? "processor-minor" : "rank bits in the middle";
 }
 
-static void print_bmmc_summary(const char *path, const relay_plan *p, const bmmc_volumes *v)
+static void print_bmmc_summary(const dump_request *r, const relay_plan *p, const bmmc_volumes *v)
 {
     const rl_bmmc *b = p->bmmc;
     int off = b->n - b->p;
-    printf("%s: BMMC plan, format %d.%d, fingerprint %016llx\n", path, p->format_major, p->format_minor,
-           (unsigned long long)p->fingerprint);
-    printf("  2^%d elements of %lld bytes on %d ranks (p = %d); rank bits %d..%d (%s), 2^%d elements per rank\n", b->n,
-           (long long)b->elem_size, p->nranks, b->p, b->f, b->f + b->p - 1, layout_name(b), off);
-    printf("\npermutation y = A x XOR c, c = 0x%llx\n", (unsigned long long)b->c);
-    print_matrix("A (actual layout)", &b->a, -1);
-    printf("\nfactors in processor-major coordinates (bits 0..%d: offset, %d..%d: rank): Q^-1 A Q = V W\n", off - 1, off,
-           b->n - 1);
-    print_matrix("W: a permutation inside every rank (its lower-left block is zero)", &b->w, off);
-    print_matrix("V: moves blocks between ranks (lower-left block zero but for its last r columns)", &b->v, off);
-    printf("  c_V = 0x%llx\n", (unsigned long long)b->cv);
-    printf("\nrank of V's lower-left block: r = %d, so each rank exchanges with 2^r = %d ranks (Lemma 3),\n", b->rank, 1 << b->rank);
-    printf("  one block of 2^%d elements (%lld bytes) each; no index travels\n", off - b->rank, (long long)v->block_bytes);
-    printf("volumes: %lld bytes total, %lld bytes remote, %lld messages\n", (long long)(b->elem_size << b->n),
-           (long long)(v->sent_blocks * v->block_bytes), (long long)v->sent_blocks);
+    FILE *out = r->out;
+    fprintf(out, "%s: BMMC plan, format %d.%d, fingerprint %016llx\n", r->path, p->format_major, p->format_minor,
+            (unsigned long long)p->fingerprint);
+    fprintf(out, "  2^%d elements of %lld bytes on %d ranks (p = %d); rank bits %d..%d (%s), 2^%d elements per rank\n", b->n,
+            (long long)b->elem_size, p->nranks, b->p, b->f, b->f + b->p - 1, layout_name(b), off);
+    fprintf(out, "\npermutation y = A x XOR c, c = 0x%llx\n", (unsigned long long)b->c);
+    print_matrix("A (actual layout)", &b->a, -1, out);
+    fprintf(out, "\nfactors in processor-major coordinates (bits 0..%d: offset, %d..%d: rank): Q^-1 A Q = V W\n", off - 1, off,
+            b->n - 1);
+    print_matrix("W: a permutation inside every rank (its lower-left block is zero)", &b->w, off, out);
+    print_matrix("V: moves blocks between ranks (lower-left block zero but for its last r columns)", &b->v, off, out);
+    fprintf(out, "  c_V = 0x%llx\n", (unsigned long long)b->cv);
+    fprintf(out, "\nrank of V's lower-left block: r = %d, so each rank exchanges with 2^r = %d ranks (Lemma 3),\n", b->rank,
+            1 << b->rank);
+    fprintf(out, "  one block of 2^%d elements (%lld bytes) each; no index travels\n", off - b->rank, (long long)v->block_bytes);
+    fprintf(out, "volumes: %lld bytes total, %lld bytes remote, %lld messages\n", (long long)(b->elem_size << b->n),
+            (long long)(v->sent_blocks * v->block_bytes), (long long)v->sent_blocks);
 }
 
 /* The first `listed` blocks of the rank's 2^r. */
-static void print_partners(const relay_plan *p, int rank, int listed, const int *to, const int *from)
+static void print_partners(const relay_plan *p, int rank, int listed, const int *to, const int *from, FILE *out)
 {
     const rl_bmmc *b = p->bmmc;
     int off = b->n - b->p;
-    printf("rank %d: %d blocks of 2^%d consecutive elements (block b: offsets b * 2^%d onwards, after W)\n", rank,
-           1 << b->rank, off - b->rank, off - b->rank);
-    printf("  %8s %8s %8s\n", "block", "to", "from");
+    fprintf(out, "rank %d: %d blocks of 2^%d consecutive elements (block b: offsets b * 2^%d onwards, after W)\n", rank,
+            1 << b->rank, off - b->rank, off - b->rank);
+    fprintf(out, "  %8s %8s %8s\n", "block", "to", "from");
     for (int blk = 0; blk < listed; blk++)
-        printf("  %8d %8d %8d%s\n", blk, to[blk], from[blk], to[blk] == rank ? "  (kept: no message)" : "");
-    if (listed < 1 << b->rank) printf("  ... and %d more blocks (--limit 0 lists them all)\n", (1 << b->rank) - listed);
+        fprintf(out, "  %8d %8d %8d%s\n", blk, to[blk], from[blk], to[blk] == rank ? "  (kept: no message)" : "");
+    if (listed < 1 << b->rank) fprintf(out, "  ... and %d more blocks (--limit 0 lists them all)\n", (1 << b->rank) - listed);
 }
 
 static void json_matrix(json_writer *w, const char *key, const rl_gf2 *m)
@@ -144,7 +146,7 @@ static int print_bmmc_json(const dump_request *r, const relay_plan *p, const bmm
 {
     const rl_bmmc *b = p->bmmc;
     int64_t remote = v->sent_blocks * v->block_bytes, nblocks = (int64_t)1 << b->rank;
-    json_writer w = dump_json_open(p, "bmmc");
+    json_writer w = dump_json_open(p, "bmmc", r->out);
     dump_json_no_relabel(&w, r, p, "bytes", "p2p", 1);
     dump_json_volumes(&w, b->elem_size << b->n, remote, remote, v->sent_blocks, v->sent_blocks);
     json_begin_object(&w, "bmmc");
@@ -181,14 +183,14 @@ static int dump_bmmc_rank(const dump_request *r, const relay_plan *p, int rank, 
     }
     rl_bmmc_partners(p->bmmc, rank, listed, to, from);
     if (r->json) {
-        json_writer w = json_start(stdout);
+        json_writer w = json_start(r->out);
         json_begin_object(&w, NULL);
         json_int(&w, "rank", rank);
         json_int(&w, "block_elems", (int64_t)1 << (p->bmmc->n - p->bmmc->p - p->bmmc->rank));
         json_partners(&w, rank, nblocks, listed, to, from);
         json_end_object(&w);
         json_finish(&w);
-    } else print_partners(p, rank, listed, to, from);
+    } else print_partners(p, rank, listed, to, from, r->out);
     free(to);
     free(from);
     return CLI_OK;
@@ -200,7 +202,7 @@ int dump_bmmc(const dump_request *r, const relay_plan *p, cli_error *e)
     bmmc_volumes v;
     count_bmmc_volumes(p->bmmc, &v);
     if (r->json) return print_bmmc_json(r, p, &v, e);
-    print_bmmc_summary(r->path, p, &v);
-    printf("\n");
+    print_bmmc_summary(r, p, &v);
+    fputc('\n', r->out);
     return dump_bmmc_rank(r, p, 0, e);
 }

@@ -1,10 +1,10 @@
 /* dump.h — what the files of relay-dump share: the request main.c reads
- * from the command line, the view of each plan kind (transform.c, bmmc.c,
- * hsumma.c, nd.c), a transform section's volumes and detail (section.c),
- * the first lines and per-rank table of a summary (summary.c), a plan's
- * tuning (tuning.c), the keys every --json
- * object carries (json.c), the steps of a rounds schedule (steps.c) and
- * the heat map of --svg (heatmap_svg.c). */
+ * from the command line, what it asks of a plan (views.c), the view of
+ * each plan kind (transform.c, bmmc.c, hsumma.c, nd.c), a transform
+ * section's volumes and detail (section.c), the first lines and per-rank
+ * table of a summary (summary.c), a plan's tuning (tuning.c), the keys
+ * every --json object carries (json.c), the steps of a rounds schedule
+ * (steps.c) and the heat map of --svg (heatmap_svg.c). */
 #ifndef RELAY_DUMP_H
 #define RELAY_DUMP_H
 
@@ -22,6 +22,8 @@ typedef struct {
     int json;
     int64_t rank;            /* -1: the whole plan */
     int64_t limit;           /* entries per list of ranks or steps in --json; 0: all */
+    FILE *out;               /* where the views write: stdout for relay-dump, a
+                                memory stream for the Python binding */
 } dump_request;
 
 /* A plan file of a few hundred bytes may describe millions of ranks or
@@ -35,12 +37,18 @@ int64_t dump_listed(const dump_request *r, int64_t n);
 
 /* A transform or N-D plan's tuning, when it has one: each choice timed in
  * the summary, and the "tuning" object of --json. */
-void dump_print_tuning(const relay_plan *p);
+void dump_print_tuning(const relay_plan *p, FILE *out);
 void dump_json_tuning(json_writer *w, const relay_plan *p);
 
 /* ---- the plan kinds ------------------------------------------------------ */
 
-/* What the request asks of a plan of each kind, on stdout: the summary for
+/* What the request asks of plan p, written to r->out (views.c): the view
+ * of p's kind, or CLI_USAGE for what the kind does not show (--svg of
+ * anything but a transform, --stats of anything but a whole transform).
+ * r->path names the plan in the text views and --svg's title. */
+int dump_plan(const dump_request *r, const relay_plan *p, cli_error *e);
+
+/* What the request asks of a plan of each kind, on r->out: the summary for
  * people, --json, one rank's part (--rank), and for transforms the heat
  * map (--svg).  A plan loaded for one rank holds only that rank's section. */
 int dump_transform(const dump_request *r, const relay_plan *p, cli_error *e);
@@ -64,14 +72,14 @@ typedef struct {
 int section_volume(const rl_section *s, int64_t esz, rank_volume *v, cli_error *e);
 /* The summary's first lines (summary.c): file, format, fingerprint, kind,
  * ranks and type. */
-void summary_print_head(const char *path, const relay_plan *p);
+void summary_print_head(const char *path, const relay_plan *p, FILE *out);
 /* The per-rank table (summary.c): rows[i] is rank ranks[i]'s (ranks
  * NULL: rank i's), in increasing rank order.  When the rows hold every one
  * of more than RANK_TABLE_FULL_MAX ranks: the first and last
  * RANK_TABLE_EDGE_ROWS rows, then min/median/max; else every row given.
  * A line says how many ranks each gap leaves out. */
 enum { RANK_TABLE_FULL_MAX = 32, RANK_TABLE_EDGE_ROWS = 8 };
-int rank_table_print(const rank_volume *rows, const int *ranks, int nrows, int nranks, cli_error *e);
+int rank_table_print(const rank_volume *rows, const int *ranks, int nrows, int nranks, FILE *out, cli_error *e);
 
 /* Pieces of lattices [first, first + count). */
 int64_t lattice_pieces(const rl_span *spans, int64_t first, int64_t count);
@@ -103,8 +111,8 @@ int dump_nd_rank(const dump_request *r, const relay_plan *p, int rank, cli_error
 
 /* ---- the SPEC section 4 keys of --json (json.c) -------------------------- */
 
-/* Starts the object: format_version, kind, ranks and fingerprint. */
-json_writer dump_json_open(const relay_plan *p, const char *kind);
+/* Starts the object on out: format_version, kind, ranks and fingerprint. */
+json_writer dump_json_open(const relay_plan *p, const char *kind, FILE *out);
 /* "sigma" (the listed ranks' entries; NULL: the identity) and
  * "sigma_left_out". */
 void dump_json_sigma(json_writer *w, const dump_request *r, const relay_plan *p, const int *sigma);

@@ -14,68 +14,70 @@
 static const char *const from_names[] = {"given", "model", "at bind", "autotune"};
 static const char *const bcast_names[] = {"Van de Geijn", "binomial"};
 
-static void print_dist(const relay_hsumma_params *hp)
+static void print_dist(const relay_hsumma_params *hp, FILE *out)
 {
-    if (hp->dist == RELAY_HSUMMA_CHECKERBOARD) printf("block-checkerboard (one contiguous block per rank)");
-    else printf("block-cyclic, %lld x %lld blocks", (long long)hp->dist_block, (long long)hp->dist_block);
+    if (hp->dist == RELAY_HSUMMA_CHECKERBOARD) fprintf(out, "block-checkerboard (one contiguous block per rank)");
+    else fprintf(out, "block-cyclic, %lld x %lld blocks", (long long)hp->dist_block, (long long)hp->dist_block);
 }
 
 /* The model's time for every grouping, best first marked. */
-static void print_model(const relay_hsumma_params *hp)
+static void print_model(const relay_hsumma_params *hp, FILE *out)
 {
     const relay_hsumma_network *net = &hp->network;
     int bi, bj;
     if (relay_hsumma_best_groups(hp, net, &bi, &bj)) return;
-    printf("\ncost model (section IV, %s broadcasts, alpha %.3g s, beta %.3g s/byte): communication per replay\n",
-           bcast_names[net->bcast], net->alpha, net->beta);
-    printf("  %8s %8s %12s %12s %12s\n", "groups", "G", "latency s", "bandwidth s", "total s");
+    fprintf(out, "\ncost model (section IV, %s broadcasts, alpha %.3g s, beta %.3g s/byte): communication per replay\n",
+            bcast_names[net->bcast], net->alpha, net->beta);
+    fprintf(out, "  %8s %8s %12s %12s %12s\n", "groups", "G", "latency s", "bandwidth s", "total s");
     for (int I = 0, J = 0; rl_hsumma_next_grouping(hp, &I, &J);) {
         double t, lat, bw;
         relay_hsumma_model(hp, I, J, net, &t, &lat, &bw);
-        printf("  %4dx%-3d %8lld %12.4g %12.4g %12.4g%s\n", I, J, (long long)I * J, lat, bw, t,
-               I == bi && J == bj ? "  <- best" : "");
+        fprintf(out, "  %4dx%-3d %8lld %12.4g %12.4g %12.4g%s\n", I, J, (long long)I * J, lat, bw, t,
+                I == bi && J == bj ? "  <- best" : "");
     }
 }
 
-static void print_summary(const char *path, const relay_plan *p, const relay_hsumma_info *info)
+static void print_summary(const dump_request *r, const relay_plan *p, const relay_hsumma_info *info)
 {
     const relay_hsumma_params *hp = &info->params;
-    printf("%s: HSUMMA plan, format %d.%d, fingerprint %016llx\n", path, p->format_major, p->format_minor,
-           (unsigned long long)p->fingerprint);
-    printf("  C := alpha A B + beta C, C %lld x %lld, k = %lld, type %s\n", (long long)hp->m, (long long)hp->n, (long long)hp->k,
-           cli_type_words[hp->type]);
-    printf("  grid %d x %d (%d ranks, rank = row * %d + column); distribution ", hp->grid_rows, hp->grid_cols, p->nranks,
-           hp->grid_cols);
-    print_dist(hp);
+    FILE *out = r->out;
+    fprintf(out, "%s: HSUMMA plan, format %d.%d, fingerprint %016llx\n", r->path, p->format_major, p->format_minor,
+            (unsigned long long)p->fingerprint);
+    fprintf(out, "  C := alpha A B + beta C, C %lld x %lld, k = %lld, type %s\n", (long long)hp->m, (long long)hp->n,
+            (long long)hp->k, cli_type_words[hp->type]);
+    fprintf(out, "  grid %d x %d (%d ranks, rank = row * %d + column); distribution ", hp->grid_rows, hp->grid_cols, p->nranks,
+            hp->grid_cols);
+    print_dist(hp, out);
     if (hp->group_rows)
-        printf("\n  groups %d x %d (G = %lld, %s) of %d x %d ranks%s\n", hp->group_rows, hp->group_cols,
-               (long long)hp->group_rows * hp->group_cols, from_names[info->groups_from], hp->grid_rows / hp->group_rows,
-               hp->grid_cols / hp->group_cols,
-               hp->group_rows * hp->group_cols == 1 || (hp->group_rows == hp->grid_rows && hp->group_cols == hp->grid_cols)
-                   ? " (plain SUMMA)" : "");
-    else printf("\n  groups chosen at bind: the cost model with alpha and beta measured by ping-pong\n");
-    printf("  outer block B = %lld, inner block b = %lld: %lld outer and %lld inner steps per replay\n",
-           (long long)hp->outer_block, (long long)hp->inner_block, (long long)info->outer_steps, (long long)info->inner_steps);
-    printf("volumes (a broadcast counted once per receiving rank%s): %lld bytes total, %lld bytes remote, %lld messages\n",
-           hp->group_rows ? "" : ", groups as SUMMA", (long long)p->stats.bytes_total, (long long)p->stats.bytes_remote,
-           (long long)p->stats.messages);
-    if (hp->network.alpha > 0 && hp->network.beta > 0) print_model(hp);
+        fprintf(out, "\n  groups %d x %d (G = %lld, %s) of %d x %d ranks%s\n", hp->group_rows, hp->group_cols,
+                (long long)hp->group_rows * hp->group_cols, from_names[info->groups_from], hp->grid_rows / hp->group_rows,
+                hp->grid_cols / hp->group_cols,
+                hp->group_rows * hp->group_cols == 1 || (hp->group_rows == hp->grid_rows && hp->group_cols == hp->grid_cols)
+                    ? " (plain SUMMA)" : "");
+    else fprintf(out, "\n  groups chosen at bind: the cost model with alpha and beta measured by ping-pong\n");
+    fprintf(out, "  outer block B = %lld, inner block b = %lld: %lld outer and %lld inner steps per replay\n",
+            (long long)hp->outer_block, (long long)hp->inner_block, (long long)info->outer_steps, (long long)info->inner_steps);
+    fprintf(out, "volumes (a broadcast counted once per receiving rank%s): %lld bytes total, %lld bytes remote, %lld messages\n",
+            hp->group_rows ? "" : ", groups as SUMMA", (long long)p->stats.bytes_total, (long long)p->stats.bytes_remote,
+            (long long)p->stats.messages);
+    if (hp->network.alpha > 0 && hp->network.beta > 0) print_model(hp, out);
 }
 
-static void print_rank(const relay_plan *p, int rank)
+static void print_rank(const relay_plan *p, int rank, FILE *out)
 {
     const relay_hsumma_params *hp = &p->hsumma->params;
     rl_hsumma_place pl;
     rl_hsumma_traffic t;
     rl_hsumma_place_of(hp, hp->group_rows, hp->group_cols, rank, &pl);
     rl_hsumma_rank_traffic(hp, rank, &t);
-    printf("rank %d: grid (%d, %d), group (%d, %d), place (%d, %d) in its group%s\n", rank, pl.row, pl.col, pl.x, pl.y, pl.i,
-           pl.j, hp->group_rows ? "" : " (groups as SUMMA until bind)");
-    printf("  holds A %lld, B %lld, C %lld elements\n", (long long)rl_hsumma_local_elems(hp, 0, rank),
-           (long long)rl_hsumma_local_elems(hp, 1, rank), (long long)rl_hsumma_local_elems(hp, 2, rank));
-    printf("  per replay: sends %lld bytes in %lld messages, receives %lld bytes in %lld, copies %lld bytes of its panels\n",
-           (long long)t.send_bytes, (long long)t.send_msgs, (long long)t.recv_bytes, (long long)t.recv_msgs,
-           (long long)t.local_bytes);
+    fprintf(out, "rank %d: grid (%d, %d), group (%d, %d), place (%d, %d) in its group%s\n", rank, pl.row, pl.col, pl.x, pl.y,
+            pl.i, pl.j, hp->group_rows ? "" : " (groups as SUMMA until bind)");
+    fprintf(out, "  holds A %lld, B %lld, C %lld elements\n", (long long)rl_hsumma_local_elems(hp, 0, rank),
+            (long long)rl_hsumma_local_elems(hp, 1, rank), (long long)rl_hsumma_local_elems(hp, 2, rank));
+    fprintf(out,
+            "  per replay: sends %lld bytes in %lld messages, receives %lld bytes in %lld, copies %lld bytes of its panels\n",
+            (long long)t.send_bytes, (long long)t.send_msgs, (long long)t.recv_bytes, (long long)t.recv_msgs,
+            (long long)t.local_bytes);
 }
 
 /* One rank's traffic as a per_rank entry (SPEC section 4). */
@@ -188,7 +190,7 @@ static int print_json(const dump_request *r, const relay_plan *p, const relay_hs
 {
     const relay_hsumma_params *hp = &info->params;
     const relay_plan_stats *st = &p->stats;
-    json_writer w = dump_json_open(p, "hsumma");
+    json_writer w = dump_json_open(p, "hsumma", r->out);
     dump_json_no_relabel(&w, r, p, cli_type_words[hp->type], "broadcasts", p->rounds);
     dump_json_volumes(&w, st->bytes_total, st->bytes_remote, st->bytes_remote_identity, st->messages, st->pieces);
     json_begin_object(&w, "hsumma");
@@ -225,15 +227,15 @@ int dump_hsumma(const dump_request *r, const relay_plan *p, cli_error *e)
     if (r->json) {
         rl_hsumma_traffic t;
         rl_hsumma_rank_traffic(&info.params, (int)r->rank, &t);
-        json_writer w = json_start(stdout);
+        json_writer w = json_start(r->out);
         json_traffic(&w, (int)r->rank, &t);
         json_finish(&w);
         return CLI_OK;
     }
     if (r->rank < 0) {
-        print_summary(r->path, p, &info);
-        printf("\n");
+        print_summary(r, p, &info);
+        fputc('\n', r->out);
     }
-    print_rank(p, r->rank < 0 ? 0 : (int)r->rank);
+    print_rank(p, r->rank < 0 ? 0 : (int)r->rank, r->out);
     return CLI_OK;
 }

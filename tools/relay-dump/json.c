@@ -4,12 +4,12 @@
 
 #include "dump.h"
 
-json_writer dump_json_open(const relay_plan *p, const char *kind)
+json_writer dump_json_open(const relay_plan *p, const char *kind, FILE *out)
 {
     char version[32], fingerprint[24];
     snprintf(version, sizeof version, "%d.%d", p->format_major, p->format_minor);
     snprintf(fingerprint, sizeof fingerprint, "%016llx", (unsigned long long)p->fingerprint);
-    json_writer w = json_start(stdout);
+    json_writer w = json_start(out);
     json_begin_object(&w, NULL);
     json_string(&w, "format_version", version);
     json_string(&w, "kind", kind);

@@ -3,8 +3,8 @@
  *   relay-dump FILE [--json] [--rank R] [--svg OUT.svg] [--limit N] [--stats STATS]
  *
  * Reads the options, loads the plan (only one rank's section for --rank
- * alone) and hands it to the view of its kind: transform.c, bmmc.c,
- * hsumma.c, nd.c.  Links relay_exec only: no planner.  Reference: docs/cli.md. */
+ * alone) and hands it to dump_plan (views.c), which writes the view of its
+ * kind to stdout.  Links relay_exec only: no planner.  Reference: docs/cli.md. */
 #include <limits.h>
 #include <stdio.h>
 
@@ -103,17 +103,6 @@ static const cli_option dump_options[] = {
 };
 #undef AT
 
-/* The view of each plan kind, and why it has no heat map (NULL: it has). */
-static const struct {
-    int (*dump)(const dump_request *r, const relay_plan *p, cli_error *e);
-    const char *no_svg;
-} kinds[] = {
-    [RELAY_PLAN_TRANSFORM] = {dump_transform, NULL},
-    [RELAY_PLAN_BMMC] = {dump_bmmc, "--svg: a BMMC plan's volumes are uniform (see the partners instead)"},
-    [RELAY_PLAN_HSUMMA] = {dump_hsumma, "--svg: an HSUMMA plan moves broadcasts, not a volume matrix (see --rank)"},
-    [RELAY_PLAN_ND] = {dump_nd, "--svg: not drawn for N-D plans, whose messages are derived per rank (see --rank)"},
-};
-
 static int load_plan(const dump_request *r, relay_plan **p, cli_error *e)
 {
     /* --rank alone reads one section; anything else needs them all. */
@@ -129,21 +118,14 @@ static int dump(const dump_request *r, cli_error *e)
 {
     relay_plan *p = NULL;
     int status = load_plan(r, &p, e);
-    if (!status) {
-        relay_plan_kind kind = relay_plan_get_kind(p);
-        if (r->svg && kinds[kind].no_svg) status = cli_fail(e, CLI_USAGE, "%s", kinds[kind].no_svg);
-        else if (r->stats && kind != RELAY_PLAN_TRANSFORM)
-            status = cli_fail(e, CLI_USAGE, "--stats: relay-run --stats times transform plans only");
-        else if (r->stats && r->rank >= 0) status = cli_fail(e, CLI_USAGE, "--stats goes with the whole plan's view, not --rank");
-        else status = kinds[kind].dump(r, p, e);
-    }
+    if (!status) status = dump_plan(r, p, e);
     relay_plan_free(p);
     return status;
 }
 
 int main(int argc, char **argv)
 {
-    dump_request r = {.rank = -1, .limit = DUMP_DEFAULT_LIMIT};
+    dump_request r = {.rank = -1, .limit = DUMP_DEFAULT_LIMIT, .out = stdout};
     cli_error e;
     int help;
     int status = cli_parse_options(argc, argv, 1, dump_options, &r, &help, &e);

@@ -147,7 +147,7 @@ static void put_spec(nd_text *t, const relay_nd_layout *l)
     if (t->cut || cut || t->len - start > SPEC_SHOWN) t->len = start, t->s[start] = '\0', t->cut = 0;
 }
 
-static void print_layout(const char *title, const relay_nd_layout *l)
+static void print_layout(const char *title, const relay_nd_layout *l, FILE *out)
 {
     nd_text t = {.len = 0};
     int cut = 0;
@@ -156,7 +156,7 @@ static void print_layout(const char *title, const relay_nd_layout *l)
     for (int m = 0; m < l->mesh_ndims; m++) nd_put(&t, "%s%d", m ? " x " : "", l->mesh_shape[m]);
     nd_put(&t, " on ranks ");
     put_ranks(&t, l->mesh_ranks, l->mesh_size, SEGMENTS_SHOWN);
-    printf("    %-9s %s\n", title, t.s);
+    fprintf(out, "    %-9s %s\n", title, t.s);
     t = (nd_text){.len = 0};
     nd_put(&t, "place ");
     put_placements(&t, l, SPLITS_SHOWN, &cut);
@@ -165,13 +165,13 @@ static void print_layout(const char *title, const relay_nd_layout *l)
     nd_put(&t, ", order %s, padding ", l->order == RELAY_ROW_MAJOR ? "C" : "F");
     if (padded(l)) nd_put_list(&t, l->padded, l->ndims, "x");
     else nd_put(&t, "none");
-    printf("              %s\n", t.s);
+    fprintf(out, "              %s\n", t.s);
     t = (nd_text){.len = 0};
     put_spec(&t, l);
-    if (t.len) printf("              %s\n", t.s);
+    if (t.len) fprintf(out, "              %s\n", t.s);
 }
 
-static void print_pairs(const rl_nd_plan *nd)
+static void print_pairs(const rl_nd_plan *nd, FILE *out)
 {
     for (int k = 0; k < nd->count && k < PAIRS_SHOWN; k++) {
         const rl_nd_pair *pair = &nd->pairs[k];
@@ -179,14 +179,14 @@ static void print_pairs(const rl_nd_plan *nd)
         nd_text t = {.len = 0};
         for (int d = 0; d < pair->dst->ndims; d++) perm[d] = pair->perm[d];
         nd_put_list(&t, perm, pair->dst->ndims, ",");
-        printf("  pair %-5d op %s, perm %s (A's dimension k is B's dimension perm[k])\n", k, cli_op_words[pair->op], t.s);
-        print_layout("A (to)", pair->dst);
+        fprintf(out, "  pair %-5d op %s, perm %s (A's dimension k is B's dimension perm[k])\n", k, cli_op_words[pair->op], t.s);
+        print_layout("A (to)", pair->dst, out);
         if (rl_nd_replicas(pair->dst) > 1)
-            printf("              replicas receive %s\n",
-                   pair->forward ? "forwarded (one per group reads B and passes on down a binomial tree)" : "directly from B");
-        print_layout("B (from)", pair->src);
+            fprintf(out, "              replicas receive %s\n",
+                    pair->forward ? "forwarded (one per group reads B and passes on down a binomial tree)" : "directly from B");
+        print_layout("B (from)", pair->src, out);
     }
-    if (nd->count > PAIRS_SHOWN) printf("  ... and %d more pairs (see --json)\n", nd->count - PAIRS_SHOWN);
+    if (nd->count > PAIRS_SHOWN) fprintf(out, "  ... and %d more pairs (see --json)\n", nd->count - PAIRS_SHOWN);
 }
 
 /* The nodes of the node map (a node index is below the rank count). */
@@ -269,17 +269,19 @@ static int count_nd_volumes(const dump_request *r, const relay_plan *p, nd_volum
 
 /* ---- the summary ------------------------------------------------------------ */
 
-static void print_header(const char *path, const relay_plan *p, const nd_volumes *v)
+static void print_header(const dump_request *r, const relay_plan *p, const nd_volumes *v)
 {
-    summary_print_head(path, p);
-    print_pairs(p->nd);
-    printf("  schedule   p2p, 1 round (each rank derives its messages from the header when it binds)\n");
-    if (p->nd->node_of_rank) printf("  node map   given: %lld nodes (guides the choice of source replicas)\n", (long long)count_nodes(p));
-    else printf("  node map   none\n");
-    printf("  volumes    %lld bytes total (%s), %lld remote (%s), %lld messages, %lld boxes%s\n", (long long)v->bytes_total,
-           cli_bytes(v->bytes_total).text, (long long)v->bytes_remote, cli_bytes(v->bytes_remote).text, (long long)v->messages,
-           (long long)v->boxes, v->all ? "" : " (the plan's statistics: not every rank derived)");
-    dump_print_tuning(p);
+    FILE *out = r->out;
+    summary_print_head(r->path, p, out);
+    print_pairs(p->nd, out);
+    fprintf(out, "  schedule   p2p, 1 round (each rank derives its messages from the header when it binds)\n");
+    if (p->nd->node_of_rank)
+        fprintf(out, "  node map   given: %lld nodes (guides the choice of source replicas)\n", (long long)count_nodes(p));
+    else fprintf(out, "  node map   none\n");
+    fprintf(out, "  volumes    %lld bytes total (%s), %lld remote (%s), %lld messages, %lld boxes%s\n", (long long)v->bytes_total,
+            cli_bytes(v->bytes_total).text, (long long)v->bytes_remote, cli_bytes(v->bytes_remote).text, (long long)v->messages,
+            (long long)v->boxes, v->all ? "" : " (the plan's statistics: not every rank derived)");
+    dump_print_tuning(p, out);
 }
 
 /* ---- --json ----------------------------------------------------------------- */
@@ -349,7 +351,7 @@ static void json_nd(json_writer *w, const dump_request *r, const relay_plan *p, 
 
 static void print_json(const dump_request *r, const relay_plan *p, const nd_volumes *v)
 {
-    json_writer w = dump_json_open(p, "nd");
+    json_writer w = dump_json_open(p, "nd", r->out);
     json_string(&w, "type", cli_type_words[p->type]);
     dump_json_ops(&w, p);
     json_string(&w, "relabel", "none");
@@ -379,10 +381,10 @@ int dump_nd(const dump_request *r, const relay_plan *p, cli_error *e)
     int status = count_nd_volumes(r, p, &v, e);
     if (!status && r->json) print_json(r, p, &v);
     else if (!status) {
-        print_header(r->path, p, &v);
-        status = rank_table_print(v.rows, v.ranks, v.nrows, p->nranks, e);
-        if (!status && v.cut) printf("(ranks left out: deriving them would take more than 2^25 runs)\n");
-        if (!status) printf("one rank's messages: relay-dump %s --rank R\n", r->path);
+        print_header(r, p, &v);
+        status = rank_table_print(v.rows, v.ranks, v.nrows, p->nranks, r->out, e);
+        if (!status && v.cut) fprintf(r->out, "(ranks left out: deriving them would take more than 2^25 runs)\n");
+        if (!status) fprintf(r->out, "one rank's messages: relay-dump %s --rank R\n", r->path);
     }
     nd_volumes_free(&v);
     return status;

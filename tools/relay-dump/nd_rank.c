@@ -138,27 +138,28 @@ static void put_runs(nd_text *t, const relay_plan *p, const rl_nd_transfer *x)
 
 /* ---- text ------------------------------------------------------------------- */
 
-static void print_transfer(const relay_plan *p, const rl_nd_transfer *x, int from, int receiving)
+static void print_transfer(const relay_plan *p, const rl_nd_transfer *x, int from, int receiving, FILE *out)
 {
     nd_text runs = {.len = 0}, source = {.len = 0};
     put_runs(&runs, p, x);
     put_source(&source, p, x, from, receiving);
-    printf("      %4d %12lld %12lld  %-18s %s\n", x->pair, (long long)x->elems, (long long)x->elems * (int64_t)relay_type_size(p->type),
-           runs.s, source.s);
+    fprintf(out, "      %4d %12lld %12lld  %-18s %s\n", x->pair, (long long)x->elems,
+            (long long)x->elems * (int64_t)relay_type_size(p->type), runs.s, source.s);
 }
 
-static void print_transfer_heading(void)
+static void print_transfer_heading(FILE *out)
 {
-    printf("      %4s %12s %12s  %-18s %s\n", "pair", "elements", "bytes", "runs per A dim", "source");
+    fprintf(out, "      %4s %12s %12s  %-18s %s\n", "pair", "elements", "bytes", "runs per A dim", "source");
 }
 
 /* The first `shown` transfers of [first, end); `more` says where the rest are. */
 static void print_transfers(const relay_plan *p, const rl_nd_transfer *t, int64_t first, int64_t end, int64_t shown, int rank,
-                            int receiving, const char *more)
+                            int receiving, const char *more, FILE *out)
 {
-    print_transfer_heading();
-    for (int64_t i = first; i < end && i < first + shown; i++) print_transfer(p, &t[i], receiving ? t[i].peer : rank, receiving);
-    if (end - first > shown) printf("      ... and %lld more transfers (%s)\n", (long long)(end - first - shown), more);
+    print_transfer_heading(out);
+    for (int64_t i = first; i < end && i < first + shown; i++)
+        print_transfer(p, &t[i], receiving ? t[i].peer : rank, receiving, out);
+    if (end - first > shown) fprintf(out, "      ... and %lld more transfers (%s)\n", (long long)(end - first - shown), more);
 }
 
 /* The first --limit messages of a list, each with its transfers. */
@@ -166,25 +167,26 @@ static void print_messages(const dump_request *r, const relay_plan *p, const cha
                            const rl_nd_transfer *t, int64_t n, int64_t bytes, int64_t msgs, int rank, int receiving)
 {
     int64_t listed = dump_listed(r, msgs), shown = 0, i = 0, esz = (int64_t)relay_type_size(p->type);
-    printf("  %-10s %lld messages, %lld bytes (%s)\n", title, (long long)msgs, (long long)bytes, cli_bytes(bytes).text);
+    FILE *out = r->out;
+    fprintf(out, "  %-10s %lld messages, %lld bytes (%s)\n", title, (long long)msgs, (long long)bytes, cli_bytes(bytes).text);
     for (; i < n && shown < listed; shown++) {
         int64_t end = message_end(t, n, i), elems = 0;
         for (int64_t j = i; j < end; j++) elems += t[j].elems;
-        printf("    %s %d: %lld transfers, %lld elements, %lld bytes (%s)\n", peer_label, t[i].peer, (long long)(end - i),
-               (long long)elems, (long long)(elems * esz), cli_bytes(elems * esz).text);
-        print_transfers(p, t, i, end, TRANSFERS_SHOWN, rank, receiving, "see --json");
+        fprintf(out, "    %s %d: %lld transfers, %lld elements, %lld bytes (%s)\n", peer_label, t[i].peer, (long long)(end - i),
+                (long long)elems, (long long)(elems * esz), cli_bytes(elems * esz).text);
+        print_transfers(p, t, i, end, TRANSFERS_SHOWN, rank, receiving, "see --json", out);
         i = end;
     }
-    if (shown < msgs) printf("    ... and %lld more messages (--limit 0 lists them all)\n", (long long)(msgs - shown));
+    if (shown < msgs) fprintf(out, "    ... and %lld more messages (--limit 0 lists them all)\n", (long long)(msgs - shown));
 }
 
 /* Where the rank sits on a layout's mesh, and its local array. */
-static void print_side(const char *side, const relay_plan *p, const relay_nd_layout *l, int rank, int is_src)
+static void print_side(const char *side, const relay_plan *p, const relay_nd_layout *l, int rank, int is_src, FILE *out)
 {
     int64_t at = rl_nd_position_of(l, rank), extents[RELAY_ND_MAX_DIMS], elems = relay_nd_layout_local_elems(l, rank);
     nd_text t = {.len = 0};
     if (at < 0) {
-        printf("             %s: not on its mesh (holds nothing)\n", side);
+        fprintf(out, "             %s: not on its mesh (holds nothing)\n", side);
         return;
     }
     relay_nd_layout_local_shape(l, rank, extents);
@@ -195,24 +197,26 @@ static void print_side(const char *side, const relay_plan *p, const relay_nd_lay
         nd_put(&t, ", partial piece %lld of %lld", (long long)mesh_index(l, rank, RELAY_PARTIAL), (long long)rl_nd_partial_pieces(l));
     nd_put(&t, ", local ");
     nd_put_list(&t, extents, l->ndims, " x ");
-    printf("             %s: %s, buffer %lld elements (%s)\n", side, t.s, (long long)elems,
-           cli_bytes(elems * (int64_t)relay_type_size(p->type)).text);
+    fprintf(out, "             %s: %s, buffer %lld elements (%s)\n", side, t.s, (long long)elems,
+            cli_bytes(elems * (int64_t)relay_type_size(p->type)).text);
 }
 
 static void print_rank(const dump_request *r, const relay_plan *p, const rl_nd_part *part, const rank_volume *v)
 {
     int rank = part->rank;
-    printf("%s: rank %d of %d (nd, type %s)\n", r->path, rank, p->nranks, cli_type_words[p->type]);
-    printf("  transfers  one pair's elements between two ranks: the product of its runs along A's\n"
-           "             dimensions (runs per A dim); a message carries every pair's transfer to one peer\n");
+    FILE *out = r->out;
+    fprintf(out, "%s: rank %d of %d (nd, type %s)\n", r->path, rank, p->nranks, cli_type_words[p->type]);
+    fprintf(out, "  transfers  one pair's elements between two ranks: the product of its runs along A's\n"
+            "             dimensions (runs per A dim); a message carries every pair's transfer to one peer\n");
     for (int k = 0; k < p->nd->count; k++) {
-        printf("  pair %d\n", k);
-        print_side("A", p, p->nd->pairs[k].dst, rank, 0);
-        print_side("B", p, p->nd->pairs[k].src, rank, 1);
+        fprintf(out, "  pair %d\n", k);
+        print_side("A", p, p->nd->pairs[k].dst, rank, 0, out);
+        print_side("B", p, p->nd->pairs[k].src, rank, 1, out);
     }
-    printf("  local      %lld transfers, %lld bytes (%s), %lld boxes\n", (long long)part->nlocal, (long long)v->local_bytes,
-           cli_bytes(v->local_bytes).text, (long long)v->local_pieces);
-    if (part->nlocal) print_transfers(p, part->local, 0, part->nlocal, dump_listed(r, part->nlocal), rank, 1, "--limit 0 lists them all");
+    fprintf(out, "  local      %lld transfers, %lld bytes (%s), %lld boxes\n", (long long)part->nlocal, (long long)v->local_bytes,
+            cli_bytes(v->local_bytes).text, (long long)v->local_pieces);
+    if (part->nlocal)
+        print_transfers(p, part->local, 0, part->nlocal, dump_listed(r, part->nlocal), rank, 1, "--limit 0 lists them all", out);
     print_messages(r, p, "sends", "to", part->send, part->nsend, v->send_bytes, v->send_msgs, rank, 0);
     print_messages(r, p, "receives", "from", part->recv, part->nrecv, v->recv_bytes, v->recv_msgs, rank, 1);
 }
@@ -310,7 +314,7 @@ static void json_counts(json_writer *w, const rank_volume *v)
 static void print_json(const dump_request *r, const relay_plan *p, const rl_nd_part *part, const rank_volume *v)
 {
     int64_t local_listed = dump_listed(r, part->nlocal);
-    json_writer w = json_start(stdout);
+    json_writer w = json_start(r->out);
     json_begin_object(&w, NULL);
     json_int(&w, "rank", part->rank);
     json_int(&w, "ranks", p->nranks);

@@ -67,29 +67,29 @@ int section_volume(const rl_section *s, int64_t esz, rank_volume *v, cli_error *
  * buffer: off, steps, ld. */
 enum { PLACE_COLUMN = 39 };
 
-static void print_lattice_heading(void)
+static void print_lattice_heading(FILE *out)
 {
-    printf("      %4s  %-13s %-13s %10s %20s %8s\n", "pair", "piece", "pieces", "off", "steps (down, across)", "ld");
+    fprintf(out, "      %4s  %-13s %-13s %10s %20s %8s\n", "pair", "piece", "pieces", "off", "steps (down, across)", "ld");
 }
 
-static void print_shape(int64_t pair, int64_t rows, int64_t cols, int64_t count_r, int64_t count_c)
+static void print_shape(int64_t pair, int64_t rows, int64_t cols, int64_t count_r, int64_t count_c, FILE *out)
 {
     char piece[48], pieces[48];
     snprintf(piece, sizeof piece, "%lld x %lld", (long long)rows, (long long)cols);
     snprintf(pieces, sizeof pieces, "%lld x %lld", (long long)count_r, (long long)count_c);
-    printf("      %4lld  %-13s %-13s", (long long)pair, piece, pieces);
+    fprintf(out, "      %4lld  %-13s %-13s", (long long)pair, piece, pieces);
 }
 
-static void print_place(int64_t off, int64_t step_r, int64_t step_c, int64_t ld)
+static void print_place(int64_t off, int64_t step_r, int64_t step_c, int64_t ld, FILE *out)
 {
     char steps[48];
     snprintf(steps, sizeof steps, "%lld, %lld", (long long)step_r, (long long)step_c);
-    printf(" %10lld %20s %8lld", (long long)off, steps, (long long)ld);
+    fprintf(out, " %10lld %20s %8lld", (long long)off, steps, (long long)ld);
 }
 
-static void print_more(int64_t n)
+static void print_more(int64_t n, FILE *out)
 {
-    if (n > LATTICES_SHOWN) printf("      ... and %lld more lattices (see --json)\n", (long long)(n - LATTICES_SHOWN));
+    if (n > LATTICES_SHOWN) fprintf(out, "      ... and %lld more lattices (see --json)\n", (long long)(n - LATTICES_SHOWN));
 }
 
 /* How a lattice travels in its message: piece by piece, or fused along
@@ -100,47 +100,47 @@ static const char *fusion_name(int64_t fused)
     return fused >= 0 && fused <= 3 ? names[fused] : "";
 }
 
-static void print_lattices(const rl_span *spans, int64_t first, int64_t count)
+static void print_lattices(const rl_span *spans, int64_t first, int64_t count, FILE *out)
 {
-    print_lattice_heading();
+    print_lattice_heading(out);
     for (int64_t i = first; i < first + count && i < first + LATTICES_SHOWN; i++) {
         const rl_span *l = &spans[i];
-        print_shape(l->pair, l->rows, l->cols, l->count_r, l->count_c);
-        print_place(l->off, l->step_r, l->step_c, l->ld);
-        printf("%s\n", fusion_name(l->fused));
+        print_shape(l->pair, l->rows, l->cols, l->count_r, l->count_c, out);
+        print_place(l->off, l->step_r, l->step_c, l->ld, out);
+        fprintf(out, "%s\n", fusion_name(l->fused));
     }
-    print_more(count);
+    print_more(count, out);
 }
 
 /* A local lattice in two lines: its place in B, then in A. */
-static void print_local(const rl_section *s)
+static void print_local(const rl_section *s, FILE *out)
 {
-    if (s->nlocal) print_lattice_heading();
+    if (s->nlocal) print_lattice_heading(out);
     for (int64_t i = 0; i < s->nlocal && i < LATTICES_SHOWN; i++) {
         const rl_local_span *l = &s->local[i];
-        print_shape(l->pair, l->rows, l->cols, l->count_r, l->count_c);
-        print_place(l->src_off, l->src_step_r, l->src_step_c, l->src_ld);
-        printf("  in B\n%*s", PLACE_COLUMN, "");
-        print_place(l->dst_off, l->dst_step_r, l->dst_step_c, l->dst_ld);
-        printf("  in A\n");
+        print_shape(l->pair, l->rows, l->cols, l->count_r, l->count_c, out);
+        print_place(l->src_off, l->src_step_r, l->src_step_c, l->src_ld, out);
+        fprintf(out, "  in B\n%*s", PLACE_COLUMN, "");
+        print_place(l->dst_off, l->dst_step_r, l->dst_step_c, l->dst_ld, out);
+        fprintf(out, "  in A\n");
     }
-    print_more(s->nlocal);
+    print_more(s->nlocal, out);
 }
 
 /* step: the rounds schedule's step of each message, or NULL. */
 static void print_messages(const char *title, const char *peer_label, const rl_message *msgs, const int64_t *step, int n,
-                           const rl_span *spans, int64_t esz)
+                           const rl_span *spans, int64_t esz, FILE *out)
 {
     int64_t bytes = message_bytes(msgs, n, esz);
-    printf("  %-10s %d messages, %lld bytes (%s)\n", title, n, (long long)bytes, cli_bytes(bytes).text);
+    fprintf(out, "  %-10s %d messages, %lld bytes (%s)\n", title, n, (long long)bytes, cli_bytes(bytes).text);
     for (int k = 0; k < n; k++) {
         const rl_message *m = &msgs[k];
-        printf("    %s %lld: %lld lattices, %lld pieces, %lld bytes (%s)", peer_label, (long long)m->peer,
-               (long long)m->count, (long long)lattice_pieces(spans, m->first, m->count), (long long)(m->elems * esz),
-               cli_bytes(m->elems * esz).text);
-        if (step) printf(", step %lld", (long long)step[k]);
-        printf("\n");
-        print_lattices(spans, m->first, m->count);
+        fprintf(out, "    %s %lld: %lld lattices, %lld pieces, %lld bytes (%s)", peer_label, (long long)m->peer,
+                (long long)m->count, (long long)lattice_pieces(spans, m->first, m->count), (long long)(m->elems * esz),
+                cli_bytes(m->elems * esz).text);
+        if (step) fprintf(out, ", step %lld", (long long)step[k]);
+        fprintf(out, "\n");
+        print_lattices(spans, m->first, m->count, out);
     }
 }
 
@@ -152,21 +152,23 @@ static cli_bytes_text elems_bytes(int64_t elems, int64_t esz)
     return rl_mul_overflows(elems, esz, &bytes) ? (cli_bytes_text){"over 8 EiB"} : cli_bytes(bytes);
 }
 
-static void print_section(const char *path, const relay_plan *p, const rl_section *s, const rank_volume *vol)
+static void print_section(const dump_request *r, const relay_plan *p, const rl_section *s, const rank_volume *vol)
 {
     int64_t esz = (int64_t)relay_type_size(p->type);
     rank_volume v = *vol;
-    printf("%s: rank %d of %d (%s, type %s)\n", path, s->rank, p->nranks, cli_kind_words[p->kind], cli_type_words[p->type]);
-    printf("  lattices   pieces (count_r x count_c) of a piece's rows x cols (A's coordinates); piece (i, j)\n"
-           "             at off + i * down + j * across of the buffer (B's to send, A's to receive), at ld\n");
+    FILE *out = r->out;
+    fprintf(out, "%s: rank %d of %d (%s, type %s)\n", r->path, s->rank, p->nranks, cli_kind_words[p->kind],
+            cli_type_words[p->type]);
+    fprintf(out, "  lattices   pieces (count_r x count_c) of a piece's rows x cols (A's coordinates); piece (i, j)\n"
+            "             at off + i * down + j * across of the buffer (B's to send, A's to receive), at ld\n");
     for (int k = 0; k < p->count; k++)
-        printf("  buffers    pair %d: A %lld elements (%s), B %lld elements (%s)\n", k, (long long)s->dst_elems[k],
-               elems_bytes(s->dst_elems[k], esz).text, (long long)s->src_elems[k], elems_bytes(s->src_elems[k], esz).text);
-    printf("  local      %lld lattices, %lld pieces, %lld bytes (%s)\n", (long long)v.local_lattices,
-           (long long)v.local_pieces, (long long)v.local_bytes, cli_bytes(v.local_bytes).text);
-    print_local(s);
-    print_messages("sends", "to", s->send, s->send_round, s->nsend, s->send_spans, esz);
-    print_messages("receives", "from", s->recv, s->recv_round, s->nrecv, s->recv_spans, esz);
+        fprintf(out, "  buffers    pair %d: A %lld elements (%s), B %lld elements (%s)\n", k, (long long)s->dst_elems[k],
+                elems_bytes(s->dst_elems[k], esz).text, (long long)s->src_elems[k], elems_bytes(s->src_elems[k], esz).text);
+    fprintf(out, "  local      %lld lattices, %lld pieces, %lld bytes (%s)\n", (long long)v.local_lattices,
+            (long long)v.local_pieces, (long long)v.local_bytes, cli_bytes(v.local_bytes).text);
+    print_local(s, out);
+    print_messages("sends", "to", s->send, s->send_round, s->nsend, s->send_spans, esz, out);
+    print_messages("receives", "from", s->recv, s->recv_round, s->nrecv, s->recv_spans, esz, out);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -242,11 +244,11 @@ static void json_elems(json_writer *w, const char *key, const int64_t *elems, in
     json_end_array(w);
 }
 
-static void print_json_section(const relay_plan *p, const rl_section *s, const rank_volume *vol)
+static void print_json_section(const relay_plan *p, const rl_section *s, const rank_volume *vol, FILE *out)
 {
     int64_t esz = (int64_t)relay_type_size(p->type);
     rank_volume v = *vol;
-    json_writer w = json_start(stdout);
+    json_writer w = json_start(out);
     json_begin_object(&w, NULL);
     json_int(&w, "rank", s->rank);
     json_int(&w, "ranks", p->nranks);
@@ -276,7 +278,7 @@ int dump_rank_section(const dump_request *r, const relay_plan *p, cli_error *e)
     const rl_section *s = p->sections[r->rank];
     rank_volume v;
     if (section_volume(s, (int64_t)relay_type_size(p->type), &v, e)) return e->status;
-    if (r->json) print_json_section(p, s, &v);
-    else print_section(r->path, p, s, &v);
+    if (r->json) print_json_section(p, s, &v, r->out);
+    else print_section(r, p, s, &v);
     return CLI_OK;
 }

@@ -7,40 +7,40 @@
 
 #include "dump.h"
 
-void summary_print_head(const char *path, const relay_plan *p)
+void summary_print_head(const char *path, const relay_plan *p, FILE *out)
 {
-    printf("%s: relay plan, format %d.%d, fingerprint %016llx\n", path, p->format_major, p->format_minor,
-           (unsigned long long)p->fingerprint);
-    printf("  kind       %s\n  ranks      %d\n  type       %s (%s, %zu bytes)\n", cli_kind_words[p->kind], p->nranks,
-           cli_type_words[p->type], cli_type_names[p->type], relay_type_size(p->type));
+    fprintf(out, "%s: relay plan, format %d.%d, fingerprint %016llx\n", path, p->format_major, p->format_minor,
+            (unsigned long long)p->fingerprint);
+    fprintf(out, "  kind       %s\n  ranks      %d\n  type       %s (%s, %zu bytes)\n", cli_kind_words[p->kind], p->nranks,
+            cli_type_words[p->type], cli_type_names[p->type], relay_type_size(p->type));
 }
 
 /* The columns of the per-rank table, in order. */
 enum { COL_SEND_BYTES, COL_RECV_BYTES, COL_SEND_MSGS, COL_RECV_MSGS, COL_LOCAL_BYTES, NCOLS };
 
-static void row_values(const rank_volume *v, int64_t out[NCOLS])
+static void row_values(const rank_volume *v, int64_t values[NCOLS])
 {
-    out[COL_SEND_BYTES] = v->send_bytes;
-    out[COL_RECV_BYTES] = v->recv_bytes;
-    out[COL_SEND_MSGS] = v->send_msgs;
-    out[COL_RECV_MSGS] = v->recv_msgs;
-    out[COL_LOCAL_BYTES] = v->local_bytes;
+    values[COL_SEND_BYTES] = v->send_bytes;
+    values[COL_RECV_BYTES] = v->recv_bytes;
+    values[COL_SEND_MSGS] = v->send_msgs;
+    values[COL_RECV_MSGS] = v->recv_msgs;
+    values[COL_LOCAL_BYTES] = v->local_bytes;
 }
 
-static void print_row(const char *label, const int64_t values[NCOLS])
+static void print_row(const char *label, const int64_t values[NCOLS], FILE *out)
 {
-    printf("  %8s", label);
-    for (int c = 0; c < NCOLS; c++) printf(" %13lld", (long long)values[c]);
-    printf("\n");
+    fprintf(out, "  %8s", label);
+    for (int c = 0; c < NCOLS; c++) fprintf(out, " %13lld", (long long)values[c]);
+    fprintf(out, "\n");
 }
 
-static void print_rank_row(const rank_volume *rows, const int *ranks, int i)
+static void print_rank_row(const rank_volume *rows, const int *ranks, int i, FILE *out)
 {
     char label[16];
     int64_t values[NCOLS];
     snprintf(label, sizeof label, "%d", ranks ? ranks[i] : i);
     row_values(&rows[i], values);
-    print_row(label, values);
+    print_row(label, values, out);
 }
 
 static int int64_cmp(const void *a, const void *b)
@@ -50,7 +50,7 @@ static int int64_cmp(const void *a, const void *b)
 }
 
 /* Rows min, median and max of every column. */
-static int print_column_stats(const rank_volume *rows, int nrows, cli_error *e)
+static int print_column_stats(const rank_volume *rows, int nrows, FILE *out, cli_error *e)
 {
     int64_t *column = malloc((size_t)nrows * sizeof *column);
     if (!column) return cli_fail(e, CLI_FAILED, "out of memory");
@@ -66,29 +66,29 @@ static int print_column_stats(const rank_volume *rows, int nrows, cli_error *e)
         hi[c] = column[nrows - 1];
     }
     free(column);
-    print_row("min", lo);
-    print_row("median", mid);
-    print_row("max", hi);
+    print_row("min", lo, out);
+    print_row("median", mid, out);
+    print_row("max", hi, out);
     return CLI_OK;
 }
 
-static void print_gap(int count)
+static void print_gap(int count, FILE *out)
 {
-    if (count > 0) printf("  %8s   (%d ranks not shown)\n", "...", count);
+    if (count > 0) fprintf(out, "  %8s   (%d ranks not shown)\n", "...", count);
 }
 
-int rank_table_print(const rank_volume *rows, const int *ranks, int nrows, int nranks, cli_error *e)
+int rank_table_print(const rank_volume *rows, const int *ranks, int nrows, int nranks, FILE *out, cli_error *e)
 {
     int every = nrows == nranks && nranks > RANK_TABLE_FULL_MAX, last = -1; /* every rank given: show the edges */
-    printf("per rank (bytes and messages of one replay)\n  %8s %13s %13s %13s %13s %13s\n", "rank", "send_bytes",
-           "recv_bytes", "send_msgs", "recv_msgs", "local_bytes");
+    fprintf(out, "per rank (bytes and messages of one replay)\n  %8s %13s %13s %13s %13s %13s\n", "rank", "send_bytes",
+            "recv_bytes", "send_msgs", "recv_msgs", "local_bytes");
     for (int i = 0; i < nrows; i++) {
         if (every && i >= RANK_TABLE_EDGE_ROWS && i < nrows - RANK_TABLE_EDGE_ROWS) continue;
         int rank = ranks ? ranks[i] : i;
-        print_gap(rank - last - 1);
-        print_rank_row(rows, ranks, i);
+        print_gap(rank - last - 1, out);
+        print_rank_row(rows, ranks, i, out);
         last = rank;
     }
-    print_gap(nranks - 1 - last);
-    return every ? print_column_stats(rows, nrows, e) : CLI_OK;
+    print_gap(nranks - 1 - last, out);
+    return every ? print_column_stats(rows, nrows, out, e) : CLI_OK;
 }

@@ -101,56 +101,57 @@ static int sigma_is_identity(const relay_plan *p)
     return 1;
 }
 
-static void print_sigma(const relay_plan *p)
+static void print_sigma(const relay_plan *p, FILE *out)
 {
-    printf("  sigma      ");
+    fprintf(out, "  sigma      ");
     if (sigma_is_identity(p)) {
-        printf("identity\n");
+        fprintf(out, "identity\n");
         return;
     }
     for (int r = 0; r < p->nranks; r++) {
         if (p->nranks > SIGMA_FULL_MAX && r == RANK_TABLE_EDGE_ROWS) {
-            printf(" ...");
+            fprintf(out, " ...");
             r = p->nranks - 4;
         }
-        printf(" %d", p->sigma[r]);
+        fprintf(out, " %d", p->sigma[r]);
     }
-    printf("\n");
+    fprintf(out, "\n");
 }
 
-static void print_pairs(const relay_plan *p)
+static void print_pairs(const relay_plan *p, FILE *out)
 {
     char desc[512];
     for (int k = 0; k < p->count && k < PAIRS_SHOWN; k++) {
-        if (p->count > 1) printf("  pair %-5d op %s\n", k, cli_op_words[p->pairs[k].op]);
-        else printf("  op         %s\n", cli_op_words[p->pairs[k].op]);
+        if (p->count > 1) fprintf(out, "  pair %-5d op %s\n", k, cli_op_words[p->pairs[k].op]);
+        else fprintf(out, "  op         %s\n", cli_op_words[p->pairs[k].op]);
         describe_layout(p->pairs[k].dst, desc, sizeof desc);
-        printf("  A (to)     %s\n", desc);
+        fprintf(out, "  A (to)     %s\n", desc);
         describe_layout(p->pairs[k].src, desc, sizeof desc);
-        printf("  B (from)   %s\n", desc);
+        fprintf(out, "  B (from)   %s\n", desc);
     }
-    if (p->count > PAIRS_SHOWN) printf("  ... and %d more pairs (see --json)\n", p->count - PAIRS_SHOWN);
+    if (p->count > PAIRS_SHOWN) fprintf(out, "  ... and %d more pairs (see --json)\n", p->count - PAIRS_SHOWN);
 }
 
-static void print_header(const char *path, const relay_plan *p, const plan_volumes *v)
+static void print_header(const dump_request *r, const relay_plan *p, const plan_volumes *v)
 {
     relay_plan_stats st;
+    FILE *out = r->out;
     relay_plan_get_stats(p, &st);
-    summary_print_head(path, p);
-    print_pairs(p);
-    printf("  relabel    %s\n", cli_relabel_words[p->relabel]);
-    print_sigma(p);
-    printf("  schedule   %s, %d round%s\n", cli_schedule_words[p->schedule], rounds_of(p), rounds_of(p) == 1 ? "" : "s");
+    summary_print_head(r->path, p, out);
+    print_pairs(p, out);
+    fprintf(out, "  relabel    %s\n", cli_relabel_words[p->relabel]);
+    print_sigma(p, out);
+    fprintf(out, "  schedule   %s, %d round%s\n", cli_schedule_words[p->schedule], rounds_of(p), rounds_of(p) == 1 ? "" : "s");
     if (p->max_buffer_bytes)
-        printf("  cap        %lld bytes (%s) of pack and of receive buffer per rank: messages in chunks\n",
-               (long long)p->max_buffer_bytes, cli_bytes(p->max_buffer_bytes).text);
-    dump_print_tuning(p);
-    printf("  volumes    %lld bytes total (%s), %lld remote (%s), %lld remote with identity sigma (%s)\n",
-           (long long)v->bytes_total, cli_bytes(v->bytes_total).text, (long long)v->bytes_remote,
-           cli_bytes(v->bytes_remote).text, (long long)st.bytes_remote_identity,
-           cli_bytes(st.bytes_remote_identity).text);
-    printf("             %lld messages, %lld pieces in %lld lattices\n", (long long)v->messages, (long long)v->pieces,
-           (long long)v->lattices);
+        fprintf(out, "  cap        %lld bytes (%s) of pack and of receive buffer per rank: messages in chunks\n",
+                (long long)p->max_buffer_bytes, cli_bytes(p->max_buffer_bytes).text);
+    dump_print_tuning(p, out);
+    fprintf(out, "  volumes    %lld bytes total (%s), %lld remote (%s), %lld remote with identity sigma (%s)\n",
+            (long long)v->bytes_total, cli_bytes(v->bytes_total).text, (long long)v->bytes_remote,
+            cli_bytes(v->bytes_remote).text, (long long)st.bytes_remote_identity,
+            cli_bytes(st.bytes_remote_identity).text);
+    fprintf(out, "             %lld messages, %lld pieces in %lld lattices\n", (long long)v->messages, (long long)v->pieces,
+            (long long)v->lattices);
 }
 
 typedef struct {
@@ -170,7 +171,7 @@ static void consider_talker(talker *top, int *n, talker t)
     if (*n < TOP_TALKERS) (*n)++;
 }
 
-static void print_top_talkers(const relay_plan *p)
+static void print_top_talkers(const relay_plan *p, FILE *out)
 {
     talker top[TOP_TALKERS];
     int n = 0;
@@ -181,30 +182,30 @@ static void print_top_talkers(const relay_plan *p)
             consider_talker(top, &n, (talker){r, (int)s->send[k].peer, s->send[k].elems * esz,
                                               lattice_pieces(s->send_spans, s->send[k].first, s->send[k].count)});
     }
-    printf("top talkers (largest messages)\n");
-    if (n == 0) printf("  none: every piece stays on its rank\n");
+    fprintf(out, "top talkers (largest messages)\n");
+    if (n == 0) fprintf(out, "  none: every piece stays on its rank\n");
     for (int i = 0; i < n; i++)
-        printf("  %8d -> %-8d %13lld bytes (%s), %lld pieces\n", top[i].from, top[i].to, (long long)top[i].bytes,
-               cli_bytes(top[i].bytes).text, (long long)top[i].pieces);
+        fprintf(out, "  %8d -> %-8d %13lld bytes (%s), %lld pieces\n", top[i].from, top[i].to, (long long)top[i].bytes,
+                cli_bytes(top[i].bytes).text, (long long)top[i].pieces);
 }
 
 /* For a rounds plan: its steps, read back from the sections. */
-static int print_steps(const relay_plan *p, cli_error *e)
+static int print_steps(const relay_plan *p, FILE *out, cli_error *e)
 {
     step_view sv;
     if (p->schedule != RELAY_SCHED_ROUNDS) return CLI_OK;
     if (step_view_build(&sv, p)) return cli_fail(e, CLI_FAILED, "out of memory for the steps of %d ranks", p->nranks);
-    step_view_print(&sv, p, stdout);
+    step_view_print(&sv, p, out);
     step_view_free(&sv);
     return CLI_OK;
 }
 
-static int print_summary(const char *path, const relay_plan *p, const plan_volumes *v, cli_error *e)
+static int print_summary(const dump_request *r, const relay_plan *p, const plan_volumes *v, cli_error *e)
 {
-    print_header(path, p, v);
-    if (print_steps(p, e)) return e->status;
-    if (rank_table_print(v->per_rank, NULL, p->nranks, p->nranks, e)) return e->status;
-    print_top_talkers(p);
+    print_header(r, p, v);
+    if (print_steps(p, r->out, e)) return e->status;
+    if (rank_table_print(v->per_rank, NULL, p->nranks, p->nranks, r->out, e)) return e->status;
+    print_top_talkers(p, r->out);
     return CLI_OK;
 }
 
@@ -240,7 +241,7 @@ static void print_json_summary(const dump_request *r, const relay_plan *p, const
     relay_plan_stats st;
     int64_t listed = dump_listed(r, p->nranks);
     relay_plan_get_stats(p, &st);
-    json_writer w = dump_json_open(p, cli_kind_words[p->kind]);
+    json_writer w = dump_json_open(p, cli_kind_words[p->kind], r->out);
     json_string(&w, "type", cli_type_words[p->type]);
     dump_json_ops(&w, p);
     json_string(&w, "relabel", cli_relabel_words[p->relabel]);
@@ -308,8 +309,8 @@ int dump_transform(const dump_request *r, const relay_plan *p, cli_error *e)
     if (!status && r->svg) status = write_svg(r->svg, r->path, p, &v, m, e);
     if (!status && r->rank >= 0) status = dump_rank_section(r, p, e); /* --rank alone: the only section loaded */
     else if (!status && r->json) status = print_json(r, p, &v, m, e);
-    else if (!status) status = print_summary(r->path, p, &v, e);
-    if (!status && m && !r->json) plan_stats_print(m, r->stats, p->nranks, stdout);
+    else if (!status) status = print_summary(r, p, &v, e);
+    if (!status && m && !r->json) plan_stats_print(m, r->stats, p->nranks, r->out);
     plan_stats_free(&measured);
     free(v.per_rank);
     return status;

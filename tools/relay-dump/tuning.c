@@ -3,33 +3,33 @@
 #include "dump.h"
 
 /* A choice in words: its schedule, and what it packs or forwards (N-D). */
-static void choice_name(const relay_plan *p, const relay_tuning_choice *c, char *out, size_t cap)
+static void choice_name(const relay_plan *p, const relay_tuning_choice *c, char *buf, size_t cap)
 {
     const char *how = p->kind == RELAY_PLAN_ND ? (c->forward ? " forward" : " direct") : c->packed ? " packed" : "";
-    snprintf(out, cap, "%s%s", cli_schedule_words[c->schedule], how);
+    snprintf(buf, cap, "%s%s", cli_schedule_words[c->schedule], how);
 }
 
 /* Each choice timed, its time per replay, and how much slower than the
  * best; the plan's own schedule is the one `auto` (or the planner's
  * caller) chose. */
-void dump_print_tuning(const relay_plan *p)
+void dump_print_tuning(const relay_plan *p, FILE *out)
 {
     const relay_tuning *t = &p->tuning;
     if (!t->ntimed) return;
     const relay_tuning_choice *best = &t->choices[t->best];
     char name[32];
     choice_name(p, best, name, sizeof name);
-    printf("  tuning     %s, timed on %d-%d ranks per node (%d replays of each; median of the slowest rank):\n", name,
-           t->ranks_per_node_min, t->ranks_per_node_max, t->replays);
+    fprintf(out, "  tuning     %s, timed on %d-%d ranks per node (%d replays of each; median of the slowest rank):\n", name,
+            t->ranks_per_node_min, t->ranks_per_node_max, t->replays);
     for (int i = 0; i < t->ntimed; i++) {
         const relay_tuning_choice *c = &t->choices[i];
         choice_name(p, c, name, sizeof name);
-        printf("             %-14s %10.3f ms", name, 1e3 * c->seconds);
-        if (i == t->best) printf("  best");
-        else if (best->seconds > 0) printf("  %+.0f%%", 100 * (c->seconds / best->seconds - 1));
+        fprintf(out, "             %-14s %10.3f ms", name, 1e3 * c->seconds);
+        if (i == t->best) fprintf(out, "  best");
+        else if (best->seconds > 0) fprintf(out, "  %+.0f%%", 100 * (c->seconds / best->seconds - 1));
         if (c->schedule == p->schedule && !c->packed && (!p->nd || c->forward == rl_nd_plan_forwards(p->nd)))
-            printf("  (the plan's own %s)", p->nd ? "replicas" : "schedule");
-        printf("\n");
+            fprintf(out, "  (the plan's own %s)", p->nd ? "replicas" : "schedule");
+        fprintf(out, "\n");
     }
 }
 
