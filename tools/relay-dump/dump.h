@@ -56,6 +56,11 @@ int dump_bmmc(const dump_request *r, const relay_plan *p, cli_error *e);
 int dump_hsumma(const dump_request *r, const relay_plan *p, cli_error *e);
 int dump_nd(const dump_request *r, const relay_plan *p, cli_error *e);
 
+/* CLI_USAGE unless a transform plan holds the sections the request reads:
+ * every one for the whole plan's views, R's for --rank R.  A plan read or
+ * planned for one rank holds that rank's alone. */
+int transform_check_sections(const dump_request *r, const relay_plan *p, cli_error *e);
+
 /* ---- one transform section (section.c) ----------------------------------- */
 
 /* What a section moves in one replay, counted from its messages and
@@ -180,6 +185,10 @@ typedef struct {
 int volume_matrix_init(volume_matrix *m, int nranks, cli_error *e);
 void volume_matrix_add(volume_matrix *m, int from, int to, double bytes);
 void volume_matrix_free(volume_matrix *m);
+
+/* The volume matrix of a transform plan holding every section (CLI_USAGE
+ * otherwise): what --svg draws, for the Python binding's heat map. */
+int dump_volume_matrix(const relay_plan *p, volume_matrix *m, cli_error *e);
 
 /* Writes the heat map atomically (temporary file + rename); title and
  * subtitle head the picture.  `beside` (or NULL), a map of the same ranks,

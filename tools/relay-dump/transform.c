@@ -263,17 +263,51 @@ static void print_json_summary(const dump_request *r, const relay_plan *p, const
 
 /* ---- the heat map ------------------------------------------------------- */
 
+/* A transform plan's views read its sections: the whole plan's every one,
+ * --rank R (alone) R's.  A plan read or planned for one rank has that
+ * rank's alone. */
+int transform_check_sections(const dump_request *r, const relay_plan *p, cli_error *e)
+{
+    int whole = r->rank < 0 || r->svg || r->stats;
+    for (int rank = whole ? 0 : (int)r->rank; rank < (whole ? p->nranks : r->rank + 1); rank++)
+        if (!p->sections[rank])
+            return cli_fail(e, CLI_USAGE, "the plan holds some ranks' sections only (not rank %d's): %s", rank,
+                            whole ? "ask for the sections it holds" : "that section is not loaded");
+    return CLI_OK;
+}
+
+/* m: the bytes each rank sends each rank, rank-local copies on the diagonal. */
+static int fill_volume_matrix(volume_matrix *m, const relay_plan *p, const plan_volumes *v, cli_error *e)
+{
+    if (volume_matrix_init(m, p->nranks, e)) return e->status;
+    int64_t esz = (int64_t)relay_type_size(p->type);
+    for (int r = 0; r < p->nranks; r++) {
+        const rl_section *s = p->sections[r];
+        for (int k = 0; k < s->nsend; k++) volume_matrix_add(m, r, (int)s->send[k].peer, (double)(s->send[k].elems * esz));
+        volume_matrix_add(m, r, r, (double)v->per_rank[r].local_bytes);
+    }
+    return CLI_OK;
+}
+
+int dump_volume_matrix(const relay_plan *p, volume_matrix *m, cli_error *e)
+{
+    dump_request whole = {.rank = -1};
+    plan_volumes v = {0};
+    int status = relay_plan_get_kind(p) != RELAY_PLAN_TRANSFORM
+                     ? cli_fail(e, CLI_USAGE, "a %s plan has no volume matrix (transform plans have)",
+                                cli_kind_words[relay_plan_get_kind(p)])
+                     : transform_check_sections(&whole, p, e);
+    if (!status) status = count_volumes(p, &v, e);
+    if (!status) status = fill_volume_matrix(m, p, &v, e);
+    free(v.per_rank);
+    return status;
+}
+
 static int write_svg(const char *out, const char *path, const relay_plan *p, const plan_volumes *v,
                      const plan_stats *measured, cli_error *e)
 {
     volume_matrix m;
-    if (volume_matrix_init(&m, p->nranks, e)) return e->status;
-    int64_t esz = (int64_t)relay_type_size(p->type);
-    for (int r = 0; r < p->nranks; r++) {
-        const rl_section *s = p->sections[r];
-        for (int k = 0; k < s->nsend; k++) volume_matrix_add(&m, r, (int)s->send[k].peer, (double)(s->send[k].elems * esz));
-        volume_matrix_add(&m, r, r, (double)v->per_rank[r].local_bytes);
-    }
+    if (fill_volume_matrix(&m, p, v, e)) return e->status;
     char title[512], subtitle[512];
     snprintf(title, sizeof title, "%s: bytes from sender (row) to receiver (column)", path);
     int n = snprintf(subtitle, sizeof subtitle, "%d ranks, %s remote in %lld messages, %s in total", p->nranks,

@@ -18,6 +18,7 @@ static const struct {
 int dump_plan(const dump_request *r, const relay_plan *p, cli_error *e)
 {
     relay_plan_kind kind = relay_plan_get_kind(p);
+    if (kind == RELAY_PLAN_TRANSFORM && transform_check_sections(r, p, e)) return e->status;
     if (r->svg && kinds[kind].no_svg) return cli_fail(e, CLI_USAGE, "%s", kinds[kind].no_svg);
     if (r->stats && kind != RELAY_PLAN_TRANSFORM)
         return cli_fail(e, CLI_USAGE, "--stats: relay-run --stats times transform plans only");
