@@ -1,0 +1,49 @@
+"""relay: move distributed arrays between MPI processes, plan once, replay many.
+
+A plan is computed once, without MPI and on any machine, from two layouts:
+which pieces each rank sends each other rank, an optional relabeling of
+ranks, and per-rank schedules.  An :class:`Executor` replays it inside an
+mpi4py job over fresh numpy arrays, at C speed, as often as needed::
+
+    import numpy as np, relay
+    from mpi4py import MPI
+
+    src = relay.block_cyclic(1000, 1000, 64, 64, 2, 2)     # B: 64 x 64 blocks
+    dst = relay.block_cyclic(1000, 1000, 100, 100, 2, 2)   # A: 100 x 100 blocks
+    plan = relay.plan_transform(dst, src, op="T")           # A := B^T
+    print(plan.info()["bytes_remote"])                      # inspect offline
+
+    rank = MPI.COMM_WORLD.rank
+    b = relay.empty_local(src, rank); relay.fill_local(src, rank, b, lambda i, j: i + 1000.0 * j)
+    a = relay.empty_local(dst, rank)
+    with relay.Executor(plan, MPI.COMM_WORLD) as ex:
+        ex.run(a, b)
+
+The C API this package wraps is documented in docs/api.md; docs/python.md
+shows complete jobs.  Errors are :class:`relay.Error` subclasses carrying
+relay's own message.
+"""
+
+from .errors import (ArgumentError, BufferMismatch, Error, FormatError, MismatchError, MPIError, OutOfMemory,
+                     PlanIOError, UnsupportedError, VersionError)
+from .layouts import Layout, NDLayout, Partial, Placement, Replicate, Shard, block_cyclic, grid
+from .plans import (Plan, Tuning, TuningChoice, compose, concat, decode, file_nranks, invert, load, plan_nd,
+                    plan_transform)
+from .algorithms import (BMMC, HsummaParams, Network, bmmc_info, hsumma_best_groups, hsumma_info, hsumma_layout,
+                         hsumma_model, plan_bmmc, plan_hsumma)
+from .executor import Executor, Memory, Timing, hsumma_autotune, hsumma_measure_network, tune
+from .arrays import check_local, empty_local, expected_local, fill_local, local_view, zeros_local
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Error", "ArgumentError", "BufferMismatch", "OutOfMemory", "PlanIOError", "FormatError", "VersionError",
+    "MismatchError", "MPIError", "UnsupportedError",
+    "Layout", "NDLayout", "Shard", "Replicate", "Partial", "Placement", "block_cyclic", "grid",
+    "Plan", "Tuning", "TuningChoice", "plan_transform", "plan_nd", "compose", "invert", "concat", "load", "decode",
+    "file_nranks",
+    "BMMC", "plan_bmmc", "bmmc_info", "Network", "HsummaParams", "plan_hsumma", "hsumma_info", "hsumma_layout",
+    "hsumma_model", "hsumma_best_groups",
+    "Executor", "Memory", "Timing", "tune", "hsumma_measure_network", "hsumma_autotune",
+    "empty_local", "zeros_local", "local_view", "fill_local", "check_local", "expected_local",
+]

@@ -1,0 +1,41 @@
+/* buffers.h — the buffers of one replay, read from Python objects with the
+ * buffer protocol (numpy arrays, memoryviews, bytearrays ...), zero-copy.
+ *
+ * Each slot of a replay (dst[k], src[k]) wants a contiguous buffer of at
+ * least some elements of one element type (any type of the right size for
+ * BMMC plans, which move bytes), writable for destinations.  Anything else
+ * is refused with relay.errors.BufferMismatch naming what was expected and
+ * what was given: relay never copies a buffer behind the caller's back. */
+#ifndef RELAY_PY_BUFFERS_H
+#define RELAY_PY_BUFFERS_H
+
+#include "core.h"
+
+/* What each slot wants: set once, when the executor is bound. */
+typedef struct {
+    int ndst, nsrc;                /* slots of each side */
+    int64_t *elems;                /* ndst + nsrc: the elements each must hold on this rank */
+    relay_type type;               /* of alpha and beta */
+    size_t itemsize;
+    const char *format;            /* the buffer protocol's format of the elements, NULL: any of itemsize */
+    const char *dtype;             /* its numpy name, for messages */
+} buffer_slots;
+
+/* The buffers of one replay: views held until buffer_views_release. */
+typedef struct {
+    Py_buffer *views;              /* ndst + nsrc; obj NULL where the slot is empty (None) */
+    void **dst;
+    const void **src;
+} buffer_views;
+
+/* slots for a plan on `rank`; -1 with an exception. */
+int buffer_slots_init(buffer_slots *s, const relay_plan *p, int rank);
+void buffer_slots_free(buffer_slots *s);
+
+/* Reads dst and src (each one buffer when its side has one slot, else a
+ * sequence of that many) into v, checked against s; -1 with an exception
+ * and nothing held. */
+int buffer_views_get(buffer_views *v, const buffer_slots *s, PyObject *dst, PyObject *src);
+void buffer_views_release(buffer_views *v, const buffer_slots *s);
+
+#endif

@@ -1,0 +1,344 @@
+/* executor.c — relay's executors for Python (relay/exec.h): binding a plan
+ * to an mpi4py communicator, replays over buffers of the buffer protocol
+ * with the GIL released while relay packs, waits and unpacks, split-phase
+ * replays that hold their buffers until wait, timings, tuning and the
+ * HSUMMA measurements.
+ *
+ * Communicators arrive as their Fortran handles (mpi4py's Comm.py2f()),
+ * which every MPI converts back with MPI_Comm_f2c: relay._core needs no
+ * mpi4py header and works with any object that has py2f.
+ *
+ * Thread rules: one executor serves one call at a time; a second thread's
+ * call while one runs is refused (RuntimeError) rather than raced. */
+#include "buffers.h"
+#include "cli.h"
+#include "core.h"
+
+typedef struct {
+    PyObject_HEAD
+    relay_exec *exec;
+    buffer_slots slots;
+    buffer_views held;       /* a split-phase replay's buffers, from start to wait */
+    int in_flight;           /* between start and wait */
+    int busy;                /* a call runs with the GIL released */
+} core_exec;
+
+/* Frees the executor after its replay in flight, if any, and lets go of
+ * the buffers.  After MPI_Finalize nothing can be freed through MPI: the
+ * executor is left to the process's end (relay.Executor closes its
+ * executors before mpi4py finalizes). */
+static void exec_release(core_exec *h)
+{
+    int finalized = 1;
+    MPI_Finalized(&finalized);
+    if (h->exec && !finalized) {
+        if (h->in_flight) relay_exec_wait(h->exec);
+        relay_exec_free(h->exec);
+    }
+    h->exec = NULL;
+    h->in_flight = 0;
+    buffer_views_release(&h->held, &h->slots);
+}
+
+static void exec_dealloc(PyObject *self)
+{
+    core_exec *h = (core_exec *)self;
+    exec_release(h);
+    buffer_slots_free(&h->slots);
+    Py_TYPE(self)->tp_free(self);
+}
+
+PyTypeObject core_exec_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "relay._core.ExecutorHandle",
+    .tp_basicsize = sizeof(core_exec),
+    .tp_dealloc = exec_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A relay_exec.",
+};
+
+/* The communicator of a Fortran handle; -1 with an exception when MPI is
+ * not running. */
+static int comm_of(long long handle, MPI_Comm *comm)
+{
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (!initialized || finalized) {
+        core_raise(rl_fail(RELAY_ERR_MPI, "MPI is %s: import mpi4py.MPI before binding or tuning a plan",
+                           finalized ? "finalized" : "not initialized"));
+        return -1;
+    }
+    *comm = MPI_Comm_f2c((MPI_Fint)handle);
+    return 0;
+}
+
+static core_exec *exec_of(PyObject *obj)
+{
+    if (!Py_IS_TYPE(obj, &core_exec_type)) {
+        PyErr_Format(PyExc_TypeError, "expected an executor handle, got %s", Py_TYPE(obj)->tp_name);
+        return NULL;
+    }
+    core_exec *h = (core_exec *)obj;
+    if (!h->exec) return (core_exec *)core_argument_error("the executor is closed");
+    if (h->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "the executor is in use by another thread: one call at a time");
+        return NULL;
+    }
+    return h;
+}
+
+/* exec_create(plan, comm_f2c_handle, rank) */
+static PyObject *exec_create(PyObject *self, PyObject *args)
+{
+    PyObject *plan_obj;
+    long long handle;
+    if (!PyArg_ParseTuple(args, "OL", &plan_obj, &handle)) return NULL;
+    relay_plan *p = core_plan_of(plan_obj);
+    MPI_Comm comm;
+    if (!p || comm_of(handle, &comm)) return NULL;
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    core_exec *h = PyObject_New(core_exec, &core_exec_type);
+    if (!h) return NULL;
+    h->exec = NULL;
+    h->held = (buffer_views){0};
+    h->in_flight = h->busy = 0;
+    /* Binding is collective: a rank that cannot size its buffers (out of
+     * memory, or a rank the plan does not have, which binding refuses on
+     * every rank) still joins relay_exec_create. */
+    int sized = rank < relay_plan_nranks(p) && !buffer_slots_init(&h->slots, p, rank);
+    if (!sized) {
+        PyErr_Clear();
+        h->slots = (buffer_slots){0};
+    }
+    relay_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = relay_exec_create(&h->exec, p, comm);
+    Py_END_ALLOW_THREADS
+    if (!st && !sized) {
+        relay_exec_free(h->exec);
+        h->exec = NULL;
+        st = rl_fail(RELAY_ERR_NOMEM, "rank %d cannot size its buffers for this plan", rank);
+    }
+    if (st) {
+        Py_DECREF(h);
+        return core_raise(st);
+    }
+    return (PyObject *)h;
+}
+
+/* One replay or its start: reads the buffers and scalars, then calls
+ * `call` with the GIL released.  Split-phase (keep) holds the views. */
+static PyObject *exec_replay(PyObject *args, int keep,
+                             relay_status (*call)(relay_exec *, void *const *, const void *const *, const void *,
+                                                  const void *))
+{
+    PyObject *obj, *dst, *src, *alpha_obj, *beta_obj;
+    if (!PyArg_ParseTuple(args, "OOOOO", &obj, &dst, &src, &alpha_obj, &beta_obj)) return NULL;
+    core_exec *h = exec_of(obj);
+    if (!h) return NULL;
+    if (h->in_flight) return core_argument_error("a replay is in flight: wait() for it first");
+    unsigned char alpha[16], beta[16];
+    int has_alpha, has_beta;
+    buffer_views v;
+    relay_type type = h->slots.type;
+    if (core_scalar(alpha_obj, type, alpha, &has_alpha, "alpha") || core_scalar(beta_obj, type, beta, &has_beta, "beta") ||
+        buffer_views_get(&v, &h->slots, dst, src))
+        return NULL;
+    relay_status st;
+    h->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    st = call(h->exec, v.dst, v.src, has_alpha ? alpha : NULL, has_beta ? beta : NULL);
+    Py_END_ALLOW_THREADS
+    h->busy = 0;
+    if (keep && !st) {
+        h->held = v;
+        h->in_flight = 1;
+    } else buffer_views_release(&v, &h->slots);
+    return st ? core_raise(st) : Py_NewRef(Py_None);
+}
+
+static PyObject *exec_run(PyObject *self, PyObject *args) { return exec_replay(args, 0, relay_exec_run); }
+static PyObject *exec_start(PyObject *self, PyObject *args) { return exec_replay(args, 1, relay_exec_start); }
+
+static PyObject *exec_wait(PyObject *self, PyObject *obj)
+{
+    core_exec *h = exec_of(obj);
+    if (!h) return NULL;
+    if (!h->in_flight) return core_argument_error("no replay is in flight: start() one first");
+    relay_status st;
+    h->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    st = relay_exec_wait(h->exec);
+    Py_END_ALLOW_THREADS
+    h->busy = 0;
+    h->in_flight = 0;
+    buffer_views_release(&h->held, &h->slots);
+    return st ? core_raise(st) : Py_NewRef(Py_None);
+}
+
+static PyObject *exec_in_flight(PyObject *self, PyObject *obj)
+{
+    core_exec *h = exec_of(obj);
+    return h ? PyBool_FromLong(h->in_flight) : NULL;
+}
+
+/* exec_close(h): frees the executor (collective), after its replay. */
+static PyObject *exec_close(PyObject *self, PyObject *obj)
+{
+    if (!Py_IS_TYPE(obj, &core_exec_type)) return PyErr_Format(PyExc_TypeError, "expected an executor handle");
+    core_exec *h = (core_exec *)obj;
+    if (h->busy) return PyErr_Format(PyExc_RuntimeError, "the executor is in use by another thread");
+    exec_release(h);
+    return Py_NewRef(Py_None);
+}
+
+/* exec_slots(h) -> ((dst elems...), (src elems...), itemsize, dtype name) */
+static PyObject *exec_slots(PyObject *self, PyObject *obj)
+{
+    core_exec *h = exec_of(obj);
+    if (!h) return NULL;
+    PyObject *d = PyTuple_New(h->slots.ndst), *s = PyTuple_New(h->slots.nsrc);
+    for (int k = 0; d && s && k < h->slots.ndst + h->slots.nsrc; k++) {
+        PyObject *x = PyLong_FromLongLong(h->slots.elems[k]);
+        if (k < h->slots.ndst) PyTuple_SET_ITEM(d, k, x);
+        else PyTuple_SET_ITEM(s, k - h->slots.ndst, x);
+    }
+    return Py_BuildValue("NNns", d, s, (Py_ssize_t)h->slots.itemsize, h->slots.dtype);
+}
+
+static PyObject *exec_memory(PyObject *self, PyObject *obj)
+{
+    core_exec *h = exec_of(obj);
+    if (!h) return NULL;
+    relay_exec_memory m;
+    relay_status st = relay_exec_get_memory(h->exec, &m);
+    return st ? core_raise(st) : Py_BuildValue("LL", (long long)m.extra_bytes, (long long)m.remote_bytes);
+}
+
+static PyObject *exec_schedule(PyObject *self, PyObject *obj)
+{
+    core_exec *h = exec_of(obj);
+    if (!h) return NULL;
+    relay_schedule s;
+    int packed;
+    relay_status st = relay_exec_schedule(h->exec, &s, &packed);
+    return st ? core_raise(st) : Py_BuildValue("si", cli_schedule_words[s], packed);
+}
+
+static PyObject *exec_time(PyObject *self, PyObject *args)
+{
+    PyObject *obj;
+    int on;
+    if (!PyArg_ParseTuple(args, "Op", &obj, &on)) return NULL;
+    core_exec *h = exec_of(obj);
+    if (!h) return NULL;
+    if (h->in_flight) return core_argument_error("a replay is in flight: wait() for it first");
+    relay_status st = relay_exec_time(h->exec, on);
+    return st ? core_raise(st) : Py_NewRef(Py_None);
+}
+
+static const char *const timing_words[] = {"send", "recv", "local", "completion", NULL};
+
+/* exec_timings(h) -> (replays, [(kind, peer, bytes, pack_s, wait_s, unpack_s)]) */
+static PyObject *exec_timings(PyObject *self, PyObject *obj)
+{
+    core_exec *h = exec_of(obj);
+    if (!h) return NULL;
+    int64_t replays;
+    int count = 0;
+    relay_status st = relay_exec_timings(h->exec, &replays, NULL, &count);
+    if (st) return core_raise(st);
+    relay_exec_timing *rows = PyMem_Calloc((size_t)(count ? count : 1), sizeof *rows);
+    if (!rows) return PyErr_NoMemory();
+    st = relay_exec_timings(h->exec, &replays, rows, &count);
+    PyObject *list = st ? core_raise(st) : PyList_New(count);
+    for (int i = 0; list && i < count; i++) {
+        const relay_exec_timing *r = &rows[i];
+        PyObject *row = Py_BuildValue("(siLddd)", timing_words[r->kind], r->peer, (long long)r->bytes, r->pack_s,
+                                      r->wait_s, r->unpack_s);
+        if (!row) Py_CLEAR(list);
+        else PyList_SET_ITEM(list, i, row);
+    }
+    PyMem_Free(rows);
+    return list ? Py_BuildValue("LN", (long long)replays, list) : NULL;
+}
+
+static PyObject *exec_hsumma_report(PyObject *self, PyObject *obj)
+{
+    core_exec *h = exec_of(obj);
+    if (!h) return NULL;
+    relay_hsumma_report r;
+    relay_status st = relay_exec_hsumma_report(h->exec, &r);
+    if (st) return core_raise(st);
+    return Py_BuildValue("{s:(ii),s:(dds),s:d,s:d}", "groups", r.group_rows, r.group_cols, "measured",
+                         r.measured.alpha, r.measured.beta, cli_bcast_words[r.measured.bcast], "comm_seconds",
+                         r.comm_seconds, "compute_seconds", r.compute_seconds);
+}
+
+/* ---- collective measurements: tuning and HSUMMA's network ------------------ */
+
+static PyObject *exec_tune(PyObject *self, PyObject *args)
+{
+    PyObject *plan_obj;
+    long long handle;
+    int replays;
+    if (!PyArg_ParseTuple(args, "OLi", &plan_obj, &handle, &replays)) return NULL;
+    relay_plan *p = core_plan_of(plan_obj);
+    MPI_Comm comm;
+    if (!p || comm_of(handle, &comm)) return NULL;
+    relay_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = relay_exec_tune(p, comm, replays);
+    Py_END_ALLOW_THREADS
+    return st ? core_raise(st) : Py_NewRef(Py_None);
+}
+
+static PyObject *hsumma_measure_network(PyObject *self, PyObject *args)
+{
+    long long handle;
+    if (!PyArg_ParseTuple(args, "L", &handle)) return NULL;
+    MPI_Comm comm;
+    if (comm_of(handle, &comm)) return NULL;
+    relay_hsumma_network net;
+    relay_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = relay_hsumma_measure_network(comm, &net);
+    Py_END_ALLOW_THREADS
+    return st ? core_raise(st) : Py_BuildValue("(dds)", net.alpha, net.beta, cli_bcast_words[net.bcast]);
+}
+
+static PyObject *hsumma_autotune(PyObject *self, PyObject *args)
+{
+    PyObject *plan_obj;
+    long long handle;
+    int steps;
+    if (!PyArg_ParseTuple(args, "OLi", &plan_obj, &handle, &steps)) return NULL;
+    relay_plan *p = core_plan_of(plan_obj), *out = NULL;
+    MPI_Comm comm;
+    if (!p || comm_of(handle, &comm)) return NULL;
+    relay_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = relay_hsumma_autotune(&out, p, comm, steps);
+    Py_END_ALLOW_THREADS
+    return core_plan_result(st, out);
+}
+
+PyMethodDef core_exec_methods[] = {
+    {"exec_create", exec_create, METH_VARARGS, NULL},
+    {"exec_run", exec_run, METH_VARARGS, NULL},
+    {"exec_start", exec_start, METH_VARARGS, NULL},
+    {"exec_wait", exec_wait, METH_O, NULL},
+    {"exec_in_flight", exec_in_flight, METH_O, NULL},
+    {"exec_close", exec_close, METH_O, NULL},
+    {"exec_slots", exec_slots, METH_O, NULL},
+    {"exec_memory", exec_memory, METH_O, NULL},
+    {"exec_schedule", exec_schedule, METH_O, NULL},
+    {"exec_time", exec_time, METH_VARARGS, NULL},
+    {"exec_timings", exec_timings, METH_O, NULL},
+    {"exec_hsumma_report", exec_hsumma_report, METH_O, NULL},
+    {"exec_tune", exec_tune, METH_VARARGS, NULL},
+    {"hsumma_measure_network", hsumma_measure_network, METH_VARARGS, NULL},
+    {"hsumma_autotune", hsumma_autotune, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
