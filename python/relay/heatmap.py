@@ -13,6 +13,7 @@ def draw(plan, ax=None, title: Optional[str] = None):
     rows, receiver columns, a log colour scale in bytes, empty cells blank."""
     import matplotlib.pyplot as plt
     from matplotlib.colors import LogNorm
+    from matplotlib.ticker import MaxNLocator
 
     matrix, bin_ranks = plan.volumes()
     if ax is None:
@@ -22,6 +23,8 @@ def draw(plan, ax=None, title: Optional[str] = None):
     image = ax.imshow(shown, cmap="viridis", norm=norm, interpolation="nearest", origin="upper")
     ax.figure.colorbar(image, ax=ax, label="bytes per replay")
     unit = f" (x {bin_ranks} ranks)" if bin_ranks > 1 else ""
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("receiver" + unit)
     ax.set_ylabel("sender" + unit)
     stats = plan.stats

@@ -17,7 +17,9 @@
 #     pkg-config, and runs them; with ScaLAPACK (RELAY_TEST_SCALAPACK_LIBS,
 #     its libraries), builds examples/scf_redistribute.f90 against it alone
 #     and with pkg-config relay-scalapack-dropin ahead, and checks that both
-#     agree and the drop-in served the calls (tests/example_scf.sh).
+#     agree and the drop-in served the calls (tests/example_scf.sh);
+#   - where the build has the Python package (RELAY_TEST_PYTHON), imports it
+#     from the prefix, plans offline and replays under mpiexec.
 #   usage: bash install.sh SOURCE_DIR BUILD_DIR LIBDIR MPIEXEC MPICC
 set -u
 [ $# -eq 5 ] || { echo "usage: $0 SOURCE_DIR BUILD_DIR LIBDIR MPIEXEC MPICC" >&2; exit 2; }
@@ -107,6 +109,26 @@ if [ -n "${RELAY_TEST_FC:-}" ]; then
         run "the drop-in serves the ScaLAPACK program's calls" bash "$SRC/tests/example_scf.sh" ./scf_plain ./scf_dropin \
             "$MPIEXEC" -n 4
     fi
+fi
+
+# The Python package (the environment names the interpreter, RELAY_TEST_PYTHON,
+# and the package's folder under the prefix, RELAY_TEST_PYDIR): imported from
+# the prefix alone, outside the source and build trees; its extension module
+# exports Python's entry point only; it plans and inspects offline, and a job
+# replays the file with mpi4py.
+if [ -n "${RELAY_TEST_PYTHON:-}" ]; then
+    pyexports=$(nm -D --defined-only "$P/$RELAY_TEST_PYDIR"/relay/_core*.so | awk 'NF == 3 { print $3 }')
+    [ "$pyexports" = PyInit__core ] && ok "relay._core exports PyInit__core only" ||
+        fail "relay._core exports: $(echo $pyexports | head -c 300)"
+    export PYTHONPATH="$P/$RELAY_TEST_PYDIR"
+    run "import relay from the prefix" "$RELAY_TEST_PYTHON" -c \
+        "import relay, sys; sys.exit(0 if relay.__file__.startswith('$P/') else 1)"
+    run "plan and inspect from Python" "$RELAY_TEST_PYTHON" "$SRC/examples/python/plan_offline.py" "$WORK/py.plan"
+    if [ "${RELAY_TEST_PYTHON_MPI:-}" = TRUE ]; then
+        run "mpiexec python3 replays it" "$MPIEXEC" -n 4 "$RELAY_TEST_PYTHON" "$SRC/examples/python/replay_job.py" \
+            "$WORK/py.plan"
+    fi
+    unset PYTHONPATH
 fi
 
 if [ "$FAILURES" -ne 0 ]; then
