@@ -19,7 +19,10 @@ packages=(
   libscalapack-mpich-dev              #   one build per MPI library
   libfftw3-dev libfftw3-mpi-dev       # baseline: FFTW-MPI's transposes (bench/nd_bench.c)
   clang libclang-rt-14-dev llvm       # libFuzzer, sanitizer runtimes; llvm-cov for fuzz.sh --coverage
-  python3                             # small helper scripts in tests and bench
+  python3 python3-dev                 # the Python package relay (python/), helper scripts in tests and bench
+  python3-numpy python3-mpi4py        #   its buffers and communicators
+  python3-pytest python3-hypothesis   #   its tests
+  python3-matplotlib                  #   Plan.heatmap (optional for users)
   cp2k scalapack-mpi-test             # unchanged ScaLAPACK programs run with the drop-in (tests/apps)
 )
 sudo_cmd=()
