@@ -71,10 +71,16 @@ class BMMC:
         """y for an index, or for every index of an integer array."""
         if isinstance(x, (int, np.integer)):
             return _core.bmmc_apply(self._t(), int(x))
-        x = np.asarray(x, dtype=np.uint64)
-        y = np.full(x.shape, self.complement, np.uint64)
+        # As relay_bmmc_apply: indices of n bits, the result masked to n bits.
+        mask = (1 << self.n) - 1
+        x = np.asarray(x)
+        if x.size and (np.any(x < 0) or np.any(x > mask)):
+            from .errors import ArgumentError
+            raise ArgumentError(f"an index has more than n = {self.n} bits")
+        x = x.astype(np.uint64)
+        y = np.full(x.shape, self.complement & mask, np.uint64)
         for j, col in enumerate(self.columns):
-            y ^= np.where((x >> np.uint64(j)) & np.uint64(1), np.uint64(col), np.uint64(0))
+            y ^= np.where((x >> np.uint64(j)) & np.uint64(1), np.uint64(col & mask), np.uint64(0))
         return y
 
 
@@ -172,6 +178,9 @@ def hsumma_info(plan: Plan) -> dict:
 
 def hsumma_layout(plan: Plan, which: str) -> Layout:
     """The 2-D layout of operand 'A', 'B' or 'C' of an HSUMMA plan."""
+    if which not in ("A", "B", "C", "a", "b", "c"):
+        from .errors import ArgumentError
+        raise ArgumentError(f"which must be 'A', 'B' or 'C', not {which!r}")
     return Layout(_core.plan_hsumma_layout(plan._h, "ABC".index(which.upper())))
 
 

@@ -113,7 +113,10 @@ class Executor:
         Buffers must be contiguous, of the plan's dtype, hold at least
         :attr:`dst_elems` / :attr:`src_elems` elements, and destinations be
         writable; None where this rank's size is 0.  Anything else raises
-        :class:`relay.BufferMismatch` naming what was expected.
+        :class:`relay.BufferMismatch` naming what was expected.  A rank that
+        refuses its arguments still takes part in the exchange, over NaN
+        buffers of relay's own (as the C API's refused start), so that the
+        other ranks complete, with NaN where this rank's elements belong.
         """
         _core.exec_run(self._h, dst, src, alpha, beta)
 

@@ -259,7 +259,7 @@ class NDLayout:
         """The extents rank's buffer is stored at: the padded ones where
         given, else the local ones."""
         local, padded = self.local_shape(rank), self.padded
-        if padded is None or not any(local):
+        if padded is None or not all(local):
             return local
         return tuple(p if p else e for p, e in zip(padded, local))
 

@@ -16,6 +16,7 @@ permute the axes as numpy's ``transpose`` does (``perm``; None reverses).
 from __future__ import annotations
 
 import json
+import operator
 import os
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence, Union
@@ -38,6 +39,24 @@ def type_word(dtype: Any) -> str:
     except (KeyError, TypeError):
         raise ArgumentError(f"relay moves float32, float64, complex64 and complex128 elements, not {dtype!r}") \
             from None
+
+
+def _rank_arg(rank: Optional[int]) -> int:
+    """The C API's rank argument: -1 (every section) for None, else a rank >= 0.
+    A negative rank is refused: C reads any negative rank as 'every section'."""
+    if rank is None:
+        return -1
+    rank = operator.index(rank)
+    if rank < 0:
+        raise ArgumentError(f"rank {rank} is negative (None: every rank)")
+    return rank
+
+
+def _check_layouts(layouts: list, cls: type, planner: str, other: str) -> None:
+    for l in layouts:
+        if not isinstance(l, cls):
+            raise ArgumentError(f"{planner} plans relay.{cls.__name__} layouts, not {type(l).__name__}"
+                                f"{f' (use relay.{other})' if isinstance(l, (Layout, NDLayout)) else ''}")
 
 
 def _options(relabel: str = "none", schedule: str = "auto", node_of_rank: Optional[Sequence[int]] = None,
@@ -203,7 +222,7 @@ class Plan:
         messages and their lattices, local pieces).  Lists hold their first
         ``limit`` entries (0: all), ``*_left_out`` keys say how many were
         left out.  Needs no MPI."""
-        return json.loads(_core.plan_info_json(self._h, -1 if rank is None else rank, limit))
+        return json.loads(_core.plan_info_json(self._h, _rank_arg(rank), limit))
 
     def volumes(self) -> tuple[np.ndarray, int]:
         """(matrix, bin_ranks): bytes each sender (row) sends each receiver
@@ -232,7 +251,8 @@ def _as_list(x) -> list:
 
 
 def _ops(ops, count: int) -> list:
-    ops = ["N"] * count if ops is None else _as_list(ops)
+    # one op word serves every pair of a batch ("or one per pair")
+    ops = ["N"] * count if ops is None else [ops] * count if isinstance(ops, str) else _as_list(ops)
     return [op.upper() if isinstance(op, str) else op for op in ops]
 
 
@@ -262,12 +282,13 @@ def plan_transform(dst: Union[Layout, Sequence[Layout]], src: Union[Layout, Sequ
             then run in rounds, in chunks).
     """
     dsts, srcs = _as_list(dst), _as_list(src)
+    _check_layouts(dsts + srcs, Layout, "plan_transform", "plan_nd")
     if nranks is None:
-        nranks = max(l.nranks for l in dsts + srcs)
+        nranks = max((l.nranks for l in dsts + srcs), default=1)  # an empty batch: relay refuses it
     return Plan(_core.plan_transform(nranks, [l._h for l in dsts], [l._h for l in srcs], _ops(op, len(dsts)),
                                      type_word(dtype), _options(relabel, schedule, node_of_rank,
                                                                 inter_node_weight, max_buffer_bytes),
-                                     -1 if rank is None else rank))
+                                     _rank_arg(rank)))
 
 
 def plan_nd(dst: Union[NDLayout, Sequence[NDLayout]], src: Union[NDLayout, Sequence[NDLayout]], *,
@@ -291,12 +312,13 @@ def plan_nd(dst: Union[NDLayout, Sequence[NDLayout]], src: Union[NDLayout, Seque
         node_of_rank: each rank's node, to read source replicas node-locally.
     """
     dsts, srcs = _as_list(dst), _as_list(src)
+    _check_layouts(dsts + srcs, NDLayout, "plan_nd", "plan_transform")
     if perm is None or (len(dsts) == 1 and all(isinstance(x, (int, np.integer)) for x in perm)):
         perms = [perm] * len(dsts) if perm is None else [list(perm)]
     else:
         perms = [None if p is None else list(p) for p in perm]
     if nranks is None:
-        nranks = max(l.min_ranks for l in dsts + srcs)
+        nranks = max((l.min_ranks for l in dsts + srcs), default=1)  # an empty batch: relay refuses it
     return Plan(_core.plan_nd(nranks, [l._h for l in dsts], [l._h for l in srcs], _ops(op, len(dsts)), perms,
                               type_word(dtype), _options(node_of_rank=node_of_rank, replicas=replicas)))
 
@@ -323,13 +345,13 @@ def load(path: Union[str, os.PathLike], rank: Optional[int] = None) -> Plan:
     """Reads a plan file: every section, or with ``rank`` that rank's alone
     (what a job's rank needs to replay).  Plan files are untrusted input:
     anything malformed raises :class:`relay.FormatError` and builds nothing."""
-    return Plan(_core.plan_load(path, -1 if rank is None else rank))
+    return Plan(_core.plan_load(path, _rank_arg(rank)))
 
 
 def decode(data, rank: Optional[int] = None) -> Plan:
     """A plan from its bytes (any buffer: bytes, bytearray, memoryview,
     numpy uint8 array), as :func:`load` reads a file."""
-    return Plan(_core.plan_decode(data, -1 if rank is None else rank))
+    return Plan(_core.plan_decode(data, _rank_arg(rank)))
 
 
 def file_nranks(path: Union[str, os.PathLike]) -> int:

@@ -127,6 +127,26 @@ static PyObject *exec_create(PyObject *self, PyObject *args)
     return (PyObject *)h;
 }
 
+/* A replay whose buffers or scalars this rank refuses (BufferMismatch,
+ * ArgumentError, already raised) still takes part in the exchange, as a
+ * start the C API refuses for its arguments does: relay_exec_start with
+ * NULL arrays is refused and replays once over NaN buffers of relay's own
+ * (stand_in.c), touching none of the caller's, so that the other ranks
+ * complete instead of waiting for ever for this rank's messages.  The
+ * pending exception is kept. */
+static PyObject *exec_refused(core_exec *h)
+{
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    h->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    relay_exec_start(h->exec, NULL, NULL, NULL, NULL);
+    Py_END_ALLOW_THREADS
+    h->busy = 0;
+    PyErr_Restore(type, value, traceback);
+    return NULL;
+}
+
 /* One replay or its start: reads the buffers and scalars, then calls
  * `call` with the GIL released.  Split-phase (keep) holds the views. */
 static PyObject *exec_replay(PyObject *args, int keep,
@@ -144,7 +164,7 @@ static PyObject *exec_replay(PyObject *args, int keep,
     relay_type type = h->slots.type;
     if (core_scalar(alpha_obj, type, alpha, &has_alpha, "alpha") || core_scalar(beta_obj, type, beta, &has_beta, "beta") ||
         buffer_views_get(&v, &h->slots, dst, src))
-        return NULL;
+        return exec_refused(h);
     relay_status st;
     h->busy = 1;
     Py_BEGIN_ALLOW_THREADS

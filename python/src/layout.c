@@ -268,6 +268,10 @@ static const char *const placement_words[] = {"shard", "replicate", "partial", N
 /* placements: a sequence of (kind, dim, block, splits or None). */
 static int nd_placements_read(nd_arrays *a, PyObject *placements, Py_ssize_t mesh_ndims)
 {
+    if (mesh_ndims > RELAY_ND_MAX_MESH) {  /* before filling places[] and splits[], RELAY_ND_MAX_MESH each */
+        core_argument_error("a mesh of %zd dimensions (at most %d)", mesh_ndims, RELAY_ND_MAX_MESH);
+        return -1;
+    }
     PyObject *seq = PySequence_Fast(placements, "placements must be a sequence");
     if (!seq) return -1;
     int ok = PySequence_Fast_GET_SIZE(seq) == mesh_ndims;
@@ -281,6 +285,11 @@ static int nd_placements_read(nd_arrays *a, PyObject *placements, Py_ssize_t mes
         Py_ssize_t ns;
         if (word >= 0) a->splits[k] = core_int64_list(splits, &ns, "splits", 1);
         ok = word >= 0 && !PyErr_Occurred();
+        if (ok && a->splits[k] && ns != (Py_ssize_t)a->mesh_shape[k] + 1) {  /* relay reads p+1 split points */
+            core_argument_error("mesh dimension %zd of %d coordinates needs %lld split points, not %zd", k,
+                                a->mesh_shape[k], (long long)a->mesh_shape[k] + 1, ns);
+            ok = 0;
+        }
         if (ok) a->places[k] = (relay_placement){(relay_placement_kind)word, dim, block, a->splits[k]};
     }
     Py_DECREF(seq);
@@ -301,8 +310,11 @@ static PyObject *nd_layout_create(PyObject *self, PyObject *args)
         ((a.padded = core_int64_list(padded, &npadded, "padded", 1)) || !PyErr_Occurred()) &&
         !nd_placements_read(&a, placements, mesh_ndims)) {
         int64_t size = 1;
-        for (Py_ssize_t k = 0; k < mesh_ndims; k++) size *= a.mesh_shape[k];
-        if (size != nranks) core_argument_error("the mesh has %lld places but %zd ranks were given", (long long)size, nranks);
+        Py_ssize_t k = 0;
+        for (; k < mesh_ndims && size <= nranks; k++) size *= a.mesh_shape[k]; /* stops before it can overflow */
+        if (size != nranks)
+            core_argument_error("the mesh has %s%lld places but %zd ranks were given", k < mesh_ndims ? "over " : "",
+                                (long long)size, nranks);
         else if (a.padded && npadded != ndims) core_argument_error("padded has %zd entries for %zd dimensions", npadded, ndims);
         else if (ndims > RELAY_ND_MAX_DIMS || mesh_ndims > RELAY_ND_MAX_MESH)
             core_argument_error("%zd array dimensions (at most %d) on a mesh of %zd (at most %d)", ndims,

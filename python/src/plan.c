@@ -64,8 +64,8 @@ static void batch_args_free(batch_args *b)
 }
 
 /* options: (relabel, schedule, node_of_rank, inter_node_weight, max_buffer_bytes, replicas) */
-static int batch_args_read(batch_args *b, PyObject *dst, PyObject *src, PyObject *ops, PyObject *type, PyObject *options,
-                           int nd)
+static int batch_args_read(batch_args *b, int nranks, PyObject *dst, PyObject *src, PyObject *ops, PyObject *type,
+                           PyObject *options, int nd)
 {
     *b = (batch_args){0};
     PyObject *relabel, *schedule, *node_of_rank, *replicas;
@@ -73,6 +73,12 @@ static int batch_args_read(batch_args *b, PyObject *dst, PyObject *src, PyObject
     long long cap;
     if (!PyArg_ParseTuple(options, "OOOdLO", &relabel, &schedule, &node_of_rank, &weight, &cap, &replicas)) return -1;
     if (core_plan_options(&b->opts, relabel, schedule, node_of_rank, weight, cap, replicas, &b->node_map)) return -1;
+    /* relay reads nranks entries of the node map: a shorter one would be read past its end */
+    Py_ssize_t nodes = b->node_map ? PySequence_Size(node_of_rank) : 0;
+    if (b->node_map && nodes != nranks) {
+        core_argument_error("node_of_rank has %zd entries for a plan of %d ranks (one per rank)", nodes, nranks);
+        return -1;
+    }
     int t = core_word(type, cli_type_words, "type");
     if (t < 0) return -1;
     b->type = (relay_type)t;
@@ -112,7 +118,7 @@ static PyObject *plan_transform(PyObject *self, PyObject *args)
     batch_args b;
     relay_plan *p = NULL;
     relay_status st = RELAY_OK;
-    if (!batch_args_read(&b, dst, src, ops, type, options, 0)) {
+    if (!batch_args_read(&b, nranks, dst, src, ops, type, options, 0)) {
         const relay_layout *const *d = (const relay_layout *const *)b.dst, *const *s = (const relay_layout *const *)b.src;
         Py_BEGIN_ALLOW_THREADS
         st = rank < 0 ? relay_plan_transform_batch(&p, nranks, (int)b.count, d, s, b.ops, b.type, &b.opts)
@@ -133,7 +139,7 @@ static PyObject *plan_nd(PyObject *self, PyObject *args)
     relay_plan *p = NULL;
     relay_status st = RELAY_OK;
     int **perm = NULL;
-    if (!batch_args_read(&b, dst, src, ops, type, options, 1) && (perm = PyMem_Calloc((size_t)b.count, sizeof *perm))) {
+    if (!batch_args_read(&b, nranks, dst, src, ops, type, options, 1) && (perm = PyMem_Calloc((size_t)b.count, sizeof *perm))) {
         int ok = PySequence_Size(perms) == b.count;
         if (!ok) core_argument_error("perms needs one entry (None or a permutation) per pair");
         for (Py_ssize_t k = 0; ok && k < b.count; k++) {
