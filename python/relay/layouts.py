@@ -244,7 +244,9 @@ class NDLayout:
 
     @property
     def padded(self) -> Optional[tuple[int, ...]]:
-        return self._describe()[5]
+        """The padded extents the layout stores at, or None when tight."""
+        padded = self._describe()[5]
+        return padded if padded is not None and any(padded) else None
 
     @property
     def min_ranks(self) -> int:

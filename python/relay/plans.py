@@ -170,11 +170,21 @@ class Plan:
 
     def dst_elems(self, rank: int, index: int = 0) -> int:
         """Elements rank's destination buffer of pair ``index`` must hold."""
-        return _core.plan_buffer_elems(self._h, True, index, rank)
+        return self._buffer_elems(True, index, rank)
 
     def src_elems(self, rank: int, index: int = 0) -> int:
         """Elements rank's source buffer ``index`` must hold (HSUMMA: 0 is A, 1 is B)."""
-        return _core.plan_buffer_elems(self._h, False, index, rank)
+        return self._buffer_elems(False, index, rank)
+
+    def _buffer_elems(self, is_dst: bool, index: int, rank: int) -> int:
+        if self.kind != "bmmc":
+            return _core.plan_buffer_elems(self._h, is_dst, index, rank)
+        # A BMMC plan's buffers: 2^(n-p) elements each way on every rank.
+        info = _core.plan_bmmc_info(self._h)
+        if index != 0 or not 0 <= rank < self.nranks:
+            raise ArgumentError(f"a BMMC plan has one buffer each way on ranks [0, {self.nranks}), "
+                                f"not {index} on rank {rank}")
+        return 1 << (info["n"] - info["p"])
 
     # ---- tuning -----------------------------------------------------------------
 

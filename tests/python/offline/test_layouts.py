@@ -178,8 +178,8 @@ def check_nd(shape, mesh, places, ranks=None, order="C", padded=None):
     assert layout.ranks == tuple(ref.ranks)
     assert layout.order == order
     assert layout.min_ranks == max(ref.ranks) + 1
-    if padded is None:  # tight: no padding, or 0 (tight) on every dimension
-        assert layout.padded in (None, (0,) * len(shape))
+    if padded is None or not any(padded):  # tight: no padding, or 0 (tight) on every dimension
+        assert layout.padded is None
     else:
         assert layout.padded == tuple(padded)
     for p, q in zip(layout.placements, places):
