@@ -117,8 +117,8 @@ typedef struct {
 } rl_collective;
 
 /* A memory cap's chunks (transform_capped.c): one side's messages cut into
- * chunks of at most `cap` bytes, each chunk a message of `set`, every one
- * at the start of the set's one buffer. */
+ * chunks of at most half the cap, each chunk a message of `set`, chunk j of
+ * a message in slot j % 2 of the set's one buffer (rl_message_set_slots). */
 typedef struct {
     rl_message_set set;
     rl_message *chunks;      /* peer, lattices in the set's walks, elements */
@@ -127,6 +127,8 @@ typedef struct {
 
 typedef struct {
     int64_t cap;             /* bytes; 0: the plan has no cap */
+    int slots;               /* chunks of one message in flight at once: 2, or 1 where two
+                                slots of half the cap do not fit in it */
     rl_capped_side sends, recvs;
 } rl_capped;
 

@@ -1,8 +1,9 @@
 /* transform_capped.c — replaying a plan under its memory cap
- * (relay_plan_options.max_buffer_bytes): rounds, each step's message in
- * chunks of at most the cap, one chunk sent and one received at a time
- * through two buffers of the cap's size, so that a rank's staging memory
- * is bounded whatever the messages' sizes.
+ * (relay_plan_options.max_buffer_bytes): rounds, each step's messages in
+ * chunks of at most half the cap, through two slots of a buffer of the
+ * cap's size on each side, so that a rank's staging memory is bounded
+ * whatever the messages' sizes, and a chunk travels while the next one is
+ * packed and the one before it unpacked.
  *
  * A chunk is a list of sub-lattices of the message's lattices: whole
  * lattices while they fit, else runs of piece rows, runs of pieces of one
@@ -10,13 +11,16 @@
  * cut follows the lattices' shapes alone, which a message's two ends
  * share, so sender and receiver cut it alike (binding compares a
  * signature of the shapes, rl_capped_signature, transform_exec.c) and each
- * packs or unpacks a chunk as a message of its own (transform_pack.c), all
- * chunks at the start of one buffer.
+ * packs or unpacks a chunk as a message of its own (transform_pack.c),
+ * chunk j in slot j % 2 of its side's buffer.
  *
- * A step moves chunk j of its send and of its receive for j = 0, 1, ...
- * until both end, waiting for each pair before the next: a rank waits only
- * for peers at the same step and chunk, which they reach (a peer past it
- * would have needed this rank's part), so the steps cannot deadlock. */
+ * A step moves the chunks of its send and of its receive in order, two of
+ * each in flight: chunk j is packed once chunk j - 2, which used its slot,
+ * has left, and its receive is posted once chunk j - 2 has been unpacked.
+ * A rank waits only for peers at the same step and an earlier chunk,
+ * which they reach (a peer past it would have needed this rank's part),
+ * so the steps cannot deadlock.  A cap too small for two slots (under 128
+ * bytes, or one element) leaves one: one chunk at a time each way. */
 #include "error.h"
 #include "mpi_error.h"
 #include "transform_capped.h"
@@ -157,7 +161,7 @@ static void cut_messages(chunker *c, const rl_message *msg, int nmsg, const rl_s
 static relay_status build_side(rl_transform_exec *x, rl_capped_side *side, const rl_message *msg, int nmsg, const rl_span *spans,
                                int sending)
 {
-    chunker c = {.cap = x->capped.cap / (int64_t)x->esz};
+    chunker c = {.cap = x->capped.cap / (int64_t)x->esz / x->capped.slots};
     cut_messages(&c, msg, nmsg, spans, x->pairs, sending, NULL);
     if (full(&c))
         return rl_fail(RELAY_ERR_ARG, "the memory cap of %lld bytes cuts rank %d's %s into more than %d chunks: raise "
@@ -173,7 +177,7 @@ static relay_status build_side(rl_transform_exec *x, rl_capped_side *side, const
         cut_messages(&c, msg, nmsg, spans, x->pairs, sending, side->first);
         st = rl_message_set_build(&side->set, side->chunks, (int)c.nchunks, c.spans, x->pairs, sending, x->esz);
     }
-    if (!st) rl_message_set_stack(&side->set);
+    if (!st) rl_message_set_slots(&side->set, side->first, nmsg, x->capped.slots);
     free(c.spans);
     return st;
 }
@@ -182,6 +186,9 @@ relay_status rl_capped_prepare(rl_transform_exec *x, int64_t cap)
 {
     const rl_section *s = x->sec;
     x->capped.cap = cap;
+    /* Two slots of half the cap each, where they fit in the buffer the cap allows. */
+    int64_t half = cap / (int64_t)x->esz / 2 * (int64_t)x->esz;
+    x->capped.slots = half && 2 * rl_padded_bytes(half) <= rl_padded_bytes(cap) ? 2 : 1;
     relay_status st = build_side(x, &x->capped.sends, s->send, s->nsend, s->send_spans, 1);
     return st ? st : build_side(x, &x->capped.recvs, s->recv, s->nrecv, s->recv_spans, 0);
 }
@@ -208,49 +215,67 @@ int64_t rl_capped_signature(const rl_capped_side *side, int k, const rl_message 
 
 /* ---- a replay ------------------------------------------------------------------- */
 
-/* Chunk `chunk` of a side on its way, from or into the side's buffer. */
+/* Chunk `chunk` of a side on its way, from or into its slot. */
 static int post_chunk(rl_transform_exec *x, const rl_capped_side *side, int64_t chunk, int sending, MPI_Request *req)
 {
     const rl_message *m = &side->chunks[chunk];
     int count;
     MPI_Datatype type;
     rl_wire_shape(x, m->elems, &count, &type);
-    void *buf = rl_message_set_buf(&side->set);
+    void *buf = rl_message_set_at(&side->set, (int)chunk);
     return sending ? MPI_Isend(buf, count, type, (int)m->peer, TAG_STAGED, x->comm, req)
                    : MPI_Irecv(buf, count, type, (int)m->peer, TAG_STAGED, x->comm, req);
 }
 
-/* Step r: chunk j of its send (message s) and of its receive (message q)
- * for each j until both end. */
+/* Chunk j of send message s, into its slot once the chunk before it there
+ * (whose request is *req) has left. */
+static int send_chunk(rl_transform_exec *x, int s, int64_t j, MPI_Request *req)
+{
+    const rl_capped_side *side = &x->capped.sends;
+    int64_t chunk = side->first[s] + j;
+    double t0 = rl_clock(x);
+    int rc = MPI_Wait(req, MPI_STATUS_IGNORE);
+    rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
+    if (rc != MPI_SUCCESS) return rc;
+    t0 = rl_clock(x);
+    rl_transform_pack_chunk(x, &side->set, (int)chunk, side->chunks[chunk].elems);
+    rl_time_since(x, RL_PACK, rl_row_send(x, s), t0);
+    return post_chunk(x, side, chunk, 1, req);
+}
+
+/* Chunk j of receive message q (of nq chunks) from its slot into A, and
+ * the slot's next chunk posted. */
+static int receive_chunk(rl_transform_exec *x, int q, int64_t j, int64_t nq, MPI_Request *req)
+{
+    const rl_capped_side *side = &x->capped.recvs;
+    int64_t chunk = side->first[q] + j;
+    double t0 = rl_clock(x);
+    int rc = MPI_Wait(req, MPI_STATUS_IGNORE);
+    rl_time_since(x, RL_WAIT, rl_row_recv(x, q), t0);
+    if (rc != MPI_SUCCESS) return rc;
+    t0 = rl_clock(x);
+    rl_transform_unpack_chunk(x, &side->set, (int)chunk, side->chunks[chunk].elems);
+    rl_time_since(x, RL_UNPACK, rl_row_recv(x, q), t0);
+    return j + x->capped.slots < nq ? post_chunk(x, side, chunk + x->capped.slots, 0, req) : MPI_SUCCESS;
+}
+
+/* Step r: the chunks of its send (message s) and of its receive (message
+ * q) in order, chunk j in slot j % slots each way. */
 static int capped_step(rl_transform_exec *x, int32_t r)
 {
     const rl_capped *c = &x->capped;
     int s = x->send_at[r], q = x->recv_at[r], rc = MPI_SUCCESS;
     int64_t ns = s < 0 ? 0 : rl_capped_chunks(&c->sends, s), nq = q < 0 ? 0 : rl_capped_chunks(&c->recvs, q);
+    MPI_Request sends[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL}, recvs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    for (int64_t j = 0; j < c->slots && j < nq && rc == MPI_SUCCESS; j++)
+        rc = post_chunk(x, &c->recvs, c->recvs.first[q] + j, 0, &recvs[j]);
     for (int64_t j = 0; (j < ns || j < nq) && rc == MPI_SUCCESS; j++) {
-        MPI_Request recv = MPI_REQUEST_NULL, send = MPI_REQUEST_NULL;
-        int64_t in = q < 0 ? 0 : c->recvs.first[q] + j, out = s < 0 ? 0 : c->sends.first[s] + j;
-        if (j < nq) rc = post_chunk(x, &c->recvs, in, 0, &recv);
-        if (rc == MPI_SUCCESS && j < ns) {
-            double t0 = rl_clock(x);
-            rl_transform_pack_chunk(x, &c->sends.set, (int)out, c->sends.chunks[out].elems);
-            rl_time_since(x, RL_PACK, rl_row_send(x, s), t0);
-            rc = post_chunk(x, &c->sends, out, 1, &send);
-        }
-        if (rc == MPI_SUCCESS && j < nq) {
-            double t0 = rl_clock(x);
-            rc = MPI_Wait(&recv, MPI_STATUS_IGNORE);
-            rl_time_since(x, RL_WAIT, rl_row_recv(x, q), t0);
-            t0 = rl_clock(x);
-            if (rc == MPI_SUCCESS) rl_transform_unpack_chunk(x, &c->recvs.set, (int)in, c->recvs.chunks[in].elems);
-            rl_time_since(x, RL_UNPACK, rl_row_recv(x, q), t0);
-        }
-        if (rc == MPI_SUCCESS && j < ns) {
-            double t0 = rl_clock(x);
-            rc = MPI_Wait(&send, MPI_STATUS_IGNORE);
-            rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
-        }
+        if (j < ns) rc = send_chunk(x, s, j, &sends[j % c->slots]);
+        if (rc == MPI_SUCCESS && j < nq) rc = receive_chunk(x, q, j, nq, &recvs[j % c->slots]);
     }
+    double t0 = rl_clock(x);
+    if (rc == MPI_SUCCESS) rc = MPI_Waitall(2, sends, MPI_STATUSES_IGNORE);
+    rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
     return rc;
 }
 

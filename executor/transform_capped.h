@@ -1,13 +1,13 @@
 /* transform_capped.h — replaying under a memory cap (transform_capped.c):
- * rounds whose messages travel in chunks through two buffers of the cap's
- * size. */
+ * rounds whose messages travel in chunks, two in flight each way, through
+ * two buffers of the cap's size. */
 #ifndef RELAY_TRANSFORM_CAPPED_H
 #define RELAY_TRANSFORM_CAPPED_H
 
 #include "transform.h"
 
-/* Cuts this rank's messages into chunks of at most cap bytes (x's
- * message sets built); no MPI call.  RELAY_ERR_ARG when the cap would cut
+/* Cuts this rank's messages into chunks of at most half of cap bytes
+ * (x's message sets built); no MPI call.  RELAY_ERR_ARG when the cap would cut
  * them into absurdly many. */
 relay_status rl_capped_prepare(rl_transform_exec *x, int64_t cap);
 /* Chunks of message k of a side. */

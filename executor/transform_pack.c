@@ -343,14 +343,21 @@ void rl_message_set_drop(rl_message_set *ms)
     ms->buf = NULL;
 }
 
-void rl_message_set_stack(rl_message_set *ms)
+void rl_message_set_slots(rl_message_set *ms, const int64_t *first, int nmsg, int slots)
 {
-    int64_t largest = 0;
-    for (int k = 0; k < ms->nmsg; k++) {
+    int64_t largest = 0, most_chunks = 0;
+    for (int k = 0; k < ms->nmsg; k++)
         if (ms->byte_off[k + 1] - ms->byte_off[k] > largest) largest = ms->byte_off[k + 1] - ms->byte_off[k];
-        ms->byte_off[k] = 0;
+    for (int m = 0; m < nmsg; m++) {
+        if (first[m + 1] - first[m] > most_chunks) most_chunks = first[m + 1] - first[m];
+        for (int64_t k = first[m]; k < first[m + 1]; k++) ms->byte_off[k] = (k - first[m]) % slots * largest;
     }
-    ms->byte_off[ms->nmsg] = largest;
+    ms->byte_off[ms->nmsg] = (most_chunks > 1 ? slots : 1) * largest;
+}
+
+void *rl_message_set_at(const rl_message_set *ms, int k)
+{
+    return ms->buf ? ms->buf + ms->byte_off[k] : rl_message_set_buf(ms);
 }
 
 void rl_message_set_free(rl_message_set *ms)

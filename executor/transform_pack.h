@@ -43,9 +43,16 @@ int64_t rl_task_cut_bound(const rl_walk *w, const rl_task *t, size_t esz);
  * faulting in fresh pages of their own). */
 relay_status rl_message_set_hold(rl_message_set *ms);
 void rl_message_set_drop(rl_message_set *ms);
-/* Puts every message of ms at the start of its buffer, which then holds
- * the largest: messages that travel one at a time (transform_capped.c). */
-void rl_message_set_stack(rl_message_set *ms);
+/* Puts the chunks of each of nmsg messages (ms's messages [first[k],
+ * first[k+1])) in `slots` places of its buffer, each as large as the
+ * largest chunk: chunk j of a message in slot j % slots, so that one chunk
+ * travels while the next is packed or the one before unpacked
+ * (transform_capped.c).  The buffer then holds slots such places, or one
+ * where no message has two chunks. */
+void rl_message_set_slots(rl_message_set *ms, const int64_t *first, int nmsg, int slots);
+/* Where message k of ms lies in its buffer (any address but NULL where the
+ * buffer is empty). */
+void *rl_message_set_at(const rl_message_set *ms, int k);
 /* Both pack buffers of a transform executor, held or dropped. */
 relay_status rl_transform_hold_buffers(rl_transform_exec *x);
 void rl_transform_drop_buffers(rl_transform_exec *x);

@@ -1,7 +1,9 @@
 /* mpi_cap.c — replays under a memory cap (relay_plan_options'
  * max_buffer_bytes), beside mpi_transform's random capped cases:
  *   - a 768 x 768 transpose from 32 x 32 blocks on 1 x P to 96 x 96 on
- *     P x 1, capped at 64 KiB, 16 KiB + 8 and 1600 bytes: A is what
+ *     P x 1, capped at 64 KiB, 16 KiB + 8 and 1600 bytes (chunks of half
+ *     the cap, two in flight each way) and 64 bytes (too small for two
+ *     slots: one chunk at a time): A is what
  *     the serial reference says (alpha and beta random, gaps untouched),
  *     from the plan and from the plan reloaded for this rank alone, and
  *     each rank's staging memory (relay_exec_get_memory) stays within two
@@ -133,8 +135,8 @@ int main(int argc, char **argv)
     relay_exec_memory uncapped_memory;
     check(replays_right(uncapped, &a, &b, 3, &uncapped_memory), "the uncapped replay matches the serial reference");
     relay_plan_free(uncapped);
-    static const int64_t caps[] = {64 * 1024, 16 * 1024 + 8, 1600};
-    for (int k = 0; k < 3; k++) check_cap(&a, &b, P, rank, caps[k], &uncapped_memory);
+    static const int64_t caps[] = {64 * 1024, 16 * 1024 + 8, 1600, 64};
+    for (int k = 0; k < 4; k++) check_cap(&a, &b, P, rank, caps[k], &uncapped_memory);
     check_file_and_tuning(&a, &b, P);
     check_refusals(&a, &b, P);
     ref_layout_free(&a);

@@ -42,8 +42,10 @@ typedef struct {
      * buffer hold at most this many bytes (each rounded up to 64; past
      * 2^31 - 1 bytes to 64 KiB), for redistributions too big to stage at
      * once.  The replay runs in rounds (schedule auto or rounds; the
-     * others are refused), each step's message in chunks of at most this
-     * many bytes, one chunk sent and one received at a time, all in
+     * others are refused), each step's message in chunks of at most half
+     * this many bytes (all of it below 128 bytes), two sent and two
+     * received at a time, so that one travels while the next is packed
+     * and the one before unpacked, all in
      * relay_exec_wait (relay_exec_start starts nothing, so nothing
      * overlaps the caller's work).  At least one element. */
     int64_t max_buffer_bytes;
