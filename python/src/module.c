@@ -23,17 +23,25 @@ static PyObject *error_class(const char *name)
     return cls;
 }
 
-PyObject *core_raise(relay_status s)
+/* Raises an instance of cls made of (message, status name). */
+static PyObject *raise_instance(PyObject *cls, PyObject *message, relay_status s)
 {
-    PyObject *cls = PyObject_CallMethod(errors_module, "class_of_status", "s", relay_status_str(s));
-    if (!cls) return NULL;
-    const char *msg = relay_last_error();
-    PyObject *exc = PyObject_CallFunction(cls, "ss", *msg ? msg : relay_status_str(s), relay_status_str(s));
-    Py_DECREF(cls);
+    PyObject *exc = PyObject_CallFunction(cls, "Os", message, relay_status_str(s));
     if (exc) {
         PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
         Py_DECREF(exc);
     }
+    return NULL;
+}
+
+PyObject *core_raise(relay_status s)
+{
+    PyObject *cls = PyObject_CallMethod(errors_module, "class_of_status", "s", relay_status_str(s));
+    const char *words = relay_last_error();
+    PyObject *msg = cls ? PyUnicode_FromString(*words ? words : relay_status_str(s)) : NULL;
+    if (msg) raise_instance(cls, msg, s);
+    Py_XDECREF(cls);
+    Py_XDECREF(msg);
     return NULL;
 }
 
@@ -42,13 +50,9 @@ static PyObject *raise_formatted(const char *class_name, const char *fmt, va_lis
     PyObject *msg = PyUnicode_FromFormatV(fmt, ap);
     if (!msg) return NULL;
     PyObject *cls = error_class(class_name);
-    PyObject *exc = PyObject_CallFunction(cls, "Os", msg, relay_status_str(RELAY_ERR_ARG));
+    raise_instance(cls, msg, RELAY_ERR_ARG);
     Py_DECREF(cls);
     Py_DECREF(msg);
-    if (exc) {
-        PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
-        Py_DECREF(exc);
-    }
     return NULL;
 }
 

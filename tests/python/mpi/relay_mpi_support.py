@@ -15,6 +15,8 @@ every rank builds the same layouts and plans.
 from __future__ import annotations
 
 import math
+import pathlib
+import sys
 import traceback
 from contextlib import contextmanager
 
@@ -22,6 +24,9 @@ import numpy as np
 import pytest
 
 import relay
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from scalapack_reference import numroc  # noqa: E402,F401  - the suites' shared ScaLAPACK reference
 
 DTYPES = (np.float32, np.float64, np.complex64, np.complex128)
 OPS = ("N", "T", "C")
@@ -259,18 +264,6 @@ def check_nd(chk: Checker, layout: relay.NDLayout, rank: int, storage, want_glob
 
 
 # ---- random 2-D layouts ------------------------------------------------------------
-
-
-def numroc(n, nb, iproc, isrc, nprocs):
-    mydist = (nprocs + iproc - isrc) % nprocs
-    nblocks = n // nb
-    num = (nblocks // nprocs) * nb
-    extra = nblocks % nprocs
-    if mydist < extra:
-        num += nb
-    elif mydist == extra:
-        num += n % nb
-    return num
 
 
 def random_block_cyclic(rng, m, n, nranks, order=None):

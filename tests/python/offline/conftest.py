@@ -7,6 +7,7 @@ import math
 import os
 import pathlib
 import subprocess
+import sys
 
 import matplotlib
 
@@ -63,27 +64,10 @@ def dump_json(relay_dump):
     return run
 
 
-# ---- ScaLAPACK block-cyclic references (numroc, indxg2p, indxg2l) ------------
+# ---- ScaLAPACK block-cyclic references (../scalapack_reference.py) ----------
 
-def numroc(n, nb, iproc, isrcproc, nprocs):
-    """ScaLAPACK's NUMROC, transcribed from the Fortran reference."""
-    mydist = (nprocs + iproc - isrcproc) % nprocs
-    nblocks = n // nb
-    num = (nblocks // nprocs) * nb
-    extrablks = nblocks % nprocs
-    if mydist < extrablks:
-        num += nb
-    elif mydist == extrablks:
-        num += n % nb
-    return num
-
-
-def indxg2p(ig, nb, isrcproc, nprocs):
-    return (isrcproc + ig // nb) % nprocs
-
-
-def indxg2l(ig, nb, nprocs):
-    return (ig // (nb * nprocs)) * nb + ig % nb
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from scalapack_reference import indxg2l, indxg2p, numroc  # noqa: E402
 
 
 class BlockCyclicRef:
