@@ -4,7 +4,7 @@
  * numbered column-major) and for COSTA's Figure 3 (`--fig3`: 10 x 10
  * grids, row-major to column-major).
  *
- *   lattice_scale N P FROM TO        the lattices of planner/section.c,
+ *   lattice_scale N P FROM TO        the lattices of plan_format/lattice/section.c,
  *                                    never expanding a piece: rank 0's
  *                                    sides from a batch of its own, then
  *                                    every rank's from one shared batch

@@ -1,6 +1,6 @@
 /* lattice_check.h — what the lattice tests (test_bc_lattice.c,
  * test_grid_lattice.c) check alike on every rank's sides of a batch
- * (planner/section.h): their form, the agreement of a message's two ends,
+ * (plan_format/lattice/section.h): their form, the agreement of a message's two ends,
  * the plan's sections, and a walk over every element they carry, which
  * each test holds against its own serial reference.
  *

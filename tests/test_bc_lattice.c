@@ -1,6 +1,7 @@
 /* test_bc_lattice.c — a block-cyclic transform's pieces as 2-D lattices
- * (planner/bc_lattice.c, through the batches of planner/section.c) against
- * ScaLAPACK's index arithmetic, in this file.
+ * (plan_format/lattice/bc_lattice.c, through the batches of
+ * plan_format/lattice/section.c) against ScaLAPACK's index arithmetic, in
+ * this file.
  *
  * On hundreds of random block-cyclic batches (blocks from 1 up, both grid
  * orders and element orders, rsrc/csrc, lld, op N/T/C, resizes P -> Q,

@@ -1,6 +1,6 @@
 /* test_grid_lattice.c — the pieces of transforms involving custom grid
- * layouts as lattices (planner/grid_lattice.c, through the batches of
- * planner/section.c) against brute force.
+ * layouts as lattices (plan_format/lattice/grid_lattice.c, through the
+ * batches of plan_format/lattice/section.c) against brute force.
  *
  * The reference is the serial one of reference.c, independent of relay:
  * for every element of every A, ref_locate names its B owner and offset

@@ -1,5 +1,5 @@
 /* test_lattice.c — the 1-D overlay of block-cyclic distributions as
- * progressions of runs (planner/bc_runs.c).
+ * progressions of runs (plan_format/lattice/bc_runs.c).
  *
  * Every result is checked index by index against brute force: the owner
  * and local index of every global index by the serial reference's
