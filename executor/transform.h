@@ -175,6 +175,10 @@ typedef struct {
     int pull_errno, pull_errno_peer; /* what failed in this replay's reads (0: nothing), from whom */
     int64_t *claims;         /* until the peers are checked: per rank, what this rank sends,
                                 what the peers say they send, what it expects (transform_exec.c) */
+    int planned;             /* this rank's section is the planner's own: made in the job, or
+                                read and equal to what its header plans (replan.h) */
+    const relay_plan *plan;  /* until the peers are checked, where planned: the plan, whose
+                                messages are hashed then if some rank's section is not planned */
     rl_collective coll;      /* alltoallv and neighbor: the call (transform_collective.c) */
     rl_capped capped;        /* a memory cap's chunks (transform_capped.c) */
     rl_timing timing;        /* relay_exec_time (transform_timing.c) */

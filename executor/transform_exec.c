@@ -3,11 +3,13 @@
  *
  * Preparing (no MPI call) validates and copies this rank's section, builds
  * the tasks and pack buffers of its messages (transform_pack.c) and the
- * step tables of its schedule, and checks a section read from bytes
- * against the plan's header (transform_check.c).  Checking the peers (collective) compares
- * what each rank's section says it sends every other rank with what that
- * rank's section expects to receive (sizes, steps and, for sections read
- * from bytes, a hash of which elements travel where): sections are
+ * step tables of its schedule, and trusts a section read from bytes once
+ * it equals what the plan's header plans for the rank (replan.h) or, where
+ * it does not, once checked element by element against the header
+ * (transform_check.c).  Checking the peers (collective) compares what each
+ * rank's section says it sends every other rank with what that rank's
+ * section expects to receive (sizes, steps and, unless every section is
+ * the planner's own, a hash of which elements travel where): sections are
  * validated one by one, and a plan file can lie consistently in one of
  * them, which would leave a receive waiting forever or fill A wrongly.  Binding takes the communicator; that is
  * enough for a one-off replay (transform_schedules.c).  Binding the
@@ -25,6 +27,7 @@
 #include "error.h"
 #include "exec_kind.h"
 #include "mpi_error.h"
+#include "replan.h"
 #include "stand_in.h"
 #include "transform_bind.h"
 #include "transform_capped.h"
@@ -63,50 +66,69 @@ static relay_status build_steps(rl_transform_exec *x, int32_t rounds)
 enum { CLAIM_ELEMS, CLAIM_STEP, CLAIM_HASH, CLAIM_CHUNKS, CLAIM_N };
 
 /* side: the messages' chunks under a memory cap (first NULL: no cap),
- * whose signature stands for how both ends cut each message. */
+ * whose signature stands for how both ends cut each message.  Hashes are
+ * claimed apart (claim_hashes): 0 until then, not computed. */
 static void claim_side(int64_t *claims, const rl_message *msg, int nmsg, const rl_span *spans, const int64_t *step,
-                       const uint64_t *hash, const rl_capped_side *side)
+                       const rl_capped_side *side)
 {
     for (int k = 0; k < nmsg; k++) {
         claims[CLAIM_N * msg[k].peer + CLAIM_ELEMS] = msg[k].elems;
         claims[CLAIM_N * msg[k].peer + CLAIM_STEP] = step ? step[k] : -1;
-        claims[CLAIM_N * msg[k].peer + CLAIM_HASH] = hash ? (int64_t)hash[k] : 0;
         claims[CLAIM_N * msg[k].peer + CLAIM_CHUNKS] = side->first ? rl_capped_signature(side, k, &msg[k], spans) : 0;
     }
 }
 
-/* The claims of this rank's section (hashes NULL: not computed). */
-static relay_status build_claims(rl_transform_exec *x, const uint64_t *send_hash, const uint64_t *recv_hash)
+static relay_status build_claims(rl_transform_exec *x)
 {
     size_t n = (size_t)CLAIM_N * (size_t)x->nranks;
     const rl_section *s = x->sec;
     x->claims = rl_malloc_array(3 * n, sizeof *x->claims);
     if (!x->claims) return RL_NOMEM();
     for (size_t i = 0; i < 3 * n; i++) x->claims[i] = i % CLAIM_N == CLAIM_STEP ? -1 : 0;
-    claim_side(x->claims, s->send, s->nsend, s->send_spans, s->send_round, send_hash, &x->capped.sends);
-    claim_side(x->claims + 2 * n, s->recv, s->nrecv, s->recv_spans, s->recv_round, recv_hash, &x->capped.recvs);
+    claim_side(x->claims, s->send, s->nsend, s->send_spans, s->send_round, &x->capped.sends);
+    claim_side(x->claims + 2 * n, s->recv, s->nrecv, s->recv_spans, s->recv_round, &x->capped.recvs);
     return RELAY_OK;
 }
 
-/* A plan read from bytes has its section checked against its header
- * (transform_check.c), which gives the hashes of its messages; a plan made
- * here needs no check: the planner derived its sections from the header
- * every rank agrees on.  The claims are made only where the peers will be
- * checked (not for executors bound on repeat, whose callers made the plan:
- * O(ranks) for nothing). */
-static relay_status check_and_claim(rl_transform_exec *x, const relay_plan *p, int peers_checked)
+static void claim_hashes(int64_t *claims, const rl_message *msg, int nmsg, const uint64_t *hash)
+{
+    for (int k = 0; k < nmsg; k++) claims[CLAIM_N * msg[k].peer + CLAIM_HASH] = (int64_t)hash[k];
+}
+
+/* The section checked element by element against p's header
+ * (transform_check.c), which hashes what each message carries; the hashes
+ * go into the claims where the peers will be checked. */
+static relay_status check_elements(rl_transform_exec *x, const relay_plan *p)
 {
     const rl_section *s = x->sec;
-    uint64_t *send_hash = NULL, *recv_hash = NULL;
-    relay_status st = RELAY_OK;
-    if (p->from_bytes) {
-        send_hash = rl_malloc_array((size_t)s->nsend, sizeof *send_hash);
-        recv_hash = rl_malloc_array((size_t)s->nrecv, sizeof *recv_hash);
-        st = send_hash && recv_hash ? rl_transform_check_section(x, p, send_hash, recv_hash) : RL_NOMEM();
+    uint64_t *send_hash = rl_malloc_array((size_t)s->nsend, sizeof *send_hash);
+    uint64_t *recv_hash = rl_malloc_array((size_t)s->nrecv, sizeof *recv_hash);
+    relay_status st = send_hash && recv_hash ? rl_transform_check_section(x, p, send_hash, recv_hash) : RL_NOMEM();
+    if (!st && x->claims) {
+        claim_hashes(x->claims, s->send, s->nsend, send_hash);
+        claim_hashes(x->claims + 2 * (size_t)CLAIM_N * (size_t)x->nranks, s->recv, s->nrecv, recv_hash);
     }
-    if (!st && peers_checked) st = build_claims(x, send_hash, recv_hash);
     free(send_hash);
     free(recv_hash);
+    return st;
+}
+
+/* A section is trusted as the planner's own (made here, or read from
+ * bytes and equal to what the header plans for this rank: replan.h,
+ * O(lattices)), or else once checked element by element.  Planned
+ * sections agree with each other by construction; where some rank's is
+ * not planned, the planned ranks hash their messages too when the peers
+ * are checked (check_peers), so that every message's two ends compare.
+ * The claims are made only where the peers will be checked (not for
+ * executors bound on repeat, whose callers made the plan: O(ranks) for
+ * nothing). */
+static relay_status check_and_claim(rl_transform_exec *x, const relay_plan *p, int peers_checked)
+{
+    relay_status st = p->from_bytes ? rl_section_is_planned(p, x->rank, &x->planned) : RELAY_OK;
+    if (!p->from_bytes) x->planned = 1;
+    if (!st && peers_checked) st = build_claims(x);
+    if (!st && !x->planned) st = check_elements(x, p);
+    if (x->planned && peers_checked) x->plan = p; /* lives through relay_exec_create, which checks the peers */
     return st;
 }
 
@@ -190,14 +212,26 @@ static relay_status compare_claims(const rl_transform_exec *x, const int64_t *th
     return RELAY_OK;
 }
 
+/* Whether every rank's section is planned; if not, this rank's messages
+ * hashed where they are not yet. */
+static relay_status hash_unless_all_planned(rl_transform_exec *x, MPI_Comm comm)
+{
+    int all_planned;
+    int rc = MPI_Allreduce(&x->planned, &all_planned, 1, MPI_INT, MPI_MIN, comm);
+    if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "MPI_Allreduce of whether the sections are planned");
+    return all_planned || !x->planned ? RELAY_OK : check_elements(x, x->plan);
+}
+
 /* One MPI_Alltoall of the claims, and every rank's verdict agreed on. */
 static relay_status transform_check_peers(void *state, MPI_Comm comm)
 {
     rl_transform_exec *x = state;
     size_t n = (size_t)CLAIM_N * (size_t)x->nranks;
+    relay_status st = hash_unless_all_planned(x, comm);
+    x->plan = NULL;
     int rc = MPI_Alltoall(x->claims, CLAIM_N, MPI_INT64_T, x->claims + n, CLAIM_N, MPI_INT64_T, comm);
-    relay_status st = rc == MPI_SUCCESS ? compare_claims(x, x->claims + n, x->claims + 2 * n)
-                                        : rl_mpi_fail(rc, "MPI_Alltoall of the messages' sizes");
+    if (!st) st = rc == MPI_SUCCESS ? compare_claims(x, x->claims + n, x->claims + 2 * n)
+                                    : rl_mpi_fail(rc, "MPI_Alltoall of the messages' sizes");
     free(x->claims);
     x->claims = NULL;
     return rl_agree(comm, st, "checking the sections against each other");
