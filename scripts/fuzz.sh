@@ -35,7 +35,7 @@ mkdir -p "$out/corpus/all" "$out/crashes"
 # planner), its sources as its CMakeLists.txt lists them, so that a file
 # added there is fuzzed too.
 mapfile -t format_sources < <(sed -n '/^add_library(relay_format_objects/,/)/p' plan_format/CMakeLists.txt |
-                              grep -o '[a-z_0-9]*\.c' | sed 's|^|plan_format/|')
+                              grep -o '[a-z_0-9/]*\.c' | sed 's|^|plan_format/|')
 sources=(tests/fuzz/fuzz_plan_decode.c tests/fuzz/plan_mutator.c "${format_sources[@]}")
 # What --coverage measures: the decoder and validation files whole, and of
 # layout.c and bmmc.c the checks (their other functions serve the planner
@@ -46,7 +46,7 @@ checks='^(layout\.c:)?(relay_layout_block_cyclic|relay_layout_grid|layout_new|bc
 fuzz_build() { # OUTPUT FLAGS...
   local output=$1
   shift
-  clang -std=c17 -g -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION "$@" -Iinclude -Iplan_format -Wno-unknown-pragmas \
+  clang -std=c17 -g -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION "$@" -Iinclude -Iplan_format -Iplan_format/lattice -Wno-unknown-pragmas \
     "${sources[@]}" -lmsgpackc -lxxhash -lm -o "$output"
 }
 

@@ -237,6 +237,7 @@ relay_status rl_grid_side_lattices(const rl_pair *pair, int64_t k, int rank, int
     else rl_layout_for_each_block(pair->dst_relabeled, rank, cut_dst_block, &ctx);
     if (ctx.failed) return RL_NOMEM();
     int64_t n = out->n - before;
+    if (n == 0) return RELAY_OK; /* out->v may still be NULL */
     relay_status st = group(out->v + before, &n);
     out->n = before + n;
     return st;

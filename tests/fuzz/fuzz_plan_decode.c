@@ -1,8 +1,9 @@
 /* fuzz_plan_decode.c — libFuzzer harness for the plan decoder.
  *
  * Any byte string must be refused cleanly — one line of error, no plan
- * returned — or decoded into a plan that passes validation and that the
- * encoder writes back into bytes the decoder takes again.  Each input is
+ * returned — or decoded into a plan that passes validation, that the
+ * encoder writes back into bytes the decoder takes again, and whose
+ * transform sections can be planned again from its header (replan.c).  Each input is
  * decoded whole from memory, and rank 0's part from a file (the reader
  * that seeks), an in-memory file here.  Under
  * AddressSanitizer, UndefinedBehaviorSanitizer and libFuzzer's malloc limit
@@ -29,6 +30,7 @@
 
 #include "plan_internal.h"
 #include "plan_mutator.h"
+#include "replan.h"
 
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 
@@ -86,6 +88,21 @@ static void round_trip(const relay_plan *p)
     free(buf);
 }
 
+/* What binding does first with a transform plan's sections: plan them
+ * again from the header and compare (replan.c).  Any verdict is fine; the
+ * promise is no crash, no leak, and a refusal only for memory.  The first
+ * few ranks: each costs a planning. */
+enum { REPLANNED_RANKS = 4 };
+static void replan_sections(const relay_plan *p)
+{
+    if (p->kind != RELAY_PLAN_TRANSFORM) return;
+    for (int r = 0; r < p->nranks && r < REPLANNED_RANKS; r++) {
+        int planned;
+        if (p->sections[r] && rl_section_is_planned(p, r, &planned) != RELAY_OK && relay_last_error()[0] == 0)
+            broken("planning a section again failed without a word");
+    }
+}
+
 /* Non-zero if the decoder refused; a refusal must not return a plan. */
 static int refused(relay_status st, const relay_plan *p)
 {
@@ -99,7 +116,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     relay_plan *p = NULL;
     relay_status st = relay_plan_decode(&p, data, size, -1);
-    if (!refused(st, p)) round_trip(p);
+    if (!refused(st, p)) {
+        round_trip(p);
+        replan_sections(p);
+    }
     relay_plan_free(p);
     p = NULL;
     if (ftruncate(plan_fd, 0) != 0 || pwrite(plan_fd, data, size, 0) != (ssize_t)size) broken("the plan file is not written");
