@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
 # redist.sh — the SPEC section 6 table: relay against ScaLAPACK, a
 # straightforward MPI_Alltoallv and memcpy, n x n doubles from nb x nb to
-# 128 x 128 blocks, with and without transpose, on 1x2 and 2x2 grids.
-# Sizes that are not powers of two sit beside those that are (ScaLAPACK's
-# kernels and relay's both meet cache-set conflicts at powers of two).
-# Prints one markdown table (docs/benchmarks.md holds the latest).
-#   bash bench/redist.sh [--busy] [BUILD_DIR] [REPS] [WARMUP]
-#   SIZES=4000,4096 BLOCKS=32 GRIDS=1x2 bash bench/redist.sh   (a part of it)
+# 128 x 128 blocks, with and without transpose, on 1x2 and 2x2 grids; then
+# the rows that FFTW-MPI's transpose expresses (redist_bench's rows mode:
+# grid "Px1 rows", n x n row-major in row blocks of ceil(n/P) rows to its
+# transpose, on 2 and 4 ranks), with FFTW-MPI where redist_bench was built
+# with it.  COSTA's column is filled where redist_bench was built with COSTA
+# (bench/costa.sh).  Sizes that are not powers of two sit beside those that
+# are (ScaLAPACK's kernels and relay's both meet cache-set conflicts at
+# powers of two).
+# Each job times in rounds: every round calls every contestant once, in an
+# order that rotates from round to round, WARMUP rounds of warm-up then REPS
+# timed; each time is the median over the timed rounds of the slowest rank's
+# time of one call.  Prints one markdown table (docs/benchmarks.md holds the
+# latest).
+#   bash bench/redist.sh [--busy] [BUILD_DIR] [REPS] [WARMUP]   (REPS 7, WARMUP 2)
+#   SIZES=4000,4096 BLOCKS=32 GRIDS=1x2 ROWS=2 bash bench/redist.sh   (a part of it)
+#   GRIDS= bash bench/redist.sh      (the rows only; ROWS= : the grids only)
 # --busy runs the table with a competing busy process pinned to the last
 # CPU for its whole length (SPEC section 6, contention).
 set -euo pipefail
@@ -19,7 +29,8 @@ reps=${2:-7}
 warmup=${3:-2}
 sizes=${SIZES:-4000,4096,6000,8000,8192}
 blocks=${BLOCKS:-32 8}
-grids=${GRIDS:-1x2 2x2}
+grids=${GRIDS-1x2 2x2}
+rows=${ROWS-2 4}
 bench="$build/bench/redist_bench"
 [ -x "$bench" ] || { echo "redist.sh: $bench not built (cmake -DCMAKE_BUILD_TYPE=Release)" >&2; exit 1; }
 mpiexec=$(relay_mpiexec "$build")
@@ -31,12 +42,19 @@ if [ "$busy" = 1 ]; then
   trap 'kill "$spinner" 2>/dev/null' EXIT
 fi
 
+# One header for the whole table: later runs drop theirs.
 first=1
+run() {
+  local ranks=$1
+  shift
+  "$mpiexec" -n "$ranks" "$bench" "$@" | tail -n +$((first ? 1 : 3))
+  first=0
+}
 for grid in $grids; do
-  ranks=$((${grid%x*} * ${grid#*x}))
   for nb in $blocks; do
-    # One header for the whole table: later runs drop theirs.
-    "$mpiexec" -n "$ranks" "$bench" "$grid" "$sizes" "$reps" "$warmup" "$nb" | tail -n +$((first ? 1 : 3))
-    first=0
+    run $((${grid%x*} * ${grid#*x})) "$grid" "$sizes" "$reps" "$warmup" "$nb"
   done
+done
+for p in $rows; do
+  run "$p" rows "$sizes" "$reps" "$warmup"
 done
