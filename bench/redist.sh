@@ -17,6 +17,7 @@
 #   bash bench/redist.sh [--busy] [BUILD_DIR] [REPS] [WARMUP]   (REPS 7, WARMUP 2)
 #   SIZES=4000,4096 BLOCKS=32 GRIDS=1x2 ROWS=2 bash bench/redist.sh   (a part of it)
 #   GRIDS= bash bench/redist.sh      (the rows only; ROWS= : the grids only)
+#   RELAY_BENCH_SKIP=Alltoallv bash bench/redist.sh   (a contestant left out)
 # --busy runs the table with a competing busy process pinned to the last
 # CPU for its whole length (SPEC section 6, contention).
 set -euo pipefail

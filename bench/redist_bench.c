@@ -35,7 +35,9 @@
  * ranks).
  *
  *   mpiexec -n P redist_bench PRxPC N[,N...] [R] [W] [NB]     (P = PR*PC)
- *   mpiexec -n P redist_bench rows N[,N...] [R] [W] */
+ *   mpiexec -n P redist_bench rows N[,N...] [R] [W]
+ * RELAY_BENCH_SKIP=Alltoallv (names as the table gives them, comma-
+ * separated) leaves those contestants out of the job. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +105,21 @@ static double median_of(double *t, int n)
 {
     qsort(t, (size_t)n, sizeof *t, cmp_double);
     return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+/* Contestants named in RELAY_BENCH_SKIP (comma-separated, as the table
+ * names them, e.g. "Alltoallv") sit this job out: a shorter job where a
+ * slow baseline is not the question.  relay itself is never skipped:
+ * every ratio is relay's. */
+static void skip_named(contestant *cs)
+{
+    const char *skip = getenv("RELAY_BENCH_SKIP");
+    if (!skip) return;
+    for (int i = RELAY + 1; i < NCONTESTANTS; i++) {
+        size_t len = strlen(cs[i].name);
+        for (const char *at = strstr(skip, cs[i].name); at; at = strstr(at + 1, cs[i].name))
+            if ((at == skip || at[-1] == ',') && (at[len] == ',' || at[len] == 0)) cs[i].call = NULL;
+    }
 }
 
 /* ---- the round-robin driver ------------------------------------------------ */
@@ -472,6 +489,7 @@ static void run_case(const job *j, int n, int transpose)
         cs[FFTW] = (contestant){.name = "FFTW-MPI", .call = run_fftw, .ctx = &f, .result = f.out};
     }
 #endif
+    skip_named(cs);
     time_rounds(j, &c, cs);
     int ok = agree(j, &c, cs);
     double mem = extra_memory(&r);
