@@ -25,6 +25,9 @@ function(relay_library name export_name)
                                             $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   target_link_libraries(${name} PUBLIC MPI::MPI_C PRIVATE OpenMP::OpenMP_C PkgConfig::MSGPACK PkgConfig::XXHASH
                         PkgConfig::OPENBLAS m)
+  if(RELAY_CUDA)
+    target_link_libraries(${name} PRIVATE CUDA::cudart ${CMAKE_DL_LIBS})
+  endif()
 
   # Linking the object libraries directly puts their objects in the archive
   # and passes on their include directories and dependencies.

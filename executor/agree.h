@@ -20,7 +20,7 @@
 #include "relay/status.h"
 
 /* The most values one agreement carries besides the verdict. */
-enum { RL_AGREE_MAX_VALUES = 8 };
+enum { RL_AGREE_MAX_VALUES = 12 };
 
 /* Collective over comm: *first_failing is the lowest rank whose `failed`
  * is non-zero, or -1 when no rank failed; values[0..n) become their

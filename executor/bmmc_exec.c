@@ -249,7 +249,7 @@ static void bmmc_free(void *state)
 static relay_status bmmc_stand_in(void *state)
 {
     rl_bmmc_exec *x = state;
-    return rl_stand_in_replay(&rl_exec_bmmc, x, 1, &x->elems, 1, &x->elems, x->esz);
+    return rl_stand_in_replay(&rl_exec_bmmc, x, NULL, 1, &x->elems, 1, &x->elems, x->esz);
 }
 
 const rl_exec_kind rl_exec_bmmc = {

@@ -15,6 +15,7 @@
  * running on the caller's communicator (exec_internal.h).  Start, wait, memory and free check what is common
  * to all kinds and hand the rest to the kind. */
 #include "agree.h"
+#include "device_kind.h"
 #include "error.h"
 #include "exec_internal.h"
 #include "exec_kind.h"
@@ -35,6 +36,8 @@ struct relay_exec {
     int active;         /* a replay is in flight */
 };
 
+static const relay_exec_options host_memory = RELAY_EXEC_OPTIONS_INIT;
+
 static const rl_exec_kind *kind_of(const relay_plan *p)
 {
     switch (p->kind) {
@@ -47,9 +50,11 @@ static const rl_exec_kind *kind_of(const relay_plan *p)
 
 /* What ranks agree on at create, reduced by maximum alongside the verdict:
  * the plan (its fingerprint and what its tuning would choose), whether it
- * fits, and the job's shape (the most and, as its complement, the fewest
- * of comm's ranks on one node). */
-enum { AGREE_FP, AGREE_SIZE = AGREE_FP + RL_AGREE_SAME, AGREE_SECTION, AGREE_NODE_MOST, AGREE_NODE_FEWEST, AGREE_N };
+ * fits, the memory kind and transport the ranks bind with, and the job's
+ * shape (the most and, as its complement, the fewest of comm's ranks on
+ * one node). */
+enum { AGREE_FP, AGREE_OPTIONS = AGREE_FP + RL_AGREE_SAME, AGREE_SIZE = AGREE_OPTIONS + RL_AGREE_SAME, AGREE_SECTION,
+       AGREE_NODE_MOST, AGREE_NODE_FEWEST, AGREE_N };
 
 static const char agreeing_on[] = "preparing its part of the plan";
 
@@ -85,10 +90,13 @@ static relay_tuning_choice choose(const relay_plan *p, const uint64_t *v, const 
  * rank's plan was not made for, different plans, a missing section,
  * another rank's failure. */
 static relay_status agree_on_plan(relay_exec *e, MPI_Comm comm, const relay_plan *p, int size, int has_part, int node_ranks,
-                                  relay_status local, const relay_tuning_choice *forced, relay_tuning_choice *choice)
+                                  const relay_exec_options *opt, relay_status local, const relay_tuning_choice *forced,
+                                  relay_tuning_choice *choice)
 {
     uint64_t v[AGREE_N];
     rl_agree_same_init(&v[AGREE_FP], plan_identity(p));
+    uint64_t transport = opt->memory == RELAY_MEMORY_HOST ? 0 : (uint64_t)opt->transport; /* host memory ignores it */
+    rl_agree_same_init(&v[AGREE_OPTIONS], (uint64_t)opt->memory << 8 | transport);
     v[AGREE_SIZE] = size != p->nranks;
     v[AGREE_SECTION] = !has_part;
     v[AGREE_NODE_MOST] = (uint64_t)node_ranks;
@@ -100,6 +108,9 @@ static relay_status agree_on_plan(relay_exec *e, MPI_Comm comm, const relay_plan
                        size, p->nranks);
     if (!rl_agree_same(&v[AGREE_FP]))
         return rl_fail(RELAY_ERR_MISMATCH, "ranks hold different plans (fingerprints differ, or tunings that choose differently)");
+    if (!rl_agree_same(&v[AGREE_OPTIONS]))
+        return rl_fail(RELAY_ERR_MISMATCH, "ranks bind with different memory kinds or transports (this rank: %s memory, transport %d)",
+                       opt->memory == RELAY_MEMORY_CUDA ? "CUDA" : "host", (int)opt->transport);
     if (v[AGREE_SECTION]) return rl_fail(RELAY_ERR_MISMATCH, "a rank's plan lacks that rank's own section");
     *choice = choose(p, v, forced);
     e->node_most = (int)v[AGREE_NODE_MOST];
@@ -143,8 +154,21 @@ static relay_status bind_replays(relay_exec *e)
 }
 
 /* relay_internal_exec_create, replaying as `forced` says if not NULL. */
+/* Memory other than the host's, for a plan kind that cannot replay over it. */
+static relay_status check_memory_kind(const relay_exec *e, const relay_exec_options *opt)
+{
+    if (opt->memory == RELAY_MEMORY_HOST) return RELAY_OK;
+    if (opt->memory != RELAY_MEMORY_CUDA || (unsigned)opt->transport > RELAY_TRANSPORT_DIRECT)
+        return rl_fail(RELAY_ERR_ARG, "relay_exec_create_with: unknown memory kind %d or transport %d", (int)opt->memory,
+                       (int)opt->transport);
+    if (e->kind != &rl_exec_transform)
+        return rl_fail(RELAY_ERR_UNSUPPORTED, "relay_exec_create_with: only 2-D transform plans replay over CUDA memory yet "
+                                              "(BMMC, HSUMMA and N-D plans replay over host memory)");
+    return RELAY_OK;
+}
+
 static relay_status create(relay_exec **out, const relay_plan *p, MPI_Comm comm, unsigned flags, relay_internal_scratch *scratch,
-                           const relay_tuning_choice *forced)
+                           const relay_tuning_choice *forced, const relay_exec_options *opt)
 {
     if (!out || !p) return rl_fail(RELAY_ERR_ARG, "relay_exec_create: NULL argument");
     if (comm == MPI_COMM_NULL) return rl_fail(RELAY_ERR_ARG, "relay_exec_create: the communicator is MPI_COMM_NULL");
@@ -158,10 +182,11 @@ static relay_status create(relay_exec **out, const relay_plan *p, MPI_Comm comm,
     int has_part = !e->kind->needs_section || (size == p->nranks && p->sections[rank] != NULL);
     int on_repeat = (flags & RL_EXEC_BIND_ON_REPEAT) != 0, peers_checked = !on_repeat && e->kind->check_peers;
     int node_ranks;
-    rl_exec_setup setup = {rank, size, peers_checked, rl_team_size(comm, &node_ranks)};
-    relay_status st = has_part ? e->kind->prepare(&e->state, p, &setup) : RELAY_OK;
+    rl_exec_setup setup = {rank, size, peers_checked, rl_team_size(comm, &node_ranks), opt};
+    relay_status st = check_memory_kind(e, opt);
+    if (!st && has_part) st = e->kind->prepare(&e->state, p, &setup);
     relay_tuning_choice choice;
-    st = agree_on_plan(e, comm, p, size, has_part, node_ranks, st, forced, &choice);
+    st = agree_on_plan(e, comm, p, size, has_part, node_ranks, opt, st, forced, &choice);
     if (!st && e->kind->choose) e->kind->choose(e->state, &choice);
     if (!st && peers_checked) st = e->kind->check_peers(e->state, comm);
     if (!st && on_repeat) e->comm = comm;
@@ -180,17 +205,38 @@ static relay_status create(relay_exec **out, const relay_plan *p, MPI_Comm comm,
 relay_status relay_internal_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm comm, unsigned flags,
                                         relay_internal_scratch *scratch)
 {
-    return create(out, p, comm, flags, scratch, NULL);
+    return create(out, p, comm, flags, scratch, NULL, &host_memory);
 }
 
 relay_status relay_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm comm)
 {
-    return create(out, p, comm, 0, NULL, NULL);
+    return create(out, p, comm, 0, NULL, NULL, &host_memory);
+}
+
+relay_status relay_exec_create_with(relay_exec **out, const relay_plan *p, MPI_Comm comm, const relay_exec_options *opt)
+{
+    return create(out, p, comm, 0, NULL, NULL, opt ? opt : &host_memory);
 }
 
 relay_status rl_exec_create_choosing(relay_exec **out, const relay_plan *p, MPI_Comm comm, const relay_tuning_choice *choice)
 {
-    return create(out, p, comm, 0, NULL, choice);
+    return create(out, p, comm, 0, NULL, choice, &host_memory);
+}
+
+relay_status relay_exec_options_get(const relay_exec *e, relay_exec_options *opt)
+{
+    if (!e || !opt) return rl_fail(RELAY_ERR_ARG, "relay_exec_options_get: NULL argument");
+    *opt = host_memory;
+    if (e->kind->options) e->kind->options(e->state, opt);
+    return RELAY_OK;
+}
+
+relay_status relay_memory_supported(relay_memory m, int *yes)
+{
+    if (!yes) return rl_fail(RELAY_ERR_ARG, "relay_memory_supported: NULL argument");
+    const rl_device_kind *k = rl_device_kind_of(m);
+    *yes = m == RELAY_MEMORY_HOST;
+    return k ? k->supported(yes) : RELAY_OK;
 }
 
 /* A start refused on this rank alone (its arguments) still exchanges, over

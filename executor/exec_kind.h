@@ -23,6 +23,9 @@ typedef struct {
     int rank, nranks;        /* this rank and the communicator's size */
     int peers_checked;       /* check_peers follows (if not, what only it needs is not made) */
     int team;                /* OpenMP threads for this rank's moves (team.h) */
+    const relay_exec_options *options; /* where the buffers live (never NULL; the facade
+                                          refuses other memory than the host's for kinds
+                                          that do not read it) */
 } rl_exec_setup;
 
 typedef struct {
@@ -75,6 +78,9 @@ typedef struct {
      * one way to replay. */
     void (*choose)(void *state, const relay_tuning_choice *c);
     void (*replayed)(const void *state, relay_tuning_choice *c);
+    /* The memory kind, stream and settled transport it replays with; NULL
+     * for the kinds that replay over host memory alone. */
+    void (*options)(const void *state, relay_exec_options *opt);
     void (*free)(void *state); /* NULL or partial states too */
 } rl_exec_kind;
 

@@ -407,7 +407,7 @@ static relay_status hsumma_stand_in(void *state)
 {
     rl_hsumma_exec *x = state;
     int64_t c = x->mloc * x->nloc, ab[2] = {x->mloc * x->ka, x->kb * x->nloc};
-    return rl_stand_in_replay(&rl_exec_hsumma, x, 1, &c, 2, ab, x->esz);
+    return rl_stand_in_replay(&rl_exec_hsumma, x, NULL, 1, &c, 2, ab, x->esz);
 }
 
 const rl_exec_kind rl_exec_hsumma = {

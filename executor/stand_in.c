@@ -14,34 +14,44 @@
 #include "error.h"
 #include "stand_in.h"
 
-/* n buffers of elems[k] elements, 0xff throughout (NULL where empty). */
-static int poisoned(void **buf, int n, const int64_t *elems, size_t esz)
+static void *host_poisoned(size_t bytes)
+{
+    void *b = malloc(bytes);
+    if (b) memset(b, 0xff, bytes);
+    return b;
+}
+
+/* n buffers of elems[k] elements, 0xff throughout (NULL where empty), in
+ * host memory or memory's. */
+static int poisoned(const rl_device_kind *memory, void **buf, int n, const int64_t *elems, size_t esz)
 {
     for (int k = 0; k < n; k++) {
         int64_t bytes;
         if (rl_mul_overflows(elems[k], (int64_t)esz, &bytes)) return 0;
-        buf[k] = bytes > 0 ? malloc((size_t)bytes) : NULL;
+        buf[k] = bytes <= 0 ? NULL : memory ? memory->alloc_poisoned((size_t)bytes) : host_poisoned((size_t)bytes);
         if (bytes > 0 && !buf[k]) return 0;
-        if (buf[k]) memset(buf[k], 0xff, (size_t)bytes);
     }
     return 1;
 }
 
-static void free_all(void **buf, int n)
+static void free_all(const rl_device_kind *memory, void **buf, int n)
 {
-    for (int k = 0; k < n; k++) free(buf[k]);
+    for (int k = 0; k < n; k++)
+        if (!memory) free(buf[k]);
+        else if (buf[k]) memory->free_buffer(buf[k]);
     free(buf);
 }
 
-relay_status rl_stand_in_replay(const rl_exec_kind *kind, void *state, int ndst, const int64_t *dst_elems, int nsrc,
-                                const int64_t *src_elems, size_t esz)
+relay_status rl_stand_in_replay(const rl_exec_kind *kind, void *state, const rl_device_kind *memory, int ndst,
+                                const int64_t *dst_elems, int nsrc, const int64_t *src_elems, size_t esz)
 {
     void **dst = calloc((size_t)ndst + 1, sizeof *dst), **src = calloc((size_t)nsrc + 1, sizeof *src);
-    relay_status st = dst && src && poisoned(dst, ndst, dst_elems, esz) && poisoned(src, nsrc, src_elems, esz) ? RELAY_OK
-                                                                                                              : RL_NOMEM();
+    relay_status st = dst && src && poisoned(memory, dst, ndst, dst_elems, esz) && poisoned(memory, src, nsrc, src_elems, esz)
+                          ? RELAY_OK
+                          : RL_NOMEM();
     if (!st) st = kind->start(state, dst, (const void *const *)src, NULL, NULL);
     if (!st) st = kind->wait(state);
-    if (dst) free_all(dst, ndst);
-    if (src) free_all(src, nsrc);
+    if (dst) free_all(memory, dst, ndst);
+    if (src) free_all(memory, src, nsrc);
     return st;
 }

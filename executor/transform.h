@@ -21,6 +21,7 @@
 #include <mpi.h>
 
 #include "exec_internal.h"
+#include "device_kind.h"
 #include "kernels.h"
 #include "plan_internal.h"
 
@@ -132,7 +133,7 @@ typedef struct {
     rl_capped_side sends, recvs;
 } rl_capped;
 
-typedef struct {
+typedef struct rl_transform_exec_s {
     MPI_Comm comm;           /* the executor's own (exec.c owns it) */
     int rank, nranks;
     int team;                /* OpenMP threads of its moves (team.h) */
@@ -182,6 +183,9 @@ typedef struct {
     rl_collective coll;      /* alltoallv and neighbor: the call (transform_collective.c) */
     rl_capped capped;        /* a memory cap's chunks (transform_capped.c) */
     rl_timing timing;        /* relay_exec_time (transform_timing.c) */
+    relay_exec_options options; /* where the buffers live, as asked at create */
+    const rl_device_kind *device; /* their kind's moves where not host memory (device_kind.h), else NULL */
+    void *device_state;      /* ... its state, from bind on */
     /* The replay in flight. */
     void **dst;
     const void **src;

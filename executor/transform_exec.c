@@ -146,6 +146,29 @@ static relay_status build_requests(rl_transform_exec *x)
     return RELAY_OK;
 }
 
+/* Where the buffers live: the host's memory, or a device kind's
+ * (device_kind.h), whose replays pack every message (no direct or pulled
+ * message reads the user's buffers from the host) and hold no cap's chunks. */
+static relay_status prepare_memory_kind(rl_transform_exec *x, const relay_plan *p, const relay_exec_options *opt)
+{
+    x->options = *opt;
+    if (opt->memory == RELAY_MEMORY_HOST) {
+        x->options = (relay_exec_options)RELAY_EXEC_OPTIONS_INIT; /* stream and transport ignored */
+        return rl_pull_mode_from_env(&x->pull_mode);
+    }
+    x->device = rl_device_kind_of(opt->memory);
+    if (!x->device)
+        return rl_fail(RELAY_ERR_UNSUPPORTED, "relay_exec_create_with: this relay was built without its CUDA backend "
+                                              "(CMake found no CUDA toolkit)");
+    int yes = 0;
+    relay_status st = x->device->supported(&yes);
+    if (!st && !yes) st = rl_fail(RELAY_ERR_UNSUPPORTED, "relay_exec_create_with: rank %d sees no CUDA device", x->rank);
+    if (!st && p->max_buffer_bytes)
+        st = rl_fail(RELAY_ERR_UNSUPPORTED, "relay_exec_create_with: plans with a memory cap replay over host memory only");
+    x->pull_mode = RL_PULL_OFF;
+    return st;
+}
+
 /* Everything this rank prepares before it knows whether all ranks agree;
  * the facade calls it only where the plan holds this rank's section. */
 static relay_status transform_prepare(void **state, const relay_plan *p, const rl_exec_setup *setup)
@@ -160,7 +183,7 @@ static relay_status transform_prepare(void **state, const relay_plan *p, const r
     x->nranks = setup->nranks;
     x->team = setup->team;
     const rl_section *s = p->sections[x->rank];
-    relay_status st = rl_pull_mode_from_env(&x->pull_mode);
+    relay_status st = prepare_memory_kind(x, p, setup->options);
     if (!st) st = rl_section_validate(s, p);
     if (!st) st = rl_section_clone(&x->sec, s, p->count);
     if (st) return st;
@@ -265,6 +288,10 @@ static relay_status transform_bind_replays(void *state, MPI_Comm comm)
      * into them, and the scratch moves when a larger first replay grows it. */
     x->lent = NULL;
     relay_status st = rl_transform_hold_buffers(x);
+    if (x->device) { /* every rank binds its device side, or none */
+        st = rl_agree(comm, st, "allocating the pack buffers");
+        if (!st) st = rl_agree(comm, x->device->bind(&x->device_state, x, &x->options, comm), "binding the device's buffers");
+    }
     if (rl_schedule_is_collective(x->schedule)) {
         if (!st) st = rl_collective_prepare(x);
         st = rl_collective_bind(x, st); /* agreed; may settle on p2p */
@@ -304,6 +331,7 @@ static void transform_memory(const void *state, relay_exec_memory *m)
     extra += x->send_runs ? (s->nsend_spans + s->nrecv_spans) * (int64_t)sizeof(rl_direct_runs) : 0;
     extra += rl_transform_pulls_bytes(x);
     extra += rl_capped_bytes(x);
+    extra += x->device_state ? x->device->device_bytes(x->device_state) : 0;
     *m = (relay_exec_memory){extra, remote};
 }
 
@@ -327,6 +355,7 @@ static void transform_free(void *state)
     free(x->recv_runs);
     free(x->claims);
     rl_transform_pulls_free(x);
+    if (x->device_state) x->device->free(x->device_state, x); /* gives the host pack buffers back */
     rl_transform_drop_buffers(x); /* the scratch's memory is not ours to free */
     rl_capped_free(&x->capped);
     rl_message_set_free(&x->sends);
@@ -345,7 +374,7 @@ static void transform_choose(void *state, const relay_tuning_choice *c)
 {
     rl_transform_exec *x = state;
     x->schedule = c->schedule;
-    x->packed = c->packed;
+    x->packed = c->packed || x->device; /* device buffers are never read by MPI run by run */
 }
 
 static void transform_replayed(const void *state, relay_tuning_choice *c)
@@ -358,7 +387,15 @@ static void transform_replayed(const void *state, relay_tuning_choice *c)
 static relay_status transform_stand_in(void *state)
 {
     rl_transform_exec *x = state;
-    return rl_stand_in_replay(&rl_exec_transform, x, x->count, x->sec->dst_elems, x->count, x->sec->src_elems, x->esz);
+    return rl_stand_in_replay(&rl_exec_transform, x, x->device, x->count, x->sec->dst_elems, x->count, x->sec->src_elems,
+                              x->esz);
+}
+
+static void transform_options(const void *state, relay_exec_options *opt)
+{
+    const rl_transform_exec *x = state;
+    *opt = x->options;
+    if (x->device_state) x->device->options(x->device_state, opt);
 }
 
 const rl_exec_kind rl_exec_transform = {
@@ -376,5 +413,6 @@ const rl_exec_kind rl_exec_transform = {
     .timings = rl_transform_timings,
     .choose = transform_choose,
     .replayed = transform_replayed,
+    .options = transform_options,
     .free = transform_free,
 };

@@ -445,9 +445,20 @@ static void move_message(const rl_transform_exec *x, const rl_message_set *ms, i
     for (int64_t t = ms->first[k]; t < ms->first[k + 1]; t++) move_task(x, ms, &ms->tasks[t], buf, kind);
 }
 
-void rl_transform_pack(const rl_transform_exec *x, int k) { move_message(x, &x->sends, x->sec->send[k].elems, k, PACK); }
+/* On a device kind (device_kind.h) the device moves the elements: packing
+ * a message is waiting for it, unpacking one is handing it to the device,
+ * and the local lattices moved when the replay began. */
+void rl_transform_pack(const rl_transform_exec *x, int k)
+{
+    if (x->device) x->device->pack(x->device_state, x, k);
+    else move_message(x, &x->sends, x->sec->send[k].elems, k, PACK);
+}
 
-void rl_transform_unpack(const rl_transform_exec *x, int k) { move_message(x, &x->recvs, x->sec->recv[k].elems, k, UNPACK); }
+void rl_transform_unpack(const rl_transform_exec *x, int k)
+{
+    if (x->device) x->device->unpack(x->device_state, x, k);
+    else move_message(x, &x->recvs, x->sec->recv[k].elems, k, UNPACK);
+}
 
 void rl_transform_pack_chunk(const rl_transform_exec *x, const rl_message_set *ms, int k, int64_t elems)
 {
@@ -473,6 +484,7 @@ void rl_wire_shape(const rl_transform_exec *x, int64_t elems, int *count, MPI_Da
 
 void rl_transform_move_locals(const rl_transform_exec *x)
 {
+    if (x->device) return;
     int64_t elems = 0;
     for (int64_t i = 0; i < x->sec->nlocal; i++) elems += rl_local_span_elems(&x->sec->local[i]);
     move_message(x, &x->locals, elems, 0, LOCAL);

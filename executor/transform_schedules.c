@@ -223,6 +223,23 @@ static relay_status check_buffers(const rl_transform_exec *x, void *const *dst, 
     return RELAY_OK;
 }
 
+/* A host executor's buffers must not be a device kind's (which a host
+ * kernel cannot read): refused before anything starts. */
+static relay_status host_buffers(const rl_transform_exec *x, void *const *dst, const void *const *src)
+{
+    const rl_device_kind *cuda = rl_device_kind_of(RELAY_MEMORY_CUDA);
+    int which = -1, in_dst = 1;
+    relay_status st = cuda ? cuda->finds_own((const void *const *)dst, x->count, &which) : RELAY_OK;
+    if (!st && which < 0 && cuda) {
+        in_dst = 0;
+        st = cuda->finds_own(src, x->count, &which);
+    }
+    if (st || which < 0) return st;
+    return rl_fail(RELAY_ERR_ARG, "relay_exec_start: %s[%d] is CUDA device memory, but the executor was bound to host memory "
+                                  "(bind with relay_exec_create_with and RELAY_MEMORY_CUDA)",
+                   in_dst ? "dst" : "src", which);
+}
+
 relay_status rl_transform_start(void *state, void *const *dst, const void *const *src, const void *alpha, const void *beta)
 {
     rl_transform_exec *x = state;
@@ -233,6 +250,8 @@ relay_status rl_transform_start(void *state, void *const *dst, const void *const
         x->src[k] = src[k];
     }
     rl_scalars_set(&x->scalars, x->type, alpha, beta);
+    st = x->device ? x->device->begin(x->device_state, x) : host_buffers(x, dst, src);
+    if (st) return st;
     st = x->bound ? RELAY_OK : rl_transform_hold_buffers(x); /* a one-off replay's, till its wait */
     if (st) return st;
     relay_schedule sched = replayed_schedule(x);
@@ -252,11 +271,12 @@ relay_status rl_transform_wait(void *state)
              : rl_schedule_is_collective(sched) ? rl_collective_wait(x)
              : sched == RELAY_SCHED_ROUNDS      ? wait_rounds(x)
                                                 : wait_p2p(x);
+    relay_status device = x->device ? x->device->end(x->device_state, x) : RELAY_OK;
     double t0 = rl_clock(x);
     relay_status pulled = sched == RELAY_SCHED_P2P && x->npulled ? rl_transform_pulls_done(x, rc == MPI_SUCCESS) : RELAY_OK;
     rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
     if (rc == MPI_SUCCESS && pulled == RELAY_OK) rl_timing_replayed(x);
     if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "completing the replay");
     if (!x->bound) rl_transform_drop_buffers(x);
-    return pulled;
+    return device ? device : pulled;
 }

@@ -58,12 +58,14 @@ static relay_fortran_buffers buffers_of(const relay_plan *p, int rank)
     }
 }
 
-/* relay_exec_create with MPI's Fortran communicator, recording in *b what
- * a replay takes on this rank (the plan may be freed afterwards). */
-relay_status relay_fortran_exec_create(relay_exec **out, const relay_plan *p, MPI_Fint comm, relay_fortran_buffers *b)
+/* relay_exec_create_with with MPI's Fortran communicator (opt NULL: host
+ * memory), recording in *b what a replay takes on this rank (the plan may
+ * be freed afterwards). */
+relay_status relay_fortran_exec_create(relay_exec **out, const relay_plan *p, MPI_Fint comm, const relay_exec_options *opt,
+                                       relay_fortran_buffers *b)
 {
     MPI_Comm c = MPI_Comm_f2c(comm);
-    relay_status st = relay_exec_create(out, p, c);
+    relay_status st = relay_exec_create_with(out, p, c, opt);
     if (st) return st;
     int rank;
     MPI_Comm_rank(c, &rank);

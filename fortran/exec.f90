@@ -2,7 +2,8 @@
 ! communicator and replaying it over the caller's arrays; where a
 ! transform replay's time goes (relay_exec_time, relay_exec_timings); the
 ! choice of how to replay it (relay_exec_tune, relay_exec_schedule); the
-! HSUMMA executor's network measurement, autotuner and report.
+! HSUMMA executor's network measurement, autotuner and report; where the
+! buffers live (relay_exec_create_with: host or CUDA device memory).
 !
 ! Communicators are MPI's Fortran handles (`use mpi`: an integer; mpi_f08:
 ! comm%MPI_VAL), turned into MPI_Comm by MPI_Comm_f2c in shim.c (in
@@ -38,6 +39,8 @@ module relay_exec_mod
             relay_exec_wait, relay_exec_get_memory, relay_exec_hsumma_report, relay_exec_free
   public :: relay_exec_time, relay_exec_timings, relay_exec_tune, relay_exec_schedule
   public :: relay_hsumma_measure_network, relay_hsumma_autotune
+  public :: relay_exec_options, relay_exec_create_with, relay_exec_options_get, relay_memory_supported
+  public :: RELAY_MEMORY_HOST, RELAY_MEMORY_CUDA, RELAY_TRANSPORT_AUTO, RELAY_TRANSPORT_STAGED, RELAY_TRANSPORT_DIRECT
 
   ! What a replay takes on this rank, recorded at relay_exec_create:
   ! buffers.c's relay_fortran_buffers, field for field.
@@ -60,6 +63,21 @@ module relay_exec_mod
     integer(c_int64_t) :: extra_bytes, remote_bytes
   end type relay_exec_memory
 
+  ! Where the buffers live (relay/exec.h's relay_exec_options): the
+  ! defaults are host memory, the default stream, the transport settled at
+  ! binding.
+  enum, bind(c)
+    enumerator :: RELAY_MEMORY_HOST = 0, RELAY_MEMORY_CUDA = 1
+  end enum
+  enum, bind(c)
+    enumerator :: RELAY_TRANSPORT_AUTO = 0, RELAY_TRANSPORT_STAGED, RELAY_TRANSPORT_DIRECT
+  end enum
+  type, bind(C) :: relay_exec_options
+    integer(c_int) :: memory = RELAY_MEMORY_HOST
+    type(c_ptr) :: stream = c_null_ptr
+    integer(c_int) :: transport = RELAY_TRANSPORT_AUTO
+  end type relay_exec_options
+
   enum, bind(c)
     enumerator :: RELAY_TIMING_SEND = 0, RELAY_TIMING_RECV, RELAY_TIMING_LOCAL, RELAY_TIMING_COMPLETION
   end enum
@@ -78,14 +96,29 @@ module relay_exec_mod
   end type relay_hsumma_report
 
   interface
-    function c_exec_create(out, plan, comm, buffers) bind(C, name='relay_fortran_exec_create') result(st)
-      import :: c_int, c_ptr, exec_buffers
+    function c_exec_create(out, plan, comm, options, buffers) bind(C, name='relay_fortran_exec_create') result(st)
+      import :: c_int, c_ptr, exec_buffers, relay_exec_options
       type(c_ptr), intent(inout) :: out
       type(c_ptr), value :: plan
       integer(c_int), value :: comm
+      type(relay_exec_options), intent(in), optional :: options
       type(exec_buffers), intent(inout) :: buffers
       integer(c_int) :: st
     end function c_exec_create
+
+    function c_exec_options_get(e, options) bind(C, name='relay_exec_options_get') result(st)
+      import :: c_int, c_ptr, relay_exec_options
+      type(c_ptr), value :: e
+      type(relay_exec_options), intent(inout) :: options
+      integer(c_int) :: st
+    end function c_exec_options_get
+
+    function c_memory_supported(memory, yes) bind(C, name='relay_memory_supported') result(st)
+      import :: c_int
+      integer(c_int), value :: memory
+      integer(c_int), intent(out) :: yes
+      integer(c_int) :: st
+    end function c_memory_supported
 
     function c_exec_start_arrays(e, buffers, dst, src, alpha, beta) bind(C, name='relay_fortran_exec_start') &
         result(st)
@@ -186,8 +219,42 @@ contains
     type(relay_plan), intent(in) :: plan
     integer, intent(in) :: comm
     integer(c_int) :: st
-    st = c_exec_create(exec%ptr, plan%ptr, comm, exec%buffers)
+    st = c_exec_create(exec%ptr, plan%ptr, comm, buffers=exec%buffers)
   end function relay_exec_create
+
+  ! relay_exec_create binding buffers of options%memory: RELAY_MEMORY_CUDA
+  ! (device memory, replays ordered on options%stream, a cudaStream_t as a
+  ! c_ptr; c_null_ptr: the default stream) where relay was built with its
+  ! CUDA backend.  Device buffers travel as addresses: replay them with
+  ! relay_exec_run_ptrs / relay_exec_start_ptrs (c_loc of a CUDA Fortran
+  ! device array, or an address from cudaMalloc), since their descriptors
+  ! cannot be checked from the host.
+  function relay_exec_create_with(exec, plan, comm, options) result(st)
+    type(relay_exec), intent(inout) :: exec
+    type(relay_plan), intent(in) :: plan
+    integer, intent(in) :: comm
+    type(relay_exec_options), intent(in) :: options
+    integer(c_int) :: st
+    st = c_exec_create(exec%ptr, plan%ptr, comm, options, exec%buffers)
+  end function relay_exec_create_with
+
+  ! The options as bound: the memory kind, the stream and the transport
+  ! settled (RELAY_TRANSPORT_STAGED or _DIRECT on device memory).
+  function relay_exec_options_get(exec, options) result(st)
+    type(relay_exec), intent(in) :: exec
+    type(relay_exec_options), intent(out) :: options
+    integer(c_int) :: st
+    st = c_exec_options_get(exec%ptr, options)
+  end function relay_exec_options_get
+
+  ! Whether buffers of kind memory can be bound here (yes = .true.).
+  function relay_memory_supported(memory, yes) result(st)
+    integer(c_int), intent(in) :: memory
+    logical, intent(out) :: yes
+    integer(c_int) :: st, y
+    st = c_memory_supported(memory, y)
+    yes = y /= 0
+  end function relay_memory_supported
 
   ! One replay of a one-pair plan: dst := alpha*op(src) + beta*dst.
   function relay_exec_run(exec, dst, src, alpha, beta) result(st)

@@ -672,6 +672,51 @@ static void test_timings(void)
     relay_plan_free(bp);
 }
 
+/* Memory kinds without a GPU, as every CI machine runs them (the device
+ * replays themselves are gpu_replays.c's, on a GPU): host memory is always
+ * there and binds as relay_exec_create does; CUDA memory where the backend
+ * or a device is missing is refused on every rank, naming why; ranks that
+ * ask for different kinds are refused on every rank; an unknown kind is an
+ * argument error everywhere. */
+static void test_memory_kinds(void)
+{
+    relay_layout *a = row_of_blocks(20, 20, 3, 3);
+    relay_plan *p;
+    relay_exec *e = NULL;
+    relay_plan_transform(&p, nranks, a, a, RELAY_OP_N, RELAY_DOUBLE, NULL);
+    int host = 0, cuda = 0;
+    check(relay_memory_supported(RELAY_MEMORY_HOST, &host) == RELAY_OK && host == 1, "host memory is always supported");
+    check(relay_memory_supported(RELAY_MEMORY_CUDA, &cuda) == RELAY_OK, "asking about CUDA memory succeeds");
+    MPI_Allreduce(MPI_IN_PLACE, &cuda, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    relay_exec_options o = RELAY_EXEC_OPTIONS_INIT, got;
+    o.transport = rank % 2 ? RELAY_TRANSPORT_STAGED : RELAY_TRANSPORT_AUTO; /* ignored for host memory */
+    check(relay_exec_create_with(&e, p, MPI_COMM_WORLD, &o) == RELAY_OK, "host options bind, whatever transport each rank names");
+    check(relay_exec_options_get(e, &got) == RELAY_OK && got.memory == RELAY_MEMORY_HOST && got.transport == RELAY_TRANSPORT_AUTO,
+          "a host executor reports host memory");
+    relay_exec_free(e);
+    e = NULL;
+    check(relay_exec_create_with(&e, p, MPI_COMM_WORLD, NULL) == RELAY_OK, "NULL options bind host memory");
+    relay_exec_free(e);
+    e = NULL;
+    o.memory = RELAY_MEMORY_CUDA;
+    o.transport = RELAY_TRANSPORT_AUTO;
+    if (!cuda) {
+        relay_status st = relay_exec_create_with(&e, p, MPI_COMM_WORLD, &o);
+        check(st == RELAY_ERR_UNSUPPORTED && e == NULL, "CUDA memory without a backend or GPU is unsupported on every rank");
+        check(strstr(relay_last_error(), "CUDA") != NULL, "... and the message says why");
+    }
+    o.memory = rank == 0 ? RELAY_MEMORY_CUDA : RELAY_MEMORY_HOST;
+    if (nranks > 1) {
+        relay_status st = relay_exec_create_with(&e, p, MPI_COMM_WORLD, &o);
+        check(st != RELAY_OK && e == NULL, "ranks asking for different memory kinds fail together");
+        check(rank == 0 || st == RELAY_ERR_MISMATCH, "... the host ranks with RELAY_ERR_MISMATCH");
+    }
+    o.memory = (relay_memory)7;
+    check(relay_exec_create_with(&e, p, MPI_COMM_WORLD, &o) == RELAY_ERR_ARG && e == NULL, "an unknown memory kind is refused");
+    relay_plan_free(p);
+    relay_layout_free(a);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -696,6 +741,7 @@ int main(int argc, char **argv)
     test_bad_pull_setting_fails_everywhere();
     test_slab_transpose_is_pulled();
     test_timings();
+    test_memory_kinds();
     int status = check_summary("mpi_exec");
     MPI_Finalize();
     return status;

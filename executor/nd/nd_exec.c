@@ -433,7 +433,7 @@ static relay_status nd_stand_in(void *state)
         dst[k] = x->pairs[k].dst_elems;
         src[k] = x->pairs[k].src_elems;
     }
-    if (!st) st = rl_stand_in_replay(&rl_exec_nd, x, x->count, dst, x->count, src, x->esz);
+    if (!st) st = rl_stand_in_replay(&rl_exec_nd, x, NULL, x->count, dst, x->count, src, x->esz);
     free(dst);
     free(src);
     return st;

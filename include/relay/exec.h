@@ -31,6 +31,67 @@ typedef struct relay_exec relay_exec;
  * The plan may be freed afterwards: the executor keeps what it needs. */
 RELAY_API relay_status relay_exec_create(relay_exec **out, const relay_plan *p, MPI_Comm comm);
 
+/* ---- where the buffers live: memory kinds (relay_exec_create_with) ------- */
+
+/* Host memory, or GPU memory where relay was built with its CUDA backend
+ * (relay_memory_supported).  Plans and plan files know nothing of it: the
+ * same plan binds to either. */
+typedef enum { RELAY_MEMORY_HOST = 0, RELAY_MEMORY_CUDA = 1 } relay_memory;
+
+/* How a device executor's messages travel:
+ *   AUTO    DIRECT where every rank's MPI says it takes device pointers
+ *           (Open MPI's MPIX_Query_cuda_support, MPICH's
+ *           MPIX_GPU_query_support; RELAY_CUDA_AWARE_MPI=0/1 overrides the
+ *           answer), else STAGED;
+ *   STAGED  through pinned host buffers: each message is copied to the host
+ *           and sent as soon as it is there, and copied to the device as
+ *           soon as it lands;
+ *   DIRECT  MPI sends from and receives into device buffers. */
+typedef enum { RELAY_TRANSPORT_AUTO = 0, RELAY_TRANSPORT_STAGED, RELAY_TRANSPORT_DIRECT } relay_transport;
+
+/* Chosen once, when binding.  stream is a cudaStream_t (NULL: the legacy
+ * default stream); for RELAY_MEMORY_HOST, stream and transport are
+ * ignored.  Start from RELAY_EXEC_OPTIONS_INIT so that fields added later
+ * keep their defaults. */
+typedef struct {
+    relay_memory memory;
+    void *stream;
+    relay_transport transport;
+} relay_exec_options;
+#define RELAY_EXEC_OPTIONS_INIT {RELAY_MEMORY_HOST, NULL, RELAY_TRANSPORT_AUTO}
+
+/* Whether buffers of kind m can be bound here: *yes = 1 for host memory
+ * always, for CUDA where the backend is built and a GPU is visible. */
+RELAY_API relay_status relay_memory_supported(relay_memory m, int *yes);
+
+/* relay_exec_create, binding buffers of opt's memory kind (opt NULL: host).
+ * Collective; every rank passes the same memory kind and transport, or all
+ * fail with RELAY_ERR_MISMATCH.  RELAY_ERR_UNSUPPORTED on every rank where
+ * some rank cannot bind CUDA memory (no backend, no GPU), for plans other
+ * than transforms, and for transform plans with a memory cap.
+ *
+ * A replay on CUDA memory is ordered on the stream: it reads B and A after
+ * the work enqueued on the stream before relay_exec_start, and the work the
+ * caller enqueues on the stream after relay_exec_wait returns sees A
+ * complete.  relay_exec_start enqueues the packing of every message (one
+ * kernel) and, STAGED, waits for each message's copy to the host before it
+ * sends it; relay_exec_wait enqueues each landed message's copy to the
+ * device and then the unpacking and local moves (one kernel each), and
+ * returns without waiting for them.  Between start and wait the host may
+ * enqueue other work on other streams but must not write B or A on any
+ * stream; after wait it may enqueue work that reads or writes A and B on
+ * the executor's stream, or on another stream once it has waited for an
+ * event recorded on the executor's stream.  The host blocks only where MPI
+ * needs the data: in start, until the stream's work before the replay and
+ * the packing are done (in a job of one rank, or where no rank sends,
+ * never). */
+RELAY_API relay_status relay_exec_create_with(relay_exec **out, const relay_plan *p, MPI_Comm comm,
+        const relay_exec_options *opt);
+
+/* The options as bound: the memory kind, the stream, and the transport
+ * settled (STAGED or DIRECT; AUTO for host executors). */
+RELAY_API relay_status relay_exec_options_get(const relay_exec *e, relay_exec_options *opt);
+
 /* One replay: relay_exec_start followed by relay_exec_wait. */
 RELAY_API relay_status relay_exec_run(relay_exec *e, void *const *dst, const void *const *src,
         const void *alpha, const void *beta);
