@@ -19,6 +19,10 @@ mpi4py job over fresh numpy arrays, at C speed, as often as needed::
     with relay.Executor(plan, MPI.COMM_WORLD) as ex:
         ex.run(a, b)
 
+Executors bound with ``memory="cuda"`` replay over device arrays (CuPy,
+PyTorch CUDA tensors, Numba) on a CUDA stream, where relay was built with its
+CUDA backend (:func:`relay.memory_supported`).
+
 The C API this package wraps is documented in docs/api.md; docs/python.md
 shows complete jobs.  Errors are :class:`relay.Error` subclasses carrying
 relay's own message.
@@ -31,7 +35,8 @@ from .plans import (Plan, Tuning, TuningChoice, compose, concat, decode, file_nr
                     plan_transform)
 from .algorithms import (BMMC, HsummaParams, Network, bmmc_info, hsumma_best_groups, hsumma_info, hsumma_layout,
                          hsumma_model, plan_bmmc, plan_hsumma)
-from .executor import Executor, Memory, Timing, hsumma_autotune, hsumma_measure_network, tune
+from .executor import (ExecOptions, Executor, Memory, Timing, hsumma_autotune, hsumma_measure_network,
+                       memory_supported, tune)
 from .arrays import check_local, empty_local, expected_local, fill_local, local_view, zeros_local
 
 __version__ = "0.1.0"
@@ -44,6 +49,7 @@ __all__ = [
     "file_nranks",
     "BMMC", "plan_bmmc", "bmmc_info", "Network", "HsummaParams", "plan_hsumma", "hsumma_info", "hsumma_layout",
     "hsumma_model", "hsumma_best_groups",
-    "Executor", "Memory", "Timing", "tune", "hsumma_measure_network", "hsumma_autotune",
+    "Executor", "ExecOptions", "Memory", "Timing", "memory_supported", "tune", "hsumma_measure_network",
+    "hsumma_autotune",
     "empty_local", "zeros_local", "local_view", "fill_local", "check_local", "expected_local",
 ]

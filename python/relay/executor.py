@@ -10,6 +10,15 @@ copying them::
         for it in range(iterations):
             ex.run(a_local, b_local)           # A := B, redistributed
 
+Memory kinds: an executor bound with ``memory="cuda"`` replays over device
+arrays instead (CuPy arrays, PyTorch CUDA tensors, Numba device arrays:
+anything with ``__cuda_array_interface__``), ordered on a CUDA stream::
+
+    with relay.Executor(plan, MPI.COMM_WORLD, memory="cuda", stream=cupy.cuda.get_current_stream()) as ex:
+        ex.run(a_dev, b_dev)                   # enqueued on the stream; returns without waiting for it
+
+where relay was built with its CUDA backend (:func:`memory_supported`).
+
 Threads: the GIL is released while relay packs, waits and unpacks, so
 other Python threads run meanwhile.  One executor serves one call at a
 time (a second thread's call is refused with RuntimeError); different
@@ -22,11 +31,14 @@ stay alive, but they must not be read or written.
 from __future__ import annotations
 
 import atexit
+import numbers
+import operator
 import weakref
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Optional, Sequence
 
 from . import _core
+from .errors import ArgumentError
 from .plans import Plan, Tuning
 
 _live = weakref.WeakSet()
@@ -48,6 +60,58 @@ def _comm_handle(comm) -> int:
         return comm.py2f()
     except AttributeError:
         raise TypeError(f"comm must be an mpi4py communicator (with py2f()), not {type(comm).__name__}") from None
+
+
+def _stream_handle(stream) -> int:
+    """A CUDA stream's handle (cudaStream_t as an integer; 0: the legacy
+    default stream) from None, an integer, or a stream object of CuPy
+    (``.ptr``), PyTorch (``.cuda_stream``), the CUDA stream protocol
+    (``__cuda_stream__``: cuda.core, nvmath-python) or Numba (``int(s)``)."""
+    if stream is None:
+        return 0
+    if isinstance(stream, (bool, str, bytes)) or (isinstance(stream, numbers.Number) and
+                                                  not isinstance(stream, numbers.Integral)):
+        raise TypeError(f"stream must be a CUDA stream (CuPy, PyTorch, an integer handle) or None, "
+                        f"not {type(stream).__name__}")
+    if isinstance(stream, numbers.Integral):
+        handle = stream
+    elif hasattr(stream, "__cuda_stream__"):
+        protocol = stream.__cuda_stream__
+        _, handle = protocol() if callable(protocol) else protocol
+    elif hasattr(stream, "cuda_stream"):
+        handle = stream.cuda_stream
+    elif hasattr(stream, "ptr"):
+        handle = stream.ptr
+    elif hasattr(stream, "__int__"):
+        handle = int(stream)
+    else:
+        raise TypeError(f"stream must be a CUDA stream (an object with .ptr, .cuda_stream or __cuda_stream__, or an "
+                        f"integer handle) or None, not {type(stream).__name__}")
+    try:
+        handle = operator.index(handle)
+    except TypeError:
+        raise TypeError(f"stream {stream!r} gives a handle that is no integer: {handle!r}") from None
+    if not 0 <= handle < 1 << 64:
+        raise ArgumentError(f"stream handle {handle} is not a pointer (0 <= handle < 2**64)")
+    return handle
+
+
+def memory_supported(memory: str) -> bool:
+    """Whether executors can bind buffers of this memory kind here: ``"host"``
+    always; ``"cuda"`` where relay was built with its CUDA backend and a GPU
+    is visible (relay_memory_supported).  Needs no MPI."""
+    return _core.memory_supported(memory)
+
+
+class ExecOptions(NamedTuple):
+    """Where an executor's buffers live, as bound (relay_exec_options_get):
+    ``memory`` ``"host"`` or ``"cuda"``; ``stream``, the CUDA stream's handle
+    (0: the default stream); ``transport``, ``"staged"`` (through pinned host
+    buffers) or ``"direct"`` (CUDA-aware MPI) as settled at binding for CUDA
+    executors (host executors ignore stream and transport)."""
+    memory: str
+    stream: int
+    transport: str
 
 
 class Memory(NamedTuple):
@@ -79,20 +143,48 @@ class Executor:
             dropped afterwards.
         comm: an mpi4py communicator of plan.nranks ranks (default
             ``MPI.COMM_WORLD``).
+        memory: where the buffers live: ``"host"`` (numpy arrays, anything
+            with the buffer protocol) or ``"cuda"`` (device arrays with
+            ``__cuda_array_interface__``: CuPy, PyTorch CUDA tensors,
+            Numba), the same on every rank.
+        stream: for ``"cuda"``, the CUDA stream replays are ordered on: a
+            ``cupy.cuda.Stream``, a ``torch.cuda.Stream``, an object of the
+            CUDA stream protocol (``__cuda_stream__``), an integer handle,
+            or None for the legacy default stream.  Ignored for host memory.
+        transport: for ``"cuda"``, how messages travel: ``"staged"`` through
+            pinned host buffers, ``"direct"`` with MPI reading and writing
+            device memory (CUDA-aware MPI), or ``"auto"`` (direct where every
+            rank's MPI says it is CUDA-aware), the same on every rank.
 
     Binding is collective.  It raises :class:`relay.MismatchError` on every
     rank when the communicator's size differs from the plan's rank count,
-    the ranks' plans have different fingerprints, or a rank lacks its section.
+    the ranks' plans have different fingerprints, a rank lacks its section,
+    or the ranks bind different memory kinds or transports; and
+    :class:`relay.UnsupportedError` on every rank when ``memory="cuda"`` and
+    some rank cannot bind CUDA memory (relay built without its CUDA backend,
+    no GPU), or the plan is not a 2-D transform plan without a memory cap.
+    :attr:`options` says what was bound.
+
+    A replay on CUDA memory is ordered on the stream: it reads the buffers
+    after the work enqueued on the stream before :meth:`run` (or
+    :meth:`start`), and work enqueued on the stream after :meth:`run` (or
+    :meth:`wait`) returns sees the result.  It returns without waiting for
+    the stream.  relay orders on this stream alone: the ``stream`` entry of
+    an array's ``__cuda_array_interface__`` is not synchronized with, so
+    make the stream wait for work on others first (as with any library
+    that takes a stream).
 
     Use it as a context manager, or call :meth:`close` on every rank after
     the last replay (freeing is collective, as MPI_Comm_free).
     """
 
-    def __init__(self, plan: Plan, comm=None):
+    def __init__(self, plan: Plan, comm=None, *, memory: str = "host", stream=None, transport: str = "auto"):
         global _atexit_registered
         handle = _comm_handle(comm)
-        self._h = _core.exec_create(plan._h, handle)
+        stream_handle = _stream_handle(stream)
+        self._h = _core.exec_create(plan._h, handle, memory, stream_handle, transport)
         self.kind = plan.kind
+        self._memory_kind = memory
         dst, src, self.itemsize, self.dtype_name = _core.exec_slots(self._h)
         self.dst_elems: tuple[int, ...] = dst
         self.src_elems: tuple[int, ...] = src
@@ -112,7 +204,10 @@ class Executor:
 
         Buffers must be contiguous, of the plan's dtype, hold at least
         :attr:`dst_elems` / :attr:`src_elems` elements, and destinations be
-        writable; None where this rank's size is 0.  Anything else raises
+        writable; None where this rank's size is 0.  On a CUDA executor they
+        are device arrays (``__cuda_array_interface__``, C- or F-contiguous),
+        and host buffers are refused; on a host executor device arrays are.
+        Anything else raises
         :class:`relay.BufferMismatch` naming what was expected.  A rank that
         refuses its arguments still takes part in the exchange, over NaN
         buffers of relay's own (as the C API's refused start), so that the
@@ -134,6 +229,12 @@ class Executor:
     def in_flight(self) -> bool:
         """Whether a replay was started and not yet waited for."""
         return _core.exec_in_flight(self._h)
+
+    @property
+    def options(self) -> ExecOptions:
+        """Where the buffers live, as bound: memory kind, stream handle, and
+        the transport settled (``"staged"`` or ``"direct"`` for CUDA memory)."""
+        return ExecOptions(*_core.exec_options(self._h))
 
     @property
     def memory(self) -> Memory:
@@ -174,8 +275,9 @@ class Executor:
         self.close()
 
     def __repr__(self) -> str:
+        where = "" if self._memory_kind == "host" else f" in {self._memory_kind} memory"
         return (f"<relay.Executor {self.kind}, dst {list(self.dst_elems)} src {list(self.src_elems)} elements of "
-                f"{self.dtype_name}>")
+                f"{self.dtype_name}{where}>")
 
 
 def tune(plan: Plan, comm=None, replays: int = 10) -> Tuning:
@@ -202,4 +304,5 @@ def hsumma_autotune(plan: Plan, comm=None, outer_steps: int = 1) -> Plan:
     return Plan(_core.hsumma_autotune(plan._h, _comm_handle(comm), outer_steps))
 
 
-__all__ = ["Executor", "Memory", "Timing", "tune", "hsumma_measure_network", "hsumma_autotune"]
+__all__ = ["Executor", "ExecOptions", "Memory", "Timing", "memory_supported", "tune", "hsumma_measure_network",
+           "hsumma_autotune"]

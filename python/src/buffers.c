@@ -2,6 +2,8 @@
 /* Python.h first, as CPython requires. */
 #include "buffers.h"
 
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "plan_internal.h"
@@ -76,6 +78,181 @@ static void slot_name(char *out, size_t size, const buffer_slots *s, int k)
     else snprintf(out, size, "%s[%d]", is_dst ? "dst" : "src", i);
 }
 
+/* ---- device arrays: __cuda_array_interface__ -------------------------------- */
+
+static const char cuda_interface[] = "__cuda_array_interface__";
+
+/* Whether obj presents itself as a device array: it has the attribute, or
+ * reading it fails otherwise than by AttributeError (a PyTorch tensor that
+ * requires grad, say: device_view_get then reports why).  No exception. */
+static int is_device_array(PyObject *obj)
+{
+    PyObject *cai = PyObject_GetAttrString(obj, cuda_interface);
+    int yes = cai != NULL || !PyErr_ExceptionMatches(PyExc_AttributeError);
+    Py_XDECREF(cai);
+    PyErr_Clear();
+    return yes;
+}
+
+/* The element type of an array-interface typestr ("<f8", "|u1", ...):
+ * the buffer protocol's format of relay's types ("d", "Zf", ...) or NULL,
+ * its size in bytes (0 when unreadable), and a numpy-style name. */
+static const char *typestr_format(const char *t, size_t *itemsize, char *name, size_t name_size)
+{
+    *itemsize = 0;
+    snprintf(name, name_size, "%s", t);
+    if (strlen(t) < 3 || !strchr("<>|=", t[0])) return NULL;
+    char *end;
+    long bytes = strtol(t + 2, &end, 10);
+    if (*end || bytes <= 0 || bytes > 64) return NULL;
+    *itemsize = (size_t)bytes;
+    const char *kind = t[1] == 'f' ? "float" : t[1] == 'c' ? "complex" : t[1] == 'i' ? "int" : t[1] == 'u' ? "uint"
+                     : t[1] == 'b' ? "bool" : NULL;
+    if (kind && t[1] == 'b') snprintf(name, name_size, "bool");
+    else if (kind) snprintf(name, name_size, "%s%ld%s", kind, bytes * 8, t[0] == '>' ? " (big-endian)" : "");
+    if (t[0] == '>') return NULL;   /* relay's types are in the machine's (little-endian) order */
+    if (t[1] == 'f' && bytes == 4) return "f";
+    if (t[1] == 'f' && bytes == 8) return "d";
+    if (t[1] == 'c' && bytes == 8) return "Zf";
+    if (t[1] == 'c' && bytes == 16) return "Zd";
+    return NULL;
+}
+
+/* A tuple of non-negative integers of the interface (shape or strides)
+ * into out[ndim]; -1 when it is not one. */
+static int int_tuple(PyObject *t, Py_ssize_t *out, Py_ssize_t ndim, int allow_negative)
+{
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != ndim) return -1;
+    for (Py_ssize_t i = 0; i < ndim; i++) {
+        out[i] = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, i));
+        if (out[i] == -1 && PyErr_Occurred()) return PyErr_Clear(), -1;
+        if (out[i] < 0 && !allow_negative) return -1;
+    }
+    return 0;
+}
+
+/* Whether shape and strides (bytes) lay the elements out contiguously in
+ * C order (order 'C') or Fortran order ('F'); empty arrays are. */
+static int strides_contiguous(const Py_ssize_t *shape, const Py_ssize_t *strides, int ndim, size_t itemsize, char order)
+{
+    Py_ssize_t want = (Py_ssize_t)itemsize;
+    for (int i = 0; i < ndim; i++)
+        if (shape[i] == 0) return 1;
+    for (int j = 0; j < ndim; j++) {
+        int i = order == 'C' ? ndim - 1 - j : j;
+        if (shape[i] != 1 && strides[i] != want) return 0;
+        want *= shape[i];
+    }
+    return 1;
+}
+
+enum { DEVICE_MAX_DIMS = 64 };
+
+/* Gets and checks slot k's device array obj (its __cuda_array_interface__)
+ * into view: obj referenced, buf its device pointer, len its bytes.  -1
+ * with BufferMismatch naming what was wrong. */
+static int device_view_get(Py_buffer *view, const buffer_slots *s, int k, PyObject *obj, const char *name)
+{
+    int writable = k < s->ndst;
+    long long want = (long long)s->elems[k];
+    memset(view, 0, sizeof *view);
+    PyObject *cai = PyObject_GetAttrString(obj, cuda_interface);
+    if (!cai) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            PyObject *type, *value, *traceback;
+            PyErr_Fetch(&type, &value, &traceback);
+            core_buffer_error("%s's %s could not be read (%s): %S", name, cuda_interface, Py_TYPE(obj)->tp_name,
+                              value ? value : Py_None);
+            Py_XDECREF(type);
+            Py_XDECREF(value);
+            Py_XDECREF(traceback);
+            return -1;
+        }
+        PyErr_Clear();
+        if (PyObject_CheckBuffer(obj))
+            return core_buffer_error("%s is host memory (%s, without %s) but this executor binds CUDA memory: "
+                                     "expected a device array (CuPy, a PyTorch CUDA tensor, Numba) of at least %lld %s",
+                                     name, Py_TYPE(obj)->tp_name, cuda_interface, want, s->dtype), -1;
+        return core_buffer_error("%s must be a device array with %s (CuPy, a PyTorch CUDA tensor, Numba) of at least "
+                                 "%lld %s, not %s", name, cuda_interface, want, s->dtype, Py_TYPE(obj)->tp_name), -1;
+    }
+    const char *malformed = NULL;
+    PyObject *shape = NULL, *typestr = NULL, *data = NULL, *strides = NULL, *mask = NULL;
+    if (!PyDict_Check(cai)) malformed = "not a dict";
+    else {
+        shape = PyDict_GetItemString(cai, "shape");
+        typestr = PyDict_GetItemString(cai, "typestr");
+        data = PyDict_GetItemString(cai, "data");
+        strides = PyDict_GetItemString(cai, "strides");
+        mask = PyDict_GetItemString(cai, "mask");
+        if (!shape || !PyTuple_Check(shape) || PyTuple_GET_SIZE(shape) > DEVICE_MAX_DIMS)
+            malformed = "its shape is not a tuple of integers";
+        else if (!typestr || !PyUnicode_Check(typestr)) malformed = "its typestr is not a string";
+        else if (!data || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2)
+            malformed = "its data is not a tuple (pointer, read-only)";
+        else if (mask && mask != Py_None) malformed = "it has a mask (masked arrays are not replayed)";
+    }
+    int ndim = shape && !malformed ? (int)PyTuple_GET_SIZE(shape) : 0;
+    Py_ssize_t dims[DEVICE_MAX_DIMS], steps[DEVICE_MAX_DIMS];
+    if (!malformed && int_tuple(shape, dims, ndim, 0)) malformed = "its shape is not a tuple of non-negative integers";
+    if (!malformed && strides && strides != Py_None && int_tuple(strides, steps, ndim, 1))
+        malformed = "its strides are not a tuple of integers, one per dimension";
+    void *ptr = NULL;
+    int readonly = 0;
+    if (!malformed) {
+        ptr = PyLong_AsVoidPtr(PyTuple_GET_ITEM(data, 0));
+        readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1));
+        if (PyErr_Occurred() || readonly < 0) {
+            PyErr_Clear();
+            malformed = "its data is not a tuple (pointer, read-only)";
+        }
+    }
+    const char *t = !malformed ? PyUnicode_AsUTF8(typestr) : NULL;
+    if (!malformed && !t) {
+        PyErr_Clear();
+        malformed = "its typestr is not a string";
+    }
+    if (malformed) {
+        core_buffer_error("%s's %s is malformed (%s): %s", name, cuda_interface, Py_TYPE(obj)->tp_name, malformed);
+        Py_DECREF(cai);
+        return -1;
+    }
+    char type_name[48];
+    size_t itemsize;
+    const char *f = typestr_format(t, &itemsize, type_name, sizeof type_name);
+    long long have = 1;
+    for (int i = 0; i < ndim; i++) have = dims[i] && have > LLONG_MAX / dims[i] ? LLONG_MAX : have * dims[i];
+    if (!strides || strides == Py_None) {   /* C-contiguous */
+        Py_ssize_t step = (Py_ssize_t)(itemsize ? itemsize : 1);
+        for (int i = ndim - 1; i >= 0; i--) {
+            steps[i] = step;
+            step *= dims[i] ? dims[i] : 1;
+        }
+    }
+    int contiguous = !itemsize || strides_contiguous(dims, steps, ndim, itemsize, 'C') ||
+                     strides_contiguous(dims, steps, ndim, itemsize, 'F');
+    const char *problem = NULL;
+    if (writable && readonly) problem = "read-only";
+    else if (!contiguous) problem = "not contiguous";
+    else if (!itemsize || (s->format ? !f || strcmp(f, s->format) != 0 : itemsize != s->itemsize))
+        problem = "of another type";
+    else if (have < want) problem = "too small";
+    else if (!ptr && have > 0) problem = "at address 0";
+    Py_DECREF(cai);
+    if (problem)
+        return core_buffer_error("%s is %s: expected a %sC- or F-contiguous device array of at least %lld %s%s "
+                                 "(%zu bytes each); got %lld %s (%s, %s%s)", name, problem,
+                                 writable ? "writable " : "", want, s->dtype, s->format ? "" : " of the plan's size", s->itemsize, have, type_name,
+                                 Py_TYPE(obj)->tp_name, readonly ? "read-only, " : "",
+                                 contiguous ? "contiguous" : "strided"), -1;
+    view->obj = Py_NewRef(obj);
+    view->buf = ptr;
+    view->itemsize = (Py_ssize_t)itemsize;
+    view->len = (Py_ssize_t)(have * (long long)itemsize);
+    view->readonly = readonly;
+    return 0;
+}
+
 /* Gets and checks slot k's view of obj; -1 with BufferMismatch. */
 static int view_get(Py_buffer *view, const buffer_slots *s, int k, PyObject *obj)
 {
@@ -88,8 +265,13 @@ static int view_get(Py_buffer *view, const buffer_slots *s, int k, PyObject *obj
         if (want == 0) return 0;
         return core_buffer_error("%s is None but this rank's buffer must hold %lld %s", name, want, s->dtype), -1;
     }
+    if (s->memory == RELAY_MEMORY_CUDA) return device_view_get(view, s, k, obj, name);
     if (PyObject_GetBuffer(obj, view, PyBUF_STRIDES | PyBUF_FORMAT)) {
         PyErr_Clear();
+        if (is_device_array(obj))
+            return core_buffer_error("%s is a device array (%s, with %s) but this executor binds host memory: bind it "
+                                     "with memory=\"cuda\" to replay over device arrays", name, Py_TYPE(obj)->tp_name,
+                                     cuda_interface), -1;
         return core_buffer_error("%s must support the buffer protocol (a numpy array, say), not %s", name,
                                  Py_TYPE(obj)->tp_name), -1;
     }
@@ -112,15 +294,17 @@ static int view_get(Py_buffer *view, const buffer_slots *s, int k, PyObject *obj
 
 /* The n objects of one side: obj itself when n is 1 and it is a buffer,
  * else the items of a sequence of n. */
-static PyObject *side_items(PyObject *obj, int n, const char *side)
+static PyObject *side_items(PyObject *obj, int n, const char *side, int device)
 {
-    if (n == 1 && (PyObject_CheckBuffer(obj) || obj == Py_None)) return PyTuple_Pack(1, obj);
+    if (n == 1 && (PyObject_CheckBuffer(obj) || obj == Py_None || is_device_array(obj))) return PyTuple_Pack(1, obj);
     PyObject *seq = PySequence_Check(obj) ? PySequence_Tuple(obj) : NULL;
     if (seq && PyTuple_GET_SIZE(seq) == n) return seq;
     Py_XDECREF(seq);
     PyErr_Clear();
-    return core_buffer_error("%s must be %s%d buffers, one per %s; got %s", side, n == 1 ? "a buffer or a sequence of " : "a sequence of ",
-                             n, n == 1 || strcmp(side, "dst") == 0 ? "destination" : "source", Py_TYPE(obj)->tp_name);
+    const char *what = device ? "device array" : "buffer";
+    return core_buffer_error("%s must be %s%s%sa sequence of %d %ss, one per %s; got %s", side, n == 1 ? "a " : "",
+                             n == 1 ? what : "", n == 1 ? " or " : "", n, what,
+                             n == 1 || strcmp(side, "dst") == 0 ? "destination" : "source", Py_TYPE(obj)->tp_name);
 }
 
 static int overlaps(const Py_buffer *a, const Py_buffer *b)
@@ -148,7 +332,9 @@ static int check_no_overlap(const buffer_views *v, const buffer_slots *s)
 static void release_first(buffer_views *v, int got)
 {
     for (int k = 0; k < got; k++)
-        if (v->views[k].obj) PyBuffer_Release(&v->views[k]);
+        if (!v->views[k].obj) continue;
+        else if (v->device) Py_CLEAR(v->views[k].obj);
+        else PyBuffer_Release(&v->views[k]);
     PyMem_Free(v->views);
     PyMem_Free(v->dst);
     memset(v, 0, sizeof *v);
@@ -158,9 +344,11 @@ int buffer_views_get(buffer_views *v, const buffer_slots *s, PyObject *dst, PyOb
 {
     int n = s->ndst + s->nsrc;
     memset(v, 0, sizeof *v);
-    PyObject *d = side_items(dst, s->ndst, "dst"), *r = d ? side_items(src, s->nsrc, "src") : NULL;
+    int device = s->memory == RELAY_MEMORY_CUDA;
+    PyObject *d = side_items(dst, s->ndst, "dst", device), *r = d ? side_items(src, s->nsrc, "src", device) : NULL;
     v->views = r ? PyMem_Calloc((size_t)n, sizeof *v->views) : NULL;
     v->dst = v->views ? PyMem_Calloc((size_t)n, sizeof(void *)) : NULL;
+    v->device = s->memory == RELAY_MEMORY_CUDA;
     if (r && !v->dst) PyErr_NoMemory();
     int got = 0;
     for (; v->dst && got < n; got++) {

@@ -8,6 +8,12 @@
  * which every MPI converts back with MPI_Comm_f2c: relay._core needs no
  * mpi4py header and works with any object that has py2f.
  *
+ * Memory kinds (relay_exec_create_with): an executor binds host memory
+ * (buffers of the buffer protocol) or CUDA memory (device arrays with
+ * __cuda_array_interface__, buffers.h), with a stream given as its handle
+ * (an integer: the Python half reads CuPy's, PyTorch's and the CUDA stream
+ * protocol's) and a transport.
+ *
  * Thread rules: one executor serves one call at a time; a second thread's
  * call while one runs is refused (RuntimeError) rather than raced. */
 #include "buffers.h"
@@ -87,12 +93,42 @@ static core_exec *exec_of(PyObject *obj)
     return h;
 }
 
-/* exec_create(plan, comm_f2c_handle, rank) */
+/* relay_memory and relay_transport by index. */
+static const char *const memory_words[] = {"host", "cuda", NULL};
+static const char *const transport_words[] = {"auto", "staged", "direct", NULL};
+
+/* The options of exec_create's words and stream handle; -1 with an
+ * exception (ArgumentError naming the words allowed). */
+static int exec_options_of(relay_exec_options *opt, PyObject *memory, PyObject *stream, PyObject *transport)
+{
+    *opt = (relay_exec_options)RELAY_EXEC_OPTIONS_INIT;
+    int m = core_word(memory, memory_words, "memory");
+    int t = m < 0 ? -1 : core_word(transport, transport_words, "transport");
+    if (m < 0 || t < 0) return -1;
+    unsigned long long handle = 0;
+    if (stream != Py_None) {
+        handle = PyLong_Check(stream) ? PyLong_AsUnsignedLongLong(stream) : (unsigned long long)-1;
+        if ((handle == (unsigned long long)-1 && (PyErr_Occurred() || !PyLong_Check(stream))) || handle > UINTPTR_MAX) {
+            PyErr_Clear();
+            core_argument_error("stream must be a CUDA stream handle (a non-negative integer of a pointer's size) or "
+                                "None, not %R", stream);
+            return -1;
+        }
+    }
+    opt->memory = (relay_memory)m;
+    opt->stream = (void *)(uintptr_t)handle;
+    opt->transport = (relay_transport)t;
+    return 0;
+}
+
+/* exec_create(plan, comm_f2c_handle, memory word, stream handle or None, transport word) */
 static PyObject *exec_create(PyObject *self, PyObject *args)
 {
-    PyObject *plan_obj;
+    PyObject *plan_obj, *memory, *stream, *transport;
     long long handle;
-    if (!PyArg_ParseTuple(args, "OL", &plan_obj, &handle)) return NULL;
+    if (!PyArg_ParseTuple(args, "OLOOO", &plan_obj, &handle, &memory, &stream, &transport)) return NULL;
+    relay_exec_options opt;
+    if (exec_options_of(&opt, memory, stream, transport)) return NULL;
     relay_plan *p = core_plan_of(plan_obj);
     MPI_Comm comm;
     if (!p || comm_of(handle, &comm)) return NULL;
@@ -111,9 +147,10 @@ static PyObject *exec_create(PyObject *self, PyObject *args)
         PyErr_Clear();
         h->slots = (buffer_slots){0};
     }
+    h->slots.memory = opt.memory;
     relay_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = relay_exec_create(&h->exec, p, comm);
+    st = relay_exec_create_with(&h->exec, p, comm, &opt);
     Py_END_ALLOW_THREADS
     if (!st && !sized) {
         relay_exec_free(h->exec);
@@ -246,6 +283,63 @@ static PyObject *exec_schedule(PyObject *self, PyObject *obj)
     return st ? core_raise(st) : Py_BuildValue("si", cli_schedule_words[s], packed);
 }
 
+/* check_buffers(plan, rank, memory word, dst, src) -> ((dst addresses), (src addresses)):
+ * the checks a replay of an executor of that memory kind makes on `rank`,
+ * without MPI or an executor (the tests' view of device arrays where no
+ * GPU is). */
+static PyObject *check_buffers(PyObject *self, PyObject *args)
+{
+    PyObject *plan_obj, *memory, *dst, *src;
+    int rank;
+    if (!PyArg_ParseTuple(args, "OiOOO", &plan_obj, &rank, &memory, &dst, &src)) return NULL;
+    relay_plan *p = core_plan_of(plan_obj);
+    int m = p ? core_word(memory, memory_words, "memory") : -1;
+    if (m < 0) return NULL;
+    if (rank < 0 || rank >= relay_plan_nranks(p)) return core_argument_error("rank %d is not in the plan", rank);
+    buffer_slots slots;
+    if (buffer_slots_init(&slots, p, rank)) return NULL;
+    slots.memory = (relay_memory)m;
+    buffer_views v;
+    PyObject *out = NULL;
+    if (!buffer_views_get(&v, &slots, dst, src)) {
+        PyObject *d = PyTuple_New(slots.ndst), *r = PyTuple_New(slots.nsrc);
+        for (int k = 0; d && r && k < slots.ndst + slots.nsrc; k++) {
+            PyObject *x = PyLong_FromVoidPtr(k < slots.ndst ? v.dst[k] : (void *)v.src[k - slots.ndst]);
+            PyTuple_SET_ITEM(k < slots.ndst ? d : r, k < slots.ndst ? k : k - slots.ndst, x);
+        }
+        out = d && r ? PyTuple_Pack(2, d, r) : NULL;
+        Py_XDECREF(d);
+        Py_XDECREF(r);
+        buffer_views_release(&v, &slots);
+    }
+    buffer_slots_free(&slots);
+    return out;
+}
+
+/* exec_options(h) -> (memory word, stream handle, transport word), as bound */
+static PyObject *exec_options(PyObject *self, PyObject *obj)
+{
+    core_exec *h = exec_of(obj);
+    if (!h) return NULL;
+    relay_exec_options o;
+    relay_status st = relay_exec_options_get(h->exec, &o);
+    if (st) return core_raise(st);
+    if ((unsigned)o.memory > RELAY_MEMORY_CUDA || (unsigned)o.transport > RELAY_TRANSPORT_DIRECT)
+        return PyErr_Format(PyExc_RuntimeError, "relay_exec_options_get: unknown memory kind %d or transport %d",
+                            (int)o.memory, (int)o.transport);
+    return Py_BuildValue("sNs", memory_words[o.memory], PyLong_FromVoidPtr(o.stream), transport_words[o.transport]);
+}
+
+/* memory_supported(word) -> bool */
+static PyObject *memory_supported(PyObject *self, PyObject *obj)
+{
+    int m = core_word(obj, memory_words, "memory");
+    if (m < 0) return NULL;
+    int yes = 0;
+    relay_status st = relay_memory_supported((relay_memory)m, &yes);
+    return st ? core_raise(st) : PyBool_FromLong(yes);
+}
+
 static PyObject *exec_time(PyObject *self, PyObject *args)
 {
     PyObject *obj;
@@ -354,6 +448,9 @@ PyMethodDef core_exec_methods[] = {
     {"exec_slots", exec_slots, METH_O, NULL},
     {"exec_memory", exec_memory, METH_O, NULL},
     {"exec_schedule", exec_schedule, METH_O, NULL},
+    {"exec_options", exec_options, METH_O, NULL},
+    {"memory_supported", memory_supported, METH_O, NULL},
+    {"check_buffers", check_buffers, METH_VARARGS, NULL},
     {"exec_time", exec_time, METH_VARARGS, NULL},
     {"exec_timings", exec_timings, METH_O, NULL},
     {"exec_hsumma_report", exec_hsumma_report, METH_O, NULL},
