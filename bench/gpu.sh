@@ -349,7 +349,7 @@ run_bench() {
   for np in ${GPU_BENCH_NPS:-1 2 4}; do
     t=$(left 150)
     say "mpiexec -n $np $exe ${GPU_BENCH_SIZES:-} (at most ${t}s)" >&2
-    (cd "$build" && OMP_NUM_THREADS=$((cores / np)) timeout -k 10 "$t" mpiexec -n "$np" "$exe" ${GPU_BENCH_SIZES:-}) \
+    (cd "$build" && OMP_NUM_THREADS=$((cores >= np ? cores / np : 1)) timeout -k 10 "$t" mpiexec -n "$np" "$exe" ${GPU_BENCH_SIZES:-}) \
       >> "$logs/bench.log" 2>&1 || rc=$?
   done
   if command -v compute-sanitizer >/dev/null; then

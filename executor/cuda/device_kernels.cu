@@ -4,11 +4,12 @@
  *
  * A block first finds its tile's walk and the offsets of the tile's rows
  * and columns on both sides (one division per row and column, not per
- * element), then reads the tile into shared memory with consecutive
- * threads on consecutive elements of the source side, and writes it with
- * consecutive threads on consecutive elements of the destination side: a
- * copy and a transpose alike read and write whole lines (the tile's row
- * is padded by one element so that neither pass meets bank conflicts). */
+ * element), then reads the tile with consecutive threads on consecutive
+ * elements of the source side, and writes it with consecutive threads on
+ * consecutive elements of the destination side: a copy and a transpose
+ * alike read and write whole lines.  A transpose turns the tile in shared
+ * memory (its rows padded by one element so that neither pass meets bank
+ * conflicts); a copy writes each element from the thread that read it. */
 #include <cuComplex.h>
 #include <cuda_runtime.h>
 #include <type_traits>
@@ -59,53 +60,102 @@ template <typename T> __device__ __forceinline__ T *buffer_of(const rl_dev_launc
     return static_cast<T *>(b);
 }
 
-/* The offsets of the tile's rows and columns on both sides, and its walk. */
-struct tile_offsets {
+/* What a block knows of its tile: its walk, copied once into shared memory
+ * (not read field by field by every thread), and the offsets of the tile's
+ * rows and columns on both sides. */
+struct tile_plan {
+    rl_dev_walk w;
     int64_t from_row[TILE], from_col[TILE], to_row[TILE], to_col[TILE];
-    int64_t walk;
 };
 
-__device__ void find_offsets(tile_offsets &o, const rl_dev_walk &w, int64_t v0r, int64_t v0c, int tid)
+/* The block's first threads each find tile t's walk (the search reads a few
+ * cached words) and copy a word of it. */
+__device__ void find_walk(tile_plan &p, const rl_dev_launch &l, int64_t t, int tid)
 {
+    constexpr int WORDS = sizeof(rl_dev_walk) / sizeof(int32_t);
+    static_assert(sizeof(rl_dev_walk) % sizeof(int32_t) == 0, "a walk is whole words");
+    if (tid < WORDS) {
+        const rl_dev_walk *w = l.walks + rl_dev_walk_of_tile(l.walks, l.nwalks, t);
+        reinterpret_cast<int32_t *>(&p.w)[tid] = reinterpret_cast<const int32_t *>(w)[tid];
+    }
+}
+
+__device__ void find_offsets(tile_plan &p, int64_t v0r, int64_t v0c, int tid)
+{
+    const rl_dev_walk &w = p.w;
     int k = tid % TILE;
     switch (tid / TILE) {
-    case 0: if (v0r + k < w.vrows) o.from_row[k] = rl_dev_row_offset(&w.from, w.rows, v0r + k); break;
-    case 1: if (v0c + k < w.vcols) o.from_col[k] = rl_dev_col_offset(&w.from, w.cols, v0c + k); break;
-    case 2: if (v0r + k < w.vrows) o.to_row[k] = rl_dev_row_offset(&w.to, w.rows, v0r + k); break;
-    case 3: if (v0c + k < w.vcols) o.to_col[k] = rl_dev_col_offset(&w.to, w.cols, v0c + k); break;
+    case 0: if (v0r + k < w.vrows) p.from_row[k] = rl_dev_row_offset(&w.from, w.rows, v0r + k); break;
+    case 1: if (v0c + k < w.vcols) p.from_col[k] = rl_dev_col_offset(&w.from, w.cols, v0c + k); break;
+    case 2: if (v0r + k < w.vrows) p.to_row[k] = rl_dev_row_offset(&w.to, w.rows, v0r + k); break;
+    case 3: if (v0c + k < w.vcols) p.to_col[k] = rl_dev_col_offset(&w.to, w.cols, v0c + k); break;
     default: break;
     }
 }
 
+/* Writes v (from the source) to *d: alpha * op(v) + beta * *d. */
+template <typename T> __device__ __forceinline__ void put(const move_args<T> &m, int conj, T *d, T v)
+{
+    if (conj) v = conj_of(v);
+    if (!m.alpha_one) v = mul(m.alpha, v);
+    *d = m.beta_zero ? v : add(v, mul(m.beta, *d));
+}
+
+constexpr int PER_THREAD = TILE / ROWS_PER_PASS;
+
+/* Element i of a thread's share of the tile: x runs down the rows where
+ * the side lies down them, across otherwise. */
+__device__ __forceinline__ void element(int down, int tx, int ty, int i, int &r, int &c)
+{
+    int y = ty + i * ROWS_PER_PASS;
+    r = down ? tx : y;
+    c = down ? y : tx;
+}
+
+/* Each thread first loads all its elements (their loads in flight
+ * together), then writes them: straight back out where both sides lie
+ * the same way, else through shared memory, where the tile turns. */
 template <typename T> __global__ void __launch_bounds__(TILE * ROWS_PER_PASS) move_tiles(const move_args<T> m)
 {
     __shared__ T tile[TILE][TILE + 1];
-    __shared__ tile_offsets o;
+    __shared__ tile_plan p;
     const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * TILE + tx;
     for (int64_t t = blockIdx.x; t < m.l.ntiles; t += gridDim.x) {
-        if (tid == 0) o.walk = rl_dev_walk_of_tile(m.l.walks, m.l.nwalks, t);
+        find_walk(p, m.l, t, tid);
         __syncthreads();
-        const rl_dev_walk w = m.l.walks[o.walk];
+        const rl_dev_walk &w = p.w;
         int64_t v0r, v0c;
         rl_dev_tile_origin(&w, t - w.first_tile, &v0r, &v0c);
-        find_offsets(o, w, v0r, v0c, tid);
+        find_offsets(p, v0r, v0c, tid);
         __syncthreads();
-        const int64_t nr = w.vrows - v0r < TILE ? w.vrows - v0r : TILE, nc = w.vcols - v0c < TILE ? w.vcols - v0c : TILE;
+        const int nr = (int)(w.vrows - v0r < TILE ? w.vrows - v0r : TILE), nc = (int)(w.vcols - v0c < TILE ? w.vcols - v0c : TILE);
         const T *from = buffer_of<T>(m.l, w.from_buf, w.pair);
         T *to = buffer_of<T>(m.l, w.to_buf, w.pair);
-        /* Read: x runs down the rows where the source lies down them. */
-        for (int y = ty; y < TILE; y += ROWS_PER_PASS) {
-            int r = w.from_down ? tx : y, c = w.from_down ? y : tx;
-            if (r < nr && c < nc) tile[r][c] = from[o.from_row[r] + o.from_col[c]];
+        T v[PER_THREAD];
+        int r, c;
+#pragma unroll
+        for (int i = 0; i < PER_THREAD; i++) {
+            element(w.from_down, tx, ty, i, r, c);
+            if (r < nr && c < nc) v[i] = from[p.from_row[r] + p.from_col[c]];
         }
-        __syncthreads();
-        for (int y = ty; y < TILE; y += ROWS_PER_PASS) {
-            int r = w.to_down ? tx : y, c = w.to_down ? y : tx;
-            if (r >= nr || c >= nc) continue;
-            T v = w.conj ? conj_of(tile[r][c]) : tile[r][c];
-            T *d = to + o.to_row[r] + o.to_col[c];
-            if (!m.alpha_one) v = mul(m.alpha, v);
-            *d = m.beta_zero ? v : add(v, mul(m.beta, *d));
+        if (w.from_down == w.to_down) {
+#pragma unroll
+            for (int i = 0; i < PER_THREAD; i++) {
+                element(w.to_down, tx, ty, i, r, c);
+                if (r < nr && c < nc) put(m, w.conj, to + p.to_row[r] + p.to_col[c], v[i]);
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < PER_THREAD; i++) {
+                element(w.from_down, tx, ty, i, r, c);
+                if (r < nr && c < nc) tile[r][c] = v[i];
+            }
+            __syncthreads();
+#pragma unroll
+            for (int i = 0; i < PER_THREAD; i++) {
+                element(w.to_down, tx, ty, i, r, c);
+                if (r < nr && c < nc) put(m, w.conj, to + p.to_row[r] + p.to_col[c], tile[r][c]);
+            }
         }
         __syncthreads();
     }

@@ -62,16 +62,31 @@ RL_HD int64_t rl_dev_walk_of_tile(const rl_dev_walk *w, int64_t n, int64_t t)
     return lo;
 }
 
+/* a / b and, in *rem, a % b (a >= 0, b > 0): in 32 bits where both fit,
+ * which a GPU divides several times faster than 64. */
+RL_HD int64_t rl_dev_divmod(int64_t a, int64_t b, int64_t *rem)
+{
+    if (((a | b) >> 31) == 0) {
+        uint32_t q = (uint32_t)a / (uint32_t)b;
+        *rem = (int64_t)((uint32_t)a - q * (uint32_t)b);
+        return q;
+    }
+    *rem = a % b;
+    return a / b;
+}
+
 /* Element offset, on side s, of V's row vr: its band row and row in it. */
 RL_HD int64_t rl_dev_row_offset(const rl_dev_side *s, int64_t rows, int64_t vr)
 {
-    return s->off + (vr / rows) * s->step_r + (vr % rows) * s->rs;
+    int64_t r, i = rl_dev_divmod(vr, rows, &r);
+    return s->off + i * s->step_r + r * s->rs;
 }
 
 /* ... and of V's column vc (without the side's off). */
 RL_HD int64_t rl_dev_col_offset(const rl_dev_side *s, int64_t cols, int64_t vc)
 {
-    return (vc / cols) * s->step_c + (vc % cols) * s->cs;
+    int64_t c, j = rl_dev_divmod(vc, cols, &c);
+    return j * s->step_c + c * s->cs;
 }
 
 /* Where tile lt (numbered within walk w) starts in V. */
