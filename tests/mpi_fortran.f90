@@ -56,6 +56,7 @@ program mpi_fortran
   call test_hsumma()
   call test_refused_buffers()
   call test_errors()
+  call test_memory_kinds()
 
   failed = verdict('mpi_fortran')
   call MPI_Finalize(ierr)
@@ -245,6 +246,36 @@ contains
   end subroutine replay_and_check
 
   ! The op T plan through a file and through memory: same fingerprint, same results.
+  ! Memory kinds from Fortran: host options bind as relay_exec_create does
+  ! and say so; CUDA memory where it cannot be had is refused on every rank.
+  subroutine test_memory_kinds()
+    type(relay_layout) :: la, lb
+    type(relay_plan) :: plan
+    type(relay_exec) :: exec
+    type(relay_exec_options) :: opts, got
+    logical :: host, cuda
+    integer :: all_cuda
+    la = make_layout(bc_dst)
+    lb = make_layout(bc_src(RELAY_OP_N))
+    call check_ok(relay_plan_transform(plan, nranks, la, lb, RELAY_OP_N, RELAY_DOUBLE), 'relay_plan_transform')
+    call check_ok(relay_memory_supported(RELAY_MEMORY_HOST, host), 'relay_memory_supported')
+    call check(host, 'host memory is supported')
+    call check_ok(relay_memory_supported(RELAY_MEMORY_CUDA, cuda), 'relay_memory_supported(CUDA)')
+    call MPI_Allreduce(merge(1, 0, cuda), all_cuda, 1, MPI_INTEGER, MPI_MIN, MPI_COMM_WORLD, ierr)
+    call check_ok(relay_exec_create_with(exec, plan, MPI_COMM_WORLD, opts), 'relay_exec_create_with(host)')
+    call check_ok(relay_exec_options_get(exec, got), 'relay_exec_options_get')
+    call check(got%memory == RELAY_MEMORY_HOST .and. got%transport == RELAY_TRANSPORT_AUTO, 'host options as bound')
+    call relay_exec_free(exec)
+    if (all_cuda == 0) then
+      opts%memory = RELAY_MEMORY_CUDA
+      call check(relay_exec_create_with(exec, plan, MPI_COMM_WORLD, opts) == RELAY_ERR_UNSUPPORTED, &
+                 'CUDA memory without a backend or GPU: RELAY_ERR_UNSUPPORTED')
+    end if
+    call relay_plan_free(plan)
+    call relay_layout_free(la)
+    call relay_layout_free(lb)
+  end subroutine test_memory_kinds
+
   subroutine test_save_load()
     type(relay_layout) :: la, lb
     type(relay_plan) :: plan, loaded, decoded
