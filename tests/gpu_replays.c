@@ -41,13 +41,13 @@
 #include <mpi.h>
 
 #include "mpi_check.h"
-#include "reference.h"
 #include "relay/relay.h"
+#include "transform_case.h"
 
+/* MAX_PAIRS: the most pairs of a case, and the stride of the values' seeds.
+ * The gaps of A's and B's buffers hold REF_GAP_VALUE: it must survive
+ * every replay. */
 enum { MAX_PAIRS = 2, RANDOM_CASES = 30, REPLAYS = 2, MAX_REPORTS = 3, SKIPPED = 77 };
-
-/* Stored in the gaps of A's and B's buffers: must survive every replay. */
-static const double GAP_VALUE = 77777.0;
 
 static int rank, nranks;
 
@@ -114,20 +114,18 @@ static void matrix_download(const matrix *mx, cudaStream_t stream)
         CUDA_CHECK(cudaMemcpyAsync(mx->host, mx->data, matrix_bytes(mx), cudaMemcpyDeviceToHost, stream));
 }
 
+/* The values as the reference sees them (ref_buffer.h): the host copy. */
+static ref_buffer host_values(const matrix *mx)
+{
+    return (ref_buffer){mx->type, mx->host, mx->elems, mx->n, mx->map};
+}
+
 /* B holds its values; A its old values, or NaN where A must not be read;
- * gaps GAP_VALUE in both. */
+ * gaps REF_GAP_VALUE in both (case_fill). */
 static void fill_values(const ref_transform *t, matrix *a, matrix *b)
 {
-    int cx = ref_type_is_complex(t->type);
-    for (int64_t k = 0; k < b->elems; k++) {
-        int64_t g = b->map[k];
-        ref_store(t->type, b->host, k, g < 0 ? GAP_VALUE : ref_value(t->seed_b, g / b->n, g % b->n, cx));
-    }
-    for (int64_t k = 0; k < a->elems; k++) {
-        int64_t g = a->map[k];
-        double complex old = g < 0 ? GAP_VALUE : t->read_a ? ref_value(t->seed_a, g / a->n, g % a->n, cx) : CMPLX(NAN, NAN);
-        ref_store(t->type, a->host, k, old);
-    }
+    ref_buffer av = host_values(a), bv = host_values(b);
+    case_fill(t, &av, &bv);
 }
 
 /* ---- comparing with the reference -------------------------------------- */
@@ -151,7 +149,7 @@ static int source_rank(const ref_layout *src, relay_op op, int64_t i, int64_t j)
     return owner;
 }
 
-/* Elements of A not as the reference says (gaps: GAP_VALUE); where
+/* Elements of A not as the reference says (gaps: REF_GAP_VALUE); where
  * `refused` >= 0, elements whose B lives on that rank must be NaN instead.
  * The first few are printed. */
 static long wrong_in_a(const ref_transform *t, const matrix *a, int exact, int refused, const ref_layout *src)
@@ -160,7 +158,7 @@ static long wrong_in_a(const ref_transform *t, const matrix *a, int exact, int r
     for (int64_t idx = 0; idx < a->elems; idx++) {
         int64_t g = a->map[idx], i = g / a->n, j = g % a->n;
         double complex got = ref_load(t->type, a->host, idx);
-        int ok = g < 0 ? same_value(got, GAP_VALUE)
+        int ok = g < 0 ? same_value(got, REF_GAP_VALUE)
                : refused >= 0 && source_rank(src, t->op, i, j) == refused ? isnan(creal(got))
                : close_to(ref_expected(t, i, j), got, t->type, exact);
         if (!ok && wrong++ < MAX_REPORTS)
@@ -170,191 +168,124 @@ static long wrong_in_a(const ref_transform *t, const matrix *a, int exact, int r
     return wrong;
 }
 
+/* 1 if B's values (gaps included) are not what t filled it with. */
 static long changed_in_b(const ref_transform *t, const matrix *b)
 {
-    long changed = 0;
-    int cx = ref_type_is_complex(t->type);
-    for (int64_t idx = 0; idx < b->elems; idx++) {
-        int64_t g = b->map[idx];
-        double complex want = g < 0 ? GAP_VALUE : ref_value(t->seed_b, g / b->n, g % b->n, cx);
-        changed += !same_value(want, ref_load(t->type, b->host, idx));
-    }
-    return changed;
+    ref_buffer bv = host_values(b);
+    return !ref_buffer_holds(&bv, t->seed_b);
 }
 
 /* ---- the cases --------------------------------------------------------- */
 
+/* A transform case (transform_case.h; alpha and beta are the second
+ * replay's, the first's are 1 and 0) and how the device replays it. */
 typedef struct {
-    char name[96];
-    int count;
-    ref_layout dst[MAX_PAIRS], src[MAX_PAIRS];
-    relay_op ops[MAX_PAIRS];
-    relay_type type;
-    double complex alpha, beta; /* the second replay's (the first's: 1 and 0) */
-    relay_relabel relabel;
-    relay_schedule schedule;
+    transform_case tc;
     relay_transport transport;
     int default_stream;         /* opt.stream NULL: the legacy default stream */
 } gpu_case;
 
-static const char *const schedule_names[] = {"auto", "p2p", "rounds", "alltoallv", "neighbor"};
 static const char *const transport_names[] = {"auto", "staged", "direct"};
 
-static void case_init(gpu_case *tc, const char *name, relay_type type, double complex alpha, double complex beta,
-                      relay_schedule schedule, relay_transport transport)
+static void gpu_case_init(gpu_case *gc, const char *name, relay_type type, double complex alpha,
+                          double complex beta, relay_schedule schedule, relay_transport transport)
 {
-    memset(tc, 0, sizeof *tc);
-    snprintf(tc->name, sizeof tc->name, "%s", name);
-    tc->type = type;
-    tc->alpha = alpha;
-    tc->beta = beta;
-    tc->relabel = RELAY_RELABEL_NONE;
-    tc->schedule = schedule;
-    tc->transport = transport;
-}
-
-static void case_add_pair(gpu_case *tc, ref_layout dst, ref_layout src, relay_op op)
-{
-    tc->dst[tc->count] = dst;
-    tc->src[tc->count] = src;
-    tc->ops[tc->count++] = op;
-}
-
-static void case_free(gpu_case *tc)
-{
-    for (int k = 0; k < tc->count; k++) {
-        ref_layout_free(&tc->dst[k]);
-        ref_layout_free(&tc->src[k]);
-    }
-}
-
-static ref_layout bc(int64_t m, int64_t n, int64_t mb, int64_t nb, int nprow, int npcol, relay_order elem_order)
-{
-    ref_bc_params p = {m, n, mb, nb, nprow, npcol, RELAY_ROW_MAJOR, 0, 0, 0, elem_order};
-    ref_layout l;
-    ref_layout_block_cyclic(&l, &p);
-    return l;
-}
-
-/* nprow x npcol = nranks with nprow the largest divisor not above sqrt(nranks). */
-static void grid_shape(int *nprow, int *npcol)
-{
-    *nprow = 1;
-    for (int d = 1; d * d <= nranks; d++)
-        if (nranks % d == 0) *nprow = d;
-    *npcol = nranks / *nprow;
+    case_init(&gc->tc, name, nranks, type, alpha, beta);
+    gc->tc.schedule = schedule;
+    gc->transport = transport;
+    gc->default_stream = 0;
 }
 
 static const relay_order COL = RELAY_COL_MAJOR, ROW = RELAY_ROW_MAJOR;
 
 /* Hand-picked case `index` (0 past the last). */
-static int hand_picked_case(gpu_case *tc, int index)
+static int hand_picked_case(gpu_case *gc, int index)
 {
+    transform_case *tc = &gc->tc;
     int pr, pc, last = nranks - 1, fewer = nranks > 1 ? nranks - 1 : 1;
-    grid_shape(&pr, &pc);
+    case_grid_shape(nranks, &pr, &pc);
     switch (index) {
     case 0:
-        case_init(tc, "8x8 blocks transposed", RELAY_CDOUBLE, CMPLX(1, 2), 0.5, RELAY_SCHED_P2P, RELAY_TRANSPORT_STAGED);
-        case_add_pair(tc, bc(64, 64, 8, 8, pr, pc, COL), bc(64, 64, 8, 8, pc, pr, COL), RELAY_OP_T);
+        gpu_case_init(gc, "8x8 blocks transposed", RELAY_CDOUBLE, CMPLX(1, 2), 0.5, RELAY_SCHED_P2P,
+                      RELAY_TRANSPORT_STAGED);
+        case_add_pair(tc, case_bc(64, 64, 8, 8, pr, pc, COL), case_bc(64, 64, 8, 8, pc, pr, COL), RELAY_OP_T);
         return 1;
     case 1: {
-        case_init(tc, "a single element from the last rank to rank 0", RELAY_FLOAT, -1, 2, RELAY_SCHED_ALLTOALLV,
+        gpu_case_init(gc, "a single element from the last rank to rank 0", RELAY_FLOAT, -1, 2, RELAY_SCHED_ALLTOALLV,
                   RELAY_TRANSPORT_AUTO);
         ref_bc_params from_last = {1, 1, 1, 1, 1, nranks, ROW, 0, last, 0, COL};
         ref_layout src;
         ref_layout_block_cyclic(&src, &from_last);
-        case_add_pair(tc, bc(1, 1, 1, 1, 1, 1, COL), src, RELAY_OP_N);
+        case_add_pair(tc, case_bc(1, 1, 1, 1, 1, 1, COL), src, RELAY_OP_N);
         return 1;
     }
     case 2:
-        case_init(tc, "ranks that hold nothing, default stream", RELAY_DOUBLE, 0.5, -1, RELAY_SCHED_ROUNDS,
+        gpu_case_init(gc, "ranks that hold nothing, default stream", RELAY_DOUBLE, 0.5, -1, RELAY_SCHED_ROUNDS,
                   RELAY_TRANSPORT_STAGED);
-        tc->default_stream = 1;
-        case_add_pair(tc, bc(45, 33, 6, 6, 1, nranks > 1 ? nranks / 2 : 1, COL), bc(45, 33, 5, 4, fewer, 1, ROW),
-                      RELAY_OP_N);
+        gc->default_stream = 1;
+        case_add_pair(tc, case_bc(45, 33, 6, 6, 1, nranks > 1 ? nranks / 2 : 1, COL),
+                      case_bc(45, 33, 5, 4, fewer, 1, ROW), RELAY_OP_N);
         return 1;
     case 3:
-        case_init(tc, "batch: op N and op C", RELAY_CFLOAT, CMPLX(0, 1), CMPLX(1, -1), RELAY_SCHED_P2P,
+        gpu_case_init(gc, "batch: op N and op C", RELAY_CFLOAT, CMPLX(0, 1), CMPLX(1, -1), RELAY_SCHED_P2P,
                   RELAY_TRANSPORT_AUTO);
-        case_add_pair(tc, bc(70, 50, 32, 32, pr, pc, ROW), bc(70, 50, 3, 3, pc, pr, COL), RELAY_OP_N);
-        case_add_pair(tc, bc(33, 65, 5, 65, pc, pr, COL), bc(65, 33, 16, 33, pr, pc, ROW), RELAY_OP_C);
+        case_add_pair(tc, case_bc(70, 50, 32, 32, pr, pc, ROW), case_bc(70, 50, 3, 3, pc, pr, COL), RELAY_OP_N);
+        case_add_pair(tc, case_bc(33, 65, 5, 65, pc, pr, COL), case_bc(65, 33, 16, 33, pr, pc, ROW), RELAY_OP_C);
         return 1;
     case 4:
-        case_init(tc, "1000 x 1000, bc 32 -> 128, conjugate transpose", RELAY_CDOUBLE, CMPLX(0.5, -1), CMPLX(2, 1),
+        gpu_case_init(gc, "1000 x 1000, bc 32 -> 128, conjugate transpose", RELAY_CDOUBLE, CMPLX(0.5, -1), CMPLX(2, 1),
                   RELAY_SCHED_P2P, RELAY_TRANSPORT_AUTO);
-        case_add_pair(tc, bc(1000, 1000, 128, 128, pc, pr, COL), bc(1000, 1000, 32, 32, pr, pc, COL), RELAY_OP_C);
+        case_add_pair(tc, case_bc(1000, 1000, 128, 128, pc, pr, COL), case_bc(1000, 1000, 32, 32, pr, pc, COL),
+                      RELAY_OP_C);
         return 1;
     case 5:
-        case_init(tc, "1000 x 1024, row-major 100 x 100 -> 64 x 64, rounds, relabeled", RELAY_FLOAT, 2, 0.5,
+        gpu_case_init(gc, "1000 x 1024, row-major 100 x 100 -> 64 x 64, rounds, relabeled", RELAY_FLOAT, 2, 0.5,
                   RELAY_SCHED_ROUNDS, RELAY_TRANSPORT_STAGED);
         tc->relabel = RELAY_RELABEL_GREEDY;
-        case_add_pair(tc, bc(1000, 1024, 64, 64, pr, pc, COL), bc(1000, 1024, 100, 100, pc, pr, ROW), RELAY_OP_N);
+        case_add_pair(tc, case_bc(1000, 1024, 64, 64, pr, pc, COL), case_bc(1000, 1024, 100, 100, pc, pr, ROW),
+                      RELAY_OP_N);
         return 1;
     default: return 0;
     }
 }
 
-static const relay_type all_types[] = {RELAY_FLOAT, RELAY_DOUBLE, RELAY_CFLOAT, RELAY_CDOUBLE};
-static const relay_op all_ops[] = {RELAY_OP_N, RELAY_OP_T, RELAY_OP_C};
 static const relay_schedule schedules[] = {RELAY_SCHED_P2P, RELAY_SCHED_ROUNDS, RELAY_SCHED_ALLTOALLV};
-
-static double complex random_scalar(ref_rng *rng, relay_type type)
-{
-    static const double complex values[] = {0, 1, -1, 2, 0.5, -0.5, CMPLX(1, 2), CMPLX(0, 1), CMPLX(-0.5, 1)};
-    return values[ref_rng_range(rng, 0, ref_type_is_complex(type) ? 8 : 5)];
-}
 
 /* Random case `index`, from a generator seeded by the index only, so that
  * every rank builds the same case; every type, op and schedule in turn. */
-static void random_case(gpu_case *tc, int index)
+static void random_case(gpu_case *gc, int index)
 {
     ref_rng rng;
     ref_rng_seed(&rng, 0x69a0000 + (uint64_t)index);
-    relay_type type = all_types[index % 4];
+    relay_type type = case_types[index % 4];
     char name[32];
     snprintf(name, sizeof name, "random %d", index);
-    case_init(tc, name, type, random_scalar(&rng, type), random_scalar(&rng, type), schedules[index % 3],
-              index % 2 ? RELAY_TRANSPORT_AUTO : RELAY_TRANSPORT_STAGED);
-    tc->default_stream = index % 5 == 4;
+    gpu_case_init(gc, name, type, case_random_scalar(&rng, type), case_random_scalar(&rng, type), schedules[index % 3],
+                  index % 2 ? RELAY_TRANSPORT_AUTO : RELAY_TRANSPORT_STAGED);
+    gc->default_stream = index % 5 == 4;
+    transform_case *tc = &gc->tc;
     if (ref_rng_percent(&rng, 25)) tc->relabel = ref_rng_percent(&rng, 50) ? RELAY_RELABEL_GREEDY : RELAY_RELABEL_OPTIMAL;
     int count = ref_rng_percent(&rng, 15) ? MAX_PAIRS : 1;
     for (int k = 0; k < count; k++) {
-        relay_op op = all_ops[(index / 4 + k) % 3];
+        relay_op op = case_ops[(index / 4 + k) % 3];
         int64_t m = ref_rng_range(&rng, 1, 90), n = ref_rng_range(&rng, 1, 90);
-        ref_layout dst, src;
-        ref_random_layout(&dst, &rng, m, n, nranks);
-        ref_random_layout(&src, &rng, op == RELAY_OP_N ? m : n, op == RELAY_OP_N ? n : m, nranks);
-        case_add_pair(tc, dst, src, op);
+        case_add_random_pair(tc, &rng, op, m, n);
     }
 }
 
 /* ---- planning ---------------------------------------------------------- */
 
 /* The case's plan, and A's reference layouts with its sigma applied. */
-static relay_plan *plan_case(const gpu_case *tc, int64_t max_buffer_bytes, ref_layout *dst_ref)
+static relay_plan *plan_case(const transform_case *tc, ref_layout *dst_ref)
 {
-    relay_layout *dst[MAX_PAIRS], *src[MAX_PAIRS];
-    int ok = 1;
-    for (int k = 0; k < tc->count; k++) {
-        ok &= ref_build_relay_layout(&tc->dst[k], &dst[k]) == RELAY_OK;
-        ok &= ref_build_relay_layout(&tc->src[k], &src[k]) == RELAY_OK;
-    }
-    relay_plan_options opts;
-    relay_plan_options_init(&opts);
-    opts.relabel = tc->relabel;
-    opts.schedule = tc->schedule;
-    opts.max_buffer_bytes = max_buffer_bytes;
-    relay_plan *plan = NULL;
-    ok = ok && relay_plan_transform_batch(&plan, nranks, tc->count, (const relay_layout *const *)dst,
-                                          (const relay_layout *const *)src, tc->ops, tc->type, &opts) == RELAY_OK;
+    relay_plan *plan;
+    char why[512], what[160];
+    relay_status st = case_plan(tc, &plan, why, sizeof why);
+    if (st) printf("  rank %d: %s\n", rank, why);
     int sigma[64];
-    ok = ok && nranks <= 64 && relay_plan_relabeling(plan, sigma) == RELAY_OK;
-    for (int k = 0; ok && k < tc->count; k++) ref_layout_relabeled(&dst_ref[k], &tc->dst[k], sigma, nranks);
-    for (int k = 0; k < tc->count; k++) {
-        relay_layout_free(dst[k]);
-        relay_layout_free(src[k]);
-    }
-    char what[160];
+    int ok = !st && nranks <= 64 && relay_plan_relabeling(plan, sigma) == RELAY_OK;
+    if (ok) case_relabel_dst(tc, sigma, dst_ref);
+    else if (plan) relay_plan_free(plan);
     snprintf(what, sizeof what, "case \"%s\": planned", tc->name);
     check(ok, what);
     return ok ? plan : NULL;
@@ -362,27 +293,17 @@ static relay_plan *plan_case(const gpu_case *tc, int64_t max_buffer_bytes, ref_l
 
 /* ---- replaying a case -------------------------------------------------- */
 
-/* alpha or beta as the plan's element type. */
-typedef union {
-    float f;
-    double d;
-    float complex cf;
-    double complex cd;
-} scalar;
-
 /* Replay 0: alpha 1, beta 0 over NaN; replay 1: the case's scalars. */
-static ref_transform pair_transform(const gpu_case *tc, int number, int replay, int k)
+static ref_transform pair_transform(const transform_case *tc, int number, int replay, int k)
 {
     uint64_t seed = (((uint64_t)number * REPLAYS + (uint64_t)replay) * MAX_PAIRS + (uint64_t)k) * 2 + 1;
-    double complex alpha = replay ? tc->alpha : 1, beta = replay ? tc->beta : 0;
-    return (ref_transform){.op = tc->ops[k], .type = tc->type, .alpha = alpha, .beta = beta, .read_a = beta != 0,
-                           .seed_b = seed, .seed_a = seed + 1};
+    return case_pair_transform(tc, k, replay ? tc->alpha : 1, replay ? tc->beta : 0, seed);
 }
 
 /* One replay over fresh device buffers.  Replay 0 uploads and reads back
  * synchronously and passes NULL for empty buffers (and, in odd cases, NULL
  * scalars); replay 1 enqueues everything on the stream. */
-static void replay_case(relay_exec *e, const gpu_case *tc, const ref_layout *dst_ref, int number, int replay,
+static void replay_case(relay_exec *e, const transform_case *tc, const ref_layout *dst_ref, int number, int replay,
                         cudaStream_t stream)
 {
     matrix a[MAX_PAIRS], b[MAX_PAIRS];
@@ -400,7 +321,7 @@ static void replay_case(relay_exec *e, const gpu_case *tc, const ref_layout *dst
         dst[k] = a[k].elems || on_stream ? a[k].data : NULL;
         src[k] = b[k].elems || on_stream ? b[k].data : NULL;
     }
-    scalar alpha, beta;
+    case_scalar alpha, beta;
     ref_store(tc->type, &alpha, 0, t[0].alpha);
     ref_store(tc->type, &beta, 0, t[0].beta);
     int null_scalars = !on_stream && number % 2;
@@ -443,29 +364,30 @@ static void check_options(relay_exec *e, const relay_exec_options *asked, const 
     check(ok, what);
 }
 
-static cudaStream_t stream_of(const gpu_case *tc)
+static cudaStream_t stream_of(const gpu_case *gc)
 {
     cudaStream_t s = NULL;
-    if (!tc->default_stream) CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    if (!gc->default_stream) CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     return s;
 }
 
-static void run_case(const gpu_case *tc, int number)
+static void run_case(const gpu_case *gc, int number)
 {
+    const transform_case *tc = &gc->tc;
     ref_layout dst_ref[MAX_PAIRS];
-    relay_plan *plan = plan_case(tc, 0, dst_ref);
+    relay_plan *plan = plan_case(tc, dst_ref);
     if (!plan) return;
-    cudaStream_t stream = stream_of(tc);
+    cudaStream_t stream = stream_of(gc);
     relay_exec_options opt = RELAY_EXEC_OPTIONS_INIT;
     opt.memory = RELAY_MEMORY_CUDA;
     opt.stream = stream;
-    opt.transport = tc->transport;
+    opt.transport = gc->transport;
     relay_exec *e = NULL;
     relay_status st = relay_exec_create_with(&e, plan, MPI_COMM_WORLD, &opt);
     relay_plan_free(plan);
     char what[200];
     snprintf(what, sizeof what, "case %d \"%s\" (%s, schedule %s, transport %s): relay_exec_create_with", number,
-             tc->name, ref_type_name(tc->type), schedule_names[tc->schedule], transport_names[tc->transport]);
+             tc->name, ref_type_name(tc->type), case_schedule_names[tc->schedule], transport_names[gc->transport]);
     if (st) printf("  rank %d: %s: %s\n", rank, relay_status_str(st), relay_last_error());
     check(st == RELAY_OK, what);
     if (!st) {
@@ -474,14 +396,14 @@ static void run_case(const gpu_case *tc, int number)
         relay_exec_free(e);
     }
     if (stream) CUDA_CHECK(cudaStreamDestroy(stream));
-    for (int k = 0; k < tc->count; k++) ref_layout_free(&dst_ref[k]);
+    case_free_dst(tc, dst_ref);
 }
 
 /* ---- refusals ---------------------------------------------------------- */
 
 /* A small double plan in which every rank holds elements of A and of B. */
 typedef struct {
-    gpu_case tc;
+    transform_case tc;
     ref_layout dst_ref[MAX_PAIRS];
     relay_plan *plan;
 } fixture;
@@ -489,11 +411,13 @@ typedef struct {
 static int fixture_init(fixture *f, int64_t max_buffer_bytes)
 {
     int pr, pc;
-    grid_shape(&pr, &pc);
+    case_grid_shape(nranks, &pr, &pc);
     relay_schedule schedule = max_buffer_bytes ? RELAY_SCHED_ROUNDS : RELAY_SCHED_P2P; /* a cap needs rounds */
-    case_init(&f->tc, "refusals' fixture", RELAY_DOUBLE, 1, 0, schedule, RELAY_TRANSPORT_STAGED);
-    case_add_pair(&f->tc, bc(40, 44, 4, 4, pr, pc, COL), bc(40, 44, 5, 3, pc, pr, ROW), RELAY_OP_N);
-    f->plan = plan_case(&f->tc, max_buffer_bytes, f->dst_ref);
+    case_init(&f->tc, "refusals' fixture", nranks, RELAY_DOUBLE, 1, 0);
+    f->tc.schedule = schedule;
+    f->tc.max_buffer_bytes = max_buffer_bytes;
+    case_add_pair(&f->tc, case_bc(40, 44, 4, 4, pr, pc, COL), case_bc(40, 44, 5, 3, pc, pr, ROW), RELAY_OP_N);
+    f->plan = plan_case(&f->tc, f->dst_ref);
     return f->plan != NULL;
 }
 
@@ -667,16 +591,16 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return cuda == SKIP ? SKIPPED : 1;
     }
-    gpu_case tc;
+    gpu_case gc;
     int number = 0;
-    for (; hand_picked_case(&tc, number); number++) {
-        run_case(&tc, number);
-        case_free(&tc);
+    for (; hand_picked_case(&gc, number); number++) {
+        run_case(&gc, number);
+        case_free(&gc.tc);
     }
     for (int c = 0; c < RANDOM_CASES; c++, number++) {
-        random_case(&tc, c);
-        run_case(&tc, number);
-        case_free(&tc);
+        random_case(&gc, c);
+        run_case(&gc, number);
+        case_free(&gc.tc);
     }
     test_refusals();
     int failed = check_summary("gpu_replays");

@@ -15,65 +15,19 @@
  * Rank 0 prints the first failures and a last line
  * "mpi_transform: N passed, M failed"; the exit status is non-zero on failure. */
 #include <limits.h>
-#include <math.h>
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "reference.h"
 #include "relay/relay.h"
+#include "transform_case.h"
 
-enum { MAX_PAIRS = 3, REPLAYS = 4, RANDOM_CASES = 800, MAX_REPORTS = 8, MAX_HAND_PICKED = 64 };
-
-/* Stored in the gaps of A's buffer between blocks; must survive every replay. */
-static const double GAP_VALUE = 77777.0;
+/* MAX_PAIRS: the most pairs of a random case, and the stride of the values' seeds. */
+enum { MAX_PAIRS = CASE_MAX_PAIRS, REPLAYS = 4, RANDOM_CASES = 800, MAX_REPORTS = 8, MAX_HAND_PICKED = 64 };
 
 /* ---- describing a case ----------------------------------------------------------- */
-
-typedef struct {
-    char name[96];
-    int count;                      /* transform pairs */
-    int batched;                    /* planned with relay_plan_transform_batch */
-    ref_layout dst[MAX_PAIRS], src[MAX_PAIRS];
-    relay_op ops[MAX_PAIRS];
-    relay_type type;
-    double complex alpha, beta;
-    int alpha_null, beta_null;      /* pass NULL: alpha means 1, beta means 0 */
-    relay_relabel relabel;
-    relay_schedule schedule;
-    int64_t max_buffer_bytes;       /* the plan's memory cap, 0 for none */
-} transform_case;
-
-static void case_init(transform_case *tc, const char *name, relay_type type,
-                      double complex alpha, double complex beta)
-{
-    memset(tc, 0, sizeof *tc);
-    snprintf(tc->name, sizeof tc->name, "%s", name);
-    tc->type = type;
-    tc->alpha = alpha;
-    tc->beta = beta;
-    tc->relabel = RELAY_RELABEL_NONE;
-    tc->schedule = RELAY_SCHED_AUTO;
-}
-
-static void case_add_pair(transform_case *tc, ref_layout dst, ref_layout src, relay_op op)
-{
-    tc->dst[tc->count] = dst;
-    tc->src[tc->count] = src;
-    tc->ops[tc->count] = op;
-    tc->count++;
-    tc->batched = tc->count > 1;
-}
-
-static void case_free(transform_case *tc)
-{
-    for (int k = 0; k < tc->count; k++) {
-        ref_layout_free(&tc->dst[k]);
-        ref_layout_free(&tc->src[k]);
-    }
-}
 
 /* The scalars of one replay: the case's, swapped from replay 2 on, so that an
  * executor holding on to the first replay's scalars is caught. */
@@ -89,18 +43,9 @@ static ref_layout bc_layout(int64_t m, int64_t n, int64_t mb, int64_t nb, int np
                             relay_order grid_order, int rsrc, int csrc, int64_t lld,
                             relay_order elem_order)
 {
-    ref_bc_params p = {m, n, mb, nb, nprow, npcol, grid_order, rsrc, csrc, lld, elem_order};
-    ref_layout l;
-    ref_layout_block_cyclic(&l, &p);
-    return l;
+    return case_block_cyclic((ref_bc_params){m, n, mb, nb, nprow, npcol, grid_order, rsrc, csrc, lld, elem_order});
 }
 
-/* The default block-cyclic storage: grid order R, source (0, 0), smallest lld. */
-static ref_layout bc_simple(int64_t m, int64_t n, int64_t mb, int64_t nb, int nprow, int npcol,
-                            relay_order elem_order)
-{
-    return bc_layout(m, n, mb, nb, nprow, npcol, RELAY_ROW_MAJOR, 0, 0, 0, elem_order);
-}
 
 static ref_layout random_grid(uint64_t seed, int64_t m, int64_t n, int nranks, int explicit_offsets)
 {
@@ -131,21 +76,8 @@ static ref_layout row_vector_grid(int64_t n, int nranks)
 
 /* ---- the cases ------------------------------------------------------------------- */
 
-/* nprow x npcol = nranks with nprow the largest divisor not above sqrt(nranks). */
-static void grid_shape(int nranks, int *nprow, int *npcol)
-{
-    *nprow = 1;
-    for (int d = 1; d * d <= nranks; d++)
-        if (nranks % d == 0)
-            *nprow = d;
-    *npcol = nranks / *nprow;
-}
-
-static const relay_type all_types[] = {RELAY_FLOAT, RELAY_DOUBLE, RELAY_CFLOAT, RELAY_CDOUBLE};
-static const relay_op all_ops[] = {RELAY_OP_N, RELAY_OP_T, RELAY_OP_C};
 static const relay_schedule all_schedules[] = {RELAY_SCHED_AUTO, RELAY_SCHED_P2P, RELAY_SCHED_ROUNDS,
                                                RELAY_SCHED_ALLTOALLV, RELAY_SCHED_NEIGHBOR};
-static const char *const schedule_names[] = {"auto", "p2p", "rounds", "alltoallv", "neighbor"};
 
 /* Every element type with every op on a 23 x 31 matrix from a random grid. */
 static int add_type_op_cases(transform_case *cases, int P, int pr, int pc)
@@ -156,15 +88,15 @@ static int add_type_op_cases(transform_case *cases, int P, int pr, int pc)
             transform_case *tc = &cases[n++];
             char name[64];
             snprintf(name, sizeof name, "all types and ops: %s op %s",
-                     ref_type_name(all_types[t]), ref_op_name(all_ops[o]));
-            case_init(tc, name, all_types[t], ref_type_is_complex(all_types[t]) ? CMPLX(-1, 2) : -1,
+                     ref_type_name(case_types[t]), ref_op_name(case_ops[o]));
+            case_init(tc, name, P, case_types[t], ref_type_is_complex(case_types[t]) ? CMPLX(-1, 2) : -1,
                       2);
-            int transposed = all_ops[o] != RELAY_OP_N;
+            int transposed = case_ops[o] != RELAY_OP_N;
             case_add_pair(tc, bc_layout(23, 31, 4, 3, pr, pc, RELAY_COL_MAJOR, pr - 1, 0, 0,
                                         RELAY_COL_MAJOR),
                           random_grid(100 + (uint64_t)n, transposed ? 31 : 23, transposed ? 23 : 31,
                                       P, 1),
-                          all_ops[o]);
+                          case_ops[o]);
         }
     }
     return n;
@@ -175,111 +107,111 @@ static int hand_picked_cases(transform_case *cases, int P)
 {
     const relay_order COL = RELAY_COL_MAJOR, ROW = RELAY_ROW_MAJOR;
     int pr, pc, n = 0;
-    grid_shape(P, &pr, &pc);
+    case_grid_shape(P, &pr, &pc);
     int fewer = P > 1 ? P - 1 : 1, half = P > 1 ? P / 2 : 1;
     transform_case *tc;
 
     tc = &cases[n++];
-    case_init(tc, "bc 32 -> 128, 300 x 257, alpha NULL, beta NULL", RELAY_DOUBLE, 0, 0);
+    case_init(tc, "bc 32 -> 128, 300 x 257, alpha NULL, beta NULL", P, RELAY_DOUBLE, 0, 0);
     tc->alpha_null = tc->beta_null = 1;
     case_add_pair(tc, bc_layout(300, 257, 128, 128, pc, pr, COL, 0, 0, 0, COL),
-                  bc_simple(300, 257, 32, 32, pr, pc, COL), RELAY_OP_N);
+                  case_bc(300, 257, 32, 32, pr, pc, COL), RELAY_OP_N);
 
     tc = &cases[n++];
-    case_init(tc, "bc 32 -> 128 transpose", RELAY_FLOAT, 2, -1);
-    case_add_pair(tc, bc_simple(300, 257, 128, 128, pr, pc, COL),
-                  bc_simple(257, 300, 32, 32, pr, pc, COL), RELAY_OP_T);
+    case_init(tc, "bc 32 -> 128 transpose", P, RELAY_FLOAT, 2, -1);
+    case_add_pair(tc, case_bc(300, 257, 128, 128, pr, pc, COL),
+                  case_bc(257, 300, 32, 32, pr, pc, COL), RELAY_OP_T);
 
     /* Slabs: on two ranks each remote run of B is 4.8 KB, so a replay reads
      * the peer's B itself where the system lets it (RELAY_PULL=on). */
     tc = &cases[n++];
-    case_init(tc, "slab conjugate transpose, 1 x P slabs of 600 x 600", RELAY_CDOUBLE, CMPLX(0.5, -1), CMPLX(2, 1));
-    case_add_pair(tc, bc_simple(600, 600, 600, (600 + P - 1) / P, 1, P, COL),
-                  bc_simple(600, 600, 600, (600 + P - 1) / P, 1, P, COL), RELAY_OP_C);
+    case_init(tc, "slab conjugate transpose, 1 x P slabs of 600 x 600", P, RELAY_CDOUBLE, CMPLX(0.5, -1), CMPLX(2, 1));
+    case_add_pair(tc, case_bc(600, 600, 600, (600 + P - 1) / P, 1, P, COL),
+                  case_bc(600, 600, 600, (600 + P - 1) / P, 1, P, COL), RELAY_OP_C);
 
     tc = &cases[n++];
-    case_init(tc, "bc 32 -> 128 conjugate transpose", RELAY_CDOUBLE, CMPLX(1, 2), 0.5);
-    case_add_pair(tc, bc_simple(300, 257, 128, 128, pr, pc, COL),
-                  bc_simple(257, 300, 32, 32, pc, pr, COL), RELAY_OP_C);
+    case_init(tc, "bc 32 -> 128 conjugate transpose", P, RELAY_CDOUBLE, CMPLX(1, 2), 0.5);
+    case_add_pair(tc, case_bc(300, 257, 128, 128, pr, pc, COL),
+                  case_bc(257, 300, 32, 32, pc, pr, COL), RELAY_OP_C);
 
     tc = &cases[n++];
-    case_init(tc, "conjugate transpose, non-divisible", RELAY_CFLOAT, -1, CMPLX(1, -1));
+    case_init(tc, "conjugate transpose, non-divisible", P, RELAY_CFLOAT, -1, CMPLX(1, -1));
     case_add_pair(tc, bc_layout(61, 37, 7, 5, pr, pc, COL, pr - 1, pc - 1, 0, ROW),
-                  bc_simple(37, 61, 6, 4, pc, pr, COL), RELAY_OP_C);
+                  case_bc(37, 61, 6, 4, pc, pr, COL), RELAY_OP_C);
 
     tc = &cases[n++];
-    case_init(tc, "row-major -> col-major, beta 0 over NaN", RELAY_DOUBLE, 1, 0);
-    case_add_pair(tc, bc_simple(300, 257, 32, 32, pr, pc, COL),
-                  bc_simple(300, 257, 32, 32, pr, pc, ROW), RELAY_OP_N);
+    case_init(tc, "row-major -> col-major, beta 0 over NaN", P, RELAY_DOUBLE, 1, 0);
+    case_add_pair(tc, case_bc(300, 257, 32, 32, pr, pc, COL),
+                  case_bc(300, 257, 32, 32, pr, pc, ROW), RELAY_OP_N);
 
     tc = &cases[n++];
-    case_init(tc, "non-divisible, sources, grid order C, explicit lld", RELAY_CDOUBLE, 0.5, 2);
+    case_init(tc, "non-divisible, sources, grid order C, explicit lld", P, RELAY_CDOUBLE, 0.5, 2);
     case_add_pair(tc, bc_layout(61, 37, 7, 5, pr, pc, COL, pr - 1, pc - 1, 70, COL),
                   bc_layout(61, 37, 4, 9, pc, pr, ROW, pc - 1, 0, 0, ROW), RELAY_OP_N);
 
     tc = &cases[n++];
-    case_init(tc, "1 x n, beta NULL over NaN", RELAY_FLOAT, -1, 0);
+    case_init(tc, "1 x n, beta NULL over NaN", P, RELAY_FLOAT, -1, 0);
     tc->beta_null = 1;
     case_add_pair(tc, bc_layout(1, 200, 1, 16, 1, P, ROW, 0, P - 1, 0, ROW),
                   row_vector_grid(200, P), RELAY_OP_N);
 
     tc = &cases[n++];
-    case_init(tc, "m x 1 from 1 x n (transpose)", RELAY_DOUBLE, 2, 0.5);
+    case_init(tc, "m x 1 from 1 x n (transpose)", P, RELAY_DOUBLE, 2, 0.5);
     case_add_pair(tc, bc_layout(200, 1, 16, 1, P, 1, COL, 0, 0, 0, COL), row_vector_grid(200, P),
                   RELAY_OP_T);
 
     tc = &cases[n++];
-    case_init(tc, "gather onto rank 0", RELAY_DOUBLE, 1, 1);
-    case_add_pair(tc, bc_simple(50, 40, 8, 8, 1, 1, COL), bc_simple(50, 40, 5, 5, pr, pc, ROW),
+    case_init(tc, "gather onto rank 0", P, RELAY_DOUBLE, 1, 1);
+    case_add_pair(tc, case_bc(50, 40, 8, 8, 1, 1, COL), case_bc(50, 40, 5, 5, pr, pc, ROW),
                   RELAY_OP_N);
 
     tc = &cases[n++];
-    case_init(tc, "scatter from rank 0, conjugate transpose", RELAY_CFLOAT, CMPLX(0, 1), 0);
-    case_add_pair(tc, bc_simple(50, 40, 5, 5, pr, pc, COL), bc_simple(40, 50, 64, 64, 1, 1, COL),
+    case_init(tc, "scatter from rank 0, conjugate transpose", P, RELAY_CFLOAT, CMPLX(0, 1), 0);
+    case_add_pair(tc, case_bc(50, 40, 5, 5, pr, pc, COL), case_bc(40, 50, 64, 64, 1, 1, COL),
                   RELAY_OP_C);
 
     tc = &cases[n++];
-    case_init(tc, "layouts with fewer ranks than the communicator", RELAY_DOUBLE, -1, 2);
-    case_add_pair(tc, bc_simple(45, 33, 6, 6, 1, half, COL), bc_simple(45, 33, 5, 4, fewer, 1, ROW),
+    case_init(tc, "layouts with fewer ranks than the communicator", P, RELAY_DOUBLE, -1, 2);
+    case_add_pair(tc, case_bc(45, 33, 6, 6, 1, half, COL), case_bc(45, 33, 5, 4, fewer, 1, ROW),
                   RELAY_OP_N);
 
     tc = &cases[n++];
-    case_init(tc, "random grids on fewer ranks, transpose", RELAY_FLOAT, 0.5, -1);
+    case_init(tc, "random grids on fewer ranks, transpose", P, RELAY_FLOAT, 0.5, -1);
     case_add_pair(tc, random_grid(7, 40, 30, fewer, 0), random_grid(8, 30, 40, half, 1), RELAY_OP_T);
 
     tc = &cases[n++];
-    case_init(tc, "alpha 0, beta 1: A unchanged, then swapped", RELAY_DOUBLE, 0, 1);
-    case_add_pair(tc, bc_simple(30, 20, 4, 4, pr, pc, COL), bc_simple(20, 30, 3, 7, pc, pr, ROW),
+    case_init(tc, "alpha 0, beta 1: A unchanged, then swapped", P, RELAY_DOUBLE, 0, 1);
+    case_add_pair(tc, case_bc(30, 20, 4, 4, pr, pc, COL), case_bc(20, 30, 3, 7, pc, pr, ROW),
                   RELAY_OP_T);
 
     tc = &cases[n++];
-    case_init(tc, "alpha 0, beta 0 over NaN: A zero, then swapped", RELAY_CDOUBLE, 0, 0);
-    case_add_pair(tc, bc_simple(30, 20, 4, 4, pr, pc, COL), random_grid(9, 30, 20, P, 1),
+    case_init(tc, "alpha 0, beta 0 over NaN: A zero, then swapped", P, RELAY_CDOUBLE, 0, 0);
+    case_add_pair(tc, case_bc(30, 20, 4, 4, pr, pc, COL), random_grid(9, 30, 20, P, 1),
                   RELAY_OP_N);
 
     tc = &cases[n++];
-    case_init(tc, "mb > m", RELAY_FLOAT, 2, 1);
+    case_init(tc, "mb > m", P, RELAY_FLOAT, 2, 1);
     case_add_pair(tc, bc_layout(5, 4, 8, 8, pr, pc, ROW, pr - 1, pc - 1, 0, COL),
-                  bc_simple(5, 4, 1, 1, pc, pr, ROW), RELAY_OP_N);
+                  case_bc(5, 4, 1, 1, pc, pr, ROW), RELAY_OP_N);
 
     tc = &cases[n++];
-    case_init(tc, "relabel greedy, bc 32 -> 128", RELAY_DOUBLE, 1, -1);
+    case_init(tc, "relabel greedy, bc 32 -> 128", P, RELAY_DOUBLE, 1, -1);
     tc->relabel = RELAY_RELABEL_GREEDY;
-    case_add_pair(tc, bc_simple(300, 257, 128, 128, pc, pr, COL),
-                  bc_simple(300, 257, 32, 32, pr, pc, COL), RELAY_OP_N);
+    case_add_pair(tc, case_bc(300, 257, 128, 128, pc, pr, COL),
+                  case_bc(300, 257, 32, 32, pr, pc, COL), RELAY_OP_N);
 
     tc = &cases[n++];
-    case_init(tc, "relabel optimal, random grids", RELAY_CFLOAT, CMPLX(1, 2), CMPLX(0, -1));
+    case_init(tc, "relabel optimal, random grids", P, RELAY_CFLOAT, CMPLX(1, 2), CMPLX(0, -1));
     tc->relabel = RELAY_RELABEL_OPTIMAL;
     case_add_pair(tc, random_grid(10, 37, 41, P, 1), random_grid(11, 41, 37, P, 0), RELAY_OP_C);
 
     for (int sched = 1; sched < 5; sched++) {
         char name[64];
-        snprintf(name, sizeof name, "schedule %s, bc 32 -> 128 transpose", schedule_names[sched]);
+        snprintf(name, sizeof name, "schedule %s, bc 32 -> 128 transpose", case_schedule_names[sched]);
         tc = &cases[n++];
-        case_init(tc, name, RELAY_CDOUBLE, CMPLX(0, 1), 2);
+        case_init(tc, name, P, RELAY_CDOUBLE, CMPLX(0, 1), 2);
         tc->schedule = all_schedules[sched];
-        case_add_pair(tc, bc_simple(300, 257, 128, 128, pc, pr, COL),
+        case_add_pair(tc, case_bc(300, 257, 128, 128, pc, pr, COL),
                       bc_layout(257, 300, 32, 32, pr, pc, COL, pr - 1, pc - 1, 0, ROW), RELAY_OP_T);
     }
 
@@ -288,13 +220,13 @@ static int hand_picked_cases(transform_case *cases, int P)
      * alpha 1, beta 0 in the first replays), or into the receive buffer
      * and then unpacked when alpha != 1 or beta != 0 (the second case). */
     tc = &cases[n++];
-    case_init(tc, "direct: column blocks 32 -> 128 on 1 x P", RELAY_DOUBLE, 1, 0);
+    case_init(tc, "direct: column blocks 32 -> 128 on 1 x P", P, RELAY_DOUBLE, 1, 0);
     tc->schedule = RELAY_SCHED_P2P;
-    case_add_pair(tc, bc_simple(150, 700, 150, 128, 1, P, COL), bc_simple(150, 700, 150, 32, 1, P, COL), RELAY_OP_N);
+    case_add_pair(tc, case_bc(150, 700, 150, 128, 1, P, COL), case_bc(150, 700, 150, 32, 1, P, COL), RELAY_OP_N);
     tc = &cases[n++];
-    case_init(tc, "direct: row blocks on P x 1, row-major", RELAY_CFLOAT, 2, 0.5);
+    case_init(tc, "direct: row blocks on P x 1, row-major", P, RELAY_CFLOAT, 2, 0.5);
     tc->schedule = RELAY_SCHED_P2P;
-    case_add_pair(tc, bc_simple(500, 90, 64, 90, P, 1, ROW), bc_simple(500, 90, 16, 90, P, 1, ROW), RELAY_OP_N);
+    case_add_pair(tc, case_bc(500, 90, 64, 90, P, 1, ROW), case_bc(500, 90, 16, 90, P, 1, ROW), RELAY_OP_N);
 
     /* Small source blocks (b = 1, 3 and 7 to 128; 1 x 1 blocks to a custom
      * layout), op N and T: messages of many small pieces. */
@@ -305,32 +237,32 @@ static int hand_picked_cases(transform_case *cases, int P)
             int64_t b = small_blocks[s], m = 260, k = 300;
             snprintf(name, sizeof name, "small blocks %lld -> 128, op %s", (long long)b, t ? "T" : "N");
             tc = &cases[n++];
-            case_init(tc, name, RELAY_DOUBLE, 2, -1);
-            case_add_pair(tc, bc_simple(m, k, 128, 128, pr, pc, COL),
+            case_init(tc, name, P, RELAY_DOUBLE, 2, -1);
+            case_add_pair(tc, case_bc(m, k, 128, 128, pr, pc, COL),
                           bc_layout(t ? k : m, t ? m : k, b, b, pc, pr, ROW, 0, pr - 1, 0, COL),
                           t ? RELAY_OP_T : RELAY_OP_N);
         }
     }
     tc = &cases[n++];
-    case_init(tc, "1 x 1 blocks to a custom layout", RELAY_CFLOAT, CMPLX(1, -1), 0.5);
-    case_add_pair(tc, random_grid(17, 90, 70, P, 1), bc_simple(90, 70, 1, 1, pr, pc, COL), RELAY_OP_N);
+    case_init(tc, "1 x 1 blocks to a custom layout", P, RELAY_CFLOAT, CMPLX(1, -1), 0.5);
+    case_add_pair(tc, random_grid(17, 90, 70, P, 1), case_bc(90, 70, 1, 1, pr, pc, COL), RELAY_OP_N);
 
     tc = &cases[n++];
-    case_init(tc, "batch of 3: N, T, C", RELAY_CFLOAT, CMPLX(1, 2), -1);
-    case_add_pair(tc, bc_simple(300, 257, 128, 128, pr, pc, COL),
-                  bc_simple(300, 257, 32, 32, pc, pr, ROW), RELAY_OP_N);
-    case_add_pair(tc, random_grid(12, 40, 50, P, 0), bc_simple(50, 40, 6, 5, pr, pc, COL),
+    case_init(tc, "batch of 3: N, T, C", P, RELAY_CFLOAT, CMPLX(1, 2), -1);
+    case_add_pair(tc, case_bc(300, 257, 128, 128, pr, pc, COL),
+                  case_bc(300, 257, 32, 32, pc, pr, ROW), RELAY_OP_N);
+    case_add_pair(tc, random_grid(12, 40, 50, P, 0), case_bc(50, 40, 6, 5, pr, pc, COL),
                   RELAY_OP_T);
     case_add_pair(tc, bc_layout(1, 200, 1, 16, 1, P, ROW, 0, 0, 0, ROW),
                   random_grid(13, 200, 1, fewer, 1), RELAY_OP_C);
 
     tc = &cases[n++];
-    case_init(tc, "batch of 3, alpha NULL, beta NULL", RELAY_DOUBLE, 0, 0);
+    case_init(tc, "batch of 3, alpha NULL, beta NULL", P, RELAY_DOUBLE, 0, 0);
     tc->alpha_null = tc->beta_null = 1;
     case_add_pair(tc, random_grid(14, 17, 23, P, 1), random_grid(15, 23, 17, P, 1), RELAY_OP_T);
-    case_add_pair(tc, bc_simple(64, 64, 8, 8, pr, pc, ROW), bc_simple(64, 64, 16, 16, pc, pr, COL),
+    case_add_pair(tc, case_bc(64, 64, 8, 8, pr, pc, ROW), case_bc(64, 64, 16, 16, pc, pr, COL),
                   RELAY_OP_C);
-    case_add_pair(tc, bc_simple(9, 1, 2, 1, pr, pc, COL), random_grid(16, 9, 1, half, 0),
+    case_add_pair(tc, case_bc(9, 1, 2, 1, pr, pc, COL), random_grid(16, 9, 1, half, 0),
                   RELAY_OP_N);
 
     return n + add_type_op_cases(cases + n, P, pr, pc);
@@ -359,28 +291,14 @@ static int resize_case(transform_case *tc, int index, int P)
             char name[96];
             snprintf(name, sizeof name, "resize %dx%d -> %dx%d", resize_grids[s][0], resize_grids[s][1],
                      resize_grids[d][0], resize_grids[d][1]);
-            case_init(tc, name, index % 2 ? RELAY_DOUBLE : RELAY_CFLOAT, 1, 0);
+            case_init(tc, name, P, index % 2 ? RELAY_DOUBLE : RELAY_CFLOAT, 1, 0);
             tc->schedule = all_schedules[1 + index % 4];
             int64_t m = 61 + index % 7, n = 47 + index % 5;
-            case_add_pair(tc, bc_simple(m, n, 4, 3, resize_grids[d][0], resize_grids[d][1], RELAY_COL_MAJOR),
-                          bc_simple(m, n, 4, 3, resize_grids[s][0], resize_grids[s][1], RELAY_COL_MAJOR), RELAY_OP_N);
+            case_add_pair(tc, case_bc(m, n, 4, 3, resize_grids[d][0], resize_grids[d][1], RELAY_COL_MAJOR),
+                          case_bc(m, n, 4, 3, resize_grids[s][0], resize_grids[s][1], RELAY_COL_MAJOR), RELAY_OP_N);
             return 1;
         }
     return 0;
-}
-
-/* Mostly 1..60, sometimes up to 200. */
-static int64_t random_extent(ref_rng *rng)
-{
-    return ref_rng_percent(rng, 5) ? ref_rng_range(rng, 100, 200) : ref_rng_range(rng, 1, 60);
-}
-
-static double complex random_scalar(ref_rng *rng, relay_type type)
-{
-    static const double complex values[] = {0, 1, -1, 2, 0.5, -0.5, CMPLX(1, 2), CMPLX(0, 1),
-                                            CMPLX(-0.5, 1)};
-    int choices = ref_type_is_complex(type) ? 9 : 6;
-    return values[ref_rng_range(rng, 0, choices - 1)];
 }
 
 /* Random case `index`, drawn from a generator seeded by the index only, so
@@ -389,10 +307,10 @@ static void random_case(transform_case *tc, int index, int P)
 {
     ref_rng rng;
     ref_rng_seed(&rng, 0x7e57000 + (uint64_t)index);
-    relay_type type = all_types[ref_rng_range(&rng, 0, 3)];
+    relay_type type = case_types[ref_rng_range(&rng, 0, 3)];
     char name[32];
     snprintf(name, sizeof name, "random %d", index);
-    case_init(tc, name, type, random_scalar(&rng, type), random_scalar(&rng, type));
+    case_init(tc, name, P, type, case_random_scalar(&rng, type), case_random_scalar(&rng, type));
     tc->alpha_null = ref_rng_percent(&rng, 10);
     tc->beta_null = ref_rng_percent(&rng, 15);
     if (ref_rng_percent(&rng, 15))
@@ -401,12 +319,9 @@ static void random_case(transform_case *tc, int index, int P)
         tc->schedule = all_schedules[ref_rng_range(&rng, 1, 4)];
     int count = ref_rng_percent(&rng, 20) ? (int)ref_rng_range(&rng, 2, MAX_PAIRS) : 1;
     for (int k = 0; k < count; k++) {
-        relay_op op = all_ops[ref_rng_range(&rng, 0, 2)];
-        int64_t m = random_extent(&rng), n = random_extent(&rng);
-        ref_layout dst, src;
-        ref_random_layout(&dst, &rng, m, n, P);
-        ref_random_layout(&src, &rng, op == RELAY_OP_N ? m : n, op == RELAY_OP_N ? n : m, P);
-        case_add_pair(tc, dst, src, op);
+        relay_op op = case_ops[ref_rng_range(&rng, 0, 2)];
+        int64_t m = case_random_extent(&rng), n = case_random_extent(&rng);
+        case_add_random_pair(tc, &rng, op, m, n);
     }
     tc->batched = count > 1 || ref_rng_percent(&rng, 10);
     /* A memory cap (rounds, or auto which it makes rounds), from one
@@ -446,54 +361,24 @@ static int all_ranks_ok(int ok)
 /* ---- planning -------------------------------------------------------------------- */
 
 typedef struct {
-    relay_layout *dst[MAX_PAIRS], *src[MAX_PAIRS];
     relay_plan *plan;
     ref_layout dst_ref[MAX_PAIRS];  /* the destinations with the plan's sigma applied */
     int have_dst_ref;
 } planned_case;
 
-static void planned_free(planned_case *pc, int count)
+static void planned_free(const transform_case *tc, planned_case *pc)
 {
-    for (int k = 0; k < count; k++) {
-        if (pc->dst[k])
-            relay_layout_free(pc->dst[k]);
-        if (pc->src[k])
-            relay_layout_free(pc->src[k]);
-        if (k < pc->have_dst_ref)
-            ref_layout_free(&pc->dst_ref[k]);
-    }
+    if (pc->have_dst_ref)
+        case_free_dst(tc, pc->dst_ref);
     if (pc->plan)
         relay_plan_free(pc->plan);
 }
 
-static int build_layouts(const transform_case *tc, planned_case *pc, case_result *res)
+/* The plan, its memory cap and schedule as asked, its pairs and ranks. */
+static int make_plan(const transform_case *tc, planned_case *pc, case_result *res)
 {
-    for (int k = 0; k < tc->count; k++) {
-        const ref_layout *both[2] = {&tc->dst[k], &tc->src[k]};
-        relay_layout **out[2] = {&pc->dst[k], &pc->src[k]};
-        for (int side = 0; side < 2; side++) {
-            relay_status s = ref_build_relay_layout(both[side], out[side]);
-            if (s != RELAY_OK) {
-                note_failure(res, "layout %s rejected: %s: %s", both[side]->desc,
-                             relay_status_str(s), relay_last_error());
-                return 0;
-            }
-        }
-    }
-    return 1;
-}
-
-static int make_plan(const transform_case *tc, int P, planned_case *pc, case_result *res)
-{
-    relay_plan_options opts;
-    relay_plan_options_init(&opts);
-    opts.relabel = tc->relabel;
-    opts.schedule = tc->schedule;
-    opts.max_buffer_bytes = tc->max_buffer_bytes;
-    relay_status s = tc->batched
-        ? relay_plan_transform_batch(&pc->plan, P, tc->count, (const relay_layout *const *)pc->dst,
-                                     (const relay_layout *const *)pc->src, tc->ops, tc->type, &opts)
-        : relay_plan_transform(&pc->plan, P, pc->dst[0], pc->src[0], tc->ops[0], tc->type, &opts);
+    char why[512];
+    relay_status s = case_plan(tc, &pc->plan, why, sizeof why);
     if (s == RELAY_OK && (tc->max_buffer_bytes ? relay_plan_max_buffer_bytes(pc->plan) != tc->max_buffer_bytes ||
                                                      relay_plan_schedule(pc->plan) != RELAY_SCHED_ROUNDS
                                                : relay_plan_max_buffer_bytes(pc->plan) != 0))
@@ -502,15 +387,14 @@ static int make_plan(const transform_case *tc, int P, planned_case *pc, case_res
                      (long long)tc->max_buffer_bytes);
     if (s == RELAY_OK && tc->schedule != RELAY_SCHED_AUTO && relay_plan_schedule(pc->plan) != tc->schedule)
         note_failure(res, "the plan's schedule is %d, not the %s asked for", (int)relay_plan_schedule(pc->plan),
-                     schedule_names[tc->schedule]);
+                     case_schedule_names[tc->schedule]);
     if (s != RELAY_OK) {
-        note_failure(res, "planning failed: %s: %s", relay_status_str(s), relay_last_error());
-        pc->plan = NULL;
+        note_failure(res, "%s", why);
         return 0;
     }
-    if (relay_plan_count(pc->plan) != tc->count || relay_plan_nranks(pc->plan) != P) {
+    if (relay_plan_count(pc->plan) != tc->count || relay_plan_nranks(pc->plan) != tc->nranks) {
         note_failure(res, "plan has %d pairs on %d ranks, expected %d on %d",
-                     relay_plan_count(pc->plan), relay_plan_nranks(pc->plan), tc->count, P);
+                     relay_plan_count(pc->plan), relay_plan_nranks(pc->plan), tc->count, tc->nranks);
         return 0;
     }
     return 1;
@@ -518,8 +402,9 @@ static int make_plan(const transform_case *tc, int P, planned_case *pc, case_res
 
 /* Reads sigma, checks it is a permutation (the identity without relabeling)
  * and builds the reference destinations it implies. */
-static int relabel_destinations(const transform_case *tc, int P, planned_case *pc, case_result *res)
+static int relabel_destinations(const transform_case *tc, planned_case *pc, case_result *res)
 {
+    int P = tc->nranks;
     int *sigma = malloc(sizeof *sigma * (size_t)P), *seen = calloc((size_t)P, sizeof *seen);
     relay_status s = relay_plan_relabeling(pc->plan, sigma);
     int ok = s == RELAY_OK;
@@ -532,21 +417,21 @@ static int relabel_destinations(const transform_case *tc, int P, planned_case *p
             note_failure(res, "relabeling: sigma[%d] = %d is not a permutation%s", r, sigma[r],
                          tc->relabel == RELAY_RELABEL_NONE ? " (expected the identity)" : "");
     }
-    for (int k = 0; ok && k < tc->count; k++)
-        ref_layout_relabeled(&pc->dst_ref[pc->have_dst_ref++], &tc->dst[k], sigma, P);
+    if (ok)
+        case_relabel_dst(tc, sigma, pc->dst_ref);
+    pc->have_dst_ref = ok;
     free(sigma);
     free(seen);
     return ok;
 }
 
 /* relay_plan_buffer_elems against the reference sizes, every pair, side and rank. */
-static int buffer_sizes_agree(const transform_case *tc, int P, const planned_case *pc,
-                              case_result *res)
+static int buffer_sizes_agree(const transform_case *tc, const planned_case *pc, case_result *res)
 {
     for (int k = 0; k < tc->count; k++) {
         for (int is_dst = 0; is_dst <= 1; is_dst++) {
             const ref_layout *r = is_dst ? &pc->dst_ref[k] : &tc->src[k];
-            for (int rank = 0; rank < P; rank++) {
+            for (int rank = 0; rank < tc->nranks; rank++) {
                 int64_t want = ref_local_elems(r, rank);
                 int64_t got = relay_plan_buffer_elems(pc->plan, is_dst, k, rank);
                 if (got != want) {
@@ -561,21 +446,18 @@ static int buffer_sizes_agree(const transform_case *tc, int P, const planned_cas
     return 1;
 }
 
-static int plan_case(const transform_case *tc, int P, planned_case *pc, case_result *res)
+static int plan_case(const transform_case *tc, planned_case *pc, case_result *res)
 {
-    return build_layouts(tc, pc, res) && make_plan(tc, P, pc, res)
-           && relabel_destinations(tc, P, pc, res) && buffer_sizes_agree(tc, P, pc, res);
+    return make_plan(tc, pc, res) && relabel_destinations(tc, pc, res) && buffer_sizes_agree(tc, pc, res);
 }
 
 /* ---- one replay ------------------------------------------------------------------ */
 
-/* A rank's buffer of one matrix and which global element each local index holds. */
+/* A rank's buffer of one matrix: its elements (ref_buffer, with which global
+ * element each local index holds) inside a larger allocation. */
 typedef struct {
     void *allocation;
-    void *data;             /* shifted into the allocation by the replay number */
-    int64_t size;
-    int64_t *map;           /* i*n + j, or -1 for a gap */
-    int64_t n;              /* the matrix's column count, to decode map */
+    ref_buffer v;           /* v.data shifted into the allocation by the replay number */
 } local_buffer;
 
 /* Each replay's buffer starts `shift` elements into its allocation, so that its
@@ -583,32 +465,24 @@ typedef struct {
 static void buffer_init(local_buffer *b, const ref_layout *l, int rank, relay_type type, int shift)
 {
     size_t elem = ref_type_size(type);
-    b->size = ref_local_elems(l, rank);
-    b->map = ref_local_map(l, rank);
-    b->n = l->n;
-    b->allocation = malloc(elem * (size_t)(b->size + shift + 1));
-    b->data = (char *)b->allocation + elem * (size_t)shift;
+    b->v.type = type;
+    b->v.size = ref_local_elems(l, rank);
+    b->v.map = ref_local_map(l, rank);
+    b->v.n = l->n;
+    b->allocation = malloc(elem * (size_t)(b->v.size + shift + 1));
+    b->v.data = (char *)b->allocation + elem * (size_t)shift;
 }
 
 static void buffer_free(local_buffer *b)
 {
     free(b->allocation);
-    free(b->map);
+    free(b->v.map);
 }
 
-/* alpha or beta as the plan's element type. */
-typedef union {
-    float f;
-    double d;
-    float complex cf;
-    double complex cd;
-} scalar;
-
-/* Seeds of B's and A's values of pair k in one replay: distinct everywhere. */
-static uint64_t value_seed(int number, int replay, int k, int is_a)
+/* Seed of B's values of pair k in one replay (A's: the next): distinct everywhere. */
+static uint64_t value_seed(int number, int replay, int k)
 {
-    return (((uint64_t)number * REPLAYS + (uint64_t)replay) * MAX_PAIRS + (uint64_t)k) * 2
-           + (uint64_t)is_a + 1;
+    return (((uint64_t)number * REPLAYS + (uint64_t)replay) * MAX_PAIRS + (uint64_t)k) * 2 + 1;
 }
 
 /* What the reference computes: alpha NULL means 1, beta NULL means 0. */
@@ -616,31 +490,7 @@ static ref_transform pair_transform(const transform_case *tc, int number, int re
 {
     double complex alpha, beta;
     replay_scalars(tc, replay, &alpha, &beta);
-    alpha = tc->alpha_null ? 1 : alpha;
-    beta = tc->beta_null ? 0 : beta;
-    ref_transform t = {.op = tc->ops[k], .type = tc->type, .alpha = alpha,
-                       .beta = beta, .read_a = beta != 0,
-                       .seed_b = value_seed(number, replay, k, 0),
-                       .seed_a = value_seed(number, replay, k, 1)};
-    return t;
-}
-
-/* Fills B with its values and A with its old values (NaN if A must not be
- * read); gaps get GAP_VALUE in both. */
-static void fill_buffers(const ref_transform *t, local_buffer *a, local_buffer *b)
-{
-    int cx = ref_type_is_complex(t->type);
-    for (int64_t k = 0; k < b->size; k++) {
-        int64_t g = b->map[k];
-        ref_store(t->type, b->data, k, g < 0 ? GAP_VALUE : ref_value(t->seed_b, g / b->n, g % b->n, cx));
-    }
-    for (int64_t k = 0; k < a->size; k++) {
-        int64_t g = a->map[k];
-        double complex old = g < 0 ? GAP_VALUE
-                           : t->read_a ? ref_value(t->seed_a, g / a->n, g % a->n, cx)
-                           : CMPLX(NAN, NAN);
-        ref_store(t->type, a->data, k, old);
-    }
+    return case_pair_transform(tc, k, alpha, beta, value_seed(number, replay, k));
 }
 
 static int same_value(double complex x, double complex y)
@@ -649,11 +499,11 @@ static int same_value(double complex x, double complex y)
 }
 
 static void check_a(const transform_case *tc, int k, int replay, int rank,
-                    const ref_transform *t, const local_buffer *a, case_result *res)
+                    const ref_transform *t, const ref_buffer *a, case_result *res)
 {
     for (int64_t idx = 0; idx < a->size; idx++) {
         int64_t g = a->map[idx];
-        double complex want = g < 0 ? GAP_VALUE : ref_expected(t, g / a->n, g % a->n);
+        double complex want = g < 0 ? REF_GAP_VALUE : ref_expected(t, g / a->n, g % a->n);
         double complex got = ref_load(t->type, a->data, idx);
         if (same_value(want, got))
             continue;
@@ -672,16 +522,10 @@ static void check_a(const transform_case *tc, int k, int replay, int rank,
 }
 
 static void check_b_unchanged(const ref_transform *t, int k, int replay, int rank,
-                              const local_buffer *b, case_result *res)
+                              const ref_buffer *b, case_result *res)
 {
-    int cx = ref_type_is_complex(t->type);
-    for (int64_t idx = 0; idx < b->size; idx++) {
-        int64_t g = b->map[idx];
-        double complex want = g < 0 ? GAP_VALUE : ref_value(t->seed_b, g / b->n, g % b->n, cx);
-        if (!same_value(want, ref_load(t->type, b->data, idx)))
-            note_failure(res, "pair %d replay %d rank %d: B changed at local %lld", k, replay,
-                         rank, (long long)idx);
-    }
+    if (!ref_buffer_holds(b, t->seed_b))
+        note_failure(res, "pair %d replay %d rank %d: B changed", k, replay, rank);
 }
 
 /* Replays on fresh buffers with fresh values; odd replays use start + wait,
@@ -698,13 +542,13 @@ static void replay_once(relay_exec *exec, const transform_case *tc, const planne
         t[k] = pair_transform(tc, number, replay, k);
         buffer_init(&a[k], &pc->dst_ref[k], rank, tc->type, replay);
         buffer_init(&b[k], &tc->src[k], rank, tc->type, replay);
-        fill_buffers(&t[k], &a[k], &b[k]);
-        dst[k] = a[k].size || split_phase ? a[k].data : NULL;
-        src[k] = b[k].size || split_phase ? b[k].data : NULL;
+        case_fill(&t[k], &a[k].v, &b[k].v);
+        dst[k] = a[k].v.size || split_phase ? a[k].v.data : NULL;
+        src[k] = b[k].v.size || split_phase ? b[k].v.data : NULL;
     }
     double complex alpha_value, beta_value;
     replay_scalars(tc, replay, &alpha_value, &beta_value);
-    scalar alpha, beta;
+    case_scalar alpha, beta;
     ref_store(tc->type, &alpha, 0, alpha_value);
     ref_store(tc->type, &beta, 0, beta_value);
     const void *alpha_arg = tc->alpha_null ? NULL : &alpha;
@@ -719,8 +563,8 @@ static void replay_once(relay_exec *exec, const transform_case *tc, const planne
                      relay_status_str(s), relay_last_error());
     for (int k = 0; k < tc->count; k++) {
         if (s == RELAY_OK) {
-            check_a(tc, k, replay, rank, &t[k], &a[k], res);
-            check_b_unchanged(&t[k], k, replay, rank, &b[k], res);
+            check_a(tc, k, replay, rank, &t[k], &a[k].v, res);
+            check_b_unchanged(&t[k], k, replay, rank, &b[k].v, res);
         }
         buffer_free(&a[k]);
         buffer_free(&b[k]);
@@ -751,10 +595,8 @@ static void report_failure(const test_run *run, int number, const transform_case
         printf("FAIL case %d (%s, %d pair%s%s, %s, relabel %d, schedule %s, cap %lld bytes) at %d ranks:\n"
                "  %s\n", number, tc->name, tc->count, tc->count > 1 ? "s" : "",
                tc->batched ? ", batched" : "", ref_type_name(tc->type), (int)tc->relabel,
-               schedule_names[tc->schedule], (long long)tc->max_buffer_bytes, run->size, text);
-        for (int k = 0; k < tc->count; k++)
-            printf("  pair %d op %s\n    A: %s\n    B: %s\n", k, ref_op_name(tc->ops[k]),
-                   tc->dst[k].desc, tc->src[k].desc);
+               case_schedule_names[tc->schedule], (long long)tc->max_buffer_bytes, run->size, text);
+        case_print_pairs(tc, "  ");
         fflush(stdout);
     }
 }
@@ -763,7 +605,7 @@ static void run_case(test_run *run, int number, const transform_case *tc)
 {
     case_result res = {0};
     planned_case pc = {0};
-    if (all_ranks_ok(plan_case(tc, run->size, &pc, &res))) {
+    if (all_ranks_ok(plan_case(tc, &pc, &res))) {
         relay_exec *exec = NULL;
         relay_status s = relay_exec_create(&exec, pc.plan, MPI_COMM_WORLD);
         if (s != RELAY_OK)
@@ -776,7 +618,7 @@ static void run_case(test_run *run, int number, const transform_case *tc)
         if (s == RELAY_OK)
             relay_exec_free(exec);
     }
-    planned_free(&pc, tc->count);
+    planned_free(tc, &pc);
     long long total;
     MPI_Allreduce(&res.failures, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (total == 0) {

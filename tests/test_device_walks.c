@@ -30,7 +30,6 @@
 #include "device_walks.h"
 
 #include <complex.h>
-#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -41,18 +40,19 @@
 #include <cmocka.h>
 
 #include "exec_kind.h"
-#include "reference.h"
 #include "relay/relay.h"
 #include "transform.h"
+#include "transform_case.h"
 
 enum { RANDOM_CASES = 2000, MAX_RANKS = 8, MAX_PAIRS = 2, MAX_NOTES = 4 };
 
-/* Stored in the gaps of A's and B's buffers: must never be written. */
-static const double GAP_VALUE = 77777.0;
+/* A case (transform_case.h): pairs of reference layouts, op, type, scalars,
+ * on tc->nranks emulated ranks.  The gaps of A's and B's buffers hold
+ * REF_GAP_VALUE and must never be written. */
+typedef transform_case walk_case;
 
 /* ---- failures: counted per case, the first few described ------------- */
 
-typedef struct walk_case walk_case;
 static void case_describe(const walk_case *tc);
 
 static const walk_case *current_case;
@@ -71,55 +71,14 @@ static void note(const char *fmt, ...)
     va_end(ap);
 }
 
-/* ---- a case: pairs of reference layouts, op, type, scalars ----------- */
-
-struct walk_case {
-    char name[80];
-    int nranks, count;
-    ref_layout dst[MAX_PAIRS], src[MAX_PAIRS];
-    relay_op ops[MAX_PAIRS];
-    relay_type type;
-    double complex alpha, beta;
-    relay_relabel relabel;
-    relay_schedule schedule;
-};
-
-static void case_init(walk_case *tc, const char *name, int nranks, relay_type type, double complex alpha,
-                      double complex beta)
-{
-    memset(tc, 0, sizeof *tc);
-    snprintf(tc->name, sizeof tc->name, "%s", name);
-    tc->nranks = nranks;
-    tc->type = type;
-    tc->alpha = alpha;
-    tc->beta = beta;
-    tc->relabel = RELAY_RELABEL_NONE;
-    tc->schedule = RELAY_SCHED_AUTO;
-}
-
-static void case_add_pair(walk_case *tc, ref_layout dst, ref_layout src, relay_op op)
-{
-    tc->dst[tc->count] = dst;
-    tc->src[tc->count] = src;
-    tc->ops[tc->count++] = op;
-}
-
-static void case_free(walk_case *tc)
-{
-    for (int k = 0; k < tc->count; k++) {
-        ref_layout_free(&tc->dst[k]);
-        ref_layout_free(&tc->src[k]);
-    }
-}
+/* ---- describing a case ---------------------------------------------- */
 
 static void case_describe(const walk_case *tc)
 {
     printf("  FAIL case \"%s\": %d ranks, %s, alpha %g%+gi, beta %g%+gi, relabel %d, schedule %d\n", tc->name,
            tc->nranks, ref_type_name(tc->type), creal(tc->alpha), cimag(tc->alpha), creal(tc->beta),
            cimag(tc->beta), (int)tc->relabel, (int)tc->schedule);
-    for (int k = 0; k < tc->count; k++)
-        printf("    pair %d op %s\n      A: %s\n      B: %s\n", k, ref_op_name(tc->ops[k]), tc->dst[k].desc,
-               tc->src[k].desc);
+    case_print_pairs(tc, "    ");
 }
 
 /* ---- the emulated ranks ---------------------------------------------- */
@@ -176,19 +135,11 @@ static void buffer_free(emu_buffer *eb)
 }
 
 /* B holds its values; A its old values, or NaN where beta is 0 (A must not
- * be read); gaps GAP_VALUE in both. */
+ * be read); gaps REF_GAP_VALUE in both (case_fill). */
 static void fill_buffers(const ref_transform *t, emu_buffer *a, emu_buffer *b)
 {
-    int cx = ref_type_is_complex(t->type);
-    for (int64_t k = 0; k < b->elems; k++) {
-        int64_t g = b->map[k];
-        ref_store(t->type, b->data, k, g < 0 ? GAP_VALUE : ref_value(t->seed_b, g / b->n, g % b->n, cx));
-    }
-    for (int64_t k = 0; k < a->elems; k++) {
-        int64_t g = a->map[k];
-        double complex old = g < 0 ? GAP_VALUE : t->read_a ? ref_value(t->seed_a, g / a->n, g % a->n, cx) : CMPLX(NAN, NAN);
-        ref_store(t->type, a->data, k, old);
-    }
+    ref_buffer av = {t->type, a->data, a->elems, a->n, a->map}, bv = {t->type, b->data, b->elems, b->n, b->map};
+    case_fill(t, &av, &bv);
 }
 
 /* Rank r's part prepared as relay_exec_create prepares it, its three
@@ -344,7 +295,7 @@ static void check_a(const emulation *em, int r, int k)
     const ref_transform *t = &em->t[k];
     for (int64_t idx = 0; idx < a->elems; idx++) {
         int64_t g = a->map[idx];
-        double complex want = g < 0 ? GAP_VALUE : ref_expected(t, g / a->n, g % a->n);
+        double complex want = g < 0 ? REF_GAP_VALUE : ref_expected(t, g / a->n, g % a->n);
         double complex got = ref_load(t->type, a->data, idx);
         if (a->writes[idx] != (g >= 0) || !same_value(want, got))
             note("rank %d pair %d: A(%lld, %lld) at local %lld written %d times: expected %g%+gi, got %g%+gi", r, k,
@@ -390,23 +341,9 @@ static uint64_t case_seed;
 
 static relay_plan *plan_case(const walk_case *tc)
 {
-    relay_layout *dst[MAX_PAIRS], *src[MAX_PAIRS];
-    for (int k = 0; k < tc->count; k++) {
-        assert_int_equal(ref_build_relay_layout(&tc->dst[k], &dst[k]), RELAY_OK);
-        assert_int_equal(ref_build_relay_layout(&tc->src[k], &src[k]), RELAY_OK);
-    }
-    relay_plan_options opts;
-    relay_plan_options_init(&opts);
-    opts.relabel = tc->relabel;
-    opts.schedule = tc->schedule;
-    relay_plan *plan = NULL;
-    relay_status st = relay_plan_transform_batch(&plan, tc->nranks, tc->count, (const relay_layout *const *)dst,
-                                                 (const relay_layout *const *)src, tc->ops, tc->type, &opts);
-    if (st) fail_msg("case \"%s\": planning: %s: %s", tc->name, relay_status_str(st), relay_last_error());
-    for (int k = 0; k < tc->count; k++) {
-        relay_layout_free(dst[k]);
-        relay_layout_free(src[k]);
-    }
+    relay_plan *plan;
+    char why[512];
+    if (case_plan(tc, &plan, why, sizeof why)) fail_msg("case \"%s\": %s", tc->name, why);
     return plan;
 }
 
@@ -417,11 +354,10 @@ static void reference_of(emulation *em)
     const walk_case *tc = em->tc;
     int sigma[MAX_RANKS];
     assert_int_equal(relay_plan_relabeling(em->plan, sigma), RELAY_OK);
+    case_relabel_dst(tc, sigma, em->dst_ref);
     for (int k = 0; k < tc->count; k++) {
-        ref_layout_relabeled(&em->dst_ref[k], &tc->dst[k], sigma, tc->nranks);
         case_seed += 2;
-        em->t[k] = (ref_transform){.op = tc->ops[k], .type = tc->type, .alpha = tc->alpha, .beta = tc->beta,
-                                   .read_a = tc->beta != 0, .seed_b = case_seed, .seed_a = case_seed + 1};
+        em->t[k] = case_pair_transform(tc, k, tc->alpha, tc->beta, case_seed);
     }
 }
 
@@ -439,7 +375,7 @@ static int run_case(const walk_case *tc)
     for (int r = 0; r < tc->nranks; r++) check_rank(&em, r);
     if (case_failures) printf("    (%ld failures in all)\n", case_failures);
     for (int r = 0; r < tc->nranks; r++) rank_free(tc, &em.ranks[r]);
-    for (int k = 0; k < tc->count; k++) ref_layout_free(&em.dst_ref[k]);
+    case_free_dst(tc, em.dst_ref);
     free(em.ranks);
     relay_plan_free(em.plan);
     return case_failures == 0;
@@ -447,21 +383,11 @@ static int run_case(const walk_case *tc)
 
 /* ---- hand-picked cases ----------------------------------------------- */
 
-static ref_layout bc(int64_t m, int64_t n, int64_t mb, int64_t nb, int nprow, int npcol, relay_order elem_order)
-{
-    ref_bc_params p = {m, n, mb, nb, nprow, npcol, RELAY_ROW_MAJOR, 0, 0, 0, elem_order};
-    ref_layout l;
-    ref_layout_block_cyclic(&l, &p);
-    return l;
-}
-
 /* Block-cyclic with its first block on process (rsrc, csrc). */
 static ref_layout bc_from(int64_t m, int64_t n, int64_t mb, int64_t nb, int nprow, int npcol, int rsrc, int csrc)
 {
-    ref_bc_params p = {m, n, mb, nb, nprow, npcol, RELAY_COL_MAJOR, rsrc, csrc, 0, RELAY_COL_MAJOR};
-    ref_layout l;
-    ref_layout_block_cyclic(&l, &p);
-    return l;
+    return case_block_cyclic(
+        (ref_bc_params){m, n, mb, nb, nprow, npcol, RELAY_COL_MAJOR, rsrc, csrc, 0, RELAY_COL_MAJOR});
 }
 
 static const relay_order COL = RELAY_COL_MAJOR, ROW = RELAY_ROW_MAJOR;
@@ -473,12 +399,12 @@ static void test_hand_picked(void **state)
     int failed = 0;
 
     case_init(&tc, "8x8 blocks transposed on 2 x 2", 4, RELAY_DOUBLE, 1, 0);
-    case_add_pair(&tc, bc(64, 64, 8, 8, 2, 2, COL), bc(64, 64, 8, 8, 2, 2, COL), RELAY_OP_T);
+    case_add_pair(&tc, case_bc(64, 64, 8, 8, 2, 2, COL), case_bc(64, 64, 8, 8, 2, 2, COL), RELAY_OP_T);
     failed += !run_case(&tc);
     case_free(&tc);
 
     case_init(&tc, "8x8 blocks conjugate-transposed, one rank, row-major B", 1, RELAY_CFLOAT, CMPLX(1, 2), 0.5);
-    case_add_pair(&tc, bc(64, 64, 8, 8, 1, 1, COL), bc(64, 64, 8, 8, 1, 1, ROW), RELAY_OP_C);
+    case_add_pair(&tc, case_bc(64, 64, 8, 8, 1, 1, COL), case_bc(64, 64, 8, 8, 1, 1, ROW), RELAY_OP_C);
     failed += !run_case(&tc);
     case_free(&tc);
 
@@ -488,42 +414,42 @@ static void test_hand_picked(void **state)
     case_free(&tc);
 
     case_init(&tc, "a single element on one rank", 1, RELAY_FLOAT, -1, 0);
-    case_add_pair(&tc, bc(1, 1, 4, 4, 1, 1, ROW), bc(1, 1, 1, 1, 1, 1, COL), RELAY_OP_N);
+    case_add_pair(&tc, case_bc(1, 1, 4, 4, 1, 1, ROW), case_bc(1, 1, 1, 1, 1, 1, COL), RELAY_OP_N);
     failed += !run_case(&tc);
     case_free(&tc);
 
     case_init(&tc, "rectangle: 1 x 100 row to 100 x 1 column", 4, RELAY_DOUBLE, 2, -1);
-    case_add_pair(&tc, bc(100, 1, 9, 1, 4, 1, COL), bc(1, 100, 1, 7, 1, 4, ROW), RELAY_OP_T);
+    case_add_pair(&tc, case_bc(100, 1, 9, 1, 4, 1, COL), case_bc(1, 100, 1, 7, 1, 4, ROW), RELAY_OP_T);
     failed += !run_case(&tc);
     case_free(&tc);
 
     case_init(&tc, "rectangle: 37 x 5 from 5 x 37, row-major A", 3, RELAY_CFLOAT, -1, CMPLX(1, -1));
-    case_add_pair(&tc, bc(37, 5, 4, 2, 3, 1, ROW), bc(5, 37, 5, 3, 1, 3, COL), RELAY_OP_C);
+    case_add_pair(&tc, case_bc(37, 5, 4, 2, 3, 1, ROW), case_bc(5, 37, 5, 3, 1, 3, COL), RELAY_OP_C);
     failed += !run_case(&tc);
     case_free(&tc);
 
     case_init(&tc, "empty ranks: A on 1 x 2, B on 3 x 1 of 8", 8, RELAY_FLOAT, 0.5, 0);
-    case_add_pair(&tc, bc(45, 33, 6, 6, 1, 2, COL), bc(45, 33, 5, 4, 3, 1, ROW), RELAY_OP_N);
+    case_add_pair(&tc, case_bc(45, 33, 6, 6, 1, 2, COL), case_bc(45, 33, 5, 4, 3, 1, ROW), RELAY_OP_N);
     failed += !run_case(&tc);
     case_free(&tc);
 
     /* Bands of many tiles (64 x 64 blocks, 50 x 40 blocks), and tiles of
      * many bands (1 x 1 and 3 x 3 blocks). */
     case_init(&tc, "large bands, conjugate transpose", 4, RELAY_CDOUBLE, CMPLX(-0.5, 1), CMPLX(0, -1));
-    case_add_pair(&tc, bc(150, 130, 64, 64, 2, 2, COL), bc(130, 150, 50, 40, 2, 2, ROW), RELAY_OP_C);
+    case_add_pair(&tc, case_bc(150, 130, 64, 64, 2, 2, COL), case_bc(130, 150, 50, 40, 2, 2, ROW), RELAY_OP_C);
     failed += !run_case(&tc);
     case_free(&tc);
 
     case_init(&tc, "1 x 1 blocks to 7 x 7, relabeled", 4, RELAY_DOUBLE, 1, 1);
     tc.relabel = RELAY_RELABEL_OPTIMAL;
-    case_add_pair(&tc, bc(40, 40, 7, 7, 2, 2, ROW), bc(40, 40, 1, 1, 2, 2, COL), RELAY_OP_N);
+    case_add_pair(&tc, case_bc(40, 40, 7, 7, 2, 2, ROW), case_bc(40, 40, 1, 1, 2, 2, COL), RELAY_OP_N);
     failed += !run_case(&tc);
     case_free(&tc);
 
     case_init(&tc, "batch: 3 x 3 blocks transposed, and a copy, rounds", 2, RELAY_FLOAT, 2, 0.5);
     tc.schedule = RELAY_SCHED_ROUNDS;
-    case_add_pair(&tc, bc(70, 50, 32, 32, 1, 2, COL), bc(50, 70, 3, 3, 2, 1, ROW), RELAY_OP_T);
-    case_add_pair(&tc, bc(33, 65, 5, 65, 2, 1, ROW), bc(33, 65, 33, 16, 1, 2, COL), RELAY_OP_N);
+    case_add_pair(&tc, case_bc(70, 50, 32, 32, 1, 2, COL), case_bc(50, 70, 3, 3, 2, 1, ROW), RELAY_OP_T);
+    case_add_pair(&tc, case_bc(33, 65, 5, 65, 2, 1, ROW), case_bc(33, 65, 33, 16, 1, 2, COL), RELAY_OP_N);
     failed += !run_case(&tc);
     case_free(&tc);
 
@@ -532,22 +458,8 @@ static void test_hand_picked(void **state)
 
 /* ---- random cases ---------------------------------------------------- */
 
-static const relay_type all_types[] = {RELAY_FLOAT, RELAY_DOUBLE, RELAY_CFLOAT, RELAY_CDOUBLE};
-static const relay_op all_ops[] = {RELAY_OP_N, RELAY_OP_T, RELAY_OP_C};
 static const relay_schedule some_schedules[] = {RELAY_SCHED_AUTO, RELAY_SCHED_P2P, RELAY_SCHED_ROUNDS,
                                                 RELAY_SCHED_ALLTOALLV};
-
-/* Mostly 1..60, sometimes 100..200. */
-static int64_t random_extent(ref_rng *rng)
-{
-    return ref_rng_percent(rng, 5) ? ref_rng_range(rng, 100, 200) : ref_rng_range(rng, 1, 60);
-}
-
-static double complex random_scalar(ref_rng *rng, relay_type type)
-{
-    static const double complex values[] = {0, 1, -1, 2, 0.5, -0.5, CMPLX(1, 2), CMPLX(0, 1), CMPLX(-0.5, 1)};
-    return values[ref_rng_range(rng, 0, ref_type_is_complex(type) ? 8 : 5)];
-}
 
 /* Random case `index`, from a generator seeded by the index only. */
 static void random_case(walk_case *tc, int index)
@@ -555,21 +467,18 @@ static void random_case(walk_case *tc, int index)
     ref_rng rng;
     ref_rng_seed(&rng, 0xde71ce00 + (uint64_t)index);
     int P = (int)ref_rng_range(&rng, 1, MAX_RANKS);
-    relay_type type = all_types[ref_rng_range(&rng, 0, 3)];
+    relay_type type = case_types[ref_rng_range(&rng, 0, 3)];
     char name[32];
     snprintf(name, sizeof name, "random %d", index);
-    case_init(tc, name, P, type, random_scalar(&rng, type), random_scalar(&rng, type));
+    case_init(tc, name, P, type, case_random_scalar(&rng, type), case_random_scalar(&rng, type));
     if (ref_rng_percent(&rng, 15))
         tc->relabel = ref_rng_percent(&rng, 50) ? RELAY_RELABEL_GREEDY : RELAY_RELABEL_OPTIMAL;
     tc->schedule = some_schedules[ref_rng_range(&rng, 0, 3)];
     int count = ref_rng_percent(&rng, 15) ? MAX_PAIRS : 1;
     for (int k = 0; k < count; k++) {
-        relay_op op = all_ops[ref_rng_range(&rng, 0, 2)];
-        int64_t m = random_extent(&rng), n = random_extent(&rng);
-        ref_layout dst, src;
-        ref_random_layout(&dst, &rng, m, n, P);
-        ref_random_layout(&src, &rng, op == RELAY_OP_N ? m : n, op == RELAY_OP_N ? n : m, P);
-        case_add_pair(tc, dst, src, op);
+        relay_op op = case_ops[ref_rng_range(&rng, 0, 2)];
+        int64_t m = case_random_extent(&rng), n = case_random_extent(&rng);
+        case_add_random_pair(tc, &rng, op, m, n);
     }
 }
 
