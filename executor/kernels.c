@@ -307,21 +307,32 @@ static int64_t interior_start(int64_t aligned, int64_t n) { return aligned < 0 ?
 
 /* Streaming stores bypass the caches: possible where dst's lines are
  * aligned, worth it for a destination written once (mode 2 reads it) that
- * is larger than the caches: here the kernel sees only a rectangle (the
- * executor's tasks are tiles of about 181 x 181), so it takes a rectangle
- * whose columns span STREAM_SPAN_BYTES or more of dst as part of a large
- * matrix (an n = 4000 double matrix's tiles span 5.8 MB), or one its caller
- * says is (large_dst: an N-D transfer's planes, each 1-2 MB of a pencil of
- * hundreds: streamed, a 384^3 x->y reshape on one rank took 145 ms instead
- * of 514).  Measured on 4000^2..8192^2 doubles, they cut a transpose's
- * time by 20-30% here.  Below STREAM_MIN_BYTES the closing fence is not
- * worth it. */
+ * is larger than the caches: here the kernel sees only a rectangle, so it
+ * takes a rectangle whose columns span STREAM_SPAN_BYTES or more of dst
+ * as part of a large matrix (an n = 4000 double matrix's tiles span
+ * 5.8 MB), or one its caller says is (large_dst: an N-D transfer's planes,
+ * each 1-2 MB of a pencil of hundreds: streamed, a 384^3 x->y reshape on
+ * one rank took 145 ms instead of 514; a transform's pieces of A).
+ * Measured on 4000^2..8192^2 doubles, they cut a transpose's time by
+ * 20-30% here.  Below STREAM_MIN_BYTES a fence of the move's own is not
+ * worth it; a caller's deferred fence (defer_fence) is shared by all its
+ * moves, so that small pieces stream too. */
 enum { STREAM_SPAN_BYTES = 4 << 20, STREAM_MIN_BYTES = 16 << 10 };
 
 static int worth_streaming(const rl_update *u, int64_t dld, int64_t rows, int64_t cols, size_t esz)
 {
     int64_t bytes = rows * cols * (int64_t)esz, span = (cols - 1) * dld * (int64_t)esz + rows * (int64_t)esz;
-    return u->mode != 2 && bytes >= STREAM_MIN_BYTES && (span >= STREAM_SPAN_BYTES || u->sc->large_dst);
+    int fence_paid = u->sc->defer_fence || bytes >= STREAM_MIN_BYTES;
+    return u->mode != 2 && fence_paid && (span >= STREAM_SPAN_BYTES || u->sc->large_dst);
+}
+
+/* Only the SIMD kernels stream, and they run only where the CPU has SSE2,
+ * which has sfence. */
+void rl_stream_fence(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ __volatile__("sfence" ::: "memory");
+#endif
 }
 
 /* The transpose: an interior of whole line squares starting where both
@@ -342,6 +353,7 @@ static void simd_transpose(const rl_simd_set *set, const rl_update *u, rl_side d
     inner.stream = dst_aligned >= 0 && worth_streaming(u, dst.cs, ni, nj, esz);
     set->transpose[u->sc->type](side_at(dst, i0, j0, esz).base, dst.cs, side_at(src, i0, j0, esz).base, src.rs, ni, nj,
                                 &inner);
+    if (inner.stream && !u->sc->defer_fence) rl_stream_fence();
     c_move(u, KERNEL_TRANSPOSE, dst, src, i0, cols);
     c_move(u, KERNEL_TRANSPOSE, side_at(dst, i0 + ni, 0, esz), side_at(src, i0 + ni, 0, esz), rows - i0 - ni, cols);
     c_move(u, KERNEL_TRANSPOSE, side_at(dst, i0, 0, esz), side_at(src, i0, 0, esz), ni, j0);

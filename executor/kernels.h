@@ -31,6 +31,8 @@ typedef struct {
     int large_dst;   /* set by callers whose rectangles are parts of one destination larger than the
                         caches (RL_LARGE_DST_BYTES), written once: streaming stores, whatever one
                         rectangle spans (0 from rl_scalars_set) */
+    int defer_fence; /* set by callers that call rl_stream_fence once after many moves, instead of
+                        each move that streamed fencing its own stores (0 from rl_scalars_set) */
 } rl_scalars;
 
 /* A destination at least this large, written once, is better written past
@@ -60,6 +62,10 @@ static inline rl_side rl_side_at(void *base, int64_t ld, relay_order o, int tran
 /* dst := alpha * op(src) + beta * dst over rows x cols (dst coordinates);
  * conj applies complex conjugation to src (op C). */
 void rl_move(const rl_scalars *s, int conj, rl_side dst, rl_side src, int64_t rows, int64_t cols);
+
+/* Makes this thread's streamed stores visible to other threads and
+ * processes, as a move with defer_fence unset does on its own. */
+void rl_stream_fence(void);
 
 /* Plain copy of the rectangle (alpha 1, beta 0, no conjugation). */
 void rl_copy(relay_type t, rl_side dst, rl_side src, int64_t rows, int64_t cols);

@@ -217,7 +217,6 @@ HOT void runs_of(relay_type t, int esz, char *d, int64_t dld, const char *s, int
         else if (u->mode == 1) transpose_tiles(TYPE, ESZ, dd, db, ss, sb, rows, cols, &f, 1, 0);         \
         else if (u->stream) transpose_tiles(TYPE, ESZ, dd, db, ss, sb, rows, cols, &f, 0, 1);            \
         else transpose_tiles(TYPE, ESZ, dd, db, ss, sb, rows, cols, &f, 0, 0);                           \
-        if (u->stream) _mm_sfence(); /* streamed lines reach memory before anyone reads them */          \
     }                                                                                                     \
     static int64_t runs_##SUF(void *d, int64_t dld, const void *s, int64_t sld, int64_t rows, int64_t cols,  \
                               const rl_update *u)                                                        \

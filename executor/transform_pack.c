@@ -425,12 +425,23 @@ static void move_bands(const rl_walk *w, const rl_task *t, char *from, char *to,
 
 typedef enum { PACK, UNPACK, LOCAL } move_kind;
 
+/* A task writes a part of A (unpacking, local moves) that the replay
+ * writes once: where this pair's A is larger than the caches, its pieces
+ * are streamed past them whatever their size, and the task's moves share
+ * one fence. */
 static void move_task(const rl_transform_exec *x, const rl_message_set *ms, const rl_task *t, char *buf, move_kind kind)
 {
     const rl_walk *w = &ms->walks[t->walk];
     char *b = (char *)x->src[w->pair], *a = x->dst[w->pair];
-    if (kind == PACK) move_bands(w, t, b, buf, &x->plain, 0, x->esz);
-    else move_bands(w, t, kind == UNPACK ? buf : b, a, &x->scalars, x->pairs[w->pair].op == RELAY_OP_C, x->esz);
+    if (kind == PACK) {
+        move_bands(w, t, b, buf, &x->plain, 0, x->esz);
+        return;
+    }
+    rl_scalars sc = x->scalars;
+    sc.large_dst = x->sec->dst_elems[w->pair] * (int64_t)x->esz >= RL_LARGE_DST_BYTES;
+    sc.defer_fence = sc.large_dst;
+    move_bands(w, t, kind == UNPACK ? buf : b, a, &sc, x->pairs[w->pair].op == RELAY_OP_C, x->esz);
+    if (sc.defer_fence) rl_stream_fence();
 }
 
 /* ---- whole messages, tasks shared among threads ------------------------ */

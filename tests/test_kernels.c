@@ -8,7 +8,9 @@
  * lattice of 1 x 1 pieces is), each against each; then shapes large
  * enough for the SIMD interiors, on buffers shifted off their cache lines
  * (by whole elements, and by half a complex double) at leading dimensions
- * that are a whole number of lines or not, and large enough to stream.
+ * that are a whole number of lines or not, and large enough to stream;
+ * and small pieces of a destination their caller says is large (streamed
+ * whatever their size, the fence deferred).
  * Every check runs once per instruction set the CPU has, each forced
  * through the dispatch, and once with the portable C loops. */
 #include <complex.h>
@@ -55,6 +57,7 @@ typedef struct {
     int64_t rows, cols, pad;
     double complex alpha, beta;
     size_t dst_shift, src_shift; /* bytes past a cache line where each buffer starts */
+    int large_dst;               /* moved as a piece of a large destination, one fence deferred to the end */
 } kernel_case;
 
 /* n bytes starting shift bytes past a cache line; free with free_shifted. */
@@ -88,8 +91,10 @@ static void run_case(const kernel_case *kc)
     store(kc->type, alpha, 0, kc->alpha);
     store(kc->type, beta, 0, kc->beta);
     rl_scalars_set(&sc, kc->type, alpha, beta);
+    sc.large_dst = sc.defer_fence = kc->large_dst;
     rl_side dst = rl_side_at(d, dld, kc->dst_order, 0), src = rl_side_at(s, sld, kc->src_order, t);
     rl_move(&sc, kc->op == RELAY_OP_C, dst, src, kc->rows, kc->cols);
+    if (kc->large_dst) rl_stream_fence();
 
     double complex a = load(kc->type, alpha, 0), b = load(kc->type, beta, 0);
     for (int64_t i = 0; i < kc->rows; i++)
@@ -129,7 +134,7 @@ static void all_combinations(void)
                         for (int pad = 0; pad <= 3; pad += 3) {
                             kernel_case kc = {(relay_type)type, (relay_op)op, (relay_order)(orders & 1),
                                               (relay_order)(orders >> 1), shapes[sh][0], shapes[sh][1], pad,
-                                              alphas[ab], betas[(ab + orders) % 4], 0, 0};
+                                              alphas[ab], betas[(ab + orders) % 4], 0, 0, 0};
                             run_case(&kc);
                         }
 }
@@ -216,7 +221,7 @@ static void interiors(void)
                         int v = (int)sh + ab + orders;
                         kernel_case kc = {(relay_type)type, (relay_op)op, (relay_order)(orders & 1), (relay_order)(orders >> 1),
                                           shapes[sh][0], shapes[sh][1], pads[v % 3], alphas[ab], betas[ab],
-                                          shifts[v % 4][0], shifts[v % 4][1]};
+                                          shifts[v % 4][0], shifts[v % 4][1], 0};
                         run_case(&kc);
                     }
     }
@@ -240,9 +245,29 @@ static void streamed(void)
                 size_t esz = relay_type_size((relay_type)type);
                 kernel_case kc = {(relay_type)type, v ? RELAY_OP_C : RELAY_OP_T, RELAY_COL_MAJOR, RELAY_COL_MAJOR, rows, cols,
                                   ld_bytes / (int64_t)esz - rows + shift_odd[v][1], alphas[ab], betas[ab],
-                                  (size_t)shift_odd[v][0] * esz, 0};
+                                  (size_t)shift_odd[v][0] * esz, 0, 0};
                 run_case(&kc);
             }
+}
+
+/* Pieces of a large destination (a transform's pieces of A): streamed
+ * whatever their size, one fence after the move; pieces of one line
+ * square, of several, and with partial lines, on a line or off it. */
+static void streamed_pieces(void)
+{
+    const int64_t shapes[][2] = {{8, 8}, {16, 16}, {32, 128}, {9, 17}};
+    const double complex alphas[] = {1, 2, 1};
+    const double complex betas[] = {0, 0, -1};
+    for (int type = 0; type < 4; type++)
+        for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++)
+            for (int ab = 0; ab < 3; ab++)
+                for (int v = 0; v < 2; v++) {
+                    size_t esz = relay_type_size((relay_type)type);
+                    kernel_case kc = {(relay_type)type, v ? RELAY_OP_C : RELAY_OP_T, RELAY_COL_MAJOR, RELAY_COL_MAJOR,
+                                      shapes[sh][0], shapes[sh][1], 64 / (int64_t)esz, alphas[ab], betas[ab],
+                                      (size_t)v * esz, 0, 1};
+                    run_case(&kc);
+                }
 }
 
 /* Runs check once per instruction set the CPU has (the portable C loops
@@ -283,6 +308,12 @@ static void test_streamed(void **state)
     for_each_isa(streamed);
 }
 
+static void test_streamed_pieces(void **state)
+{
+    (void)state;
+    for_each_isa(streamed_pieces);
+}
+
 /* The C loops are always there; the best set is the default; a set that
  * does not exist is refused and changes nothing. */
 static void test_isa_choice(void **state)
@@ -302,6 +333,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_isa_choice), cmocka_unit_test(test_all_combinations),
                                        cmocka_unit_test(test_strided_sides), cmocka_unit_test(test_interiors),
-                                       cmocka_unit_test(test_streamed)};
+                                       cmocka_unit_test(test_streamed), cmocka_unit_test(test_streamed_pieces)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
