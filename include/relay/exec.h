@@ -73,11 +73,11 @@ RELAY_API relay_status relay_memory_supported(relay_memory m, int *yes);
  * A replay on CUDA memory is ordered on the stream: it reads B and A after
  * the work enqueued on the stream before relay_exec_start, and the work the
  * caller enqueues on the stream after relay_exec_wait returns sees A
- * complete.  relay_exec_start enqueues the packing of every message (one
- * kernel) and, STAGED, waits for each message's copy to the host before it
- * sends it; relay_exec_wait enqueues each landed message's copy to the
- * device and then the unpacking and local moves (one kernel each), and
- * returns without waiting for them.  Between start and wait the host may
+ * complete.  relay_exec_start enqueues the packing of every message and
+ * the local moves (one kernel each) and, STAGED, waits for each message's
+ * copy to the host before it sends it; relay_exec_wait enqueues each
+ * landed message's copy to the device and then the unpacking (one
+ * kernel), and returns without waiting for them.  Between start and wait the host may
  * enqueue other work on other streams but must not write B or A on any
  * stream; after wait it may enqueue work that reads or writes A and B on
  * the executor's stream, or on another stream once it has waited for an
