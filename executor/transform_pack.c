@@ -19,6 +19,7 @@
  * their number follows the lattices and elements, never the pieces. */
 #include <limits.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "buffers.h"
 #include "error.h"
@@ -30,6 +31,8 @@ enum {
     READ_CHUNK_ELEMS = 1 << 16, /* a task reading another process's B reads about this many, */
     READ_RUN_ELEMS = 4096,      /* ... in runs of at most this many */
     PARALLEL_ELEMS = 1 << 16,   /* fewer elements than this are not worth a thread team */
+    SHORT_RUN_BYTES = 256,      /* columns this short move across bands (move_bands), */
+    NEAR_BAND_BYTES = 4096,     /* ... where the source's bands are this near */
     ALIGN = 64
 };
 
@@ -413,8 +416,42 @@ int64_t rl_task_cut_bound(const rl_walk *w, const rl_task *t, size_t esz)
     return min64(rows, w->rows) * min64(cols, w->cols);
 }
 
+/* Whether task t of walk w moves its short columns across its bands: both
+ * sides contiguous down the columns, columns of at most SHORT_RUN_BYTES,
+ * several bands down the task, at most NEAR_BAND_BYTES apart on both sides
+ * (pieces one after another in a pack buffer, every other piece down A's
+ * columns: going across them stays within a page or two), and cuts that
+ * do not follow cache lines (the same for every band). */
+static int columns_across_bands(const rl_walk *w, const rl_task *t, size_t esz)
+{
+    int64_t b = (int64_t)esz;
+    return w->lines_r == RL_LINES_NONE && w->lines_c == RL_LINES_NONE && w->from.rs == 1 && w->to.rs == 1 &&
+           t->i1 - t->i0 > 1 && (t->r1 - t->r0) * b <= SHORT_RUN_BYTES && llabs(w->from.step_r) * b <= NEAR_BAND_BYTES &&
+           llabs(w->to.step_r) * b <= NEAR_BAND_BYTES;
+}
+
+/* Task t column by column: for each column, that column of every band
+ * down the task, as one rectangle whose "columns" are the bands.  Pieces
+ * of 8 x 8 elements otherwise write a line in each of 8 columns of A, 16
+ * KB apart, per piece; this way A is written down one column after
+ * another, as ScaLAPACK's unpack writes it. */
+static void move_columns_across_bands(const rl_walk *w, const rl_task *t, char *from, char *to, const rl_scalars *sc,
+                                      int conj, size_t esz)
+{
+    for (int64_t j = t->j0; j < t->j1; j++)
+        for (int64_t c = t->c0; c < t->c1; c++) {
+            rl_side d = {rl_elem_at(to, rl_band_offset(&w->to, t->i0, j, t->r0, c), esz), 1, w->to.step_r};
+            rl_side s = {rl_elem_at(from, rl_band_offset(&w->from, t->i0, j, t->r0, c), esz), 1, w->from.step_r};
+            rl_move(sc, conj, d, s, t->r1 - t->r0, t->i1 - t->i0);
+        }
+}
+
 static void move_bands(const rl_walk *w, const rl_task *t, char *from, char *to, const rl_scalars *sc, int conj, size_t esz)
 {
+    if (columns_across_bands(w, t, esz)) {
+        move_columns_across_bands(w, t, from, to, sc, conj, esz);
+        return;
+    }
     for (int64_t j = t->j0; j < t->j1; j++)
         for (int64_t i = t->i0; i < t->i1; i++) {
             rl_band_cut q = rl_task_band(w, t, (uintptr_t)from, (uintptr_t)to, i, j, esz);
