@@ -91,12 +91,12 @@ static relay_status count_all(const rl_pair *pair, int P, side_count *one, side_
 {
     rl_batch *b;
     double t0 = now();
-    relay_status st = rl_batch_create(&b, pair, 1);
+    relay_status st = rl_batch_create(&b, pair, 1, RELAY_DOUBLE);
     if (st) return st;
     st = count_rank(b, 0, one);
     rl_batch_free(b);
     double t1 = now();
-    if (!st) st = rl_batch_create(&b, pair, 1);
+    if (!st) st = rl_batch_create(&b, pair, 1, RELAY_DOUBLE);
     if (st) return st;
     for (int r = 0; !st && r < P; r++) st = count_rank(b, r, all);
     rl_batch_free(b);

@@ -71,24 +71,15 @@ static relay_status check_shape(const relay_plan *p, const rl_span *sp, const ch
     return RELAY_OK;
 }
 
-/* Pieces of len elements stride apart, count of them step apart, touch:
- * each starts where the one before ends. */
-static int touch(int64_t count, int64_t len, int64_t stride, int64_t step)
+/* A lattice travels as one unit only along a dimension of several pieces
+ * (the planner fuses where they touch in both buffers or stack: how a
+ * message is packed, which sender and receiver read alike from the same
+ * bits, whatever the buffers; the bounds are checked piece by piece). */
+static relay_status check_fused(const rl_span *sp, const char *what, int64_t index)
 {
-    int64_t extent;
-    return count > 1 && !rl_mul_overflows(len, stride, &extent) && step == extent;
-}
-
-/* A lattice is fused only along a dimension of several pieces that touch
- * in this buffer (the planner fuses where they touch in both). */
-static relay_status check_fused(side sd, const rl_span *sp, const char *what, int64_t index)
-{
-    int64_t rs, cs;
-    rl_strides(sd.order, sp->ld, sd.transposed, &rs, &cs);
     int rows = (sp->fused & RL_FUSED_ROWS) != 0, cols = (sp->fused & RL_FUSED_COLS) != 0;
-    if (sp->fused < 0 || sp->fused > (RL_FUSED_ROWS | RL_FUSED_COLS) ||
-        (rows && !touch(sp->count_r, sp->rows, rs, sp->step_r)) || (cols && !touch(sp->count_c, sp->cols, cs, sp->step_c)))
-        return rl_fail(RELAY_ERR_FORMAT, "%s lattice %lld is fused (%lld) along pieces that do not touch", what,
+    if (sp->fused < 0 || sp->fused > (RL_FUSED_ROWS | RL_FUSED_COLS) || (rows && sp->count_r < 2) || (cols && sp->count_c < 2))
+        return rl_fail(RELAY_ERR_FORMAT, "%s lattice %lld is fused (%lld) along a dimension of one piece", what,
                        (long long)index, (long long)sp->fused);
     return RELAY_OK;
 }
@@ -101,7 +92,7 @@ static relay_status check_span(const relay_plan *p, const rl_section *s, const r
     if (st) return st;
     sd = side_of(p, sp->pair, is_dst);
     st = check_place(sd, sp, is_dst ? s->dst_elems[sp->pair] : s->src_elems[sp->pair], what, index);
-    return st ? st : check_fused(sd, sp, what, index);
+    return st ? st : check_fused(sp, what, index);
 }
 
 /* Messages must partition their lattice array in order, name distinct peers

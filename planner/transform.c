@@ -123,7 +123,7 @@ static relay_status plan_header(relay_plan *p, const relay_plan_options *o, cons
 static relay_status plan_sections_of(relay_plan *p, int only_rank, const rl_transfers *t)
 {
     rl_batch *b;
-    relay_status st = rl_batch_create(&b, p->pairs, p->count);
+    relay_status st = rl_batch_create(&b, p->pairs, p->count, p->type);
     if (st) return st;
     st = only_rank < 0 ? plan_sections(p, b) : rl_batch_section(b, only_rank, &p->sections[only_rank]);
     rl_batch_free(b);

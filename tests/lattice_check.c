@@ -13,7 +13,7 @@
 void lc_sides_build(lc_sides *s, const rl_pair *pairs, int count, int nranks)
 {
     rl_batch *b;
-    assert_int_equal(rl_batch_create(&b, pairs, count), RELAY_OK);
+    assert_int_equal(rl_batch_create(&b, pairs, count, RELAY_DOUBLE), RELAY_OK);
     s->nranks = nranks;
     s->send = calloc((size_t)nranks, sizeof *s->send);
     s->recv = calloc((size_t)nranks, sizeof *s->recv);
@@ -140,7 +140,7 @@ void lc_check_alone(const lc_sides *s, const rl_pair *pairs, int count, int rank
 {
     rl_batch *b;
     rl_lattice_side send, recv;
-    assert_int_equal(rl_batch_create(&b, pairs, count), RELAY_OK);
+    assert_int_equal(rl_batch_create(&b, pairs, count, RELAY_DOUBLE), RELAY_OK);
     assert_int_equal(rl_batch_side(b, rank, 1, &send), RELAY_OK);
     assert_int_equal(rl_batch_side(b, rank, 0, &recv), RELAY_OK);
     same_side(&send, &s->send[rank]);

@@ -281,7 +281,7 @@ static side_count count_send_side(const rl_pair *pair)
     rl_batch *b;
     rl_lattice_side s;
     double t0 = seconds();
-    assert_int_equal(rl_batch_create(&b, pair, 1), RELAY_OK);
+    assert_int_equal(rl_batch_create(&b, pair, 1, RELAY_DOUBLE), RELAY_OK);
     assert_int_equal(rl_batch_side(b, 0, 1, &s), RELAY_OK);
     side_count n = {s.nlattices + s.nlocal, 0, 0, (seconds() - t0) * 1e3};
     for (int32_t m = 0; m < s.nmsg; m++)

@@ -339,6 +339,50 @@ static void test_block_cyclic_32_to_128(void **state)
     relay_layout_free(lb);
 }
 
+/* How many of a plan's lattices (received, on every rank) travel fused
+ * down A's rows without touching there: stacked (lattice_side.c). */
+static int64_t stacked_lattices(const relay_plan *p)
+{
+    int64_t n = 0;
+    for (int r = 0; r < p->nranks; r++)
+        for (int64_t q = 0; q < p->sections[r]->nrecv_spans; q++) {
+            const rl_span *sp = &p->sections[r]->recv_spans[q];
+            n += (sp->fused & RL_FUSED_ROWS) && sp->step_r != sp->rows;
+        }
+    return n;
+}
+
+/* n x n of type t from nb x nb to 128 x 128 blocks on 2 x 2 (column-major
+ * elements): replayed serially, and its stacked lattices counted. */
+static int64_t stacked_in(int64_t n, int64_t nb, relay_op op, relay_type t)
+{
+    relay_layout *la, *lb;
+    relay_plan *p = NULL;
+    assert_int_equal(relay_layout_block_cyclic(&lb, n, n, nb, nb, 2, 2, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR), RELAY_OK);
+    assert_int_equal(relay_layout_block_cyclic(&la, n, n, 128, 128, 2, 2, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR), RELAY_OK);
+    if (t == RELAY_DOUBLE) check_pair_plan(4, la, lb, op);
+    assert_int_equal(relay_plan_transform(&p, 4, la, lb, op, t, NULL), RELAY_OK);
+    int64_t n_stacked = stacked_lattices(p);
+    relay_plan_free(p);
+    relay_layout_free(la);
+    relay_layout_free(lb);
+    return n_stacked;
+}
+
+/* Pieces at most 256 bytes down the columns, every other block down A's
+ * columns, stack on a copy; not on a transpose (B runs the other way), not
+ * 64 doubles long, but 64 floats long they do. */
+static void test_short_near_pieces_stack(void **state)
+{
+    (void)state;
+    assert_true(stacked_in(600, 8, RELAY_OP_N, RELAY_DOUBLE) > 0);
+    assert_true(stacked_in(600, 32, RELAY_OP_N, RELAY_DOUBLE) > 0);
+    assert_int_equal(stacked_in(600, 8, RELAY_OP_T, RELAY_DOUBLE), 0);
+    assert_int_equal(stacked_in(600, 64, RELAY_OP_N, RELAY_DOUBLE), 0);
+    assert_true(stacked_in(600, 64, RELAY_OP_N, RELAY_FLOAT) > 0);
+    assert_int_equal(stacked_in(600, 64, RELAY_OP_N, RELAY_CDOUBLE), 0);
+}
+
 /* Identical layouts move nothing between ranks. */
 static void test_identical_layouts_stay_local(void **state)
 {
@@ -556,6 +600,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_pairs_replay_exactly),
         cmocka_unit_test(test_block_cyclic_32_to_128),
+        cmocka_unit_test(test_short_near_pieces_stack),
         cmocka_unit_test(test_stats_of_submatrices),
         cmocka_unit_test(test_relabeled_rank_plans),
         cmocka_unit_test(test_rank_plans_with_rounds),

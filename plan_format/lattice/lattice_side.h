@@ -72,9 +72,10 @@ int rl_lattice_cmp_place(const rl_lattice *x, const rl_lattice *y);
 static inline int64_t rl_lattice_npieces(const rl_lattice *l) { return l->count_r * l->count_c; }
 
 /* One end's half of a lattice of pair (the sender's B side or the
- * receiver's A side), fused where its pieces touch in both buffers, and the
- * local copy that holds both sides. */
-rl_span rl_lattice_half(const rl_lattice *l, const rl_pair *pair, int receiving);
+ * receiver's A side) of elements of esz bytes, fused where its pieces touch
+ * in both buffers or stack (short and near on both sides: lattice_side.c),
+ * and the local copy that holds both sides. */
+rl_span rl_lattice_half(const rl_lattice *l, const rl_pair *pair, int64_t esz, int receiving);
 rl_local_span rl_lattice_local(const rl_lattice *l);
 
 #endif

@@ -38,7 +38,7 @@ relay_status rl_section_is_planned(const relay_plan *p, int rank, int *planned)
     rl_batch *b;
     rl_section *mine = NULL;
     *planned = 0;
-    relay_status st = rl_batch_create(&b, p->pairs, p->count);
+    relay_status st = rl_batch_create(&b, p->pairs, p->count, p->type);
     if (st) return st;
     st = rl_batch_section(b, rank, &mine);
     rl_batch_free(b);

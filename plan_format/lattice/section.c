@@ -12,6 +12,7 @@
 struct rl_batch {
     const rl_pair *pairs;
     int count;
+    int64_t esz;             /* the plan's element size: how lattices travel depends on it */
     rl_bc_pair_overlay *bc;  /* count entries; used where is_bc */
     char *is_bc;
 };
@@ -26,12 +27,13 @@ void rl_batch_free(rl_batch *b)
     free(b);
 }
 
-relay_status rl_batch_create(rl_batch **out, const rl_pair *pairs, int count)
+relay_status rl_batch_create(rl_batch **out, const rl_pair *pairs, int count, relay_type type)
 {
     rl_batch *b = calloc(1, sizeof *b);
     if (!b) return RL_NOMEM();
     b->pairs = pairs;
     b->count = count;
+    b->esz = (int64_t)relay_type_size(type);
     b->bc = rl_calloc((size_t)count, sizeof *b->bc);
     b->is_bc = rl_calloc((size_t)count, 1);
     relay_status st = b->bc && b->is_bc ? RELAY_OK : RL_NOMEM();
@@ -70,7 +72,7 @@ static relay_status keep_messages(const rl_batch *b, const rl_lattice_side *side
     for (int32_t m = 0; m < side->nmsg; m++) (*msgs)[m] = side->msgs[m];
     for (int64_t i = 0; i < side->nlattices; i++) {
         const rl_lattice *l = &side->lattices[i];
-        (*spans)[i] = rl_lattice_half(l, &b->pairs[l->pair], receiving);
+        (*spans)[i] = rl_lattice_half(l, &b->pairs[l->pair], b->esz, receiving);
     }
     *nmsg = side->nmsg;
     *nspans = side->nlattices;

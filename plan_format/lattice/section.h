@@ -9,7 +9,7 @@
 /* What every rank's section of one batch shares: each block-cyclic pair's
  * overlay, made once.  Keeps a pointer to pairs, which must outlive it. */
 typedef struct rl_batch rl_batch;
-relay_status rl_batch_create(rl_batch **out, const rl_pair *pairs, int count);
+relay_status rl_batch_create(rl_batch **out, const rl_pair *pairs, int count, relay_type type);
 void rl_batch_free(rl_batch *b);
 
 /* A rank's send side (send_side = 1: its messages and local lattices) or
