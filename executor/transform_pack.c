@@ -26,7 +26,8 @@
 #include "transform_pack.h"
 
 enum {
-    CHUNK_ELEMS = 1 << 15,      /* a task moves about this many elements */
+    CHUNK_ELEMS = 1 << 15,      /* a task moves about this many elements, */
+    MIN_TASK_ELEMS = 1 << 10,   /* ... and, cut to follow A's columns, at least this many */
     TILE_SIDE = 176,            /* ... in a transpose, a tile about this many on a side (whole lines of any type) */
     READ_CHUNK_ELEMS = 1 << 16, /* a task reading another process's B reads about this many, */
     READ_RUN_ELEMS = 4096,      /* ... in runs of at most this many */
@@ -129,6 +130,7 @@ typedef struct {
 } cut;
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 /* Elements of a cache line (at least 1). */
 static int64_t line_elems(size_t esz) { return ALIGN / (int64_t)esz > 1 ? ALIGN / (int64_t)esz : 1; }
@@ -157,6 +159,32 @@ static rl_lines lines_of(cut k, int64_t len, int64_t line, int64_t stride_from, 
     return stride_to == 1 ? RL_LINES_TO : stride_from == 1 ? RL_LINES_FROM : RL_LINES_NONE;
 }
 
+/* Whether walk w's bands have short columns near one another: both sides
+ * contiguous down the columns, columns of at most SHORT_RUN_BYTES, several
+ * bands down, at most NEAR_BAND_BYTES apart on both sides (pieces one after
+ * another in a pack buffer, every other piece down A's columns: going
+ * across them stays within a page or two).  Such a walk moves a column of
+ * its bands at a time (move_columns_across_bands), and its tasks are one
+ * band column wide, so that a message's tasks can follow A (or B) column
+ * after column across its lattices (sort_tasks_by_place). */
+static int short_near_columns(const rl_walk *w, size_t esz)
+{
+    int64_t b = (int64_t)esz;
+    return w->from.rs == 1 && w->to.rs == 1 && w->count_r > 1 && w->rows * b <= SHORT_RUN_BYTES &&
+           llabs(w->from.step_r) * b <= NEAR_BAND_BYTES && llabs(w->to.step_r) * b <= NEAR_BAND_BYTES;
+}
+
+/* A walk of short, near columns: tasks of whole bands down, about one band
+ * column wide (of at least MIN_TASK_ELEMS, at most CHUNK_ELEMS elements). */
+static void stacked_cuts(rl_walk *w, cut *r, cut *c)
+{
+    int64_t down = min64(w->count_r, max64(1, CHUNK_ELEMS / w->rows)), height = down * w->rows;
+    int64_t part = min64(w->cols, max64(1, CHUNK_ELEMS / height));
+    *r = (cut){down, w->rows};
+    *c = part < w->cols ? (cut){1, part} : (cut){min64(w->count_c, max64(1, MIN_TASK_ELEMS / (height * w->cols))), w->cols};
+    w->lines_r = w->lines_c = RL_LINES_NONE;
+}
+
 /* How walk w is cut into tiles of V, each about CHUNK_ELEMS elements,
  * and whose lines the cuts follow (w->lines_r, w->lines_c).
  * When both sides run along the same dimension (a copy of runs), tiles
@@ -170,6 +198,10 @@ static rl_lines lines_of(cut k, int64_t len, int64_t line, int64_t stride_from, 
  * they land in stays in cache for the move into A. */
 static void walk_cuts(rl_walk *w, size_t esz, rl_tiles tiles, cut *r, cut *c)
 {
+    if (tiles == RL_TILES_MOVE && short_near_columns(w, esz)) {
+        stacked_cuts(w, r, c);
+        return;
+    }
     int reads = tiles == RL_TILES_READ;
     int64_t chunk = reads ? READ_CHUNK_ELEMS : CHUNK_ELEMS, run = reads ? READ_RUN_ELEMS : CHUNK_ELEMS;
     int64_t vr = w->rows * w->count_r, vc = w->cols * w->count_c, tr = TILE_SIDE, tc = TILE_SIDE;
@@ -240,6 +272,48 @@ relay_status rl_message_set_tasks(rl_message_set *ms, const rl_message *msg, int
     return RELAY_OK;
 }
 
+/* A task and where its first element lies in B (placed by the source)
+ * or in A. */
+typedef struct {
+    int64_t pair, off;
+    rl_task task;
+} placed_task;
+
+static int by_place(const void *x, const void *y)
+{
+    const placed_task *a = x, *b = y;
+    if (a->pair != b->pair) return a->pair < b->pair ? -1 : 1;
+    if (a->off != b->off) return a->off < b->off ? -1 : 1;
+    return (a->task.walk > b->task.walk) - (a->task.walk < b->task.walk);
+}
+
+/* Each message's tasks in the order of the places they move in B (by_source:
+ * packing) or in A.  The lattices of a message may interleave there, as 8 x
+ * 8 blocks to 128 x 128 on 2 x 2 make 8 x 8 lattices at different phases,
+ * each as sparse as the whole of A; in place order the tasks (one band
+ * column each) move A column after column across all of them, ScaLAPACK's
+ * order, instead of sweeping A once per lattice (a TLB miss per line). */
+static relay_status sort_tasks_by_place(rl_message_set *ms, int nmsg, int by_source)
+{
+    int64_t most = 0;
+    for (int k = 0; k < nmsg; k++) most = ms->first[k + 1] - ms->first[k] > most ? ms->first[k + 1] - ms->first[k] : most;
+    if (most < 2) return RELAY_OK;
+    placed_task *p = rl_malloc_array((size_t)most, sizeof *p);
+    if (!p) return RL_NOMEM();
+    for (int k = 0; k < nmsg; k++) {
+        int64_t n = ms->first[k + 1] - ms->first[k];
+        for (int64_t i = 0; i < n; i++) {
+            const rl_task *t = &ms->tasks[ms->first[k] + i];
+            const rl_walk *w = &ms->walks[t->walk];
+            p[i] = (placed_task){w->pair, rl_band_offset(by_source ? &w->from : &w->to, t->i0, t->j0, t->r0, t->c0), *t};
+        }
+        qsort(p, (size_t)n, sizeof *p, by_place);
+        for (int64_t i = 0; i < n; i++) ms->tasks[ms->first[k] + i] = p[i].task;
+    }
+    free(p);
+    return RELAY_OK;
+}
+
 /* ---- message sets: the walks, tasks and pack buffer of all sends (or receives) */
 
 int64_t rl_padded_bytes(int64_t bytes)
@@ -277,7 +351,8 @@ relay_status rl_message_set_build(rl_message_set *ms, const rl_message *msg, int
         }
     }
     relay_status st = rl_message_set_tasks(ms, msg, nmsg, esz, RL_TILES_MOVE);
-    return st ? st : buffer_offsets(ms, msg, nmsg, esz);
+    if (!st) st = buffer_offsets(ms, msg, nmsg, esz);
+    return st ? st : sort_tasks_by_place(ms, nmsg, sending);
 }
 
 relay_status rl_local_set_build(rl_message_set *ms, const rl_local_span *local, int64_t nlocal, const rl_pair_info *pairs,
@@ -287,7 +362,8 @@ relay_status rl_local_set_build(rl_message_set *ms, const rl_local_span *local, 
     if (!ms->walks) return RL_NOMEM();
     for (int64_t i = 0; i < nlocal; i++) ms->walks[i] = rl_straight_walk(&local[i], &pairs[local[i].pair]);
     rl_message all = {-1, 0, nlocal, 0};
-    return rl_message_set_tasks(ms, &all, 1, esz, RL_TILES_MOVE);
+    relay_status st = rl_message_set_tasks(ms, &all, 1, esz, RL_TILES_MOVE);
+    return st ? st : sort_tasks_by_place(ms, 1, 0);
 }
 
 static int64_t buffer_bytes(const rl_message_set *ms) { return ms->byte_off ? ms->byte_off[ms->nmsg] : 0; }
@@ -416,18 +492,13 @@ int64_t rl_task_cut_bound(const rl_walk *w, const rl_task *t, size_t esz)
     return min64(rows, w->rows) * min64(cols, w->cols);
 }
 
-/* Whether task t of walk w moves its short columns across its bands: both
- * sides contiguous down the columns, columns of at most SHORT_RUN_BYTES,
- * several bands down the task, at most NEAR_BAND_BYTES apart on both sides
- * (pieces one after another in a pack buffer, every other piece down A's
- * columns: going across them stays within a page or two), and cuts that
- * do not follow cache lines (the same for every band). */
+/* Whether task t of walk w moves its short columns across its bands:
+ * several bands down the task, short and near (short_near_columns), and
+ * cuts that do not follow cache lines (the same for every band). */
 static int columns_across_bands(const rl_walk *w, const rl_task *t, size_t esz)
 {
-    int64_t b = (int64_t)esz;
-    return w->lines_r == RL_LINES_NONE && w->lines_c == RL_LINES_NONE && w->from.rs == 1 && w->to.rs == 1 &&
-           t->i1 - t->i0 > 1 && (t->r1 - t->r0) * b <= SHORT_RUN_BYTES && llabs(w->from.step_r) * b <= NEAR_BAND_BYTES &&
-           llabs(w->to.step_r) * b <= NEAR_BAND_BYTES;
+    return w->lines_r == RL_LINES_NONE && w->lines_c == RL_LINES_NONE && t->i1 - t->i0 > 1 &&
+           (t->r1 - t->r0) * (int64_t)esz <= SHORT_RUN_BYTES && short_near_columns(w, esz);
 }
 
 /* Task t column by column: for each column, that column of every band
