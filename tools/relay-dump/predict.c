@@ -64,10 +64,10 @@ static int predict_all(const relay_plan *p, const char *path, predictions *out, 
     relay_schedule schedules[RELAY_PREDICT_MAX_SCHEDULES];
     relay_status st = relay_predict_schedules(p, schedules, &out->count);
     if (st) return cli_fail_relay(e, CLI_USAGE, st, "--predict");
-    for (int k = 1; k < out->count; k++)          /* the plan's own first */
+    for (int k = out->count - 1; k > 0; k--)      /* the plan's own first, the others in order */
         if (schedules[k] == p->schedule) {
-            schedules[k] = schedules[0];
-            schedules[0] = p->schedule;
+            schedules[k] = schedules[k - 1];
+            schedules[k - 1] = p->schedule;
         }
     out->rank_seconds = malloc((size_t)p->nranks * sizeof *out->rank_seconds);
     if (!out->rank_seconds) return cli_fail(e, CLI_FAILED, "out of memory");
