@@ -38,9 +38,12 @@ static relay_status check_request(const relay_plan *p, const char *machine_path,
     int n;
     relay_status st = relay_predict_schedules(p, possible, &n);
     if (st) return st;
-    for (int r = 0; r < p->nranks; r++)
-        if (!p->sections[r])
-            return rl_fail(RELAY_ERR_ARG, "relay_plan_predict: the plan lacks rank %d's section (load it with rank -1)", r);
+    for (int r = 0; r < p->nranks; r++) {
+        const rl_section *s = p->sections[r];
+        if (!s) return rl_fail(RELAY_ERR_ARG, "relay_plan_predict: the plan lacks rank %d's section (load it with rank -1)", r);
+        if (p->schedule == RELAY_SCHED_ROUNDS && ((s->nsend && !s->send_round) || (s->nrecv && !s->recv_round)))
+            return rl_fail(RELAY_ERR_ARG, "relay_plan_predict: rank %d's section of a rounds plan has no steps", r);
+    }
     if (*schedule == RELAY_SCHED_AUTO) *schedule = p->schedule;
     for (int k = 0; k < n; k++)
         if (possible[k] == *schedule) return RELAY_OK;

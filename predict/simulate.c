@@ -35,7 +35,7 @@
 /* A message as its sender posts it: the payload the receiver gets. */
 typedef struct {
     int from, to;
-    int64_t bytes, pieces, step;
+    int64_t bytes, pieces;
     double posted;
 } sent_message;
 
@@ -80,8 +80,6 @@ static void spend(double seconds)
 
 /* ---- what a rank moves --------------------------------------------------- */
 
-static int64_t step_of(const int64_t *rounds, int k) { return rounds ? rounds[k] : ONE_STEP; }
-
 static int64_t message_pieces(const rl_span *spans, const rl_message *msg)
 {
     int64_t pieces = 0;
@@ -104,7 +102,7 @@ static int fill_sent(simulation *sim)
         for (int k = 0; k < s->nsend; k++) {
             const rl_message *msg = &s->send[k];
             sim->sent[sim->first_sent[r] + k] = (sent_message){
-                r, (int)msg->peer, msg->elems * sim->esz, message_pieces(s->send_spans, msg), step_of(s->send_round, k), 0};
+                r, (int)msg->peer, msg->elems * sim->esz, message_pieces(s->send_spans, msg), 0};
         }
     }
     return 0;
