@@ -207,8 +207,9 @@ static const sent_message *take_landed(simulation *sim, int k, int *pending, ste
 }
 
 /* Waits for the step's messages as they land, unpacking each at once or
- * returning the time unpacking them all takes.  When one lands, those that
- * landed with it are taken too (sg_comm_test), before any is unpacked; one
+ * returning the time unpacking them all takes.  Unpacking at once, when
+ * one lands, those that landed with it are taken too (sg_comm_test),
+ * before any is unpacked; one
  * that lands while its receiver unpacks is taken when the unpack ends: its
  * time counts to then.  (The C API's sg_comm_wait_any_for, which could
  * wait during the unpack, releases every pending receive on a timeout.) */
@@ -218,7 +219,7 @@ static double land_messages(simulation *sim, const rank_step *st, int unpack_on_
     int pending = st->nrecvs, nlanded = 0;
     while (pending > 0) {
         x->ready[nlanded++] = take_landed(sim, (int)sg_comm_wait_any(x->recv_comms, (size_t)pending), &pending, x);
-        for (int k = pending - 1; k >= 0; k--)
+        for (int k = pending - 1; k >= 0 && unpack_on_arrival; k--)
             if (sg_comm_test(x->recv_comms[k])) x->ready[nlanded++] = take_landed(sim, k, &pending, x);
         for (; nlanded > 0; nlanded--) {
             double seconds = copy_seconds(sim->m, x->ready[nlanded - 1]->bytes, x->ready[nlanded - 1]->pieces);
