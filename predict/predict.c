@@ -5,10 +5,14 @@
  * times down a pipe and exits. */
 #define _POSIX_C_SOURCE 200809L /* fork, pipe, waitpid */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "error.h"
 #include "machine.h"
@@ -77,9 +81,14 @@ static int read_all(int fd, void *buf, size_t len)
     return 0;
 }
 
-/* The child: simulates, writes the prediction and rank times, exits. */
+/* The child: simulates, writes the prediction and rank times, exits.  On
+ * Linux it dies with its parent: a simulation of 65,536 ranks may run for
+ * hours, and must not outlive a caller that was killed. */
 _Noreturn static void predict_in_child(int fd, const relay_plan *p, const machine *m, relay_schedule schedule)
 {
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
     relay_prediction out;
     double *rank_seconds = rl_malloc_array((size_t)p->nranks, sizeof *rank_seconds);
     int failed = !rank_seconds || simulate_replay(p, m, schedule, &out, rank_seconds) ||
@@ -95,7 +104,7 @@ static relay_status collect(pid_t child, int fd, int nranks, relay_prediction *o
     int wstatus;
     while (waitpid(child, &wstatus, 0) < 0 && errno == EINTR) {}
     if (failed || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus))
-        return rl_fail(RELAY_ERR_NOMEM, "relay_plan_predict: the simulation failed (%s %d): out of memory or temporary file?",
+        return rl_fail(RELAY_ERR_NOMEM, "relay_plan_predict: the simulation failed (%s %d): out of memory, no temporary file, or SimGrid stopped (its words on stderr)",
                        WIFEXITED(wstatus) ? "exit status" : "signal", WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : WTERMSIG(wstatus));
     return RELAY_OK;
 }
