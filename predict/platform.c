@@ -50,9 +50,12 @@ static cluster_shape fat_tree_shape(const machine *m, int nodes)
     return c;
 }
 
-/* The most cubic x * y * z >= nodes. */
+/* The most cubic x * y * z >= nodes, 2 x 2 x 1 at least: SimGrid 3.32
+ * refuses tori of one or two nodes ("Link 'nodes_link_from_0_to_0_UP'
+ * declared several times"). */
 static cluster_shape torus_shape(int nodes)
 {
+    if (nodes < 4) nodes = 4;
     int x = (int)ceil(cbrt((double)nodes) - 1e-9);
     int y = (int)ceil(sqrt((double)nodes / x) - 1e-9);
     int z = ceil_div(nodes, x * y);

@@ -2,7 +2,8 @@
 # predict.sh — relay-dump --predict MACHINE on plans relay-plan made: every
 # shipped machine by name and one by path, text and --json (the schedules
 # the plan can be replayed with, the plan's own first, its messages and
-# slowest ranks consistent with the plan's volumes), a rounds plan, and the
+# slowest ranks consistent with the plan's volumes), a rounds plan, a
+# two-rank plan on every machine (the smallest topologies), and the
 # refusals (no such machine, a bad machine file, --rank, a BMMC plan).
 . "$(dirname "$0")/common.sh"
 
@@ -44,6 +45,13 @@ for machine in laptop fat-tree torus-bgp dragonfly-aries; do
     check_json t.plan "$machine" p2p,alltoallv,neighbor
 done
 check_json rounds.plan fat-tree rounds,p2p,alltoallv,neighbor
+
+# The smallest machines each topology makes: two ranks (one node).
+"$PLAN" transform --ranks 2 --from bc:8x8:2x2:1x2 --to bc:8x8:4x4:2x1 -o two.plan >/dev/null 2>err.txt ||
+    fail "relay-plan, 2 ranks: $(cat err.txt)"
+for machine in laptop fat-tree torus-bgp dragonfly-aries; do
+    "$DUMP" two.plan --predict "$machine" >p.txt 2>err.txt || fail "2 ranks on $machine: $(cat err.txt)"
+done
 
 # A machine file by path, and the same machine by name: the same prediction.
 machines="$(dirname "$DUMP")/../share/relay/machines"
