@@ -6,7 +6,7 @@
  * is a machine file, or the name of one relay installs
  * (share/relay/machines/NAME.machine beside the program's bin/).
  * Built where SimGrid is; predict_none.c stands in elsewhere. */
-#define _POSIX_C_SOURCE 200809L /* readlink */
+#define _XOPEN_SOURCE 700 /* readlink, realpath */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,9 +32,12 @@ static int machine_file(const char *machine, char *path, size_t size, cli_error 
     if (n <= 0) return cli_fail(e, CLI_FAILED, "--predict %s: cannot find the program's directory", machine);
     exe[n] = '\0';
     *strrchr(exe, '/') = '\0';
-    snprintf(path, size, "%s/%s/%s.machine", exe, RELAY_MACHINES_FROM_BIN, machine);
-    if (stat(path, &st))
-        return cli_fail(e, CLI_USAGE, "--predict %s: no such file, nor machine %s (tried %s)", machine, machine, path);
+    char found[PATH_MAX + 64];
+    snprintf(found, sizeof found, "%s/%s/%s.machine", exe, RELAY_MACHINES_FROM_BIN, machine);
+    if (stat(found, &st))
+        return cli_fail(e, CLI_USAGE, "--predict %s: no such file, nor machine %s (tried %s)", machine, machine, found);
+    char resolved[PATH_MAX];
+    snprintf(path, size, "%s", realpath(found, resolved) ? resolved : found);  /* without bin/../ */
     return CLI_OK;
 }
 
