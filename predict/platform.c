@@ -7,6 +7,7 @@
  * machine, not one installation. */
 #define _DEFAULT_SOURCE /* mkstemps */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -83,7 +84,8 @@ static cluster_shape shape_of(const machine *m, int nodes)
     return (cluster_shape){.hosts = nodes};
 }
 
-int platform_write(const machine *m, int nodes, FILE *f)
+/* The platform XML for at least `nodes` nodes, on f: 0, or -1 when f fails. */
+static int platform_write(const machine *m, int nodes, FILE *f)
 {
     static const char *const kinds[] = {
         [MACHINE_NODE] = "FLAT", [MACHINE_STAR] = "FLAT", [MACHINE_FAT_TREE] = "FAT_TREE",

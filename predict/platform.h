@@ -4,21 +4,15 @@
 #ifndef RELAY_PREDICT_PLATFORM_H
 #define RELAY_PREDICT_PLATFORM_H
 
-#include <stdio.h>
-
 #include "machine.h"
 
 /* Nodes that hold nranks ranks at m's ranks per node (node: one). */
 int platform_nodes(const machine *m, int nranks);
 
-/* Writes the platform XML for at least `nodes` nodes to f; the topology's
- * shape is the smallest of its kind that holds them (surplus nodes idle).
- * Returns 0, or -1 when f fails. */
-int platform_write(const machine *m, int nodes, FILE *f);
-
-/* Writes the platform to a temporary file and has SimGrid load it (SimGrid
- * reads platforms from files only); the file is removed at once.  Returns
- * 0, or -1 when the temporary file cannot be written. */
+/* Has SimGrid load the platform of at least `nodes` nodes, the topology's
+ * shape the smallest of its kind that holds them (surplus nodes idle),
+ * through a temporary file (SimGrid reads platforms from files only),
+ * removed at once.  Returns 0, or -1 when the file cannot be written. */
 int platform_load(const machine *m, int nodes);
 
 #endif

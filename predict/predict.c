@@ -51,7 +51,10 @@ static relay_status check_request(const relay_plan *p, const char *machine_path,
     if (*schedule == RELAY_SCHED_AUTO) *schedule = p->schedule;
     for (int k = 0; k < n; k++)
         if (possible[k] == *schedule) return RELAY_OK;
-    return rl_fail(RELAY_ERR_ARG, "relay_plan_predict: the plan cannot be replayed with schedule %d%s", (int)*schedule,
+    static const char *const names[] = {"auto", "p2p", "rounds", "alltoallv", "neighbor"};
+    int known = *schedule >= RELAY_SCHED_P2P && *schedule <= RELAY_SCHED_NEIGHBOR;
+    return rl_fail(RELAY_ERR_ARG, "relay_plan_predict: the plan cannot be replayed with schedule %s%s",
+                   known ? names[*schedule] : "(not a relay_schedule)",
                    p->max_buffer_bytes ? " (a capped plan replays in rounds)" : " (rounds needs a plan made with rounds)");
 }
 
