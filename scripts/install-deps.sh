@@ -14,6 +14,7 @@ packages=(
   libmsgpack-dev                      # plan files (msgpack-c)
   libxxhash-dev                       # checksums and fingerprints
   libcmocka-dev                       # unit tests
+  libsimgrid-dev                      # replay predictions (predict/, relay-dump --predict): SimGrid 3.32
   libopenblas-dev                     # CBLAS for SUMMA/HSUMMA local products
   libscalapack-openmpi-dev            # baseline in bench/, reference in the wrapper tests,
   libscalapack-mpich-dev              #   one build per MPI library

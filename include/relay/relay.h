@@ -6,6 +6,7 @@
  *   relay_bmmc_*     BMMC permutations                           (bmmc.h)
  *   relay_hsumma_*   SUMMA / HSUMMA matrix products              (hsumma.h)
  *   relay_nd_*       N-D arrays on process meshes, their plans   (nd.h)
+ *   relay_*predict*  predicted replay times on a machine model   (predict.h)
  *   relay_status     the one error convention                    (status.h) */
 #ifndef RELAY_RELAY_H
 #define RELAY_RELAY_H
@@ -22,5 +23,6 @@
 #include "relay/hsumma.h"
 #include "relay/nd.h"
 #include "relay/scalapack.h"   /* declarations only: link relay::scalapack to use them */
+#include "relay/predict.h"     /* declarations only: link relay::predict (built with SimGrid) */
 
 #endif

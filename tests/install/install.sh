@@ -48,6 +48,11 @@ mode=$(stat -c %a "$WORK/t.plan" 2>/dev/null)
 [ "$mode" = 640 ] && ok "plan file mode $mode under umask 027" || fail "plan file mode $mode under umask 027, expected 640"
 umask 022
 run "relay-dump" "$P/bin/relay-dump" "$WORK/t.plan"
+# relay-dump --predict finds the machines relay installed beside its bin/
+# (in a build with SimGrid; without, it says so).
+if [ -d "$P/share/relay/machines" ]; then
+    run "relay-dump --predict laptop" "$P/bin/relay-dump" "$WORK/t.plan" --predict laptop
+fi
 run "mpiexec relay-run --verify" "$MPIEXEC" -n 4 "$P/bin/relay-run" "$WORK/t.plan" --iters 2 --verify
 
 # Exported symbols and library lookup.

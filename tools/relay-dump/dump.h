@@ -16,9 +16,11 @@
 #include "json_writer.h"
 #include "plan_internal.h"
 
-/* relay-dump FILE [--json] [--rank R] [--svg OUT.svg] [--limit N] [--stats STATS] */
+/* relay-dump FILE [--json] [--rank R] [--svg OUT.svg] [--limit N] [--stats STATS]
+ *                 [--predict MACHINE] */
 typedef struct {
     const char *path, *svg, *stats;
+    const char *predict;     /* --predict MACHINE, or NULL */
     int json;
     int64_t rank;            /* -1: the whole plan */
     int64_t limit;           /* entries per list of ranks or steps in --json; 0: all */
@@ -195,6 +197,13 @@ int dump_volume_matrix(const relay_plan *p, volume_matrix *m, cli_error *e);
  * is drawn to the right of m, each under its own heading. */
 int heatmap_svg_write(const char *path, const volume_matrix *m, const char *title, const char *subtitle,
                       const volume_matrix *beside, cli_error *e);
+
+/* ---- what a replay would take (predict.c) -------------------------------- */
+
+/* --predict MACHINE of a transform plan holding every section: the
+ * predicted replay on r->out (predict.c), or, in a build without SimGrid,
+ * CLI_FAILED saying so (predict_none.c). */
+int dump_predict(const dump_request *r, const relay_plan *p, cli_error *e);
 
 /* ---- what relay-run --stats measured (stats.c) --------------------------- */
 

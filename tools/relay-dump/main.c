@@ -1,10 +1,12 @@
 /* main.c — relay-dump: what a plan file moves.
  *
  *   relay-dump FILE [--json] [--rank R] [--svg OUT.svg] [--limit N] [--stats STATS]
+ *              [--predict MACHINE]
  *
  * Reads the options, loads the plan (only one rank's section for --rank
  * alone) and hands it to dump_plan (views.c), which writes the view of its
- * kind to stdout.  Links relay_exec only: no planner.  Reference: docs/cli.md. */
+ * kind to stdout, or for --predict to dump_predict (predict.c, or
+ * predict_none.c in a build without SimGrid).  Links relay_exec only: no planner.  Reference: docs/cli.md. */
 #include <limits.h>
 #include <stdio.h>
 
@@ -19,6 +21,7 @@ static const char help_text[] =
     "\n"
     "SYNOPSIS\n"
     "    relay-dump FILE [--json] [--rank R] [--svg OUT.svg] [--limit N] [--stats STATS]\n"
+    "    relay-dump FILE --predict MACHINE [--json]\n"
     "    relay-dump --help\n"
     "\n"
     "DESCRIPTION\n"
@@ -71,14 +74,26 @@ static const char help_text[] =
     "                   unpacking), after the summary or as the \"stats\" object of --json; with\n"
     "                   --svg the measured map (seconds on each sender-receiver pair) is drawn\n"
     "                   beside the volume one.  STATS must come from this plan (fingerprint)\n"
+    "    --predict MACHINE\n"
+    "                   instead of the summary, predict how long one replay of a transform\n"
+    "                   plan takes on MACHINE, by a flow-level SimGrid simulation (one actor\n"
+    "                   per rank: pack, messages over the machine's network, unpack): the\n"
+    "                   replay time (the slowest rank's) with the plan's schedule, its 8\n"
+    "                   slowest ranks and messages, and the time with every schedule the\n"
+    "                   plan can be replayed with (p2p, rounds for a plan made with rounds,\n"
+    "                   alltoallv, neighbor); with --json as the \"prediction\" object.\n"
+    "                   MACHINE is a machine file, or one relay installs: fat-tree,\n"
+    "                   torus-bgp, dragonfly-aries, laptop.  Fails in a build without\n"
+    "                   SimGrid.  See docs/cli.md\n"
     "    -h, --help     print this help and exit\n"
     "\n"
     "EXIT STATUS\n"
     "    0  success\n"
     "    1  the plan file cannot be read or is not a valid plan, its byte counts exceed\n"
-    "       2^63 - 1, OUT.svg cannot be written, or STATS is not this plan's timings\n"
+    "       2^63 - 1, OUT.svg cannot be written, STATS is not this plan's timings, or\n"
+    "       the prediction failed (or relay was built without SimGrid)\n"
     "    2  the command line is wrong (unknown option, missing or bad value, not one FILE,\n"
-    "       a rank that the plan does not have)\n"
+    "       a rank that the plan does not have, a MACHINE that is no machine file)\n"
     "    Errors are one line on stderr; OUT.svg is written atomically or not at all.\n"
     "\n"
     "EXAMPLES\n"
@@ -87,6 +102,7 @@ static const char help_text[] =
     "    relay-dump t.plan --rank 3\n"
     "    relay-dump t.plan --svg t.svg\n"
     "    relay-dump t.plan --stats t.csv --svg t.svg\n"
+    "    relay-dump t.plan --predict fat-tree\n"
     "\n"
     "SEE ALSO\n"
     "    relay-plan(1), relay-run(1), docs/cli.md, docs/plan-format.md\n";
@@ -99,6 +115,7 @@ static const cli_option dump_options[] = {
     CLI_TEXT("--svg", AT(svg)),
     CLI_INT("--limit", AT(limit), 0, INT64_MAX),
     CLI_TEXT("--stats", AT(stats)),
+    CLI_TEXT("--predict", AT(predict)),
     CLI_END,
 };
 #undef AT
@@ -114,11 +131,22 @@ static int load_plan(const dump_request *r, relay_plan **p, cli_error *e)
     return CLI_OK;
 }
 
+/* --predict MACHINE, which goes alone with FILE and --json. */
+static int predict(const dump_request *r, const relay_plan *p, cli_error *e)
+{
+    relay_plan_kind kind = relay_plan_get_kind(p);
+    if (kind != RELAY_PLAN_TRANSFORM)
+        return cli_fail(e, CLI_USAGE, "--predict: only transform plans are predicted (this one is %s)", cli_kind_words[kind]);
+    if (r->rank >= 0 || r->svg || r->stats)
+        return cli_fail(e, CLI_USAGE, "--predict goes with FILE and --json alone, not with --rank, --svg or --stats");
+    return dump_predict(r, p, e);
+}
+
 static int dump(const dump_request *r, cli_error *e)
 {
     relay_plan *p = NULL;
     int status = load_plan(r, &p, e);
-    if (!status) status = dump_plan(r, p, e);
+    if (!status) status = r->predict ? predict(r, p, e) : dump_plan(r, p, e);
     relay_plan_free(p);
     return status;
 }

@@ -1,0 +1,122 @@
+/* platform.c — the SimGrid platform of a machine: one <cluster> of
+ * SimGrid's own topologies (FLAT for star and node, FAT_TREE, TORUS,
+ * DRAGONFLY) with the machine's link bandwidth and latency on every link,
+ * and its node bandwidth and latency on each host's loopback, which SimGrid
+ * uses between actors of one host.  Links are full duplex (SPLITDUPLEX).
+ * The shape is sized to the plan: the machine file describes a kind of
+ * machine, not one installation. */
+#define _DEFAULT_SOURCE /* mkstemps */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <simgrid/engine.h>
+
+#include "platform.h"
+
+int platform_nodes(const machine *m, int nranks)
+{
+    if (m->topology == MACHINE_NODE) return 1;
+    return (int)(((int64_t)nranks + m->ranks_per_node - 1) / m->ranks_per_node);
+}
+
+static int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+/* A SimGrid cluster topology: its topo_parameters (or "") and its hosts. */
+typedef struct {
+    char params[512];
+    int64_t hosts;
+} cluster_shape;
+
+/* k-ary fat tree of switches of 2d ports (d down, d up): levels L, the
+ * fewest with d^L >= nodes, each switch d children but the top ones, which
+ * take just enough.  SimGrid's "L;down...;up...;parallel...". */
+static cluster_shape fat_tree_shape(const machine *m, int nodes)
+{
+    int d = m->switch_radix / 2, levels = 1;
+    int64_t below_top = 1;             /* nodes under one switch of the level below the top */
+    while (below_top * d < nodes) {
+        below_top *= d;
+        levels++;
+    }
+    int top_down = ceil_div(nodes, (int)below_top);
+    cluster_shape c = {.hosts = below_top * top_down};
+    size_t n = (size_t)snprintf(c.params, sizeof c.params, "%d;", levels);
+    for (int l = 0; l < levels; l++)
+        n += (size_t)snprintf(c.params + n, sizeof c.params - n, "%d%c", l == levels - 1 ? top_down : d, l == levels - 1 ? ';' : ',');
+    for (int l = 0; l < levels; l++)
+        n += (size_t)snprintf(c.params + n, sizeof c.params - n, "%d%c", l == 0 ? 1 : d, l == levels - 1 ? ';' : ',');
+    for (int l = 0; l < levels; l++) n += (size_t)snprintf(c.params + n, sizeof c.params - n, "1%s", l == levels - 1 ? "" : ",");
+    return c;
+}
+
+/* The most cubic x * y * z >= nodes, 2 x 2 x 1 at least: SimGrid 3.32
+ * refuses tori of one or two nodes ("Link 'nodes_link_from_0_to_0_UP'
+ * declared several times"). */
+static cluster_shape torus_shape(int nodes)
+{
+    if (nodes < 4) nodes = 4;
+    int x = (int)ceil(cbrt((double)nodes) - 1e-9);
+    int y = (int)ceil(sqrt((double)nodes / x) - 1e-9);
+    int z = ceil_div(nodes, x * y);
+    cluster_shape c = {.hosts = (int64_t)x * y * z};
+    snprintf(c.params, sizeof c.params, "%d,%d,%d", x, y, z);
+    return c;
+}
+
+/* Groups enough to hold the nodes: "G,group_links;C,chassis_links;R,router_links;N". */
+static cluster_shape dragonfly_shape(const machine *m, int nodes)
+{
+    int per_group = m->chassis_per_group * m->routers_per_chassis * m->nodes_per_router;
+    int groups = ceil_div(nodes, per_group);
+    cluster_shape c = {.hosts = (int64_t)groups * per_group};
+    snprintf(c.params, sizeof c.params, "%d,%d;%d,%d;%d,%d;%d", groups, m->group_links, m->chassis_per_group,
+             m->chassis_links, m->routers_per_chassis, m->router_links, m->nodes_per_router);
+    return c;
+}
+
+static cluster_shape shape_of(const machine *m, int nodes)
+{
+    if (m->topology == MACHINE_FAT_TREE) return fat_tree_shape(m, nodes);
+    if (m->topology == MACHINE_TORUS) return torus_shape(nodes);
+    if (m->topology == MACHINE_DRAGONFLY) return dragonfly_shape(m, nodes);
+    return (cluster_shape){.hosts = nodes};
+}
+
+/* The platform XML for at least `nodes` nodes, on f: 0, or -1 when f fails. */
+static int platform_write(const machine *m, int nodes, FILE *f)
+{
+    static const char *const kinds[] = {
+        [MACHINE_NODE] = "FLAT", [MACHINE_STAR] = "FLAT", [MACHINE_FAT_TREE] = "FAT_TREE",
+        [MACHINE_TORUS] = "TORUS", [MACHINE_DRAGONFLY] = "DRAGONFLY",
+    };
+    cluster_shape shape = shape_of(m, nodes);
+    int network = m->topology != MACHINE_NODE;
+    fprintf(f, "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+               "<platform version=\"4.1\">\n<zone id=\"machine\" routing=\"Full\">\n");
+    fprintf(f, "<cluster id=\"nodes\" prefix=\"node-\" suffix=\"\" radical=\"0-%lld\" speed=\"1f\""
+               " bw=\"%.17gBps\" lat=\"%.17gs\" loopback_bw=\"%.17gBps\" loopback_lat=\"%.17gs\""
+               " sharing_policy=\"SPLITDUPLEX\" topology=\"%s\"",
+            (long long)shape.hosts - 1, network ? m->link_bandwidth : m->node_bandwidth,
+            network ? m->link_latency : m->node_latency, m->node_bandwidth, m->node_latency, kinds[m->topology]);
+    if (*shape.params) fprintf(f, " topo_parameters=\"%s\"", shape.params);
+    fprintf(f, "/>\n</zone>\n</platform>\n");
+    return fflush(f) || ferror(f) ? -1 : 0;
+}
+
+int platform_load(const machine *m, int nodes)
+{
+    const char *dir = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/relay-platform-XXXXXX.xml", dir && *dir ? dir : "/tmp");
+    int fd = mkstemps(path, 4);
+    if (fd < 0) return -1;
+    FILE *f = fdopen(fd, "w");
+    int failed = !f || platform_write(m, nodes, f);
+    if (f) fclose(f);
+    else close(fd);
+    if (!failed) simgrid_load_platform(path);
+    unlink(path);
+    return failed ? -1 : 0;
+}

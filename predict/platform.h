@@ -1,0 +1,18 @@
+/* platform.h — a machine (machine.h) as the SimGrid platform the
+ * simulation runs on: one cluster whose hosts are the nodes, named
+ * node-0, node-1, ..., sized to hold a plan's ranks. */
+#ifndef RELAY_PREDICT_PLATFORM_H
+#define RELAY_PREDICT_PLATFORM_H
+
+#include "machine.h"
+
+/* Nodes that hold nranks ranks at m's ranks per node (node: one). */
+int platform_nodes(const machine *m, int nranks);
+
+/* Has SimGrid load the platform of at least `nodes` nodes, the topology's
+ * shape the smallest of its kind that holds them (surplus nodes idle),
+ * through a temporary file (SimGrid reads platforms from files only),
+ * removed at once.  Returns 0, or -1 when the file cannot be written. */
+int platform_load(const machine *m, int nodes);
+
+#endif

@@ -1,0 +1,148 @@
+/* predict.c — relay_plan_predict and relay_predict_schedules
+ * (relay/predict.h): checks the request, reads the machine, and runs the
+ * simulation (simulate.c) in a child process, since SimGrid's engine can be
+ * made once per process; the child writes the prediction and the ranks'
+ * times down a pipe and exits. */
+#define _POSIX_C_SOURCE 200809L /* fork, pipe, waitpid */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include "error.h"
+#include "machine.h"
+#include "simulate.h"
+
+relay_status relay_predict_schedules(const relay_plan *p, relay_schedule *schedules, int *count)
+{
+    if (!p || !schedules || !count) return rl_fail(RELAY_ERR_ARG, "relay_predict_schedules: null argument");
+    if (p->kind != RELAY_PLAN_TRANSFORM)
+        return rl_fail(RELAY_ERR_UNSUPPORTED, "relay_predict_schedules: only transform plans are predicted");
+    int n = 0;
+    if (!p->max_buffer_bytes) schedules[n++] = RELAY_SCHED_P2P;
+    if (p->schedule == RELAY_SCHED_ROUNDS) schedules[n++] = RELAY_SCHED_ROUNDS;
+    if (!p->max_buffer_bytes) {
+        schedules[n++] = RELAY_SCHED_ALLTOALLV;
+        schedules[n++] = RELAY_SCHED_NEIGHBOR;
+    }
+    *count = n;
+    return RELAY_OK;
+}
+
+static relay_status check_request(const relay_plan *p, const char *machine_path, relay_schedule *schedule,
+                                  const relay_prediction *out)
+{
+    if (!p || !machine_path || !out) return rl_fail(RELAY_ERR_ARG, "relay_plan_predict: null argument");
+    relay_schedule possible[RELAY_PREDICT_MAX_SCHEDULES];
+    int n;
+    relay_status st = relay_predict_schedules(p, possible, &n);
+    if (st) return st;
+    for (int r = 0; r < p->nranks; r++) {
+        const rl_section *s = p->sections[r];
+        if (!s) return rl_fail(RELAY_ERR_ARG, "relay_plan_predict: the plan lacks rank %d's section (load it with rank -1)", r);
+        if (p->schedule == RELAY_SCHED_ROUNDS && ((s->nsend && !s->send_round) || (s->nrecv && !s->recv_round)))
+            return rl_fail(RELAY_ERR_ARG, "relay_plan_predict: rank %d's section of a rounds plan has no steps", r);
+    }
+    if (*schedule == RELAY_SCHED_AUTO) *schedule = p->schedule;
+    for (int k = 0; k < n; k++)
+        if (possible[k] == *schedule) return RELAY_OK;
+    static const char *const names[] = {"auto", "p2p", "rounds", "alltoallv", "neighbor"};
+    int known = *schedule >= RELAY_SCHED_P2P && *schedule <= RELAY_SCHED_NEIGHBOR;
+    return rl_fail(RELAY_ERR_ARG, "relay_plan_predict: the plan cannot be replayed with schedule %s%s",
+                   known ? names[*schedule] : "(not a relay_schedule)",
+                   p->max_buffer_bytes ? " (a capped plan replays in rounds)" : " (rounds needs a plan made with rounds)");
+}
+
+/* ---- the pipe between child and parent ---------------------------------- */
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+    for (const char *at = buf; len;) {
+        ssize_t n = write(fd, at, len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        at += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static int read_all(int fd, void *buf, size_t len)
+{
+    for (char *at = buf; len;) {
+        ssize_t n = read(fd, at, len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        at += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* The child: simulates, writes the prediction and rank times, exits.  On
+ * Linux it dies with its parent: a simulation of 65,536 ranks may run for
+ * hours, and must not outlive a caller that was killed. */
+_Noreturn static void predict_in_child(int fd, const relay_plan *p, const machine *m, relay_schedule schedule)
+{
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+    relay_prediction out;
+    double *rank_seconds = rl_malloc_array((size_t)p->nranks, sizeof *rank_seconds);
+    int failed = !rank_seconds || simulate_replay(p, m, schedule, &out, rank_seconds) ||
+                 write_all(fd, &out, sizeof out) || write_all(fd, rank_seconds, (size_t)p->nranks * sizeof *rank_seconds);
+    _exit(failed ? 1 : 0);
+}
+
+/* The parent: reads what the child wrote, then reaps it. */
+static relay_status collect(pid_t child, int fd, int nranks, relay_prediction *out, double *rank_seconds)
+{
+    int failed = read_all(fd, out, sizeof *out) || read_all(fd, rank_seconds, (size_t)nranks * sizeof *rank_seconds);
+    close(fd);
+    int wstatus;
+    while (waitpid(child, &wstatus, 0) < 0 && errno == EINTR) {}
+    if (failed || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus))
+        return rl_fail(RELAY_ERR_NOMEM, "relay_plan_predict: the simulation failed (%s %d): out of memory, no temporary file, or SimGrid stopped (its words on stderr)",
+                       WIFEXITED(wstatus) ? "exit status" : "signal", WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : WTERMSIG(wstatus));
+    return RELAY_OK;
+}
+
+relay_status relay_plan_predict(const relay_plan *p, const char *machine_path, relay_schedule schedule,
+                                relay_prediction *out, double *rank_seconds)
+{
+    relay_status st = check_request(p, machine_path, &schedule, out);
+    machine m;
+    if (!st) st = machine_read(&m, machine_path);
+    if (st) return st;
+    relay_prediction result;
+    double *seconds = rl_malloc_array((size_t)p->nranks, sizeof *seconds);
+    int fds[2];
+    if (!seconds || pipe(fds)) {
+        free(seconds);
+        return seconds ? rl_fail(RELAY_ERR_NOMEM, "relay_plan_predict: no pipe: %s", strerror(errno)) : RL_NOMEM();
+    }
+    fflush(NULL);                       /* the child must not write the parent's buffered output again */
+    pid_t child = fork();
+    if (child == 0) {
+        close(fds[0]);
+        predict_in_child(fds[1], p, &m, schedule);
+    }
+    close(fds[1]);
+    if (child < 0) {
+        close(fds[0]);
+        free(seconds);
+        return rl_fail(RELAY_ERR_NOMEM, "relay_plan_predict: cannot fork: %s", strerror(errno));
+    }
+    st = collect(child, fds[0], p->nranks, &result, seconds);
+    if (!st) {
+        *out = result;
+        if (rank_seconds) memcpy(rank_seconds, seconds, (size_t)p->nranks * sizeof *seconds);
+    }
+    free(seconds);
+    return st;
+}

@@ -1,0 +1,293 @@
+/* test_predict.c — relay_plan_predict (relay/predict.h) against closed
+ * forms.  Plans are built section by section (messages of chosen bytes
+ * between chosen ranks, in chosen steps), the machine is a `star` (every
+ * node one link to one crossbar: a message between two nodes crosses two
+ * links) or a `node`, and SimGrid runs its CM02 model without correction
+ * factors, so that every time below is a formula of the machine's numbers:
+ *
+ *   one message of S bytes between two nodes: 2 l + S / b on the wire;
+ *   k equal messages into one node share its link: 2 l + k S / b;
+ *   a ring of n ranks in n - 1 rounds: (n - 1) (pack + 2 l + S / b + unpack),
+ *     all at once (p2p): (n - 1) (pack + S / b + unpack) + 2 l;
+ *   packing, unpacking, copying: bytes / memory_bandwidth + pieces * piece_seconds,
+ *     each message sent message_seconds more;
+ *   alltoallv waits for every rank at its entry and exit, neighbor does not.
+ *
+ * Every value is checked to 1e-9 relative, so a model that drops or
+ * doubles a term fails.  Also: the schedules a plan can be predicted with,
+ * and bad machine files and requests, which change nothing. */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "plan_internal.h"
+#include "relay/predict.h"
+
+/* The star every closed form uses: one rank per node. */
+static const double mem_bw = 1e10, link_bw = 1e9, link_lat = 1e-6, node_bw = 4e9, node_lat = 2e-7;
+static const char star[] = "topology = star\n"
+                           "ranks_per_node = 1\n"
+                           "memory_bandwidth = 1e10\n"
+                           "link_bandwidth = 1e9   # per direction\n"
+                           "link_latency = 1e-6\n"
+                           "node_bandwidth = 4e9\n"
+                           "node_latency = 2e-7\n";
+static const int64_t S = 1000000; /* bytes of a message: 125,000 doubles */
+
+static void assert_close(double got, double want)
+{
+    if (fabs(got - want) > 1e-9 * fabs(want) + 1e-15) fail_msg("predicted %.15g s, the closed form %.15g s", got, want);
+}
+
+/* ---- machines and plans --------------------------------------------------- */
+
+/* A temporary machine file holding text; the caller unlinks it. */
+static char *machine_file(const char *text)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/test_predict-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+/* A transform plan of nranks ranks (doubles) with empty sections. */
+static relay_plan *empty_plan(int nranks, relay_schedule schedule, int rounds)
+{
+    relay_plan *p = rl_plan_alloc(nranks, 1);
+    assert_non_null(p);
+    p->type = RELAY_DOUBLE;
+    p->schedule = schedule;
+    p->rounds = rounds;
+    for (int r = 0; r < nranks; r++) {
+        p->sections[r] = rl_section_alloc(r, 1);
+        assert_non_null(p->sections[r]);
+    }
+    return p;
+}
+
+/* Appends a message of one lattice of `pieces` pieces to one side of a section. */
+static void add_side(rl_section *s, int send, int peer, int64_t bytes, int64_t pieces, int64_t step, int with_rounds)
+{
+    int32_t *n = send ? &s->nsend : &s->nrecv;
+    rl_message **msgs = send ? &s->send : &s->recv;
+    int64_t *nspans = send ? &s->nsend_spans : &s->nrecv_spans;
+    rl_span **spans = send ? &s->send_spans : &s->recv_spans;
+    int64_t **round = send ? &s->send_round : &s->recv_round;
+    *msgs = realloc(*msgs, (size_t)(*n + 1) * sizeof **msgs);
+    *spans = realloc(*spans, (size_t)(*nspans + 1) * sizeof **spans);
+    int64_t elems = bytes / 8;
+    (*msgs)[*n] = (rl_message){peer, *nspans, 1, elems};
+    (*spans)[*nspans] = (rl_span){0, elems / pieces, 1, pieces, 1, 0, elems / pieces, 0, elems, 0};
+    if (with_rounds) {
+        *round = realloc(*round, (size_t)(*n + 1) * sizeof **round);
+        (*round)[*n] = step;
+    }
+    (*n)++;
+    (*nspans)++;
+}
+
+static void add_message(relay_plan *p, int from, int to, int64_t bytes, int64_t step)
+{
+    int rounds = p->schedule == RELAY_SCHED_ROUNDS;
+    add_side(p->sections[from], 1, to, bytes, 1, step, rounds);
+    add_side(p->sections[to], 0, from, bytes, 1, step, rounds);
+}
+
+/* rank's local copy: count_r x 1 pieces of `rows` doubles each. */
+static void add_local(relay_plan *p, int rank, int64_t rows, int64_t count_r)
+{
+    rl_section *s = p->sections[rank];
+    s->local = malloc(sizeof *s->local);
+    s->local[0] = (rl_local_span){0, rows, 1, count_r, 1, 0, rows, 0, rows * count_r, 0, rows, 0, rows * count_r};
+    s->nlocal = 1;
+}
+
+/* Predicts p on the machine text with schedule; rank_seconds may be NULL. */
+static relay_prediction predict(const relay_plan *p, const char *machine, relay_schedule schedule, double *rank_seconds)
+{
+    char *path = machine_file(machine);
+    relay_prediction out;
+    relay_status st = relay_plan_predict(p, path, schedule, &out, rank_seconds);
+    unlink(path);
+    if (st) fail_msg("relay_plan_predict: %s", relay_last_error());
+    return out;
+}
+
+/* ---- closed forms --------------------------------------------------------- */
+
+static double copy(int64_t bytes) { return (double)bytes / mem_bw; }
+
+static void one_message_is_latency_plus_size_over_bandwidth(void **state)
+{
+    relay_plan *p = empty_plan(2, RELAY_SCHED_P2P, 1);
+    add_message(p, 0, 1, S, 0);
+    double ranks[2];
+    relay_prediction out = predict(p, star, RELAY_SCHED_AUTO, ranks);
+    double wire = 2 * link_lat + (double)S / link_bw;    /* 1.002 ms */
+    assert_int_equal(out.schedule, RELAY_SCHED_P2P);
+    assert_int_equal(out.messages, 1);
+    assert_int_equal(out.nslowest, 1);
+    assert_int_equal(out.slowest[0].from, 0);
+    assert_int_equal(out.slowest[0].to, 1);
+    assert_int_equal(out.slowest[0].bytes, S);
+    assert_close(out.slowest[0].seconds, wire);
+    assert_close(ranks[0], copy(S) + wire);               /* the sender: pack, then its send completes */
+    assert_close(ranks[1], copy(S) + wire + copy(S));     /* the receiver unpacks it */
+    assert_close(out.seconds, ranks[1]);
+    assert_int_equal(out.slowest_rank, 1);
+    relay_plan_free(p);
+}
+
+static void k_messages_through_one_link_take_k_times_as_long(void **state)
+{
+    enum { K = 4 };
+    relay_plan *p = empty_plan(K + 1, RELAY_SCHED_P2P, 1);
+    for (int r = 1; r <= K; r++) add_message(p, r, 0, S, 0); /* all into rank 0's link */
+    double ranks[K + 1];
+    relay_prediction out = predict(p, star, RELAY_SCHED_P2P, ranks);
+    double wire = 2 * link_lat + K * (double)S / link_bw;
+    assert_int_equal(out.messages, K);
+    for (int i = 0; i < K; i++) assert_close(out.slowest[i].seconds, wire);
+    for (int r = 1; r <= K; r++) assert_close(ranks[r], copy(S) + wire);
+    assert_close(ranks[0], copy(S) + wire + K * copy(S));  /* they land together, then K unpacks */
+    relay_plan_free(p);
+}
+
+/* Rank r sends S to r + s + 1 (mod n) in step s: a contention-free ring. */
+static relay_plan *ring(int n, relay_schedule schedule)
+{
+    relay_plan *p = empty_plan(n, schedule, n - 1);
+    for (int s = 0; s < n - 1; s++)
+        for (int r = 0; r < n; r++) add_message(p, r, (r + s + 1) % n, S, s);
+    return p;
+}
+
+static void a_ring_of_rounds_pays_the_latency_each_round(void **state)
+{
+    enum { N = 4 };
+    relay_plan *p = ring(N, RELAY_SCHED_ROUNDS);
+    double ranks[N];
+    relay_prediction rounds = predict(p, star, RELAY_SCHED_ROUNDS, ranks);
+    double step = copy(S) + 2 * link_lat + (double)S / link_bw + copy(S);
+    for (int r = 0; r < N; r++) assert_close(ranks[r], (N - 1) * step);
+    assert_close(rounds.seconds, (N - 1) * step);
+    for (int i = 0; i < rounds.nslowest; i++) assert_close(rounds.slowest[i].seconds, 2 * link_lat + (double)S / link_bw);
+    /* All at once: each link carries N - 1 messages, the latency paid once. */
+    relay_prediction p2p = predict(p, star, RELAY_SCHED_P2P, ranks);
+    assert_close(p2p.seconds, (N - 1) * (copy(S) + (double)S / link_bw + copy(S)) + 2 * link_lat);
+    relay_plan_free(p);
+}
+
+static void packing_is_bytes_over_memory_bandwidth_plus_pieces(void **state)
+{
+    /* One node: a local copy of 6 pieces, and a message of S bytes to the
+     * other rank of the node (loopback: node latency and bandwidth). */
+    static const char node[] = "topology = node\nranks_per_node = 2\nmemory_bandwidth = 1e10\n"
+                               "piece_seconds = 1e-6\nmessage_seconds = 5e-6\nnode_bandwidth = 4e9\nnode_latency = 2e-7\n";
+    relay_plan *p = empty_plan(2, RELAY_SCHED_P2P, 1);
+    add_local(p, 0, 1000, 6);                       /* 6 pieces of 1000 doubles */
+    add_message(p, 0, 1, S, 0);
+    double ranks[2];
+    relay_prediction out = predict(p, node, RELAY_SCHED_P2P, ranks);
+    double local = copy(6 * 1000 * 8) + 6 * 1e-6;
+    double pack = copy(S) + 1e-6 + 5e-6, wire = node_lat + (double)S / node_bw;
+    assert_close(out.slowest[0].seconds, wire);
+    assert_close(ranks[0], pack + local > pack + wire ? pack + local : pack + wire); /* copies while it flies */
+    assert_close(ranks[1], pack + wire + copy(S) + 1e-6);
+    relay_plan_free(p);
+}
+
+static void alltoallv_waits_for_every_rank_neighbor_does_not(void **state)
+{
+    relay_plan *p = empty_plan(3, RELAY_SCHED_P2P, 1);
+    add_message(p, 0, 1, S, 0);                     /* rank 2 moves nothing */
+    double ranks[3];
+    double wire = 2 * link_lat + (double)S / link_bw;
+    predict(p, star, RELAY_SCHED_NEIGHBOR, ranks);
+    assert_close(ranks[2], 0);
+    assert_close(ranks[1], copy(S) + wire + copy(S));
+    predict(p, star, RELAY_SCHED_ALLTOALLV, ranks);
+    assert_close(ranks[2], copy(S) + wire);          /* leaves the collective with the others */
+    assert_close(ranks[1], copy(S) + wire + copy(S));
+    relay_plan_free(p);
+}
+
+/* ---- schedules and refusals ---------------------------------------------- */
+
+static void schedules_follow_the_plan(void **state)
+{
+    relay_schedule s[RELAY_PREDICT_MAX_SCHEDULES];
+    int n;
+    relay_plan *p = ring(3, RELAY_SCHED_P2P);
+    assert_int_equal(relay_predict_schedules(p, s, &n), RELAY_OK);
+    assert_int_equal(n, 3);
+    assert_int_equal(s[0], RELAY_SCHED_P2P);
+    assert_int_equal(s[1], RELAY_SCHED_ALLTOALLV);
+    assert_int_equal(s[2], RELAY_SCHED_NEIGHBOR);
+    relay_plan_free(p);
+    p = ring(3, RELAY_SCHED_ROUNDS);
+    assert_int_equal(relay_predict_schedules(p, s, &n), RELAY_OK);
+    assert_int_equal(n, 4);
+    assert_int_equal(s[1], RELAY_SCHED_ROUNDS);
+    p->max_buffer_bytes = 1 << 20;                  /* capped: rounds alone */
+    assert_int_equal(relay_predict_schedules(p, s, &n), RELAY_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(s[0], RELAY_SCHED_ROUNDS);
+    relay_plan_free(p);
+}
+
+/* relay_plan_predict fails with want, naming `words`, and leaves out alone. */
+static void assert_refused(const relay_plan *p, const char *machine, relay_schedule schedule, relay_status want,
+                           const char *words)
+{
+    char *path = machine ? machine_file(machine) : NULL;
+    relay_prediction out = {.seconds = 42};
+    double ranks[1] = {42};
+    relay_status st = relay_plan_predict(p, path ? path : "/nonexistent/machine", schedule, &out, ranks);
+    if (path) unlink(path);
+    assert_int_equal(st, want);
+    if (!strstr(relay_last_error(), words)) fail_msg("error \"%s\" does not say \"%s\"", relay_last_error(), words);
+    assert_true(out.seconds == 42 && ranks[0] == 42);
+}
+
+static void bad_requests_change_nothing(void **state)
+{
+    relay_plan *p = empty_plan(1, RELAY_SCHED_P2P, 1);
+    assert_refused(p, NULL, RELAY_SCHED_P2P, RELAY_ERR_IO, "cannot open");
+    assert_refused(p, "topology = star\n", RELAY_SCHED_P2P, RELAY_ERR_FORMAT, "ranks_per_node is missing");
+    assert_refused(p, "topology = ring\n", RELAY_SCHED_P2P, RELAY_ERR_FORMAT, ":1: topology");
+    assert_refused(p, "# a comment\nranks_per_node = 0\n", RELAY_SCHED_P2P, RELAY_ERR_FORMAT, ":2: ranks_per_node");
+    assert_refused(p, "colour = blue\n", RELAY_SCHED_P2P, RELAY_ERR_FORMAT, "unknown key `colour`");
+    assert_refused(p, star, RELAY_SCHED_ROUNDS, RELAY_ERR_ARG, "rounds needs a plan made with rounds");
+    rl_section_free(p->sections[0]);
+    p->sections[0] = NULL;
+    assert_refused(p, star, RELAY_SCHED_P2P, RELAY_ERR_ARG, "lacks rank 0's section");
+    relay_plan_free(p);
+    relay_prediction out;
+    assert_int_equal(relay_plan_predict(NULL, "x", RELAY_SCHED_P2P, &out, NULL), RELAY_ERR_ARG);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(one_message_is_latency_plus_size_over_bandwidth),
+        cmocka_unit_test(k_messages_through_one_link_take_k_times_as_long),
+        cmocka_unit_test(a_ring_of_rounds_pays_the_latency_each_round),
+        cmocka_unit_test(packing_is_bytes_over_memory_bandwidth_plus_pieces),
+        cmocka_unit_test(alltoallv_waits_for_every_rank_neighbor_does_not),
+        cmocka_unit_test(schedules_follow_the_plan),
+        cmocka_unit_test(bad_requests_change_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

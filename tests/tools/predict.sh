@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# predict.sh — relay-dump --predict MACHINE on plans relay-plan made: every
+# shipped machine by name and one by path, text and --json (the schedules
+# the plan can be replayed with, the plan's own first, its messages and
+# slowest ranks consistent with the plan's volumes), a rounds plan, a
+# two-rank plan on every machine (the smallest topologies), and the
+# refusals (no such machine, a bad machine file, --rank, a BMMC plan).
+. "$(dirname "$0")/common.sh"
+
+"$PLAN" transform --ranks 16 --from bc:200x160:8x8:4x4 --to bc:200x160:16x16:2x8:grid=col -o t.plan >/dev/null 2>err.txt ||
+    fail "relay-plan: $(cat err.txt)"
+"$PLAN" transform --ranks 16 --from bc:200x160:8x8:4x4 --to bc:200x160:16x16:2x8:grid=col --schedule rounds \
+    -o rounds.plan >/dev/null 2>err.txt || fail "relay-plan --schedule rounds: $(cat err.txt)"
+"$DUMP" t.plan --json >volumes.json 2>err.txt || fail "relay-dump --json: $(cat err.txt)"
+
+# check_json PLAN MACHINE SCHEDULES: --json's prediction names SCHEDULES
+# (comma-separated, the plan's own first) and agrees with itself and the plan.
+check_json() {
+    local plan=$1 machine=$2 want=$3
+    "$DUMP" "$plan" --predict "$machine" --json >p.json 2>err.txt || { fail "$plan on $machine --json: $(cat err.txt)"; return; }
+    python3 - p.json volumes.json "$want" <<'PY' || fail "$plan on $machine: the --json prediction is inconsistent"
+import json, sys
+p = json.load(open(sys.argv[1]))["prediction"]
+volumes = json.load(open(sys.argv[2]))
+want = sys.argv[3].split(",")
+assert [s["schedule"] for s in p["schedules"]] == want, p["schedules"]
+assert p["schedule"] == want[0] and p["seconds"] == p["schedules"][0]["seconds"] > 0, p
+assert p["messages"] == volumes["messages"], (p["messages"], volumes["messages"])
+ranks = [r["seconds"] for r in p["slowest_ranks"]]
+assert len(ranks) == 8 and ranks == sorted(ranks, reverse=True) and ranks[0] == p["seconds"], ranks
+assert p["slowest_ranks"][0]["rank"] == p["slowest_rank"]
+msgs = [m["seconds"] for m in p["slowest_messages"]]
+assert len(msgs) == 8 and msgs == sorted(msgs, reverse=True) and 0 < msgs[0] <= p["seconds"], msgs
+assert all(s["seconds"] > 0 for s in p["schedules"])
+PY
+    echo "ok: $plan on $machine --json"
+}
+
+for machine in laptop fat-tree torus-bgp dragonfly-aries; do
+    "$DUMP" t.plan --predict "$machine" >p.txt 2>err.txt || { fail "$machine: $(cat err.txt)"; continue; }
+    head -1 p.txt | grep -q "predicted replay .* ms (p2p, the plan's schedule" || fail "$machine: first line: $(head -1 p.txt)"
+    for word in "slowest ranks" "slowest messages" "every schedule"; do
+        grep -q "$word" p.txt || fail "$machine: no '$word' in the text"
+    done
+    check_json t.plan "$machine" p2p,alltoallv,neighbor
+done
+check_json rounds.plan fat-tree rounds,p2p,alltoallv,neighbor
+
+# The smallest machines each topology makes: two ranks (one node).
+"$PLAN" transform --ranks 2 --from bc:8x8:2x2:1x2 --to bc:8x8:4x4:2x1 -o two.plan >/dev/null 2>err.txt ||
+    fail "relay-plan, 2 ranks: $(cat err.txt)"
+for machine in laptop fat-tree torus-bgp dragonfly-aries; do
+    "$DUMP" two.plan --predict "$machine" >p.txt 2>err.txt || fail "2 ranks on $machine: $(cat err.txt)"
+done
+
+# A machine file by path, and the same machine by name: the same prediction.
+machines="$(dirname "$DUMP")/../share/relay/machines"
+"$DUMP" t.plan --predict "$machines/laptop.machine" --json >by_path.json 2>err.txt || fail "by path: $(cat err.txt)"
+"$DUMP" t.plan --predict laptop --json >by_name.json 2>err.txt || fail "by name: $(cat err.txt)"
+python3 -c 'import json,sys; a,b=(json.load(open(f))["prediction"] for f in sys.argv[1:]); assert a["schedules"]==b["schedules"]' \
+    by_path.json by_name.json || fail "laptop by path and by name differ"
+
+printf 'topology = star\nranks_per_node = 4\nmemory_bandwidth = fast\n' >bad.machine
+expect_error 2 "--predict with a bad machine file" "$DUMP" t.plan --predict bad.machine
+grep -q "bad.machine:3: memory_bandwidth" err.txt || fail "the bad machine file's line is not named: $(cat err.txt)"
+expect_error 2 "--predict with no such machine" "$DUMP" t.plan --predict no-such-machine
+expect_error 2 "--predict with --rank" "$DUMP" t.plan --predict laptop --rank 1
+"$PLAN" bmmc --ranks 4 --perm bit-reversal --bits 8 -o b.plan >/dev/null 2>err.txt || fail "relay-plan bmmc: $(cat err.txt)"
+expect_error 2 "--predict of a BMMC plan" "$DUMP" b.plan --predict laptop
+finish
