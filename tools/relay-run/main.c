@@ -2,6 +2,7 @@
  *
  *   mpiexec -n P relay-run FILE [--iters K] [--warmup W] [--verify] [--json] [--tune=OUT]
  *                            [--stats STATS]
+ *   mpiexec -n P relay-run --calibrate OUT
  *
  * Each rank reads only its own section of FILE, fills its inputs by the
  * fill function of the plan's kind (transform.c, bmmc.c, hsumma.c, nd.c), binds
@@ -10,10 +11,12 @@
  * fails on any rank fails on all of them (they agree with MPI_Allreduce
  * before the next collective step), and the lowest failing rank reports it
  * in one line.  Links relay_exec's internal archive, never the planner.
- * Reference: docs/cli.md. */
+ * --calibrate OUT measures the machine instead and writes a machine file
+ * for relay-dump --predict (calibrate.c).  Reference: docs/cli.md. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "agree.h"
 #include "json_writer.h"
@@ -29,6 +32,7 @@ static const char help_text[] =
     "SYNOPSIS\n"
     "    mpiexec -n P relay-run FILE [--iters K] [--warmup W] [--verify] [--json] [--tune=OUT]\n"
     "                                [--stats STATS]\n"
+    "    mpiexec -n P relay-run --calibrate OUT\n"
     "    relay-run --help\n"
     "\n"
     "DESCRIPTION\n"
@@ -86,6 +90,16 @@ static const char help_text[] =
     "                 each rank's timed replays spent packing each message it sends, waiting for and\n"
     "                 unpacking each it receives, copying its local pieces and waiting for the\n"
     "                 rest (summed over the replays); relay-dump FILE --stats STATS reads it\n"
+    "    --calibrate OUT  instead of replaying a plan: measure this machine and write a machine\n"
+    "                 file for relay-dump --predict to OUT (rank 0, atomically: a failed run\n"
+    "                 leaves no file).  Every rank must be on one node (topology node), P at\n"
+    "                 least 2: ping-pong latency and bandwidth between ranks 0 and 1 (8 bytes and\n"
+    "                 1 MiB), memory bandwidth from a 32 MiB memcpy by every rank at once, the\n"
+    "                 cost of a piece from 16-byte pieces 64 bytes apart copied alike, and the\n"
+    "                 cost of a message from 1000 empty messages sent in one burst.  The ranks\n"
+    "                 share the node's memory bandwidth (and its cores, when there are more\n"
+    "                 ranks than cores): calibrate with as many ranks as the jobs to predict.\n"
+    "                 OUT's comments say how and when each value was measured\n"
     "    -h, --help   print this help and exit\n"
     "\n"
     "EXIT STATUS\n"
@@ -101,12 +115,13 @@ static const char help_text[] =
     "    mpiexec -n 4 relay-run t.plan --iters 50 --warmup 5 --json\n"
     "    mpiexec -n 4 relay-run t.plan --stats t.csv && relay-dump t.plan --stats t.csv\n"
     "    mpiexec -n 4 relay-run t.plan --tune=tuned.plan && relay-dump tuned.plan\n"
+    "    mpiexec -n 4 relay-run --calibrate here.machine && relay-dump t.plan --predict here.machine\n"
     "\n"
     "SEE ALSO\n"
     "    relay-plan(1), relay-dump(1), docs/cli.md\n";
 
 typedef struct {
-    const char *path, *tune, *stats;
+    const char *path, *tune, *stats, *calibrate;
     int64_t iters, warmup;
     int verify, json;
 } run_request;
@@ -123,6 +138,12 @@ static const cli_option run_options[] = {
     CLI_TEXT("--tune", AT(tune)),
     CLI_TEXT("--autotune", AT(tune)),
     CLI_TEXT("--stats", AT(stats)),
+    CLI_END,
+};
+
+/* relay-run --calibrate OUT: no plan FILE, no other option. */
+static const cli_option calibrate_options[] = {
+    CLI_TEXT("--calibrate", AT(calibrate)),
     CLI_END,
 };
 #undef AT
@@ -142,7 +163,7 @@ static int agree(int status, const cli_error *e)
     return (int)worst;
 }
 
-static double max_over_ranks(double v)
+double max_over_ranks(double v)
 {
     double m;
     MPI_Allreduce(&v, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -392,9 +413,11 @@ int main(int argc, char **argv)
     run_request r = {.iters = 10, .warmup = 1};
     cli_error e;
     int help;
-    int status = cli_parse_options(argc, argv, 1, run_options, &r, &help, &e);
+    int calibrating = argc > 1 && !strncmp(argv[1], "--calibrate", strlen("--calibrate"));
+    int status = cli_parse_options(argc, argv, 1, calibrating ? calibrate_options : run_options, &r, &help, &e);
     if (status && rank == 0) cli_report(program, &e);
     else if (!status && help && rank == 0) fputs(help_text, stdout);
+    else if (!status && !help && calibrating) status = agree(calibrate_machine(r.calibrate, rank, nranks, &e), &e);
     else if (!status && !help) status = replay_file(&r, rank, nranks);
     MPI_Finalize();
     return status;

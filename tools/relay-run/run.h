@@ -2,8 +2,8 @@
  * elements (buffers.c), and each plan kind's part of a replay, called by
  * main.c: the fill function that prepares the buffers and the check of
  * what a replay wrote (transform.c, bmmc.c, hsumma.c, nd.c), --tune (tune.c,
- * HSUMMA's in hsumma.c), HSUMMA's report (hsumma.c), and the per-message
- * timings of --stats (stats.c). */
+ * HSUMMA's in hsumma.c), HSUMMA's report (hsumma.c), the per-message
+ * timings of --stats (stats.c), and --calibrate (calibrate.c). */
 #ifndef RELAY_RUN_H
 #define RELAY_RUN_H
 
@@ -74,6 +74,14 @@ int tune_plan(relay_plan **plan, const char *path, const char *out, int64_t repl
  * timings go to rank 0, which writes STATS atomically.  Collective. */
 int stats_start(relay_exec *x, cli_error *e);
 int stats_write(relay_exec *x, const relay_plan *p, const char *path, int rank, int nranks, cli_error *e);
+
+/* v's largest over MPI_COMM_WORLD (main.c).  Collective. */
+double max_over_ranks(double v);
+
+/* --calibrate OUT (calibrate.c): measures the node every rank runs on and
+ * rank 0 writes a machine file for relay-dump --predict to OUT, atomically.
+ * Collective; CLI_USAGE for one rank or ranks on several nodes. */
+int calibrate_machine(const char *out, int rank, int nranks, cli_error *e);
 
 /* The groups an HSUMMA executor replays with and its last replay's
  * seconds, the slowest rank's.  Collective; 0 when x is not HSUMMA. */

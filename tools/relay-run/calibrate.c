@@ -1,0 +1,173 @@
+/* calibrate.c — relay-run --calibrate OUT: measures this job's machine and
+ * writes a machine file (docs/design.md, "Prediction") that relay-dump
+ * --predict reads.  Every rank must be on one node (topology node):
+ * ping-pong between ranks 0 and 1 for latency and bandwidth (the executor's
+ * relay_hsumma_measure_network), copies by every rank at once for memory
+ * bandwidth and per-piece cost, and a burst of empty messages for the
+ * per-message cost.  Rank 0 writes OUT atomically, with comments saying how
+ * and when each value was measured. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "atomic_file.h"
+#include "run.h"
+
+enum {
+    COPY_BYTES = 32 << 20,   /* each rank's source and destination */
+    PIECE_BYTES = 16,        /* one complex double: a strided piece */
+    PIECE_STRIDE = 64,       /* bytes between pieces' starts */
+    COPY_REPS = 5,
+    MESSAGE_COUNT = 1000,
+    MESSAGE_REPS = 5,
+    TAG_CALIBRATE = 7
+};
+
+typedef struct {
+    int ranks, ranks_per_node;
+    double latency, bandwidth;       /* ping-pong, ranks 0 and 1 */
+    double memory_bandwidth;         /* bytes/s one rank copies, all copying */
+    double piece_seconds, message_seconds;
+} calibration;
+
+/* Ranks sharing rank 0's node. */
+static int ranks_on_this_node(void)
+{
+    MPI_Comm node;
+    int size;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &size);
+    MPI_Comm_free(&node);
+    return size;
+}
+
+/* Copies COPY_BYTES whole, or in pieces of PIECE_BYTES every PIECE_STRIDE
+ * of src (packed into dst); returns the bytes copied. */
+static size_t copy_once(char *dst, const char *src, int strided)
+{
+    if (!strided) {
+        memcpy(dst, src, COPY_BYTES);
+        return COPY_BYTES;
+    }
+    size_t at = 0;
+    for (size_t from = 0; from + PIECE_BYTES <= COPY_BYTES; from += PIECE_STRIDE, at += PIECE_BYTES)
+        memcpy(dst + at, src + from, PIECE_BYTES);
+    return at;
+}
+
+static volatile char copied_byte;
+
+/* The fastest of COPY_REPS copies done by every rank at once, each timed
+ * by its slowest rank; *bytes gets the bytes one copy moves. */
+static double copy_seconds(char *dst, const char *src, int strided, size_t *bytes)
+{
+    double best = INFINITY;
+    for (int r = -1; r < COPY_REPS; r++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        *bytes = copy_once(dst, src, strided);
+        copied_byte = dst[*bytes - 1]; /* the copy is used: not optimised away */
+        double t = max_over_ranks(MPI_Wtime() - t0);
+        if (r >= 0 && t < best) best = t;
+    }
+    return best;
+}
+
+/* Memory bandwidth from a whole copy; a piece's cost is what a strided
+ * copy takes beyond its bytes at that bandwidth.  0 on every rank when
+ * any rank is short of memory (agreed before the first copy). */
+static int measure_memory(calibration *c)
+{
+    char *src = malloc(COPY_BYTES), *dst = malloc(COPY_BYTES);
+    int fed = src && dst, all_fed;
+    MPI_Allreduce(&fed, &all_fed, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (all_fed) {
+        memset(src, 1, COPY_BYTES);
+        memset(dst, 0, COPY_BYTES);
+        size_t bytes, piece_bytes;
+        c->memory_bandwidth = COPY_BYTES / copy_seconds(dst, src, 0, &bytes);
+        double strided = copy_seconds(dst, src, 1, &piece_bytes);
+        double pieces = (double)piece_bytes / PIECE_BYTES;
+        c->piece_seconds = fmax(0, (strided - piece_bytes / c->memory_bandwidth) / pieces);
+    }
+    free(src);
+    free(dst);
+    return all_fed;
+}
+
+/* MESSAGE_COUNT empty messages from rank 0 to rank 1 in one burst: the
+ * fastest of MESSAGE_REPS bursts, per message. */
+static double message_seconds(int rank)
+{
+    static MPI_Request req[MESSAGE_COUNT];
+    double best = INFINITY;
+    for (int r = -1; r < MESSAGE_REPS; r++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        for (int k = 0; k < MESSAGE_COUNT && rank < 2; k++) {
+            if (rank == 0) MPI_Isend(NULL, 0, MPI_BYTE, 1, TAG_CALIBRATE, MPI_COMM_WORLD, &req[k]);
+            else MPI_Irecv(NULL, 0, MPI_BYTE, 0, TAG_CALIBRATE, MPI_COMM_WORLD, &req[k]);
+        }
+        if (rank < 2) MPI_Waitall(MESSAGE_COUNT, req, MPI_STATUSES_IGNORE);
+        double t = max_over_ranks(MPI_Wtime() - t0) / MESSAGE_COUNT;
+        if (r >= 0 && t < best) best = t;
+    }
+    return best;
+}
+
+static void write_machine(FILE *f, const calibration *c)
+{
+    char when[64];
+    time_t now = time(NULL);
+    strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
+    fprintf(f,
+            "# relay-run --calibrate: measured %s with %d ranks, all on one node.\n"
+            "# The ranks of a node share its memory bandwidth and, when there are more\n"
+            "# ranks than cores, its cores: these numbers are what each rank got with\n"
+            "# every rank busy, and predict jobs of about %d ranks best.\n"
+            "# Format: docs/design.md, \"Prediction\".\n"
+            "topology = node\n"
+            "ranks_per_node = %d\n"
+            "# each rank memcpy'd %d MiB at once, fastest of %d, slowest rank\n"
+            "memory_bandwidth = %.4g\n"
+            "# %d-byte pieces %d bytes apart copied by every rank at once, less their\n"
+            "# bytes at memory_bandwidth, per piece\n"
+            "piece_seconds = %.4g\n"
+            "# %d empty messages rank 0 to rank 1 in one burst, per message\n"
+            "message_seconds = %.4g\n"
+            "# ping-pong of 8 bytes and 1 MiB between ranks 0 and 1 (Hockney fit)\n"
+            "node_bandwidth = %.4g\n"
+            "node_latency = %.4g\n",
+            when, c->ranks, c->ranks, c->ranks_per_node, COPY_BYTES >> 20, COPY_REPS, c->memory_bandwidth,
+            PIECE_BYTES, PIECE_STRIDE, c->piece_seconds, MESSAGE_COUNT, c->message_seconds, c->bandwidth, c->latency);
+}
+
+static int save_calibration(const calibration *c, const char *out, cli_error *e)
+{
+    rl_atomic_file af;
+    if (rl_atomic_open(&af, out)) return cli_fail(e, CLI_FAILED, "--calibrate: %s", relay_last_error());
+    write_machine(af.file, c);
+    if (ferror(af.file)) {
+        rl_atomic_abort(&af);
+        return cli_fail(e, CLI_FAILED, "--calibrate: cannot write %s", out);
+    }
+    return rl_atomic_commit(&af) ? cli_fail(e, CLI_FAILED, "--calibrate: %s", relay_last_error()) : CLI_OK;
+}
+
+int calibrate_machine(const char *out, int rank, int nranks, cli_error *e)
+{
+    calibration c = {.ranks = nranks, .ranks_per_node = ranks_on_this_node()};
+    if (nranks < 2) return cli_fail(e, CLI_USAGE, "--calibrate needs at least 2 ranks (mpiexec -n 2 or more)");
+    if (max_over_ranks(nranks - c.ranks_per_node) > 0)
+        return cli_fail(e, CLI_USAGE, "--calibrate measures one node: run every rank on one node");
+    relay_hsumma_network net;
+    relay_status st = relay_hsumma_measure_network(MPI_COMM_WORLD, &net);
+    if (st) return cli_fail_relay(e, CLI_FAILED, st, "--calibrate: the ping-pong");
+    c.latency = net.alpha;
+    c.bandwidth = 1 / net.beta;
+    if (!measure_memory(&c)) return cli_fail(e, CLI_FAILED, "--calibrate: out of memory for the %d MiB copies", COPY_BYTES >> 20);
+    c.message_seconds = message_seconds(rank);
+    return rank == 0 ? save_calibration(&c, out, e) : CLI_OK;
+}
