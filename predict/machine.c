@@ -34,6 +34,8 @@ enum { EVERY_TOPOLOGY = -1, OPTIONAL = -2, NETWORK = -3 };
 static const machine_key keys[] = {
     {"ranks_per_node", AT(ranks_per_node), 1, 1, EVERY_TOPOLOGY},
     {"memory_bandwidth", AT(memory_bandwidth), 0, 1, EVERY_TOPOLOGY},
+    {"transpose_bandwidth", AT(transpose_bandwidth), 0, 1, OPTIONAL},
+    {"cores_per_node", AT(cores_per_node), 1, 1, OPTIONAL},
     {"piece_seconds", AT(piece_seconds), 0, 0, OPTIONAL},
     {"message_seconds", AT(message_seconds), 0, 0, OPTIONAL},
     {"node_bandwidth", AT(node_bandwidth), 0, 1, EVERY_TOPOLOGY},

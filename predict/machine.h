@@ -17,7 +17,9 @@ typedef enum { MACHINE_NODE, MACHINE_STAR, MACHINE_FAT_TREE, MACHINE_TORUS, MACH
 typedef struct {
     machine_topology topology;
     int ranks_per_node;          /* ranks r*k .. r*k+k-1 on node r (block mapping) */
-    double memory_bandwidth;     /* bytes/s one rank packs, unpacks or copies */
+    double memory_bandwidth;     /* bytes/s one rank packs, unpacks or copies, on a core of its own */
+    double transpose_bandwidth;  /* bytes/s of the same when the pair's op transposes (0: memory_bandwidth) */
+    int cores_per_node;          /* cores a node's ranks share for their copies (0: a core each) */
     double piece_seconds;        /* per piece packed, unpacked or copied (0: not modelled) */
     double message_seconds;      /* per message sent, with its packing (0: not modelled) */
     double link_bandwidth;       /* bytes/s of each network link, each direction */

@@ -21,6 +21,12 @@ int platform_nodes(const machine *m, int nranks)
     return (int)(((int64_t)nranks + m->ranks_per_node - 1) / m->ranks_per_node);
 }
 
+int platform_cores(const machine *m, int nranks)
+{
+    if (m->cores_per_node > 0) return m->cores_per_node;
+    return m->topology == MACHINE_NODE || nranks < m->ranks_per_node ? nranks : m->ranks_per_node;
+}
+
 static int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 /* A SimGrid cluster topology: its topo_parameters (or "") and its hosts. */
@@ -84,8 +90,9 @@ static cluster_shape shape_of(const machine *m, int nodes)
     return (cluster_shape){.hosts = nodes};
 }
 
-/* The platform XML for at least `nodes` nodes, on f: 0, or -1 when f fails. */
-static int platform_write(const machine *m, int nodes, FILE *f)
+/* The platform XML for at least `nodes` nodes of `cores` cores, each
+ * running CORE_SPEED flops a second, on f: 0, or -1 when f fails. */
+static int platform_write(const machine *m, int nodes, int cores, FILE *f)
 {
     static const char *const kinds[] = {
         [MACHINE_NODE] = "FLAT", [MACHINE_STAR] = "FLAT", [MACHINE_FAT_TREE] = "FAT_TREE",
@@ -95,17 +102,17 @@ static int platform_write(const machine *m, int nodes, FILE *f)
     int network = m->topology != MACHINE_NODE;
     fprintf(f, "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
                "<platform version=\"4.1\">\n<zone id=\"machine\" routing=\"Full\">\n");
-    fprintf(f, "<cluster id=\"nodes\" prefix=\"node-\" suffix=\"\" radical=\"0-%lld\" speed=\"1f\""
+    fprintf(f, "<cluster id=\"nodes\" prefix=\"node-\" suffix=\"\" radical=\"0-%lld\" speed=\"%gf\" core=\"%d\""
                " bw=\"%.17gBps\" lat=\"%.17gs\" loopback_bw=\"%.17gBps\" loopback_lat=\"%.17gs\""
                " sharing_policy=\"SPLITDUPLEX\" topology=\"%s\"",
-            (long long)shape.hosts - 1, network ? m->link_bandwidth : m->node_bandwidth,
+            (long long)shape.hosts - 1, CORE_SPEED, cores, network ? m->link_bandwidth : m->node_bandwidth,
             network ? m->link_latency : m->node_latency, m->node_bandwidth, m->node_latency, kinds[m->topology]);
     if (*shape.params) fprintf(f, " topo_parameters=\"%s\"", shape.params);
     fprintf(f, "/>\n</zone>\n</platform>\n");
     return fflush(f) || ferror(f) ? -1 : 0;
 }
 
-int platform_load(const machine *m, int nodes)
+int platform_load(const machine *m, int nodes, int cores)
 {
     const char *dir = getenv("TMPDIR");
     char path[4096];
@@ -113,7 +120,7 @@ int platform_load(const machine *m, int nodes)
     int fd = mkstemps(path, 4);
     if (fd < 0) return -1;
     FILE *f = fdopen(fd, "w");
-    int failed = !f || platform_write(m, nodes, f);
+    int failed = !f || platform_write(m, nodes, cores, f);
     if (f) fclose(f);
     else close(fd);
     if (!failed) simgrid_load_platform(path);

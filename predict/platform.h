@@ -9,10 +9,20 @@
 /* Nodes that hold nranks ranks at m's ranks per node (node: one). */
 int platform_nodes(const machine *m, int nranks);
 
-/* Has SimGrid load the platform of at least `nodes` nodes, the topology's
- * shape the smallest of its kind that holds them (surplus nodes idle),
- * through a temporary file (SimGrid reads platforms from files only),
- * removed at once.  Returns 0, or -1 when the file cannot be written. */
-int platform_load(const machine *m, int nodes);
+/* A node's cores run CORE_SPEED flops a second: a rank's copy of s
+ * seconds on a core of its own is an execution of s * CORE_SPEED flops,
+ * which SimGrid shares among the node's cores with the other ranks'. */
+#define CORE_SPEED 1e9
+
+/* The cores of each node of a plan of nranks ranks: the machine's
+ * cores_per_node, or (0) as many as the node holds ranks. */
+int platform_cores(const machine *m, int nranks);
+
+/* Has SimGrid load the platform of at least `nodes` nodes of `cores` cores,
+ * the topology's shape the smallest of its kind that holds them (surplus
+ * nodes idle), through a temporary file (SimGrid reads platforms from
+ * files only), removed at once.  Returns 0, or -1 when the file cannot be
+ * written. */
+int platform_load(const machine *m, int nodes, int cores);
 
 #endif

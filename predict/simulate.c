@@ -36,6 +36,7 @@
 typedef struct {
     int from, to;
     int64_t bytes, pieces;
+    int64_t transposed;          /* of bytes, those of pairs whose op transposes (unpacked transposing) */
     double posted;
 } sent_message;
 
@@ -68,14 +69,20 @@ typedef struct {
 
 /* ---- time spent in memory ------------------------------------------------ */
 
-static double copy_seconds(const machine *m, int64_t bytes, int64_t pieces)
+/* Seconds a copy of bytes in pieces takes on a core of its own, of which
+ * `transposed` bytes transpose (at transpose_bandwidth, where given). */
+static double copy_seconds(const machine *m, int64_t bytes, int64_t pieces, int64_t transposed)
 {
-    return (double)bytes / m->memory_bandwidth + (double)pieces * m->piece_seconds;
+    double transpose_bandwidth = m->transpose_bandwidth > 0 ? m->transpose_bandwidth : m->memory_bandwidth;
+    return (double)(bytes - transposed) / m->memory_bandwidth + (double)transposed / transpose_bandwidth +
+           (double)pieces * m->piece_seconds;
 }
 
+/* Copies of that many seconds on a core of its own, run on the rank's node,
+ * whose cores its ranks share (platform.h). */
 static void spend(double seconds)
 {
-    if (seconds > 0) sg_actor_sleep_for(seconds);
+    if (seconds > 0) sg_actor_execute(seconds * CORE_SPEED);
 }
 
 /* ---- what a rank moves --------------------------------------------------- */
@@ -85,6 +92,19 @@ static int64_t message_pieces(const rl_span *spans, const rl_message *msg)
     int64_t pieces = 0;
     for (int64_t i = msg->first; i < msg->first + msg->count; i++) pieces += rl_span_pieces(&spans[i]);
     return pieces;
+}
+
+/* Whether pair's op transposes (T or C; plan.c's rl_op_transposes is not
+ * exported from the executor library this one links). */
+static int pair_transposes(const relay_plan *p, int64_t pair) { return p->pairs[pair].op != RELAY_OP_N; }
+
+/* Of a message's elements, those of pairs whose op transposes. */
+static int64_t message_transposed(const relay_plan *p, const rl_span *spans, const rl_message *msg)
+{
+    int64_t elems = 0;
+    for (int64_t i = msg->first; i < msg->first + msg->count; i++)
+        if (pair_transposes(p, spans[i].pair)) elems += rl_span_elems(&spans[i]);
+    return elems;
 }
 
 /* The sends of every rank as payloads, in section order. */
@@ -101,8 +121,12 @@ static int fill_sent(simulation *sim)
         const rl_section *s = p->sections[r];
         for (int k = 0; k < s->nsend; k++) {
             const rl_message *msg = &s->send[k];
-            sim->sent[sim->first_sent[r] + k] = (sent_message){
-                r, (int)msg->peer, msg->elems * sim->esz, message_pieces(s->send_spans, msg), 0};
+            sim->sent[sim->first_sent[r] + k] = (sent_message){r,
+                                                               (int)msg->peer,
+                                                               msg->elems * sim->esz,
+                                                               message_pieces(s->send_spans, msg),
+                                                               message_transposed(p, s->send_spans, msg) * sim->esz,
+                                                               0};
         }
     }
     return 0;
@@ -222,7 +246,8 @@ static double land_messages(simulation *sim, const rank_step *st, int unpack_on_
         for (int k = pending - 1; k >= 0 && unpack_on_arrival; k--)
             if (sg_comm_test(x->recv_comms[k])) x->ready[nlanded++] = take_landed(sim, k, &pending, x);
         for (; nlanded > 0; nlanded--) {
-            double seconds = copy_seconds(sim->m, x->ready[nlanded - 1]->bytes, x->ready[nlanded - 1]->pieces);
+            const sent_message *msg = x->ready[nlanded - 1];
+            double seconds = copy_seconds(sim->m, msg->bytes, msg->pieces, msg->transposed);
             if (unpack_on_arrival) spend(seconds);
             else unpack += seconds;
         }
@@ -236,12 +261,14 @@ static void run_step(simulation *sim, int rank, const rank_step *st, step_style 
     const sent_message *sent = sim->sent + sim->first_sent[rank];
     double pack = 0;
     for (int k = 0; k < st->nsends; k++)
-        pack += copy_seconds(sim->m, sent[st->sends[k]].bytes, sent[st->sends[k]].pieces) + sim->m->message_seconds;
+        pack += copy_seconds(sim->m, sent[st->sends[k]].bytes, sent[st->sends[k]].pieces, 0) + sim->m->message_seconds;
     spend(pack);
     if (style.barriers) sg_barrier_wait(sim->barrier);
     post_step(sim, rank, st, x);
-    for (int64_t i = 0; i < s->nlocal && st->copies; i++)
-        spend(copy_seconds(sim->m, rl_local_span_elems(&s->local[i]) * sim->esz, rl_local_span_pieces(&s->local[i])));
+    for (int64_t i = 0; i < s->nlocal && st->copies; i++) {
+        int64_t bytes = rl_local_span_elems(&s->local[i]) * sim->esz;
+        spend(copy_seconds(sim->m, bytes, rl_local_span_pieces(&s->local[i]), pair_transposes(sim->plan, s->local[i].pair) ? bytes : 0));
+    }
     double unpack = land_messages(sim, st, style.unpack_on_arrival, x);
     if (style.barriers) sg_barrier_wait(sim->barrier);
     spend(unpack);
@@ -395,7 +422,7 @@ int simulate_replay(const relay_plan *p, const machine *m, relay_schedule schedu
     int failed = !actors || fill_sent(&sim);
     if (!failed) {
         start_engine();
-        failed = platform_load(m, platform_nodes(m, p->nranks));
+        failed = platform_load(m, platform_nodes(m, p->nranks), platform_cores(m, p->nranks));
     }
     if (!failed) {
         sim.barrier = sg_barrier_init((unsigned)p->nranks);

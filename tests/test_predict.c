@@ -223,6 +223,45 @@ static void alltoallv_waits_for_every_rank_neighbor_does_not(void **state)
     relay_plan_free(p);
 }
 
+/* Two ranks of one node copy locally at once: on one core between them
+ * each takes twice as long, on two cores as long as alone. */
+static void ranks_share_their_nodes_cores(void **state)
+{
+    static const char one_core[] = "topology = node\nranks_per_node = 2\ncores_per_node = 1\nmemory_bandwidth = 1e10\n"
+                                   "node_bandwidth = 4e9\nnode_latency = 2e-7\n";
+    static const char two_cores[] = "topology = node\nranks_per_node = 2\ncores_per_node = 2\nmemory_bandwidth = 1e10\n"
+                                    "node_bandwidth = 4e9\nnode_latency = 2e-7\n";
+    relay_plan *p = empty_plan(2, RELAY_SCHED_P2P, 1);
+    add_local(p, 0, 1000, 6);
+    add_local(p, 1, 1000, 6);
+    double ranks[2];
+    predict(p, one_core, RELAY_SCHED_P2P, ranks);
+    assert_close(ranks[0], 2 * copy(6 * 1000 * 8));
+    assert_close(ranks[1], 2 * copy(6 * 1000 * 8));
+    predict(p, two_cores, RELAY_SCHED_P2P, ranks);
+    assert_close(ranks[0], copy(6 * 1000 * 8));
+    relay_plan_free(p);
+}
+
+/* A pair whose op transposes copies at transpose_bandwidth: locally, and
+ * unpacking (the receiver transposes; the sender packs in B's order). */
+static void transposes_move_at_the_transpose_bandwidth(void **state)
+{
+    static const char node[] = "topology = node\nranks_per_node = 2\nmemory_bandwidth = 1e10\ntranspose_bandwidth = 2.5e9\n"
+                               "node_bandwidth = 4e9\nnode_latency = 2e-7\n";
+    relay_plan *p = empty_plan(2, RELAY_SCHED_P2P, 1);
+    p->pairs[0].op = RELAY_OP_T;
+    add_local(p, 0, 1000, 6);
+    add_message(p, 1, 0, S, 0);
+    double ranks[2];
+    predict(p, node, RELAY_SCHED_P2P, ranks);
+    double local = 6 * 1000 * 8 / 2.5e9, wire = node_lat + (double)S / node_bw;
+    double landed = copy(S) + wire;
+    assert_close(ranks[1], landed);                                   /* packs in B's order, sends */
+    assert_close(ranks[0], (local > landed ? local : landed) + (double)S / 2.5e9);
+    relay_plan_free(p);
+}
+
 /* ---- schedules and refusals ---------------------------------------------- */
 
 static void schedules_follow_the_plan(void **state)
@@ -286,6 +325,8 @@ int main(void)
         cmocka_unit_test(a_ring_of_rounds_pays_the_latency_each_round),
         cmocka_unit_test(packing_is_bytes_over_memory_bandwidth_plus_pieces),
         cmocka_unit_test(alltoallv_waits_for_every_rank_neighbor_does_not),
+        cmocka_unit_test(ranks_share_their_nodes_cores),
+        cmocka_unit_test(transposes_move_at_the_transpose_bandwidth),
         cmocka_unit_test(schedules_follow_the_plan),
         cmocka_unit_test(bad_requests_change_nothing),
     };

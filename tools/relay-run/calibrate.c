@@ -3,22 +3,26 @@
  * --predict reads.  Every rank must be on one node (topology node):
  * ping-pong between ranks 0 and 1 for latency and bandwidth (the executor's
  * relay_hsumma_measure_network), copies by every rank at once for memory
- * bandwidth and per-piece cost, and a burst of empty messages for the
- * per-message cost.  Rank 0 writes OUT atomically, with comments saying how
+ * and transpose bandwidth and per-piece cost (turned into a core's own:
+ * the machine file says how many cores the node's ranks share), and a
+ * burst of empty messages for the per-message cost.  Rank 0 writes OUT atomically, with comments saying how
  * and when each value was measured. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "atomic_file.h"
+#include "kernels.h"
 #include "run.h"
 
 enum {
     COPY_BYTES = 32 << 20,   /* each rank's source and destination */
     PIECE_BYTES = 16,        /* one complex double: a strided piece */
     PIECE_STRIDE = 64,       /* bytes between pieces' starts */
+    TRANSPOSE_SIDE = 2048,   /* a transposed copy: COPY_BYTES as this many doubles squared */
     COPY_REPS = 5,
     MESSAGE_COUNT = 1000,
     MESSAGE_REPS = 5,
@@ -28,7 +32,9 @@ enum {
 typedef struct {
     int ranks, ranks_per_node;
     double latency, bandwidth;       /* ping-pong, ranks 0 and 1 */
-    double memory_bandwidth;         /* bytes/s one rank copies, all copying */
+    int cores;                       /* the node's cores online */
+    double memory_bandwidth;         /* bytes/s one core copies (all ranks copying, times ranks per core) */
+    double transpose_bandwidth;      /* the same for a transposing copy */
     double piece_seconds, message_seconds;
 } calibration;
 
@@ -43,11 +49,16 @@ static int ranks_on_this_node(void)
     return size;
 }
 
-/* Copies COPY_BYTES whole, or in pieces of PIECE_BYTES every PIECE_STRIDE
+_Static_assert((long long)TRANSPOSE_SIDE * TRANSPOSE_SIDE * 8 == COPY_BYTES, "the transposed copy moves COPY_BYTES");
+
+/* How a calibration copy moves COPY_BYTES. */
+typedef enum { WHOLE, STRIDED } copy_kind;
+
+/* Copies COPY_BYTES whole or in pieces of PIECE_BYTES every PIECE_STRIDE
  * of src (packed into dst); returns the bytes copied. */
-static size_t copy_once(char *dst, const char *src, int strided)
+static size_t copy_once(char *dst, const char *src, copy_kind kind)
 {
-    if (!strided) {
+    if (kind == WHOLE) {
         memcpy(dst, src, COPY_BYTES);
         return COPY_BYTES;
     }
@@ -61,14 +72,32 @@ static volatile char copied_byte;
 
 /* The fastest of COPY_REPS copies done by every rank at once, each timed
  * by its slowest rank; *bytes gets the bytes one copy moves. */
-static double copy_seconds(char *dst, const char *src, int strided, size_t *bytes)
+static double copy_seconds(char *dst, const char *src, copy_kind kind, size_t *bytes)
 {
     double best = INFINITY;
     for (int r = -1; r < COPY_REPS; r++) {
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
-        *bytes = copy_once(dst, src, strided);
+        *bytes = copy_once(dst, src, kind);
         copied_byte = dst[*bytes - 1]; /* the copy is used: not optimised away */
+        double t = max_over_ranks(MPI_Wtime() - t0);
+        if (r >= 0 && t < best) best = t;
+    }
+    return best;
+}
+
+/* A copy of COPY_BYTES as TRANSPOSE_SIDE^2 doubles transposed by relay's
+ * own kernel (the one a replay's transposing moves run), timed as
+ * copy_seconds times its copies. */
+static double transpose_seconds(char *dst, const char *src)
+{
+    double best = INFINITY;
+    rl_side to = {dst, 1, TRANSPOSE_SIDE}, from = {(char *)src, TRANSPOSE_SIDE, 1};
+    for (int r = -1; r < COPY_REPS; r++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        rl_copy(RELAY_DOUBLE, to, from, TRANSPOSE_SIDE, TRANSPOSE_SIDE);
+        copied_byte = dst[COPY_BYTES - 1];
         double t = max_over_ranks(MPI_Wtime() - t0);
         if (r >= 0 && t < best) best = t;
     }
@@ -87,10 +116,15 @@ static int measure_memory(calibration *c)
         memset(src, 1, COPY_BYTES);
         memset(dst, 0, COPY_BYTES);
         size_t bytes, piece_bytes;
-        c->memory_bandwidth = COPY_BYTES / copy_seconds(dst, src, 0, &bytes);
-        double strided = copy_seconds(dst, src, 1, &piece_bytes);
+        /* Every rank copied at once: with more ranks than cores, each had
+         * cores / ranks of a core, and a core alone goes that much faster. */
+        double share = c->ranks_per_node > c->cores ? (double)c->ranks_per_node / c->cores : 1;
+        double whole = copy_seconds(dst, src, WHOLE, &bytes);
+        c->transpose_bandwidth = share * COPY_BYTES / transpose_seconds(dst, src);
+        double strided = copy_seconds(dst, src, STRIDED, &piece_bytes);
         double pieces = (double)piece_bytes / PIECE_BYTES;
-        c->piece_seconds = fmax(0, (strided - piece_bytes / c->memory_bandwidth) / pieces);
+        c->memory_bandwidth = share * COPY_BYTES / whole;
+        c->piece_seconds = fmax(0, (strided - piece_bytes * whole / COPY_BYTES) / pieces / share);
     }
     free(src);
     free(dst);
@@ -124,24 +158,31 @@ static void write_machine(FILE *f, const calibration *c)
     strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
     fprintf(f,
             "# relay-run --calibrate: measured %s with %d ranks, all on one node.\n"
-            "# The ranks of a node share its memory bandwidth and, when there are more\n"
-            "# ranks than cores, its cores: these numbers are what each rank got with\n"
-            "# every rank busy, and predict jobs of about %d ranks best.\n"
+            "# Copies were timed with every rank copying at once and are given per core:\n"
+            "# with more ranks than cores, each rank had cores / ranks of a core, and the\n"
+            "# prediction shares a node's cores among its ranks again (cores_per_node).\n"
+            "# The ranks also share the node's memory bandwidth, which is in these numbers\n"
+            "# for %d ranks: they predict jobs of about that many ranks best.\n"
             "# Format: docs/design.md, \"Prediction\".\n"
             "topology = node\n"
             "ranks_per_node = %d\n"
-            "# each rank memcpy'd %d MiB at once, fastest of %d, slowest rank\n"
+            "# cores online (sysconf)\n"
+            "cores_per_node = %d\n"
+            "# each rank memcpy'd %d MiB at once, fastest of %d, slowest rank, per core\n"
             "memory_bandwidth = %.4g\n"
+            "# each rank transposed %d^2 doubles with relay's kernel at once, the same way\n"
+            "transpose_bandwidth = %.4g\n"
             "# %d-byte pieces %d bytes apart copied by every rank at once, less their\n"
-            "# bytes at memory_bandwidth, per piece\n"
+            "# bytes at the whole copy's speed, per piece, per core\n"
             "piece_seconds = %.4g\n"
             "# %d empty messages rank 0 to rank 1 in one burst, per message\n"
             "message_seconds = %.4g\n"
             "# ping-pong of 8 bytes and 1 MiB between ranks 0 and 1 (Hockney fit)\n"
             "node_bandwidth = %.4g\n"
             "node_latency = %.4g\n",
-            when, c->ranks, c->ranks, c->ranks_per_node, COPY_BYTES >> 20, COPY_REPS, c->memory_bandwidth,
-            PIECE_BYTES, PIECE_STRIDE, c->piece_seconds, MESSAGE_COUNT, c->message_seconds, c->bandwidth, c->latency);
+            when, c->ranks, c->ranks, c->ranks_per_node, c->cores, COPY_BYTES >> 20, COPY_REPS, c->memory_bandwidth,
+            TRANSPOSE_SIDE, c->transpose_bandwidth, PIECE_BYTES, PIECE_STRIDE,
+            c->piece_seconds, MESSAGE_COUNT, c->message_seconds, c->bandwidth, c->latency);
 }
 
 static int save_calibration(const calibration *c, const char *out, cli_error *e)
@@ -158,7 +199,8 @@ static int save_calibration(const calibration *c, const char *out, cli_error *e)
 
 int calibrate_machine(const char *out, int rank, int nranks, cli_error *e)
 {
-    calibration c = {.ranks = nranks, .ranks_per_node = ranks_on_this_node()};
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    calibration c = {.ranks = nranks, .ranks_per_node = ranks_on_this_node(), .cores = online > 0 ? (int)online : 1};
     if (nranks < 2) return cli_fail(e, CLI_USAGE, "--calibrate needs at least 2 ranks (mpiexec -n 2 or more)");
     if (max_over_ranks(nranks - c.ranks_per_node) > 0)
         return cli_fail(e, CLI_USAGE, "--calibrate measures one node: run every rank on one node");
