@@ -96,6 +96,16 @@ typedef struct {
     relay_order dst_order, src_order;
 } rl_pair_info;
 
+/* Zero-byte notices a receiver sends each message's sender once it is
+ * done with the message in a replay (transform_bind.c): a pulled
+ * message's "read".  req: per receive the send, then per send the receive
+ * (MPI_REQUEST_NULL where the message has none); sent: per receive,
+ * whether this replay sent it yet. */
+typedef struct {
+    MPI_Request *req;
+    char *sent;
+} rl_notices;
+
 /* Replays' timings (transform_timing.c): seconds per row (sends, receives,
  * the local lattices, completion) summed over `replays`; the columns are
  * NULL until timing first starts. */
@@ -165,12 +175,11 @@ typedef struct rl_transform_exec_s {
     rl_pull_mode pull_mode;
     char *send_pulled, *recv_pulled; /* p2p: messages the receiver reads from the sender's B */
     int npulled;             /* how many, both ways */
-    char *pull_read;         /* per receive: read in this replay */
     rl_message_set pulls;    /* their walks (B in the sender, A here) and tasks, per receive */
     int64_t *pull_pid;       /* per receive: the sender's pid */
     uint64_t *pull_from;     /* per receive: the sender's B of each pair, as it sent them */
     uint64_t *pull_mine;     /* this rank's B of each pair, as sent to the ranks that read it */
-    MPI_Request *pull_done;  /* per receive, "read" to the sender; then per send, from the receiver */
+    rl_notices pull_done;    /* "read": the receiver read the sender's B */
     char *bounce;            /* per thread of the team, bounce_bytes each */
     int64_t bounce_bytes;
     int pull_errno, pull_errno_peer; /* what failed in this replay's reads (0: nothing), from whom */
