@@ -1,9 +1,9 @@
 /* transform_bind.c — what binding p2p replays settles with the other end
  * of each message (transform_exec.c calls it after creating the staged
  * requests): the exchange of a few bytes per message that this file's
- * agreement and transform_pull.c's use, and the agreement on direct
+ * agreement, transform_pull.c's and shm/'s use, and the agreement on direct
  * messages, which travel run by run from B into A without packing.  Also
- * the steps opt-in transports share (transform_pull.c): their
+ * the steps the opt-in transports share (transform_pull.c, shm/): their
  * environment switch, the receiver's notices to the sender, and dropping
  * the pack buffers no message stages in any more. */
 #include <limits.h>
@@ -263,8 +263,8 @@ void rl_transform_release_pack_buffers(rl_transform_exec *x)
 {
     int staged_sends = 0, staged_recvs = 0;
     for (int k = 0; k < x->sec->nsend; k++)
-        staged_sends += !x->send_direct[k] && !flagged(x->send_pulled, k);
-    for (int k = 0; k < x->sec->nrecv; k++) staged_recvs += !flagged(x->recv_pulled, k);
+        staged_sends += !x->send_direct[k] && !flagged(x->send_pulled, k) && !flagged(x->shm.send_on, k);
+    for (int k = 0; k < x->sec->nrecv; k++) staged_recvs += !flagged(x->recv_pulled, k) && !flagged(x->shm.recv_on, k);
     if (!staged_sends) rl_message_set_drop(&x->sends);
     if (!staged_recvs) rl_message_set_drop(&x->recvs);
 }

@@ -40,7 +40,7 @@ int64_t rl_notices_bytes(const rl_transform_exec *x, const rl_notices *n);
 void rl_notices_free(const rl_transform_exec *x, rl_notices *n);
 
 /* Under p2p, once every way a message can travel is agreed (direct,
- * pulled): a side's pack buffer is dropped where none
+ * pulled, through the window): a side's pack buffer is dropped where none
  * of its messages is staged (direct receives stage in theirs when alpha
  * is not 1 or beta not 0, so receives drop it only when none is direct). */
 void rl_transform_release_pack_buffers(rl_transform_exec *x);
