@@ -113,7 +113,9 @@ typedef struct {
  * straight into the receiver's landing area, a segment of an MPI-3
  * shared-memory window on the node's ranks (shm/). */
 typedef struct {
-    int on;                  /* RELAY_SHM=on on this rank */
+    int env;                 /* RELAY_SHM: RL_SHM_TUNED (unset), 0 off, 1 on */
+    int on;                  /* this executor offers its on-node messages to the window: RELAY_SHM, else
+                                the choice replayed (a tuning's window flag), settled at bind */
     MPI_Comm node;           /* the executor's ranks on this node, or MPI_COMM_NULL */
     MPI_Win win;             /* the node's landing areas, or MPI_WIN_NULL */
     int locked;              /* MPI_Win_lock_all held */

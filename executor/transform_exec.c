@@ -158,7 +158,7 @@ static relay_status prepare_memory_kind(rl_transform_exec *x, const relay_plan *
     if (opt->memory == RELAY_MEMORY_HOST) {
         x->options = (relay_exec_options)RELAY_EXEC_OPTIONS_INIT; /* stream and transport ignored */
         relay_status st = rl_pull_mode_from_env(&x->pull_mode);
-        return st ? st : rl_shm_mode_from_env(&x->shm.on);
+        return st ? st : rl_shm_mode_from_env(&x->shm.env);
     }
     x->device = rl_device_kind_of(opt->memory);
     if (!x->device)
@@ -385,13 +385,15 @@ static void transform_choose(void *state, const relay_tuning_choice *c)
     rl_transform_exec *x = state;
     x->schedule = c->schedule;
     x->packed = c->packed || x->device; /* device buffers are never read by MPI run by run */
+    x->shm.on = rl_shm_wanted(x, c);
 }
 
 static void transform_replayed(const void *state, relay_tuning_choice *c)
 {
     const rl_transform_exec *x = state;
     int p2p = x->schedule == RELAY_SCHED_P2P;
-    *c = (relay_tuning_choice){.schedule = x->schedule, .packed = p2p && !x->ndirect_runs && !x->npulled && !x->shm.n};
+    *c = (relay_tuning_choice){.schedule = x->schedule, .packed = p2p && !x->ndirect_runs && !x->npulled && !x->shm.n,
+                               .window = x->shm.n > 0};
 }
 
 static relay_status transform_stand_in(void *state)

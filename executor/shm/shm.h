@@ -15,8 +15,13 @@
 
 #include "transform.h"
 
-/* RELAY_SHM from the environment: off (unset or empty) or on. */
-relay_status rl_shm_mode_from_env(int *on);
+/* RELAY_SHM from the environment: RL_SHM_TUNED where it is unset or
+ * empty (the choice replayed decides: a tuning's window flag), else off
+ * (0) or on (1), above any choice. */
+enum { RL_SHM_TUNED = -1 };
+relay_status rl_shm_mode_from_env(int *mode);
+/* Whether a replay of choice c offers its on-node messages to the window. */
+int rl_shm_wanted(const rl_transform_exec *x, const relay_tuning_choice *c);
 
 /* Binding p2p replays, after the direct and pulled messages are agreed:
  * which of the others travel through the window, the window itself and

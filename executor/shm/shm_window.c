@@ -30,10 +30,18 @@
 #include "transform_bind.h"
 #include "transform_pack.h"
 
-relay_status rl_shm_mode_from_env(int *on)
+relay_status rl_shm_mode_from_env(int *mode)
 {
     static const char *const values[] = {"off", "on"};
-    return rl_env_choice("RELAY_SHM", values, 2, on);
+    const char *v = getenv("RELAY_SHM");
+    *mode = RL_SHM_TUNED;
+    return v && *v ? rl_env_choice("RELAY_SHM", values, 2, mode) : RELAY_OK;
+}
+
+int rl_shm_wanted(const rl_transform_exec *x, const relay_tuning_choice *c)
+{
+    if (x->device || c->schedule != RELAY_SCHED_P2P || c->packed) return 0;
+    return x->shm.env == RL_SHM_TUNED ? c->window : x->shm.env;
 }
 
 /* ---- node and cards ---------------------------------------------------- */
