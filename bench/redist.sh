@@ -18,6 +18,8 @@
 #   SIZES=4000,4096 BLOCKS=32 GRIDS=1x2 ROWS=2 bash bench/redist.sh   (a part of it)
 #   GRIDS= bash bench/redist.sh      (the rows only; ROWS= : the grids only)
 #   RELAY_BENCH_SKIP=Alltoallv bash bench/redist.sh   (a contestant left out)
+#   RELAY_BENCH_TUNE=5 bash bench/redist.sh   (relay's plans tuned first, 5 replays of
+#                                              each choice: relay replays the fastest)
 # --busy runs the table with a competing busy process pinned to the last
 # CPU for its whole length (SPEC section 6, contention).
 set -euo pipefail

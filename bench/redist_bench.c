@@ -11,6 +11,10 @@
  *          1 x P grid, so pdtran on that grid is the same transpose.
  * Contestants (a "-" in the table where one is absent):
  *   relay      plan once (timed apart), then replays of the bound plan;
+ *              with RELAY_BENCH_TUNE=K, the plan is tuned first
+ *              (relay_exec_tune, K timed replays of each way to replay,
+ *              timed apart like FFTW-MPI's FFTW_MEASURE planning) and
+ *              replays its fastest choice, which the table names;
  *   relay_p*   relay's ScaLAPACK-compatible call (relay_pdgemr2d or
  *              relay_pdtran): a plan-cache hit and a replay per call;
  *   scalapack  Debian's pdgemr2d / pdtran on the same buffers;
@@ -388,8 +392,35 @@ static relay_layout *layout_of(const job *j, int n, int mb)
 typedef struct {
     relay_plan *plan;
     relay_exec *ex;
-    double plan_s, bind_s; /* slowest rank's */
+    double plan_s, tune_s, bind_s; /* slowest rank's */
+    char choice[32];               /* how it replays: the plan's schedule or its tuning's choice */
 } relay_side;
+
+/* RELAY_BENCH_TUNE=K: timed replays of each choice relay_exec_tune makes
+ * (0: the plan replays its own schedule, untuned). */
+static int tune_replays(void)
+{
+    const char *v = getenv("RELAY_BENCH_TUNE");
+    int k = v ? atoi(v) : 0;
+    return k > 0 && k <= RELAY_TUNE_MAX_REPLAYS ? k : 0;
+}
+
+/* Tunes the plan where asked and names how it will replay. */
+static relay_status relay_tune(relay_side *r)
+{
+    int k = tune_replays();
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    relay_status st = k ? relay_exec_tune(r->plan, MPI_COMM_WORLD, k) : RELAY_OK;
+    r->tune_s = MPI_Wtime() - t0;
+    relay_tuning t = {0};
+    if (!st) st = relay_plan_tuning(r->plan, &t);
+    const relay_tuning_choice *c = t.ntimed ? &t.choices[t.best] : NULL;
+    static const char *const names[] = {"auto", "p2p", "rounds", "alltoallv", "neighbor"};
+    snprintf(r->choice, sizeof r->choice, "%s%s", names[c ? c->schedule : relay_plan_schedule(r->plan)],
+             c && c->packed ? " packed" : c && c->window ? " window" : "");
+    return st;
+}
 
 static void relay_bind(const job *j, const bench_case *c, relay_side *r)
 {
@@ -399,6 +430,7 @@ static void relay_bind(const job *j, const bench_case *c, relay_side *r)
     relay_status st = relay_plan_transform(&r->plan, j->pr * j->pc, la, lb, c->transpose ? RELAY_OP_T : RELAY_OP_N,
                                            RELAY_DOUBLE, NULL);
     r->plan_s = MPI_Wtime() - t0;
+    if (!st) st = relay_tune(r);
     t0 = MPI_Wtime();
     if (!st) st = relay_exec_create(&r->ex, r->plan, MPI_COMM_WORLD);
     r->bind_s = MPI_Wtime() - t0;
@@ -408,6 +440,7 @@ static void relay_bind(const job *j, const bench_case *c, relay_side *r)
     }
     MPI_Allreduce(MPI_IN_PLACE, &r->plan_s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &r->bind_s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &r->tune_s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     relay_layout_free(la);
     relay_layout_free(lb);
 }
@@ -426,10 +459,10 @@ static double extra_memory(const relay_side *r)
 
 static void print_header(void)
 {
-    printf("| n | src nb | op | grid | relay plan ms | relay bind ms | relay ms | relay_p* ms | ScaLAPACK ms | Alltoallv ms | "
+    printf("| n | src nb | op | grid | relay plan ms | relay tune ms | relay replays | relay bind ms | relay ms | relay_p* ms | ScaLAPACK ms | Alltoallv ms | "
            "memcpy ms | relay/ScaLAPACK | relay/Alltoallv | relay/memcpy | FFTW-MPI ms | relay/FFTW-MPI | COSTA ms | "
            "relay/COSTA | extra mem/remote | same result |\n"
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 }
 
 static void print_ms(const contestant *k)
@@ -450,8 +483,8 @@ static void print_row(const job *j, const bench_case *c, const relay_side *r, co
     char grid[32];
     if (j->rows) snprintf(grid, sizeof grid, "%dx1 rows", j->pc);
     else snprintf(grid, sizeof grid, "%dx%d", j->pr, j->pc);
-    printf("| %d | %d | %s | %s | %.2f | %.2f |", c->n, c->mb_b, c->transpose ? "T" : "N", grid, 1e3 * r->plan_s,
-           1e3 * r->bind_s);
+    printf("| %d | %d | %s | %s | %.2f | %.0f | %s | %.2f |", c->n, c->mb_b, c->transpose ? "T" : "N", grid, 1e3 * r->plan_s,
+           1e3 * r->tune_s, r->choice, 1e3 * r->bind_s);
     for (int i = RELAY; i <= MEMCPY; i++) print_ms(&cs[i]);
     for (int i = SCALAPACK; i <= MEMCPY; i++) print_ratio(cs, i, i == MEMCPY ? 2 : 3);
     for (int i = FFTW; i <= COSTA; i++) print_ms(&cs[i]), print_ratio(cs, i, 3);

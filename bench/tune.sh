@@ -12,7 +12,10 @@
 # 1's choice and its time over job 2's fastest (within noise: near 1), and
 # auto's pick and its time over job 2's fastest (auto's loss).  Finally the
 # tuned plan replays in a third job, which must run job 1's choice.
-#   bash bench/tune.sh [BUILD_DIR] [REPS]   SIZES="4000 8000" by default
+# Where a node holds two ranks, p2p through the shared-memory window is one
+# more choice (`p2p window`), and `window / p2p` its time over p2p's.
+#   bash bench/tune.sh [BUILD_DIR] [REPS]   SIZES="4000 8000" by default;
+#   RESIZE=0 leaves the resize table out
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../scripts/env.sh"
@@ -28,8 +31,8 @@ plan() { "$build/bin/relay-plan" transform "$@" > /dev/null; }
 tune() { "$mpiexec" -n "$1" "$build/bin/relay-run" "$2" --tune="$3" --iters "$reps" --warmup 1 --verify > /dev/null; }
 field() { "$build/bin/relay-dump" "$1" --json | python3 -c "import json, sys; d = json.load(sys.stdin); print($2)"; }
 
-echo "| case | ranks | p2p ms | p2p packed ms | rounds ms | alltoallv ms | neighbor ms | job 1 picks | picked / fastest | auto picks | auto / fastest |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| case | ranks | p2p ms | p2p packed ms | p2p window ms | window / p2p | rounds ms | alltoallv ms | neighbor ms | job 1 picks | picked / fastest | auto picks | auto / fastest |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 row() { # name ranks from to op
   local name=$1 ranks=$2 from=$3 to=$4 op=$5
   plan --ranks "$ranks" --from "$from" --to "$to" --op "$op" --schedule rounds -o "$work/r.plan"
@@ -38,18 +41,20 @@ row() { # name ranks from to op
   tune "$ranks" "$work/t1.plan" "$work/t2.plan"
   local auto picked ran
   auto=$(field "$work/a.plan" "d['schedule']")
-  picked=$(field "$work/t1.plan" "d['tuning']['best'] + (' packed' if d['tuning']['best_packed'] else '')")
+  picked=$(field "$work/t1.plan" "d['tuning']['best'] + (' packed' if d['tuning']['best_packed'] else '') + (' window' if d['tuning']['best_window'] else '')")
   ran=$("$mpiexec" -n "$ranks" "$build/bin/relay-run" "$work/t1.plan" --iters 1 --json | python3 -c "import json, sys; print(json.load(sys.stdin)['schedule'])")
-  [ "$ran" = "${picked% packed}" ] || { echo "tune.sh: $name: the tuned plan replayed $ran, not $picked" >&2; exit 1; }
+  [ "$ran" = "${picked%% *}" ] || { echo "tune.sh: $name: the tuned plan replayed $ran, not $picked" >&2; exit 1; }
   "$build/bin/relay-dump" "$work/t2.plan" --json | python3 -c '
 import json, sys
 name, ranks, picked, auto = sys.argv[1:5]
 t = json.load(sys.stdin)["tuning"]
-ms = {c["schedule"] + (" packed" if c["packed"] else ""): c["seconds"] for c in t["choices"]}
+ms = {c["schedule"] + (" packed" if c["packed"] else "") + (" window" if c["window"] else ""): c["seconds"] for c in t["choices"]}
 fastest = min(ms.values())
 cell = lambda k: "%.2f" % (1e3 * ms[k]) if k in ms else "-"
-print("| %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %.2f |" % (name, ranks, cell("p2p"), cell("p2p packed"),
-      cell("rounds"), cell("alltoallv"), cell("neighbor"), picked, ms[picked] / fastest, auto, ms[auto] / fastest))
+window = "%.2f" % (ms["p2p window"] / ms["p2p"]) if "p2p window" in ms else "-"
+print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %.2f |" % (name, ranks, cell("p2p"), cell("p2p packed"),
+      cell("p2p window"), window, cell("rounds"), cell("alltoallv"), cell("neighbor"), picked, ms[picked] / fastest, auto,
+      ms[auto] / fastest))
 ' "$name" "$ranks" "$picked" "$auto"
 }
 
@@ -65,6 +70,7 @@ for grid in 1x2 2x2; do
   done
 done
 # The resize table (ReSHAPE): 4096 x 4096 in 64 x 64 blocks between grids, 8 ranks.
+[ "${RESIZE:-1}" = 0 ] && exit 0
 for move in 2x2:2x4 2x4:2x2 2x3:2x4 2x4:2x3 2x2:2x3 2x3:2x2; do
   row "resize ${move/:/ -> }" 8 "bc:4096x4096:64x64:${move%:*}" "bc:4096x4096:64x64:${move#*:}" N
 done

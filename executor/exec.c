@@ -67,7 +67,7 @@ static uint64_t plan_identity(const relay_plan *p)
     const relay_tuning *t = &p->tuning;
     if (!t->ntimed) return p->fingerprint;
     const relay_tuning_choice *c = &t->choices[t->best];
-    uint64_t z = (uint64_t)c->schedule << 56 ^ (uint64_t)c->packed << 48 ^ (uint64_t)c->forward << 52 ^
+    uint64_t z = (uint64_t)c->schedule << 56 ^ (uint64_t)c->packed << 48 ^ (uint64_t)c->forward << 52 ^ (uint64_t)c->window << 44 ^
                  (uint64_t)t->ranks_per_node_min << 24 ^ (uint64_t)t->ranks_per_node_max;
     z = (z ^ z >> 30) * 0xbf58476d1ce4e5b9u; /* splitmix64's finaliser */
     z = (z ^ z >> 27) * 0x94d049bb133111ebu;

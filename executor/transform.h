@@ -8,6 +8,8 @@
  *                          end: the exchange, and direct messages
  *   transform_pull.c       messages the receiver reads from the sender's B
  *                          (binding them, and their moves)
+ *   shm/                   messages packed straight into the receiver's
+ *                          landing area in a shared-memory window (shm.h)
  *   transform_collective.c alltoallv and neighbor: the replay as one
  *                          collective call
  *   transform_capped.c     rounds under a memory cap: messages in chunks
@@ -28,11 +30,12 @@
 enum { WIRE_UNIT = 1 << 16 }; /* messages over INT_MAX bytes travel in units of this many bytes */
 
 /* Tags on the executor's communicator: staged (packed) messages, the
- * binding's exchanges with the other end of each message (on direct and
- * pulled messages), the runs of direct messages, numbered within their
- * message modulo TAG_RUNS, and the "read" of a pulled message. */
+ * binding's exchanges with the other end of each message (on direct,
+ * pulled and shared-window messages), the runs of direct messages,
+ * numbered within their message modulo TAG_RUNS, the "read" of a pulled
+ * message, and the "full" and "empty" of a message through the window. */
 enum { TAG_STAGED = 0, TAG_SENDER_SIDE = 1, TAG_RECEIVER_SIDE = 2, TAG_RUN_BASE = 3, TAG_RUNS = 30000,
-       TAG_PULL_DONE = TAG_RUN_BASE + TAG_RUNS };
+       TAG_PULL_DONE = TAG_RUN_BASE + TAG_RUNS, TAG_SHM_FULL, TAG_SHM_EMPTY };
 
 /* RELAY_PULL: which messages between ranks of one node their receivers
  * read from the sender's B (transform_pull.c). */
@@ -95,6 +98,35 @@ typedef struct {
     relay_op op;
     relay_order dst_order, src_order;
 } rl_pair_info;
+
+/* Zero-byte notices a receiver sends each message's sender once it is
+ * done with the message in a replay (transform_bind.c): a pulled
+ * message's "read", a window message's "empty".  req: per receive the
+ * send, then per send the receive (MPI_REQUEST_NULL where the message has
+ * none); sent: per receive, whether this replay sent it yet. */
+typedef struct {
+    MPI_Request *req;
+    char *sent;
+} rl_notices;
+
+/* RELAY_SHM: messages between ranks of one node that the sender packs
+ * straight into the receiver's landing area, a segment of an MPI-3
+ * shared-memory window on the node's ranks (shm/). */
+typedef struct {
+    int env;                 /* RELAY_SHM: RL_SHM_TUNED (unset), 0 off, 1 on */
+    int on;                  /* this executor offers its on-node messages to the window: RELAY_SHM, else
+                                the choice replayed (a tuning's window flag), settled at bind */
+    MPI_Comm node;           /* the executor's ranks on this node, or MPI_COMM_NULL */
+    MPI_Win win;             /* the node's landing areas, or MPI_WIN_NULL */
+    int locked;              /* MPI_Win_lock_all held */
+    char *send_on, *recv_on; /* per message: travels through the window */
+    int n;                   /* how many, both ways */
+    char **land;             /* per send: where it lands, in the receiver's area */
+    int64_t *land_off;       /* per receive: where it lands in this rank's area */
+    char *area;              /* this rank's landing area */
+    rl_notices empty;        /* "empty": the receiver unpacked it, the area is free again */
+    char *empty_due;         /* per send: this rank still has to receive its "empty" */
+} rl_shm;
 
 /* Replays' timings (transform_timing.c): seconds per row (sends, receives,
  * the local lattices, completion) summed over `replays`; the columns are
@@ -165,12 +197,11 @@ typedef struct rl_transform_exec_s {
     rl_pull_mode pull_mode;
     char *send_pulled, *recv_pulled; /* p2p: messages the receiver reads from the sender's B */
     int npulled;             /* how many, both ways */
-    char *pull_read;         /* per receive: read in this replay */
     rl_message_set pulls;    /* their walks (B in the sender, A here) and tasks, per receive */
     int64_t *pull_pid;       /* per receive: the sender's pid */
     uint64_t *pull_from;     /* per receive: the sender's B of each pair, as it sent them */
     uint64_t *pull_mine;     /* this rank's B of each pair, as sent to the ranks that read it */
-    MPI_Request *pull_done;  /* per receive, "read" to the sender; then per send, from the receiver */
+    rl_notices pull_done;    /* "read": the receiver read the sender's B */
     char *bounce;            /* per thread of the team, bounce_bytes each */
     int64_t bounce_bytes;
     int pull_errno, pull_errno_peer; /* what failed in this replay's reads (0: nothing), from whom */
@@ -180,6 +211,7 @@ typedef struct rl_transform_exec_s {
                                 read and equal to what its header plans (replan.h) */
     const relay_plan *plan;  /* until the peers are checked, where planned: the plan, whose
                                 messages are hashed then if some rank's section is not planned */
+    rl_shm shm;              /* messages through a shared-memory window (shm/) */
     rl_collective coll;      /* alltoallv and neighbor: the call (transform_collective.c) */
     rl_capped capped;        /* a memory cap's chunks (transform_capped.c) */
     rl_timing timing;        /* relay_exec_time (transform_timing.c) */

@@ -1,9 +1,14 @@
 /* transform_bind.c — what binding p2p replays settles with the other end
  * of each message (transform_exec.c calls it after creating the staged
- * requests): the exchange of a few bytes per message that both this file's
- * agreement and transform_pull.c's use, and the agreement on direct
- * messages, which travel run by run from B into A without packing. */
+ * requests): the exchange of a few bytes per message that this file's
+ * agreement, transform_pull.c's and shm/'s use, and the agreement on direct
+ * messages, which travel run by run from B into A without packing.  Also
+ * the steps the opt-in transports share (transform_pull.c, shm/): their
+ * environment switch, the receiver's notices to the sender, and dropping
+ * the pack buffers no message stages in any more. */
 #include <limits.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "error.h"
 #include "mpi_error.h"
@@ -183,4 +188,83 @@ relay_status rl_transform_agree_direct(rl_transform_exec *x)
     x->ndirect_runs = x->ndirect_recv_runs + find_direct_runs(x, s->send, s->nsend, x->send_direct, s->send_spans, x->send_runs);
     x->direct_reqs = rl_malloc_array((size_t)x->ndirect_runs, sizeof *x->direct_reqs);
     return x->direct_reqs ? RELAY_OK : RL_NOMEM();
+}
+
+/* ---- what the opt-in transports share ---------------------------------- */
+
+relay_status rl_env_choice(const char *name, const char *const *values, int nvalues, int *choice)
+{
+    const char *v = getenv(name);
+    *choice = 0;
+    if (!v || !*v) return RELAY_OK;
+    for (int i = 0; i < nvalues; i++)
+        if (!strcmp(v, values[i])) {
+            *choice = i;
+            return RELAY_OK;
+        }
+    return rl_fail(RELAY_ERR_ARG, "%s=%.40s: expected %s, %s%s%s", name, v, values[0], values[1], nvalues > 2 ? " or " : "",
+                   nvalues > 2 ? values[2] : "");
+}
+
+static char nothing;
+
+relay_status rl_notices_create(rl_transform_exec *x, rl_notices *n, const char *send_flags, const char *recv_flags, int tag)
+{
+    const rl_section *s = x->sec;
+    int total = s->nrecv + s->nsend, rc = MPI_SUCCESS;
+    n->req = rl_malloc_array((size_t)total + 1, sizeof *n->req);
+    n->sent = rl_calloc((size_t)s->nrecv + 1, 1);
+    if (!n->req || !n->sent) return RL_NOMEM();
+    for (int k = 0; k < total; k++) n->req[k] = MPI_REQUEST_NULL;
+    for (int k = 0; k < s->nrecv && rc == MPI_SUCCESS; k++)
+        if (recv_flags[k]) rc = MPI_Send_init(&nothing, 0, MPI_BYTE, (int)s->recv[k].peer, tag, x->comm, &n->req[k]);
+    for (int k = 0; k < s->nsend && rc == MPI_SUCCESS; k++)
+        if (send_flags[k]) rc = MPI_Recv_init(&nothing, 0, MPI_BYTE, (int)s->send[k].peer, tag, x->comm, &n->req[s->nrecv + k]);
+    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "creating the requests of notices");
+}
+
+int rl_notice_send(rl_notices *n, int k)
+{
+    int rc = MPI_Start(&n->req[k]);
+    n->sent[k] = rc == MPI_SUCCESS;
+    return rc;
+}
+
+int rl_notices_send_rest(const rl_transform_exec *x, rl_notices *n)
+{
+    int rc = MPI_SUCCESS;
+    for (int k = 0; n->req && k < x->sec->nrecv; k++) {
+        int started = n->req[k] != MPI_REQUEST_NULL && !n->sent[k] ? MPI_Start(&n->req[k]) : MPI_SUCCESS;
+        rc = rc == MPI_SUCCESS ? started : rc;
+        n->sent[k] = 0;
+    }
+    return rc;
+}
+
+int64_t rl_notices_bytes(const rl_transform_exec *x, const rl_notices *n)
+{
+    return n->req ? (x->sec->nrecv + x->sec->nsend) * (int64_t)sizeof(MPI_Request) + x->sec->nrecv : 0;
+}
+
+void rl_notices_free(const rl_transform_exec *x, rl_notices *n)
+{
+    int total = x->sec ? x->sec->nrecv + x->sec->nsend : 0;
+    for (int k = 0; n->req && k < total; k++)
+        if (n->req[k] != MPI_REQUEST_NULL) MPI_Request_free(&n->req[k]);
+    free(n->req);
+    free(n->sent);
+    n->req = NULL;
+    n->sent = NULL;
+}
+
+static int flagged(const char *flags, int k) { return flags && flags[k]; }
+
+void rl_transform_release_pack_buffers(rl_transform_exec *x)
+{
+    int staged_sends = 0, staged_recvs = 0;
+    for (int k = 0; k < x->sec->nsend; k++)
+        staged_sends += !x->send_direct[k] && !flagged(x->send_pulled, k) && !flagged(x->shm.send_on, k);
+    for (int k = 0; k < x->sec->nrecv; k++) staged_recvs += !flagged(x->recv_pulled, k) && !flagged(x->shm.recv_on, k);
+    if (!staged_sends) rl_message_set_drop(&x->sends);
+    if (!staged_recvs) rl_message_set_drop(&x->recvs);
 }

@@ -21,4 +21,28 @@ relay_status rl_transform_swap(rl_transform_exec *x, const rl_swap *items, const
  * and their requests' room. */
 relay_status rl_transform_agree_direct(rl_transform_exec *x);
 
+/* An opt-in transport's environment switch `name`: *choice the index in
+ * `values` (nvalues of them) of its value, 0 where unset or empty; any
+ * other value fails with RELAY_ERR_ARG naming them. */
+relay_status rl_env_choice(const char *name, const char *const *values, int nvalues, int *choice);
+
+/* Notices (transform.h) of the messages flagged in send_flags and
+ * recv_flags (per send, per receive), tagged `tag`: persistent zero-byte
+ * requests, receiver to sender. */
+relay_status rl_notices_create(rl_transform_exec *x, rl_notices *n, const char *send_flags, const char *recv_flags, int tag);
+/* The receiver of message k is done with it in this replay. */
+int rl_notice_send(rl_notices *n, int k);
+/* A replay's end on the receiving side: sends the notices it has not sent
+ * yet (a replay that failed half-way still releases its senders), ready
+ * for the next replay. */
+int rl_notices_send_rest(const rl_transform_exec *x, rl_notices *n);
+int64_t rl_notices_bytes(const rl_transform_exec *x, const rl_notices *n);
+void rl_notices_free(const rl_transform_exec *x, rl_notices *n);
+
+/* Under p2p, once every way a message can travel is agreed (direct,
+ * pulled, through the window): a side's pack buffer is dropped where none
+ * of its messages is staged (direct receives stage in theirs when alpha
+ * is not 1 or beta not 0, so receives drop it only when none is direct). */
+void rl_transform_release_pack_buffers(rl_transform_exec *x);
+
 #endif

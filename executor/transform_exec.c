@@ -19,8 +19,10 @@
  * persistent request per message (or the collective,
  * transform_collective.c), and under p2p agrees
  * with each peer on the messages that travel directly, run by run
- * (transform_bind.c), and on those the receiver reads from the sender's B
- * (transform_pull.c).  The replay is transform_schedules.c. */
+ * (transform_bind.c), on those the receiver reads from the sender's B
+ * (transform_pull.c) and on those the sender packs into the receiver's
+ * landing area in a shared-memory window (shm/).  The replay is
+ * transform_schedules.c. */
 #include <limits.h>
 
 #include "agree.h"
@@ -28,6 +30,7 @@
 #include "exec_kind.h"
 #include "mpi_error.h"
 #include "replan.h"
+#include "shm.h"
 #include "stand_in.h"
 #include "transform_bind.h"
 #include "transform_capped.h"
@@ -154,7 +157,8 @@ static relay_status prepare_memory_kind(rl_transform_exec *x, const relay_plan *
     x->options = *opt;
     if (opt->memory == RELAY_MEMORY_HOST) {
         x->options = (relay_exec_options)RELAY_EXEC_OPTIONS_INIT; /* stream and transport ignored */
-        return rl_pull_mode_from_env(&x->pull_mode);
+        relay_status st = rl_pull_mode_from_env(&x->pull_mode);
+        return st ? st : rl_shm_mode_from_env(&x->shm.env);
     }
     x->device = rl_device_kind_of(opt->memory);
     if (!x->device)
@@ -179,6 +183,8 @@ static relay_status transform_prepare(void **state, const relay_plan *p, const r
     x->unit = MPI_DATATYPE_NULL;
     x->coll.req = MPI_REQUEST_NULL;
     x->coll.graph = MPI_COMM_NULL;
+    x->shm.node = MPI_COMM_NULL;
+    x->shm.win = MPI_WIN_NULL;
     x->rank = setup->rank;
     x->nranks = setup->nranks;
     x->team = setup->team;
@@ -300,6 +306,8 @@ static relay_status transform_bind_replays(void *state, MPI_Comm comm)
     int unpacked_p2p = x->schedule == RELAY_SCHED_P2P && !x->packed;
     if (!st && unpacked_p2p) st = rl_transform_agree_direct(x);
     if (!st && unpacked_p2p) st = rl_transform_agree_pulls(x);
+    if (!st && unpacked_p2p) st = rl_shm_bind(x);
+    if (!st && unpacked_p2p && (x->npulled || x->shm.n)) rl_transform_release_pack_buffers(x);
     x->bound = st == RELAY_OK;
     return st;
 }
@@ -330,6 +338,7 @@ static void transform_memory(const void *state, relay_exec_memory *m)
     extra += x->ndirect_runs * (int64_t)sizeof(MPI_Request) + (x->send_direct ? s->nsend + s->nrecv : 0);
     extra += x->send_runs ? (s->nsend_spans + s->nrecv_spans) * (int64_t)sizeof(rl_direct_runs) : 0;
     extra += rl_transform_pulls_bytes(x);
+    extra += rl_shm_bytes(x);
     extra += rl_capped_bytes(x);
     extra += x->device_state ? x->device->device_bytes(x->device_state) : 0;
     *m = (relay_exec_memory){extra, remote};
@@ -356,6 +365,7 @@ static void transform_free(void *state)
     free(x->claims);
     rl_transform_pulls_free(x);
     if (x->device_state) x->device->free(x->device_state, x); /* gives the host pack buffers back */
+    rl_shm_free(x);
     rl_transform_drop_buffers(x); /* the scratch's memory is not ours to free */
     rl_capped_free(&x->capped);
     rl_message_set_free(&x->sends);
@@ -375,13 +385,15 @@ static void transform_choose(void *state, const relay_tuning_choice *c)
     rl_transform_exec *x = state;
     x->schedule = c->schedule;
     x->packed = c->packed || x->device; /* device buffers are never read by MPI run by run */
+    x->shm.on = rl_shm_wanted(x, c);
 }
 
 static void transform_replayed(const void *state, relay_tuning_choice *c)
 {
     const rl_transform_exec *x = state;
     int p2p = x->schedule == RELAY_SCHED_P2P;
-    *c = (relay_tuning_choice){.schedule = x->schedule, .packed = p2p && !x->ndirect_runs && !x->npulled};
+    *c = (relay_tuning_choice){.schedule = x->schedule, .packed = p2p && !x->ndirect_runs && !x->npulled && !x->shm.n,
+                               .window = x->shm.n > 0};
 }
 
 static relay_status transform_stand_in(void *state)

@@ -558,12 +558,19 @@ static void move_task(const rl_transform_exec *x, const rl_message_set *ms, cons
 
 int rl_threads_for(const rl_transform_exec *x, int64_t elems) { return elems >= PARALLEL_ELEMS ? x->team : 1; }
 
-/* Moves message k of a set (of elems elements). */
-static void move_message(const rl_transform_exec *x, const rl_message_set *ms, int64_t elems, int k, move_kind kind)
+/* Moves message k of a set (of elems elements) to or from its packed
+ * form at buf. */
+static void move_message_at(const rl_transform_exec *x, const rl_message_set *ms, int64_t elems, int k, move_kind kind,
+                            char *buf)
 {
-    char *buf = ms->buf ? ms->buf + ms->byte_off[k] : NULL;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(rl_threads_for(x, elems))
     for (int64_t t = ms->first[k]; t < ms->first[k + 1]; t++) move_task(x, ms, &ms->tasks[t], buf, kind);
+}
+
+/* Moves message k of a set, its packed form in the set's buffer. */
+static void move_message(const rl_transform_exec *x, const rl_message_set *ms, int64_t elems, int k, move_kind kind)
+{
+    move_message_at(x, ms, elems, k, kind, ms->buf ? ms->buf + ms->byte_off[k] : NULL);
 }
 
 /* On a device kind (device_kind.h) the device moves the elements: packing
@@ -579,6 +586,16 @@ void rl_transform_unpack(const rl_transform_exec *x, int k)
 {
     if (x->device) x->device->unpack(x->device_state, x, k);
     else move_message(x, &x->recvs, x->sec->recv[k].elems, k, UNPACK);
+}
+
+void rl_transform_pack_to(const rl_transform_exec *x, int k, char *buf)
+{
+    move_message_at(x, &x->sends, x->sec->send[k].elems, k, PACK, buf);
+}
+
+void rl_transform_unpack_from(const rl_transform_exec *x, int k, char *buf)
+{
+    move_message_at(x, &x->recvs, x->sec->recv[k].elems, k, UNPACK, buf);
 }
 
 void rl_transform_pack_chunk(const rl_transform_exec *x, const rl_message_set *ms, int k, int64_t elems)

@@ -68,6 +68,10 @@ int rl_threads_for(const rl_transform_exec *x, int64_t elems);
  * pack buffer into A; the local lattices from B to A.  Threads share each. */
 void rl_transform_pack(const rl_transform_exec *x, int k);
 void rl_transform_unpack(const rl_transform_exec *x, int k);
+/* The same with the packed form elsewhere: another rank's landing area
+ * in a shared-memory window (shm/), ALIGN-aligned like a pack buffer. */
+void rl_transform_pack_to(const rl_transform_exec *x, int k, char *buf);
+void rl_transform_unpack_from(const rl_transform_exec *x, int k, char *buf);
 /* The same for message k (of elems elements) of another set: a chunk
  * (transform_capped.c). */
 void rl_transform_pack_chunk(const rl_transform_exec *x, const rl_message_set *ms, int k, int64_t elems);

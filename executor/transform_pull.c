@@ -54,12 +54,11 @@ enum {
 
 relay_status rl_pull_mode_from_env(rl_pull_mode *mode)
 {
-    const char *v = getenv("RELAY_PULL");
-    if (!v || !*v || !strcmp(v, "off")) *mode = RL_PULL_OFF;
-    else if (!strcmp(v, "on")) *mode = RL_PULL_ON;
-    else if (!strcmp(v, "all")) *mode = RL_PULL_ALL;
-    else return rl_fail(RELAY_ERR_ARG, "RELAY_PULL=%.40s: expected off, on or all", v);
-    return RELAY_OK;
+    static const char *const values[] = {"off", "on", "all"}; /* as rl_pull_mode numbers them */
+    int choice;
+    relay_status st = rl_env_choice("RELAY_PULL", values, 3, &choice);
+    *mode = (rl_pull_mode)choice;
+    return st;
 }
 
 /* ---- binding: the three exchanges ------------------------------------ */
@@ -188,29 +187,26 @@ static relay_status agree(rl_transform_exec *x, pull_card *cards, rl_span *their
 
 /* ---- binding: requests, tasks and bounce buffers ---------------------- */
 
-static char nothing;
-
-/* A pulled message's requests replace its staged one: the addresses
- * instead of the elements, and "read" the other way. */
+/* A pulled message's staged request carries the addresses instead of the
+ * elements ("read", the other way, is a notice: rl_notices_create). */
 static int repost(rl_transform_exec *x)
 {
     const rl_section *s = x->sec;
     int rc = MPI_SUCCESS, c = x->count;
     for (int k = 0; k < s->nrecv && rc == MPI_SUCCESS; k++) {
         if (!x->recv_pulled[k]) continue;
-        int peer = (int)s->recv[k].peer;
         rc = MPI_Request_free(&x->reqs[k]);
         if (rc == MPI_SUCCESS)
-            rc = MPI_Recv_init(x->pull_from + (size_t)k * c, c, MPI_UINT64_T, peer, TAG_STAGED, x->comm, &x->reqs[k]);
-        if (rc == MPI_SUCCESS) rc = MPI_Send_init(&nothing, 0, MPI_BYTE, peer, TAG_PULL_DONE, x->comm, &x->pull_done[k]);
+            rc = MPI_Recv_init(x->pull_from + (size_t)k * c, c, MPI_UINT64_T, (int)s->recv[k].peer, TAG_STAGED, x->comm,
+                               &x->reqs[k]);
     }
     for (int k = 0; k < s->nsend && rc == MPI_SUCCESS; k++) {
         if (!x->send_pulled[k]) continue;
-        int peer = (int)s->send[k].peer, r = s->nrecv + k;
+        int r = s->nrecv + k;
         rc = MPI_Request_free(&x->reqs[r]);
         if (rc == MPI_SUCCESS)
-            rc = MPI_Send_init(x->pull_mine + (size_t)k * c, c, MPI_UINT64_T, peer, TAG_STAGED, x->comm, &x->reqs[r]);
-        if (rc == MPI_SUCCESS) rc = MPI_Recv_init(&nothing, 0, MPI_BYTE, peer, TAG_PULL_DONE, x->comm, &x->pull_done[r]);
+            rc = MPI_Send_init(x->pull_mine + (size_t)k * c, c, MPI_UINT64_T, (int)s->send[k].peer, TAG_STAGED, x->comm,
+                               &x->reqs[r]);
     }
     return rc;
 }
@@ -225,18 +221,6 @@ static int64_t largest_cut(const rl_message_set *ms, size_t esz)
         most = cut > most ? cut : most;
     }
     return most;
-}
-
-/* Under p2p with every message direct or pulled, a side's pack buffer is
- * never used (direct receives stage in theirs when alpha is not 1 or beta
- * not 0, so receives drop it only when all are pulled). */
-static void release_pack_buffers(rl_transform_exec *x)
-{
-    int staged_sends = 0, unpulled_recvs = 0;
-    for (int k = 0; k < x->sec->nsend; k++) staged_sends += !x->send_direct[k] && !x->send_pulled[k];
-    for (int k = 0; k < x->sec->nrecv; k++) unpulled_recvs += !x->recv_pulled[k];
-    if (!staged_sends) rl_message_set_drop(&x->sends);
-    if (!unpulled_recvs) rl_message_set_drop(&x->recvs);
 }
 
 /* The tasks of the pulled receives (the others have none) and the team's
@@ -262,19 +246,14 @@ static relay_status build_pulls(rl_transform_exec *x)
 static relay_status allocate(rl_transform_exec *x)
 {
     const rl_section *s = x->sec;
-    size_t n = (size_t)s->nsend + (size_t)s->nrecv;
     x->send_pulled = rl_calloc((size_t)s->nsend + 1, 1);
     x->recv_pulled = rl_calloc((size_t)s->nrecv + 1, 1);
-    x->pull_read = rl_calloc((size_t)s->nrecv + 1, 1);
     x->pull_pid = rl_calloc((size_t)s->nrecv + 1, sizeof *x->pull_pid);
     x->pull_from = rl_calloc((size_t)s->nrecv * (size_t)x->count + 1, sizeof *x->pull_from);
     x->pull_mine = rl_calloc((size_t)s->nsend * (size_t)x->count + 1, sizeof *x->pull_mine);
-    x->pull_done = rl_malloc_array(n + 1, sizeof *x->pull_done);
     x->pulls.walks = rl_malloc_array((size_t)s->nrecv_spans + 1, sizeof *x->pulls.walks);
-    if (!x->send_pulled || !x->recv_pulled || !x->pull_read || !x->pull_pid || !x->pull_from || !x->pull_mine || !x->pull_done ||
-        !x->pulls.walks)
+    if (!x->send_pulled || !x->recv_pulled || !x->pull_pid || !x->pull_from || !x->pull_mine || !x->pulls.walks)
         return RL_NOMEM();
-    for (size_t k = 0; k < n; k++) x->pull_done[k] = MPI_REQUEST_NULL;
     return RELAY_OK;
 }
 
@@ -295,7 +274,7 @@ relay_status rl_transform_agree_pulls(rl_transform_exec *x)
     free(items);
     int rc = st ? MPI_SUCCESS : repost(x);
     if (!st && rc != MPI_SUCCESS) st = rl_mpi_fail(rc, "creating the requests of pulled messages");
-    if (!st && x->npulled) release_pack_buffers(x);
+    if (!st) st = rl_notices_create(x, &x->pull_done, x->send_pulled, x->recv_pulled, TAG_PULL_DONE);
     return st ? st : build_pulls(x);
 }
 
@@ -305,7 +284,7 @@ int rl_transform_offer(rl_transform_exec *x, int k)
 {
     uint64_t *mine = x->pull_mine + (size_t)k * (size_t)x->count;
     for (int p = 0; p < x->count; p++) mine[p] = (uint64_t)(uintptr_t)x->src[p];
-    int rc = MPI_Start(&x->pull_done[x->sec->nrecv + k]);
+    int rc = MPI_Start(&x->pull_done.req[x->sec->nrecv + k]);
     return rc == MPI_SUCCESS ? MPI_Start(&x->reqs[x->sec->nrecv + k]) : rc;
 }
 
@@ -368,20 +347,13 @@ int rl_transform_pull(rl_transform_exec *x, int k)
         x->pull_errno = failed;
         x->pull_errno_peer = (int)x->sec->recv[k].peer;
     }
-    int rc = MPI_Start(&x->pull_done[k]); /* even after a failed read: the sender waits for it */
-    x->pull_read[k] = rc == MPI_SUCCESS;
-    return rc;
+    return rl_notice_send(&x->pull_done, k); /* even after a failed read: the sender waits for it */
 }
 
 relay_status rl_transform_pulls_done(rl_transform_exec *x, int completed)
 {
-    int n = x->sec->nrecv + x->sec->nsend, err = x->pull_errno, rc = MPI_SUCCESS;
-    for (int k = 0; k < x->sec->nrecv; k++) {
-        int started = x->recv_pulled[k] && !x->pull_read[k] ? MPI_Start(&x->pull_done[k]) : MPI_SUCCESS;
-        rc = rc == MPI_SUCCESS ? started : rc;
-        x->pull_read[k] = 0;
-    }
-    if (rc == MPI_SUCCESS) rc = MPI_Waitall(n, x->pull_done, MPI_STATUSES_IGNORE);
+    int n = x->sec->nrecv + x->sec->nsend, err = x->pull_errno, rc = rl_notices_send_rest(x, &x->pull_done);
+    if (rc == MPI_SUCCESS) rc = MPI_Waitall(n, x->pull_done.req, MPI_STATUSES_IGNORE);
     x->pull_errno = 0;
     if (!completed) return RELAY_OK; /* the caller reports its own failure */
     if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "completing the replay");
@@ -394,22 +366,18 @@ relay_status rl_transform_pulls_done(rl_transform_exec *x, int completed)
 int64_t rl_transform_pulls_bytes(const rl_transform_exec *x)
 {
     const rl_section *s = x->sec;
-    if (!x->pull_done) return 0;
-    int64_t per_recv = (int64_t)(sizeof(MPI_Request) + 2 + sizeof *x->pull_pid) + x->count * (int64_t)sizeof *x->pull_from;
-    int64_t per_send = (int64_t)(sizeof(MPI_Request) + 1) + x->count * (int64_t)sizeof *x->pull_mine;
-    return x->bounce_bytes * x->team + x->pulls.ntasks * (int64_t)sizeof(rl_task) + s->nrecv_spans * (int64_t)sizeof(rl_walk) +
+    if (!x->send_pulled) return 0;
+    int64_t per_recv = (int64_t)(1 + sizeof *x->pull_pid) + x->count * (int64_t)sizeof *x->pull_from;
+    int64_t per_send = 1 + x->count * (int64_t)sizeof *x->pull_mine;
+    return rl_notices_bytes(x, &x->pull_done) + x->bounce_bytes * x->team + x->pulls.ntasks * (int64_t)sizeof(rl_task) + s->nrecv_spans * (int64_t)sizeof(rl_walk) +
            s->nrecv * per_recv + s->nsend * per_send;
 }
 
 void rl_transform_pulls_free(rl_transform_exec *x)
 {
-    int n = x->sec ? x->sec->nrecv + x->sec->nsend : 0;
-    for (int k = 0; x->pull_done && k < n; k++)
-        if (x->pull_done[k] != MPI_REQUEST_NULL) MPI_Request_free(&x->pull_done[k]);
-    free(x->pull_done);
+    rl_notices_free(x, &x->pull_done);
     free(x->send_pulled);
     free(x->recv_pulled);
-    free(x->pull_read);
     free(x->pull_pid);
     free(x->pull_from);
     free(x->pull_mine);

@@ -3,10 +3,13 @@
  *   p2p:       start: start all receives; pack each message and start its
  *              send (direct messages: one MPI message per run, no
  *              packing; pulled messages: B's addresses instead of its
- *              elements, transform_pull.c).  wait: copy the local lattices
- *              straight from B to A; MPI_Waitany and unpack+transform each
- *              message as it lands (a pulled one: read it from the
- *              sender's B); wait for the sends, and for the "read"s.
+ *              elements, transform_pull.c; window messages: packed into
+ *              the receiver's landing area, then "full", shm/).  wait:
+ *              copy the local lattices straight from B to A; MPI_Waitany
+ *              and unpack+transform each message as it lands (a pulled
+ *              one: read it from the sender's B; a window one: unpack it
+ *              from the landing area, then "empty"); wait for the sends,
+ *              the "read"s and the "empty"s this rank sent.
  *   rounds:    start: start all receives; pack and start step 0's send.
  *              wait: per step, the local lattices if it is theirs; wait for
  *              its receive and unpack it, wait for its send, pack and start
@@ -27,6 +30,7 @@
 #include "transform_collective.h"
 #include "transform_capped.h"
 #include "transform_pack.h"
+#include "shm.h"
 #include "transform_pull.h"
 #include "transform_schedules.h"
 #include "transform_timing.h"
@@ -104,6 +108,11 @@ static int start_p2p(rl_transform_exec *x)
             rl_time_since(x, RL_PACK, rl_row_send(x, k), t0);
             continue;
         }
+        if (x->shm.send_on && x->shm.send_on[k]) {
+            rc = rl_shm_send(x, k);
+            rl_time_since(x, RL_PACK, rl_row_send(x, k), t0);
+            continue;
+        }
         rl_transform_pack(x, k);
         rl_time_since(x, RL_PACK, rl_row_send(x, k), t0);
         rc = start_staged(x, s->nrecv + k);
@@ -117,6 +126,7 @@ static int take_staged(rl_transform_exec *x, int k)
     double t0 = rl_clock(x);
     int rc = MPI_SUCCESS;
     if (x->recv_pulled && x->recv_pulled[k]) rc = rl_transform_pull(x, k);
+    else if (x->shm.recv_on && x->shm.recv_on[k]) rc = rl_shm_take(x, k);
     else rl_transform_unpack(x, k);
     rl_time_since(x, RL_UNPACK, rl_row_recv(x, k), t0);
     return rc;
@@ -157,7 +167,8 @@ static int wait_p2p(rl_transform_exec *x)
     if (rc == MPI_SUCCESS) rc = wait_all_timed(x, s->nsend, x->reqs + s->nrecv);
     if (rc == MPI_SUCCESS)
         rc = wait_all_timed(x, x->ndirect_runs - x->ndirect_recv_runs, x->direct_reqs + x->ndirect_recv_runs);
-    return rc;
+    int released = x->shm.n ? rl_shm_done(x) : MPI_SUCCESS; /* even after a failure: the senders wait for "empty" */
+    return rc == MPI_SUCCESS ? released : rc;
 }
 
 /* ---- rounds ----------------------------------------------------------- */

@@ -71,21 +71,21 @@ static relay_status scratch_alloc(tuning_run *t, const relay_plan *p, int rank)
 }
 
 /* Binds choice c as the next candidate, unless binding settled on
- * something else (a collective whose counts do not fit ints replays p2p,
- * which is timed already).  *direct: whether some rank's p2p messages
- * travel direct (asked of the first, unpacked p2p, candidate). */
+ * something else: a collective whose counts do not fit ints replays p2p,
+ * which is timed already, and a choice through the shared-memory window
+ * where no rank shares a node with a peer (or RELAY_SHM=off) is plain p2p.
+ * *direct: whether some rank's p2p messages travel direct (asked of the
+ * first, unpacked p2p, candidate). */
 static relay_status add_candidate(tuning_run *t, const relay_plan *p, relay_tuning_choice c, int *direct)
 {
     relay_exec *e = NULL;
     relay_status st = rl_agree(t->comm, rl_exec_create_choosing(&e, p, t->comm, &c), "relay_exec_tune: binding a choice");
     relay_tuning_choice got = {0};
     if (!st) rl_exec_replayed(e, &got);
-    if (!st && direct) {
-        uint64_t some = !got.packed;
-        st = rl_agree_values(t->comm, RELAY_OK, &some, 1, "relay_exec_tune: direct messages");
-        *direct = some != 0;
-    }
-    if (st || got.schedule != c.schedule || got.forward != c.forward) {
+    uint64_t some[2] = {!got.packed, (uint64_t)got.window}; /* any rank's direct or window messages */
+    if (!st) st = rl_agree_values(t->comm, RELAY_OK, some, 2, "relay_exec_tune: how messages travel");
+    if (!st && direct) *direct = some[0] != 0;
+    if (st || got.schedule != c.schedule || got.forward != c.forward || (c.window && !some[1])) {
         relay_exec_free(e);
         return st;
     }
@@ -94,8 +94,9 @@ static relay_status add_candidate(tuning_run *t, const relay_plan *p, relay_tuni
     return RELAY_OK;
 }
 
-/* p2p (direct runs, then all packed if some rank has direct runs), rounds
- * where the sections have steps, alltoallv, neighbor; rounds alone under a
+/* p2p (direct runs, then all packed if some rank has direct runs, then
+ * on-node messages through a shared-memory window), rounds where the
+ * sections have steps, alltoallv, neighbor; rounds alone under a
  * memory cap, which the other schedules would not keep.  An N-D plan:
  * replicas receiving directly and, where a destination is replicated,
  * forwarding. */
@@ -110,6 +111,7 @@ static relay_status bind_candidates(tuning_run *t, const relay_plan *p)
     int direct = 0;
     relay_status st = add_candidate(t, p, (relay_tuning_choice){.schedule = RELAY_SCHED_P2P}, &direct);
     if (!st && direct) st = add_candidate(t, p, (relay_tuning_choice){.schedule = RELAY_SCHED_P2P, .packed = 1}, NULL);
+    if (!st) st = add_candidate(t, p, (relay_tuning_choice){.schedule = RELAY_SCHED_P2P, .window = 1}, NULL);
     if (!st && p->schedule == RELAY_SCHED_ROUNDS) st = add_candidate(t, p, (relay_tuning_choice){.schedule = RELAY_SCHED_ROUNDS}, NULL);
     if (!st) st = add_candidate(t, p, (relay_tuning_choice){.schedule = RELAY_SCHED_ALLTOALLV}, NULL);
     if (!st) st = add_candidate(t, p, (relay_tuning_choice){.schedule = RELAY_SCHED_NEIGHBOR}, NULL);

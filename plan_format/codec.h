@@ -4,8 +4,8 @@
 
 #define RELAY_FORMAT_MAGIC "relay-plan"
 #define RELAY_FORMAT_MAJOR 2   /* transform, BMMC and HSUMMA plans (and the major the fingerprint hashes) */
-#define RELAY_FORMAT_MINOR 2   /* minor versions add keys, which readers ignore, or values (1: schedule 4, neighbor;
-                                  2: a transform plan's tuning) */
+#define RELAY_FORMAT_MINOR 3   /* minor versions add keys, which readers ignore, or values (1: schedule 4, neighbor;
+                                  2: a transform plan's tuning; 3: a tuning choice's window flag) */
 #define RELAY_FORMAT_ND_MAJOR 3 /* N-D plans (kind nd), and only they: a version step that readers of 2.x refuse */
 #define RELAY_FORMAT_ND_MINOR 0
 

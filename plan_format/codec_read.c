@@ -542,7 +542,9 @@ static relay_status read_hsumma(mp_reader *r, header_fields *h)
 /* ---- a transform plan's tuning (tuning.c) ------------------------------ */
 
 /* The choices, [schedule, packed, seconds] each, or with forward fourth
- * (N-D plans; tuning.c checks which kind may have which). */
+ * (N-D plans), or with forward and window (2.3: transform plans whose
+ * choice goes through a shared-memory window); tuning.c checks which kind
+ * may have which. */
 static int read_choices(mp_reader *r, relay_tuning *t)
 {
     uint32_t n, fields;
@@ -552,18 +554,19 @@ static int read_choices(mp_reader *r, relay_tuning *t)
         return 0;
     }
     for (uint32_t i = 0; i < n; i++) {
-        int64_t schedule, packed, forward = 0;
+        int64_t schedule, packed, forward = 0, window = 0;
         double seconds;
         if (!mp_read_array(r, &fields)) return 0;
-        if (fields != 3 && fields != 4) {
-            r->error = "a choice is not [schedule, packed, seconds] or [schedule, packed, seconds, forward]";
+        if (fields < 3 || fields > 5) {
+            r->error = "a choice is not [schedule, packed, seconds], [schedule, packed, seconds, forward] or "
+                       "[schedule, packed, seconds, forward, window]";
             return 0;
         }
         if (!mp_read_ranged(r, &schedule, 0, RELAY_SCHED_NEIGHBOR) || !mp_read_ranged(r, &packed, 0, 1) || !mp_read_double(r, &seconds) ||
-            (fields == 4 && !mp_read_ranged(r, &forward, 0, 1)))
+            (fields >= 4 && !mp_read_ranged(r, &forward, 0, 1)) || (fields == 5 && !mp_read_ranged(r, &window, 0, 1)))
             return 0;
         t->choices[i] = (relay_tuning_choice){.schedule = (relay_schedule)schedule, .packed = (int)packed, .forward = (int)forward,
-                                              .seconds = seconds};
+                                              .seconds = seconds, .window = (int)window};
     }
     t->ntimed = (int)n;
     return 1;

@@ -275,7 +275,9 @@ static void pack_nd_header(msgpack_packer *pk, const relay_plan *p)
 
 /* A plan's tuning (tuning.c), when it has one: the choices as
  * [schedule, packed, seconds] triples, an N-D plan's (format 3.0) as
- * [schedule, packed, seconds, forward]. */
+ * [schedule, packed, seconds, forward], and a transform plan's choice
+ * through a shared-memory window (2.3) as [schedule, packed, seconds,
+ * 0, 1]: the others are written as before, for older readers. */
 static void pack_tuning(msgpack_packer *pk, const relay_tuning *t, int nd)
 {
     pack_str(pk, "tuning");
@@ -287,11 +289,13 @@ static void pack_tuning(msgpack_packer *pk, const relay_tuning *t, int nd)
     pack_str(pk, "choices");
     msgpack_pack_array(pk, (size_t)t->ntimed);
     for (int i = 0; i < t->ntimed; i++) {
-        msgpack_pack_array(pk, nd ? 4 : 3);
-        msgpack_pack_int64(pk, t->choices[i].schedule);
-        msgpack_pack_int64(pk, t->choices[i].packed);
-        msgpack_pack_double(pk, t->choices[i].seconds);
-        if (nd) msgpack_pack_int64(pk, t->choices[i].forward);
+        const relay_tuning_choice *c = &t->choices[i];
+        msgpack_pack_array(pk, c->window ? 5 : nd ? 4 : 3);
+        msgpack_pack_int64(pk, c->schedule);
+        msgpack_pack_int64(pk, c->packed);
+        msgpack_pack_double(pk, c->seconds);
+        if (nd || c->window) msgpack_pack_int64(pk, c->forward);
+        if (c->window) msgpack_pack_int64(pk, c->window);
     }
 }
 

@@ -18,10 +18,16 @@ enum { MAX_SECONDS = 1000000000 }; /* a replay's seconds beyond this are not a m
  * forwarding only where a destination is replicated. */
 static const char *nd_choice_flaw(const relay_plan *p, const relay_tuning_choice *c)
 {
-    if (c->schedule != RELAY_SCHED_P2P || c->packed) return "an N-D plan's choice is not p2p with packed 0";
+    if (c->schedule != RELAY_SCHED_P2P || c->packed || c->window) return "an N-D plan's choice is not p2p with packed 0 and window 0";
     if (c->forward != 0 && c->forward != 1) return "a choice's forward flag is not 0 or 1";
     if (c->forward && !rl_nd_plan_replicated(p->nd)) return "a choice forwards, but no destination of the plan is replicated";
     return NULL;
+}
+
+/* Whether two choices are the same way to replay. */
+static int same_choice(const relay_tuning_choice *a, const relay_tuning_choice *b)
+{
+    return a->schedule == b->schedule && a->packed == b->packed && a->forward == b->forward && a->window == b->window;
 }
 
 /* Whether the executor can replay p's sections as c says. */
@@ -43,6 +49,8 @@ static const char *choice_flaw(const relay_plan *p, const relay_tuning_choice *c
         return "a choice is not rounds, but the plan's memory cap replays in rounds only";
     if (c->packed != 0 && c->packed != 1) return "a choice's packed flag is not 0 or 1";
     if (c->packed && c->schedule != RELAY_SCHED_P2P) return "a choice packs every message under a schedule other than p2p";
+    if (c->window != 0 && c->window != 1) return "a choice's window flag is not 0 or 1";
+    if (c->window && c->schedule != RELAY_SCHED_P2P) return "a choice goes through a shared-memory window under a schedule other than p2p";
     return NULL;
 }
 
@@ -59,8 +67,7 @@ const char *rl_tuning_flaw(const relay_plan *p, const relay_tuning *t)
         const char *flaw = choice_flaw(p, &t->choices[i]);
         if (flaw) return flaw;
         for (int j = 0; j < i; j++)
-            if (t->choices[j].schedule == t->choices[i].schedule && t->choices[j].packed == t->choices[i].packed &&
-                t->choices[j].forward == t->choices[i].forward)
+            if (same_choice(&t->choices[j], &t->choices[i]))
                 return "it times one choice twice";
     }
     return NULL;

@@ -291,20 +291,31 @@ static int next_communicator_slot(void)
 
 /* Each executor duplicates the communicator and frees it again: after
  * 100,000 executors the next communicator takes the same table slot as
- * before the loop, and replays in between stay correct. */
+ * before the loop, and replays in between stay correct.  Under
+ * RELAY_SHM=on, whose binding also splits the communicator by node and
+ * allocates a shared-memory window each time, 2,000, and the slots are
+ * taken in the middle, after two cycles in a row: with windows MPICH's
+ * table of communicators alternates between two states from one executor
+ * to the next (its next slot alternates, whatever the number of
+ * executors), a leak would move it on and on. */
 static void test_no_communicator_leak(void)
 {
     fixture f;
     fixture_init(&f, 16, 16);
-    int ok = 1, cycles = 100000, before = next_communicator_slot();
+    const char *shm = getenv("RELAY_SHM");
+    int windows = shm && !strcmp(shm, "on");
+    int ok = 1, cycles = windows ? 2000 : 100000, before = next_communicator_slot(), or_before = before;
     for (int k = 0; k < cycles && ok; k++) {
         relay_exec *e;
+        if (windows && k == cycles / 2) before = next_communicator_slot();
+        if (windows && k == cycles / 2 + 1) or_before = next_communicator_slot();
         ok = relay_exec_create(&e, f.plan, MPI_COMM_WORLD) == RELAY_OK;
         if (ok && k % 10000 == 0) ok = relay_exec_run(e, (void *const[]){f.abuf}, (const void *const[]){f.bbuf}, NULL, NULL) == RELAY_OK;
         if (ok) relay_exec_free(e);
     }
     check(ok && fixture_result_ok(&f), "executors created, replayed and freed many times");
-    check(next_communicator_slot() == before, "no communicator leaked over the create/free cycles");
+    int after = next_communicator_slot();
+    check(after == before || after == or_before, "no communicator leaked over the create/free cycles");
     fixture_free(&f);
 }
 
@@ -507,20 +518,25 @@ static void test_piece_beyond_memory_is_refused_at_once(void)
 /* ---- pulled messages (RELAY_PULL, executor/transform_pull.c) ------------ */
 
 /* Sets RELAY_PULL (NULL: unsets it); returns a copy of what it was. */
-static char *set_pull(const char *value)
+/* Sets (NULL: unsets) an environment variable; returns its old value. */
+static char *set_env(const char *name, const char *value)
 {
-    const char *was = getenv("RELAY_PULL");
+    const char *was = getenv(name);
     char *copy = was ? strdup(was) : NULL;
-    if (value) setenv("RELAY_PULL", value, 1);
-    else unsetenv("RELAY_PULL");
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
     return copy;
 }
 
-static void restore_pull(char *was)
+static void restore_env(const char *name, char *was)
 {
-    set_pull(was);
+    free(set_env(name, was));
     free(was);
 }
+
+static char *set_pull(const char *value) { return set_env("RELAY_PULL", value); }
+
+static void restore_pull(char *was) { restore_env("RELAY_PULL", was); }
 
 static void test_bad_pull_setting_fails_everywhere(void)
 {
@@ -578,11 +594,12 @@ static int slab_transpose_with(const char *pull, int *replies)
             relay_layout_locate(b, i, j, &r, &k);
             if (r == rank) bbuf[k] = value(i, j);
         }
-    char *was = set_pull(pull);
+    char *was = set_pull(pull), *shm_was = set_env("RELAY_SHM", NULL); /* its "full" and "empty" are empty sends too */
     empty_send_inits = 0;
     if (!st) st = relay_exec_create(&e, p, MPI_COMM_WORLD);
     *replies = empty_send_inits;
     restore_pull(was);
+    restore_env("RELAY_SHM", shm_was);
     for (int replay = 0; !st && replay < 2; replay++)
         st = relay_exec_run(e, (void *const[]){abuf}, (const void *const[]){bbuf}, NULL, NULL);
     int ok = st == RELAY_OK;

@@ -7,7 +7,10 @@
  * MPI_COMM_WORLD.  Checked:
  *   - the tuning times p2p, alltoallv and neighbor, rounds exactly when the
  *     plan was made with rounds, p2p with every message packed exactly when
- *     some message travels direct; its best is the fastest; it names this
+ *     some message travels direct, p2p through the shared-memory window
+ *     only where a node holds more than one rank (and always for a
+ *     transpose that crosses ranks there: none of its messages is direct,
+ *     unless RELAY_SHM=off); its best is the fastest; it names this
  *     job's ranks per node (counted here by processor name); every rank
  *     holds the same; the fingerprint is unchanged;
  *   - a plan file keeps it (encoded, decoded for this rank only);
@@ -106,8 +109,24 @@ static void node_counts(int *fewest, int *most)
 static int times_choice(const relay_tuning *t, relay_schedule s, int packed)
 {
     for (int i = 0; i < t->ntimed; i++)
-        if (t->choices[i].schedule == s && t->choices[i].packed == packed) return 1;
+        if (t->choices[i].schedule == s && t->choices[i].packed == packed && !t->choices[i].window) return 1;
     return 0;
+}
+
+static int times_window(const relay_tuning *t)
+{
+    int n = 0;
+    for (int i = 0; i < t->ntimed; i++) n += t->choices[i].window && t->choices[i].schedule == RELAY_SCHED_P2P && !t->choices[i].packed;
+    return n;
+}
+
+/* Whether the plan's transpose moves elements between ranks: then no
+ * message travels direct, and on one node every one can go through the
+ * window. */
+static int crossing_transpose(const tune_case *c, const relay_plan *p)
+{
+    relay_plan_stats st = {0};
+    return c->op != RELAY_OP_N && relay_plan_get_stats(p, &st) == RELAY_OK && st.bytes_remote > 0;
 }
 
 static int best_is_fastest(const relay_tuning *t)
@@ -125,7 +144,7 @@ static int same_tuning(const relay_tuning *x, const relay_tuning *y)
                x->ranks_per_node_max == y->ranks_per_node_max && x->replays == y->replays;
     for (int i = 0; same && i < x->ntimed; i++)
         same = x->choices[i].schedule == y->choices[i].schedule && x->choices[i].packed == y->choices[i].packed &&
-               x->choices[i].seconds == y->choices[i].seconds;
+               x->choices[i].window == y->choices[i].window && x->choices[i].seconds == y->choices[i].seconds;
     return same;
 }
 
@@ -171,6 +190,11 @@ static void check_tuning(const tune_case *c, const relay_plan *p, uint64_t finge
     check(times_choice(t, RELAY_SCHED_P2P, 1) == some_direct(p),
           "the tuning times p2p all packed exactly when some message travels direct");
     if (c->number == 0 && most > 1) check(times_choice(t, RELAY_SCHED_P2P, 1), "whole columns of 16 KiB travel direct");
+    const char *shm = getenv("RELAY_SHM");
+    int window_off = shm && !strcmp(shm, "off");
+    check(times_window(t) <= (most > 1 && !window_off), "the window is timed at most once, and only where a node holds two ranks");
+    if (most > 1 && !window_off && crossing_transpose(c, p))
+        check(times_window(t) == 1, "a transpose between ranks of one node is timed through the window");
     check(best_is_fastest(t), "the best choice is the fastest");
     check(t->ranks_per_node_min == fewest && t->ranks_per_node_max == most && t->replays == TUNE_REPLAYS,
           "the tuning names the job's ranks per node and its replays");

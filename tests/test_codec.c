@@ -889,9 +889,9 @@ static relay_plan *rounds_plan(int64_t cap)
 }
 
 static const relay_tuning sample_tuning = {
-    .ntimed = 4, .best = 1, .ranks_per_node_min = 1, .ranks_per_node_max = 3, .replays = 9,
+    .ntimed = 5, .best = 1, .ranks_per_node_min = 1, .ranks_per_node_max = 3, .replays = 9,
     .choices = {{RELAY_SCHED_P2P, 0, 2e-3}, {RELAY_SCHED_ROUNDS, 0, 1e-3}, {RELAY_SCHED_ALLTOALLV, 0, 3e-3},
-                {RELAY_SCHED_P2P, 1, 4e-3}}};
+                {RELAY_SCHED_P2P, 1, 4e-3}, {RELAY_SCHED_P2P, 0, 5e-3, .window = 1}}};
 
 static void assert_same_tuning(const relay_tuning *x, const relay_tuning *y)
 {
@@ -903,6 +903,7 @@ static void assert_same_tuning(const relay_tuning *x, const relay_tuning *y)
     for (int i = 0; i < x->ntimed; i++) {
         assert_int_equal(x->choices[i].schedule, y->choices[i].schedule);
         assert_int_equal(x->choices[i].packed, y->choices[i].packed);
+        assert_int_equal(x->choices[i].window, y->choices[i].window);
         assert_true(x->choices[i].seconds == y->choices[i].seconds);
     }
 }
@@ -957,9 +958,9 @@ static void test_hostile_tunings_and_caps_are_refused(void **state)
 {
     (void)state;
     relay_plan *p = rounds_plan(0);
-    relay_tuning bad[10];
-    for (int k = 0; k < 10; k++) bad[k] = sample_tuning;
-    bad[0].best = 4;                                          /* not a choice */
+    relay_tuning bad[12];
+    for (int k = 0; k < 12; k++) bad[k] = sample_tuning;
+    bad[0].best = 5;                                          /* not a choice */
     bad[1].choices[2].seconds = 0.0 / 0.0;                    /* NaN */
     bad[2].choices[2].seconds = 1e300;                        /* beyond any replay */
     bad[3].choices[3] = bad[3].choices[0];                    /* timed twice */
@@ -968,13 +969,15 @@ static void test_hostile_tunings_and_caps_are_refused(void **state)
     bad[6].choices[0].schedule = RELAY_SCHED_AUTO;            /* not a way to replay */
     bad[7].choices[1].packed = 1;                             /* packed rounds */
     bad[8].replays = 0;                                       /* nothing timed */
-    bad[9].ntimed = 0, bad[9].best = 0;                       /* with ntimed 0 nothing is written: a control */
-    for (int k = 0; k < 9; k++) {
+    bad[9].choices[4].window = 2;                             /* a flag not 0 or 1 */
+    bad[10].choices[2].window = 1;                            /* alltoallv through the window */
+    bad[11].ntimed = 0, bad[11].best = 0;                     /* with ntimed 0 nothing is written: a control */
+    for (int k = 0; k < 11; k++) {
         assert_int_equal(relay_plan_set_tuning(p, &bad[k]), RELAY_ERR_ARG);
         p->tuning = bad[k]; /* past the check, as a hostile file would be */
         expect_decode_refused(p, "a tuning the plan cannot carry");
     }
-    p->tuning = bad[9];
+    p->tuning = bad[11];
     check_read_back(p, 3);
     p->tuning = (relay_tuning){0};
     p->max_buffer_bytes = 4; /* below one double */

@@ -68,11 +68,14 @@ def _options(relabel: str = "none", schedule: str = "auto", node_of_rank: Option
 @dataclass(frozen=True)
 class TuningChoice:
     """One way a replay was timed: schedule, packed (p2p), forward (N-D
-    replicas), and the median seconds of the slowest rank."""
+    replicas), the median seconds of the slowest rank, and window (p2p:
+    on-node messages packed straight into the receiver's memory through a
+    shared-memory window)."""
     schedule: str
     packed: bool
     forward: bool
     seconds: float
+    window: bool = False
 
 
 @dataclass(frozen=True)
@@ -195,14 +198,14 @@ class Plan:
         t = _core.plan_tuning(self._h)
         if t is None:
             return None
-        return Tuning(tuple(TuningChoice(s, bool(p), bool(f), sec) for s, p, f, sec in t["choices"]),
+        return Tuning(tuple(TuningChoice(s, bool(p), bool(f), sec, bool(w)) for s, p, f, sec, w in t["choices"]),
                       t["best"], tuple(t["ranks_per_node"]), t["replays"])
 
     @tuning.setter
     def tuning(self, t: Optional[Tuning]) -> None:
         _core.plan_set_tuning(self._h, None if t is None else (
             t.ranks_per_node[0], t.ranks_per_node[1], t.replays, t.best,
-            [(c.schedule, int(c.packed), int(c.forward), c.seconds) for c in t.choices]))
+            [(c.schedule, int(c.packed), int(c.forward), c.seconds, int(c.window)) for c in t.choices]))
 
     def tune(self, comm=None, replays: int = 10) -> Tuning:
         """Times every way the executor can replay this plan on ``comm``

@@ -256,7 +256,7 @@ static PyObject *plan_buffer_elems(PyObject *self, PyObject *args)
 
 /* ---- tuning ------------------------------------------------------------------- */
 
-/* None, or {ranks_per_node: (min, max), replays, best, choices: [(schedule, packed, forward, seconds)]} */
+/* None, or {ranks_per_node: (min, max), replays, best, choices: [(schedule, packed, forward, seconds, window)]} */
 static PyObject *plan_tuning(PyObject *self, PyObject *h)
 {
     relay_plan *p = core_plan_of(h);
@@ -268,7 +268,7 @@ static PyObject *plan_tuning(PyObject *self, PyObject *h)
     PyObject *choices = PyList_New(t.ntimed);
     for (int i = 0; choices && i < t.ntimed; i++) {
         const relay_tuning_choice *c = &t.choices[i];
-        PyObject *row = Py_BuildValue("(siid)", cli_schedule_words[c->schedule], c->packed, c->forward, c->seconds);
+        PyObject *row = Py_BuildValue("(siidi)", cli_schedule_words[c->schedule], c->packed, c->forward, c->seconds, c->window);
         if (!row) Py_CLEAR(choices);
         else PyList_SET_ITEM(choices, i, row);
     }
@@ -277,7 +277,7 @@ static PyObject *plan_tuning(PyObject *self, PyObject *h)
                          "replays", t.replays, "best", t.best, "choices", choices);
 }
 
-/* plan_set_tuning(h, None | (ranks_per_node_min, max, replays, best, [(schedule, packed, forward, seconds)])) */
+/* plan_set_tuning(h, None | (ranks_per_node_min, max, replays, best, [(schedule, packed, forward, seconds[, window])])) */
 static PyObject *plan_set_tuning(PyObject *self, PyObject *args)
 {
     PyObject *h, *tuning;
@@ -296,7 +296,7 @@ static PyObject *plan_set_tuning(PyObject *self, PyObject *args)
         for (Py_ssize_t i = 0; i < n; i++) {
             PyObject *row = PySequence_GetItem(choices, i), *schedule;
             relay_tuning_choice *c = &t.choices[i];
-            int ok = row && PyArg_ParseTuple(row, "Oiid", &schedule, &c->packed, &c->forward, &c->seconds);
+            int ok = row && PyArg_ParseTuple(row, "Oiid|i", &schedule, &c->packed, &c->forward, &c->seconds, &c->window);
             Py_XDECREF(row);
             int s = ok ? core_word(schedule, cli_schedule_words, "schedule") : -1;
             if (s < 0) return NULL;

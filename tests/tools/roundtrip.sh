@@ -206,10 +206,11 @@ echo "ok: hsumma autotune"
     fail "transform tune: relay-run failed: $(cat err.txt)"
 json_check run.json "transform tune: relay-run --json" "d['verified'] is True"
 "$DUMP" tuned.plan --json >dump.json 2>err.txt || fail "transform tune: relay-dump failed: $(cat err.txt)"
-json_check dump.json "transform tune: the tuned plan" "d['schedule'] == 'rounds' and d['format_version'] == '2.2'" \
-    "sorted(c['schedule'] for c in d['tuning']['choices'] if not c['packed']) == ['alltoallv', 'neighbor', 'p2p', 'rounds']" \
+json_check dump.json "transform tune: the tuned plan" "d['schedule'] == 'rounds' and d['format_version'] == '2.3'" \
+    "sorted(c['schedule'] for c in d['tuning']['choices'] if not c['packed'] and not c['window']) == ['alltoallv', 'neighbor', 'p2p', 'rounds']" \
+    "[c['schedule'] for c in d['tuning']['choices'] if c['window']] == ['p2p']" \
     "d['tuning']['replays'] == 3 and d['tuning']['ranks_per_node_max'] >= 1" \
-    "min(c['seconds'] for c in d['tuning']['choices']) == [c['seconds'] for c in d['tuning']['choices'] if c['schedule'] == d['tuning']['best'] and c['packed'] == d['tuning']['best_packed']][0]"
+    "min(c['seconds'] for c in d['tuning']['choices']) == [c['seconds'] for c in d['tuning']['choices'] if c['schedule'] == d['tuning']['best'] and c['packed'] == d['tuning']['best_packed'] and c['window'] == d['tuning']['best_window']][0]"
 best=$(python3 -c 'import json; print(json.load(open("dump.json"))["tuning"]["best"])')
 "$DUMP" tuned.plan >dump.txt 2>err.txt && grep -q "^  tuning     $best" dump.txt && grep -Eq "  best( |$)" dump.txt ||
     fail "transform tune: relay-dump's text names the tuning: $(cat dump.txt err.txt)"

@@ -2,10 +2,14 @@
  * --tune) in relay-dump's summary and --json. */
 #include "dump.h"
 
-/* A choice in words: its schedule, and what it packs or forwards (N-D). */
+/* A choice in words: its schedule, and what it packs, forwards (N-D) or
+ * sends through a shared-memory window. */
 static void choice_name(const relay_plan *p, const relay_tuning_choice *c, char *buf, size_t cap)
 {
-    const char *how = p->kind == RELAY_PLAN_ND ? (c->forward ? " forward" : " direct") : c->packed ? " packed" : "";
+    const char *how = p->kind == RELAY_PLAN_ND ? (c->forward ? " forward" : " direct")
+                      : c->packed                ? " packed"
+                      : c->window                ? " window"
+                                                 : "";
     snprintf(buf, cap, "%s%s", cli_schedule_words[c->schedule], how);
 }
 
@@ -27,7 +31,7 @@ void dump_print_tuning(const relay_plan *p, FILE *out)
         fprintf(out, "             %-14s %10.3f ms", name, 1e3 * c->seconds);
         if (i == t->best) fprintf(out, "  best");
         else if (best->seconds > 0) fprintf(out, "  %+.0f%%", 100 * (c->seconds / best->seconds - 1));
-        if (c->schedule == p->schedule && !c->packed && (!p->nd || c->forward == rl_nd_plan_forwards(p->nd)))
+        if (c->schedule == p->schedule && !c->packed && !c->window && (!p->nd || c->forward == rl_nd_plan_forwards(p->nd)))
             fprintf(out, "  (the plan's own %s)", p->nd ? "replicas" : "schedule");
         fprintf(out, "\n");
     }
@@ -40,6 +44,7 @@ void dump_json_tuning(json_writer *w, const relay_plan *p)
     json_begin_object(w, "tuning");
     json_string(w, "best", cli_schedule_words[t->choices[t->best].schedule]);
     json_bool(w, "best_packed", t->choices[t->best].packed);
+    if (!p->nd) json_bool(w, "best_window", t->choices[t->best].window);
     if (p->nd) json_bool(w, "best_forward", t->choices[t->best].forward);
     json_int(w, "ranks_per_node_min", t->ranks_per_node_min);
     json_int(w, "ranks_per_node_max", t->ranks_per_node_max);
@@ -50,6 +55,7 @@ void dump_json_tuning(json_writer *w, const relay_plan *p)
         json_string(w, "schedule", cli_schedule_words[t->choices[i].schedule]);
         json_bool(w, "packed", t->choices[i].packed);
         if (p->nd) json_bool(w, "forward", t->choices[i].forward);
+        else json_bool(w, "window", t->choices[i].window);
         json_double(w, "seconds", t->choices[i].seconds);
         json_end_object(w);
     }

@@ -267,7 +267,7 @@ def check_tuning(comm, chk, plan, t, replays, what):
         secs = [c.seconds for c in t.choices]
         chk.check(t.best == int(np.argmin(secs)), f"{what}: best {t.best} is not the fastest of {secs}")
         chk.check(all(s >= 0 for s in secs) and t.replays == replays, f"{what}: {t}")
-        ways = [(c.schedule, c.packed, c.forward) for c in t.choices]
+        ways = [(c.schedule, c.packed, c.forward, c.window) for c in t.choices]
         chk.check(len(set(ways)) == len(ways), f"{what}: a way timed twice: {ways}")
         chk.check(1 <= t.ranks_per_node[0] <= t.ranks_per_node[1] <= comm.size, f"{what}: {t.ranks_per_node}")
     everyone = comm.allgather(t)
@@ -282,6 +282,11 @@ def test_tune_transform(comm, chk):
     with chk.local("tuned choices"):
         scheds = {c.schedule for c in t.choices}
         chk.check({"p2p", "alltoallv"} <= scheds, f"the transform's choices {scheds} lack p2p or alltoallv")
+        # a transpose between ranks of one node (mpiexec's ranks here) is timed through the window too
+        windows = [c for c in t.choices if c.window]
+        expect = 1 if comm.size > 1 and os.environ.get("RELAY_SHM", "") != "off" else 0
+        chk.check(len(windows) == expect and all(c.schedule == "p2p" for c in windows),
+                  f"{len(windows)} choices through the window, expected {expect}: {t.choices}")
     chk.agree()
     with relay.Executor(plan, comm) as ex:
         chk.check(ex.schedule[0] == t.choices[t.best].schedule, f"executor replays {ex.schedule}, the tuning chose "

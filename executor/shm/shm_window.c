@@ -1,0 +1,251 @@
+/* shm_window.c — binding messages through a shared-memory window (shm.h)
+ * and freeing them.
+ *
+ * Binding p2p replays, after direct and pulled messages are agreed:
+ *   switch    one MPI_Allreduce: does any rank have RELAY_SHM=on?  If
+ *             none does, nothing more (no split, no window);
+ *   node      the executor's communicator split by node
+ *             (MPI_COMM_TYPE_SHARED), and each message's peer found in it;
+ *   cards     each end of each message says whether it is willing: the
+ *             switch on, the peer on this node, the node holding more than
+ *             one rank, the message neither direct nor pulled; it travels
+ *             through the window only where both are;
+ *   window    each rank of the node allocates (MPI_Win_allocate_shared,
+ *             not contiguous) a landing area for the packed messages it
+ *             receives through it, each at an ALIGN-padded offset like a
+ *             pack buffer's, and tells each sender its offset; the sender
+ *             finds the receiver's segment with MPI_Win_shared_query;
+ *   requests  the staged request of each such message becomes a zero-byte
+ *             "full" (sender to receiver); "empty" goes the other way
+ *             (rl_notices_create).  MPI_Win_lock_all is held from here to
+ *             rl_shm_free, as loads and stores on a shared window under
+ *             the unified model want, with MPI_Win_sync around each notice
+ *             (shm_replay.c). */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "error.h"
+#include "mpi_error.h"
+#include "shm.h"
+#include "transform_bind.h"
+#include "transform_pack.h"
+
+relay_status rl_shm_mode_from_env(int *mode)
+{
+    static const char *const values[] = {"off", "on"};
+    const char *v = getenv("RELAY_SHM");
+    *mode = RL_SHM_TUNED;
+    return v && *v ? rl_env_choice("RELAY_SHM", values, 2, mode) : RELAY_OK;
+}
+
+int rl_shm_wanted(const rl_transform_exec *x, const relay_tuning_choice *c)
+{
+    if (x->device || c->schedule != RELAY_SCHED_P2P || c->packed) return 0;
+    return x->shm.env == RL_SHM_TUNED ? c->window : x->shm.env;
+}
+
+/* ---- node and cards ---------------------------------------------------- */
+
+static const rl_message *message_of(const rl_section *s, int k) { return k < s->nsend ? &s->send[k] : &s->recv[k - s->nsend]; }
+
+/* Per message (sends, then receives): its peer's rank in the node's
+ * communicator, or MPI_UNDEFINED. */
+static relay_status node_ranks(rl_transform_exec *x, int *peer_in_node)
+{
+    const rl_section *s = x->sec;
+    int n = s->nsend + s->nrecv;
+    MPI_Group all, node;
+    int rc = MPI_Comm_group(x->comm, &all);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_group(x->shm.node, &node);
+    int *peers = rl_malloc_array((size_t)n + 1, sizeof *peers);
+    if (!peers) return RL_NOMEM();
+    for (int k = 0; k < n; k++) peers[k] = (int)message_of(s, k)->peer;
+    if (rc == MPI_SUCCESS) rc = MPI_Group_translate_ranks(all, n, peers, node, peer_in_node);
+    free(peers);
+    MPI_Group_free(&all);
+    MPI_Group_free(&node);
+    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "finding the peers on this node");
+}
+
+static int willing(const rl_transform_exec *x, int k, int peer_in_node)
+{
+    const rl_section *s = x->sec;
+    int sending = k < s->nsend, m = sending ? k : k - s->nsend;
+    if (!x->shm.on || x->shm.node == MPI_COMM_NULL || peer_in_node == MPI_UNDEFINED || message_of(s, k)->elems <= 0) return 0;
+    return sending ? !x->send_direct[m] && !x->send_pulled[m] : !x->recv_direct[m] && !x->recv_pulled[m];
+}
+
+/* The cards: sets send_on, recv_on and n. */
+static relay_status agree(rl_transform_exec *x, const int *peer_in_node)
+{
+    const rl_section *s = x->sec;
+    int n = s->nsend + s->nrecv;
+    char *mine = rl_malloc_array((size_t)n + 1, 1), *theirs = rl_calloc((size_t)n + 1, 1);
+    rl_swap *items = rl_calloc((size_t)n + 1, sizeof *items);
+    relay_status st = mine && theirs && items ? RELAY_OK : RL_NOMEM();
+    for (int k = 0; !st && k < n; k++) { /* only with peers on this node: the others never ask */
+        mine[k] = (char)willing(x, k, peer_in_node[k]);
+        if (peer_in_node[k] != MPI_UNDEFINED) items[k] = (rl_swap){&mine[k], 1, &theirs[k], 1};
+    }
+    if (!st) st = rl_transform_swap(x, items, "agreeing on messages through the shared-memory window");
+    for (int k = 0; !st && k < n; k++) {
+        char on = mine[k] && theirs[k];
+        if (k < s->nsend) x->shm.send_on[k] = on;
+        else x->shm.recv_on[k - s->nsend] = on;
+        x->shm.n += on;
+    }
+    free(mine);
+    free(theirs);
+    free(items);
+    return st;
+}
+
+/* ---- the window -------------------------------------------------------- */
+
+/* This rank's landing area (every rank of the node takes part, with 0
+ * bytes where it receives nothing through it), locked for load/store. */
+static relay_status allocate_area(rl_transform_exec *x)
+{
+    const rl_section *s = x->sec;
+    int64_t bytes = 0;
+    for (int k = 0; k < s->nrecv; k++) {
+        x->shm.land_off[k] = bytes;
+        if (x->shm.recv_on[k]) bytes += rl_padded_bytes(s->recv[k].elems * (int64_t)x->esz);
+    }
+    MPI_Info info;
+    int rc = MPI_Info_create(&info);
+    if (rc == MPI_SUCCESS) rc = MPI_Info_set(info, "alloc_shared_noncontig", "true");
+    if (rc == MPI_SUCCESS) rc = MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, x->shm.node, &x->shm.area, &x->shm.win);
+    MPI_Info_free(&info);
+    if (rc == MPI_SUCCESS) rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, x->shm.win);
+    x->shm.locked = rc == MPI_SUCCESS;
+    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "MPI_Win_allocate_shared of the landing areas");
+}
+
+/* Each receiver tells each sender where in its area the message lands. */
+static relay_status find_landings(rl_transform_exec *x, const int *peer_in_node)
+{
+    const rl_section *s = x->sec;
+    int n = s->nsend + s->nrecv;
+    int64_t *off = rl_calloc((size_t)s->nsend + 1, sizeof *off);
+    rl_swap *items = rl_calloc((size_t)n + 1, sizeof *items);
+    relay_status st = off && items ? RELAY_OK : RL_NOMEM();
+    for (int k = 0; !st && k < s->nsend; k++)
+        if (x->shm.send_on[k]) items[k] = (rl_swap){NULL, 0, &off[k], sizeof *off};
+    for (int k = 0; !st && k < s->nrecv; k++)
+        if (x->shm.recv_on[k]) items[s->nsend + k] = (rl_swap){&x->shm.land_off[k], sizeof *off, NULL, 0};
+    if (!st) st = rl_transform_swap(x, items, "telling the senders where their messages land");
+    for (int k = 0; !st && k < s->nsend; k++) {
+        if (!x->shm.send_on[k]) continue;
+        MPI_Aint size;
+        int unit;
+        char *base;
+        int rc = MPI_Win_shared_query(x->shm.win, peer_in_node[k], &size, &unit, &base);
+        if (rc != MPI_SUCCESS) st = rl_mpi_fail(rc, "MPI_Win_shared_query of a receiver's landing area");
+        else x->shm.land[k] = base + off[k];
+    }
+    free(off);
+    free(items);
+    return st;
+}
+
+/* ---- requests ---------------------------------------------------------- */
+
+static char nothing;
+
+/* A window message's staged request becomes its zero-byte "full". */
+static int repost_full(rl_transform_exec *x, int k)
+{
+    const rl_section *s = x->sec;
+    int receiving = k < s->nrecv, peer = (int)(receiving ? s->recv[k].peer : s->send[k - s->nrecv].peer);
+    int rc = MPI_Request_free(&x->reqs[k]);
+    if (rc != MPI_SUCCESS) return rc;
+    return receiving ? MPI_Recv_init(&nothing, 0, MPI_BYTE, peer, TAG_SHM_FULL, x->comm, &x->reqs[k])
+                     : MPI_Send_init(&nothing, 0, MPI_BYTE, peer, TAG_SHM_FULL, x->comm, &x->reqs[k]);
+}
+
+static relay_status create_requests(rl_transform_exec *x)
+{
+    const rl_section *s = x->sec;
+    int rc = MPI_SUCCESS;
+    for (int k = 0; k < s->nrecv && rc == MPI_SUCCESS; k++)
+        if (x->shm.recv_on[k]) rc = repost_full(x, k);
+    for (int k = 0; k < s->nsend && rc == MPI_SUCCESS; k++)
+        if (x->shm.send_on[k]) rc = repost_full(x, s->nrecv + k);
+    if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "creating the requests of messages through the window");
+    return rl_notices_create(x, &x->shm.empty, x->shm.send_on, x->shm.recv_on, TAG_SHM_EMPTY);
+}
+
+/* ---- binding ------------------------------------------------------------ */
+
+static relay_status allocate(rl_transform_exec *x)
+{
+    const rl_section *s = x->sec;
+    x->shm.send_on = rl_calloc((size_t)s->nsend + 1, 1);
+    x->shm.recv_on = rl_calloc((size_t)s->nrecv + 1, 1);
+    x->shm.land = rl_calloc((size_t)s->nsend + 1, sizeof *x->shm.land);
+    x->shm.land_off = rl_calloc((size_t)s->nrecv + 1, sizeof *x->shm.land_off);
+    x->shm.empty_due = rl_calloc((size_t)s->nsend + 1, 1);
+    return x->shm.send_on && x->shm.recv_on && x->shm.land && x->shm.land_off && x->shm.empty_due ? RELAY_OK : RL_NOMEM();
+}
+
+/* The node's communicator, kept only where it holds more than this rank. */
+static relay_status split_by_node(rl_transform_exec *x)
+{
+    int rc = MPI_Comm_split_type(x->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &x->shm.node), size = 0;
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_size(x->shm.node, &size);
+    if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "MPI_Comm_split_type by node");
+    if (size < 2) MPI_Comm_free(&x->shm.node);
+    return RELAY_OK;
+}
+
+relay_status rl_shm_bind(rl_transform_exec *x)
+{
+    const rl_section *s = x->sec;
+    int any = 0, rc = MPI_Allreduce(&x->shm.on, &any, 1, MPI_INT, MPI_MAX, x->comm);
+    relay_status st = rc == MPI_SUCCESS ? allocate(x) : rl_mpi_fail(rc, "MPI_Allreduce of RELAY_SHM");
+    if (st || !any) return st;
+    st = split_by_node(x);
+    if (st || x->shm.node == MPI_COMM_NULL) return st; /* alone on its node: no peer of it asks */
+    int *peer_in_node = rl_malloc_array((size_t)s->nsend + (size_t)s->nrecv + 1, sizeof *peer_in_node);
+    st = peer_in_node ? node_ranks(x, peer_in_node) : RL_NOMEM();
+    if (!st) st = agree(x, peer_in_node);
+    if (!st) st = allocate_area(x);
+    if (!st) st = find_landings(x, peer_in_node);
+    free(peer_in_node);
+    return st ? st : create_requests(x);
+}
+
+/* ---- what it holds ------------------------------------------------------ */
+
+int64_t rl_shm_bytes(const rl_transform_exec *x)
+{
+    const rl_section *s = x->sec;
+    if (!x->shm.send_on) return 0;
+    int64_t area = 0;
+    for (int k = 0; k < s->nrecv; k++)
+        if (x->shm.recv_on[k]) area = x->shm.land_off[k] + rl_padded_bytes(s->recv[k].elems * (int64_t)x->esz);
+    return area + rl_notices_bytes(x, &x->shm.empty) + s->nsend * (int64_t)(2 + sizeof *x->shm.land) +
+           s->nrecv * (int64_t)(1 + sizeof *x->shm.land_off);
+}
+
+/* The last replay's "empty"s, received before the window goes. */
+static void receive_due(rl_transform_exec *x)
+{
+    for (int k = 0; x->shm.empty_due && k < x->sec->nsend; k++)
+        if (x->shm.empty_due[k]) MPI_Wait(&x->shm.empty.req[x->sec->nrecv + k], MPI_STATUS_IGNORE);
+}
+
+void rl_shm_free(rl_transform_exec *x)
+{
+    receive_due(x);
+    if (x->sec) rl_notices_free(x, &x->shm.empty);
+    if (x->shm.locked) MPI_Win_unlock_all(x->shm.win);
+    if (x->shm.win != MPI_WIN_NULL) MPI_Win_free(&x->shm.win);
+    if (x->shm.node != MPI_COMM_NULL) MPI_Comm_free(&x->shm.node);
+    free(x->shm.send_on);
+    free(x->shm.recv_on);
+    free(x->shm.land);
+    free(x->shm.land_off);
+    free(x->shm.empty_due);
+}
