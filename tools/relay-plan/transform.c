@@ -284,7 +284,7 @@ static void without_rounds(relay_tuning *t)
     t->ntimed = n;
 }
 
-/* "FILE: predicted on MACHINE, R ranks per node: p2p 1.2 ms, ... chose p2p". */
+/* "FILE: predicted on MACHINE (F to K ranks per node): p2p 1.2 ms, ...; schedule p2p". */
 static void print_predicted(const char *path, const relay_tuning *t)
 {
     printf("%s: predicted on %s (%d", path, t->machine, t->ranks_per_node_min);
