@@ -26,7 +26,8 @@ module relay_plan_mod
             relay_plan_schedule, relay_plan_rounds, relay_plan_max_buffer_bytes, relay_plan_relabeling, &
             relay_plan_dst_layout, &
             relay_plan_src_layout, relay_plan_buffer_elems, relay_plan_get_stats, relay_plan_free
-  public :: relay_tuning_choice, relay_tuning, RELAY_TUNING_MAX_CHOICES, relay_plan_tuning, relay_plan_set_tuning
+  public :: relay_tuning_choice, relay_tuning, RELAY_TUNING_MAX_CHOICES, RELAY_TUNING_MACHINE_MAX
+  public :: relay_plan_tuning, relay_plan_set_tuning
 
   enum, bind(c)
     enumerator :: RELAY_RELABEL_NONE = 0, RELAY_RELABEL_GREEDY, RELAY_RELABEL_OPTIMAL
@@ -62,16 +63,20 @@ module relay_plan_mod
     integer(c_int64_t) :: bytes_total, bytes_remote, bytes_remote_identity, messages, pieces
   end type relay_plan_stats
 
-  ! A plan's tuning (relay/plan.h): what relay_exec_tune measured.
-  integer, parameter :: RELAY_TUNING_MAX_CHOICES = 8
+  ! A plan's tuning (relay/plan.h): what relay_exec_tune measured, or what
+  ! relay_predict_tuning predicted on the machine model `machine` (NUL-ended;
+  ! all NULs for a timed tuning).
+  integer, parameter :: RELAY_TUNING_MAX_CHOICES = 8, RELAY_TUNING_MACHINE_MAX = 32
   type, bind(C) :: relay_tuning_choice
     integer(c_int) :: schedule = 0, packed = 0
     real(c_double) :: seconds = 0
     integer(c_int) :: forward = 0
+    integer(c_int) :: window = 0  ! p2p: on-node messages through a shared-memory window
   end type relay_tuning_choice
   type, bind(C) :: relay_tuning
     integer(c_int) :: ntimed = 0, best = 0, ranks_per_node_min = 0, ranks_per_node_max = 0, replays = 0
     type(relay_tuning_choice) :: choices(RELAY_TUNING_MAX_CHOICES)
+    character(kind=c_char) :: machine(RELAY_TUNING_MACHINE_MAX) = achar(0)
   end type relay_tuning
 
   interface

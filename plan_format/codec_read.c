@@ -572,8 +572,24 @@ static int read_choices(mp_reader *r, relay_tuning *t)
     return 1;
 }
 
-enum { TK_BEST, TK_PER_NODE, TK_REPLAYS, TK_CHOICES, TK_COUNT };
-static const char *const tuning_keys[TK_COUNT] = {"best", "ranks_per_node", "replays", "choices"};
+/* The required keys, then the optional machine of a predicted tuning. */
+enum { TK_BEST, TK_PER_NODE, TK_REPLAYS, TK_CHOICES, TK_REQUIRED, TK_MACHINE = TK_REQUIRED, TK_COUNT };
+static const char *const tuning_keys[TK_COUNT] = {"best", "ranks_per_node", "replays", "choices", "machine"};
+
+/* 1 to 31 bytes; tuning.c checks that they are printable. */
+static int read_machine(mp_reader *r, relay_tuning *t)
+{
+    const char *name;
+    uint32_t len;
+    if (!mp_read_str(r, &name, &len)) return 0;
+    if (len < 1 || len >= RELAY_TUNING_MACHINE_MAX) {
+        r->error = "a machine name of 1 to 31 bytes expected";
+        return 0;
+    }
+    memcpy(t->machine, name, len);
+    t->machine[len] = '\0';
+    return 1;
+}
 
 static int read_tuning_field(mp_reader *r, relay_tuning *t, int k)
 {
@@ -592,6 +608,7 @@ static int read_tuning_field(mp_reader *r, relay_tuning *t, int k)
         if (!mp_read_ranged(r, v, 1, INT32_MAX)) return 0;
         t->replays = (int)v[0];
         return 1;
+    case TK_MACHINE: return read_machine(r, t);
     default: return read_choices(r, t);
     }
 }
@@ -611,7 +628,8 @@ static relay_status read_tuning(mp_reader *r, header_fields *h)
         if (k < 0 ? !mp_skip(r) : !read_tuning_field(r, &h->tuning, k)) return field_error(r, "tuning", key, klen);
         if (k >= 0) have |= 1u << k;
     }
-    if (have != (1u << TK_COUNT) - 1)
+    uint32_t required = (1u << TK_REQUIRED) - 1;
+    if ((have & required) != required)
         return rl_fail(RELAY_ERR_FORMAT, "plan tuning lacks its `%s` field", tuning_keys[__builtin_ctz(~have)]);
     return RELAY_OK;
 }

@@ -277,11 +277,16 @@ static void pack_nd_header(msgpack_packer *pk, const relay_plan *p)
  * [schedule, packed, seconds] triples, an N-D plan's (format 3.0) as
  * [schedule, packed, seconds, forward], and a transform plan's choice
  * through a shared-memory window (2.3) as [schedule, packed, seconds,
- * 0, 1]: the others are written as before, for older readers. */
+ * 0, 1]: the others are written as before, for older readers; a
+ * predicted one's machine name. */
 static void pack_tuning(msgpack_packer *pk, const relay_tuning *t, int nd)
 {
     pack_str(pk, "tuning");
-    msgpack_pack_map(pk, 4);
+    msgpack_pack_map(pk, 4 + (size_t)(t->machine[0] != '\0'));
+    if (t->machine[0]) {
+        pack_str(pk, "machine");
+        pack_str(pk, t->machine);
+    }
     pack_int(pk, "best", t->best);
     int64_t per_node[2] = {t->ranks_per_node_min, t->ranks_per_node_max};
     pack_ints(pk, "ranks_per_node", per_node, 2);

@@ -1,5 +1,5 @@
 /* tuning.c — a transform or N-D plan's tuning: what relay_exec_tune measured on a
- * job, the choice relay_exec_create replays on jobs of the same shape
+ * job (or relay_predict_tuning predicted on a machine model), the choice relay_exec_create replays on jobs of the same shape
  * (relay/plan.h), and the check that a tuning is one the plan can carry,
  * shared by relay_plan_set_tuning and the file reader (codec_read.c).
  *
@@ -54,6 +54,17 @@ static const char *choice_flaw(const relay_plan *p, const relay_tuning_choice *c
     return NULL;
 }
 
+/* Whether a predicted tuning's machine name is printable ASCII ended by a
+ * NUL within its array (a timed tuning's is empty). */
+static int machine_name_ok(const char *name)
+{
+    for (int i = 0; i < RELAY_TUNING_MACHINE_MAX; i++) {
+        if (!name[i]) return 1;
+        if (name[i] < 0x20 || name[i] > 0x7e) return 0;
+    }
+    return 0;
+}
+
 const char *rl_tuning_flaw(const relay_plan *p, const relay_tuning *t)
 {
     if (p->kind != RELAY_PLAN_TRANSFORM && p->kind != RELAY_PLAN_ND)
@@ -63,6 +74,7 @@ const char *rl_tuning_flaw(const relay_plan *p, const relay_tuning *t)
     if (t->ranks_per_node_min < 1 || t->ranks_per_node_min > t->ranks_per_node_max || t->ranks_per_node_max > p->nranks)
         return "its ranks per node are not 1 <= fewest <= most <= the plan's ranks";
     if (t->replays < 1) return "it timed no replay";
+    if (!machine_name_ok(t->machine)) return "its machine name is not printable ASCII of at most 31 characters";
     for (int i = 0; i < t->ntimed; i++) {
         const char *flaw = choice_flaw(p, &t->choices[i]);
         if (flaw) return flaw;
@@ -90,6 +102,8 @@ relay_status relay_plan_set_tuning(relay_plan *p, const relay_tuning *t)
         if (flaw) return rl_fail(RELAY_ERR_ARG, "relay_plan_set_tuning: %s", flaw);
         kept = *t;
         for (int i = t->ntimed; i < RELAY_TUNING_MAX_CHOICES; i++) kept.choices[i] = (relay_tuning_choice){0};
+        size_t used = strlen(t->machine);
+        memset(kept.machine + used, 0, sizeof kept.machine - used);
     }
     p->tuning = kept;
     return RELAY_OK;

@@ -1,8 +1,8 @@
-/* predict.c — relay_plan_predict and relay_predict_schedules
- * (relay/predict.h): checks the request, reads the machine, and runs the
- * simulation (simulate.c) in a child process, since SimGrid's engine can be
- * made once per process; the child writes the prediction and the ranks'
- * times down a pipe and exits. */
+/* predict.c — relay_plan_predict, relay_predict_schedules and
+ * relay_predict_tuning (relay/predict.h): checks the request, reads the
+ * machine, and runs the simulation (simulate.c) in a child process, since
+ * SimGrid's engine can be made once per process; the child writes the
+ * prediction and the ranks' times down a pipe and exits. */
 #define _POSIX_C_SOURCE 200809L /* fork, pipe, waitpid */
 #include <errno.h>
 #include <signal.h>
@@ -16,6 +16,7 @@
 
 #include "error.h"
 #include "machine.h"
+#include "platform.h"
 #include "simulate.h"
 
 relay_status relay_predict_schedules(const relay_plan *p, relay_schedule *schedules, int *count)
@@ -145,4 +146,50 @@ relay_status relay_plan_predict(const relay_plan *p, const char *machine_path, r
     }
     free(seconds);
     return st;
+}
+
+/* ---- every schedule, as a tuning ------------------------------------------ */
+
+/* The job shape the simulation places nranks ranks in (simulate.c): nodes
+ * of ranks_per_node ranks, the last holding the rest; one node for
+ * topology node. */
+static void job_shape(const machine *m, int nranks, int *fewest, int *most)
+{
+    int nodes = platform_nodes(m, nranks);
+    *most = nodes == 1 ? nranks : m->ranks_per_node;
+    *fewest = nranks - (nodes - 1) * *most;
+}
+
+/* The machine file's name: no directory, no ".machine", printable. */
+static void machine_name(const char *path, char name[RELAY_TUNING_MACHINE_MAX])
+{
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    size_t len = strlen(base), suffix = strlen(".machine");
+    if (len > suffix && !strcmp(base + len - suffix, ".machine")) len -= suffix;
+    if (len > RELAY_TUNING_MACHINE_MAX - 1) len = RELAY_TUNING_MACHINE_MAX - 1;
+    for (size_t i = 0; i < len; i++) name[i] = base[i] >= 0x20 && base[i] <= 0x7e ? base[i] : '?';
+    memset(name + len, 0, RELAY_TUNING_MACHINE_MAX - len);
+}
+
+relay_status relay_predict_tuning(const relay_plan *p, const char *machine_path, relay_tuning *out)
+{
+    if (!p || !machine_path || !out) return rl_fail(RELAY_ERR_ARG, "relay_predict_tuning: null argument");
+    relay_schedule schedules[RELAY_PREDICT_MAX_SCHEDULES];
+    int n;
+    machine m;
+    relay_status st = relay_predict_schedules(p, schedules, &n);
+    if (!st) st = machine_read(&m, machine_path);
+    if (st) return st;
+    relay_tuning t = {.ntimed = n, .replays = 1};
+    job_shape(&m, p->nranks, &t.ranks_per_node_min, &t.ranks_per_node_max);
+    machine_name(machine_path, t.machine);
+    for (int k = 0; k < n; k++) {
+        relay_prediction predicted;
+        st = relay_plan_predict(p, machine_path, schedules[k], &predicted, NULL);
+        if (st) return st;
+        t.choices[k] = (relay_tuning_choice){.schedule = schedules[k], .seconds = predicted.seconds};
+        if (predicted.seconds < t.choices[t.best].seconds) t.best = k;
+    }
+    *out = t;
+    return RELAY_OK;
 }

@@ -900,6 +900,7 @@ static void assert_same_tuning(const relay_tuning *x, const relay_tuning *y)
     assert_int_equal(x->ranks_per_node_min, y->ranks_per_node_min);
     assert_int_equal(x->ranks_per_node_max, y->ranks_per_node_max);
     assert_int_equal(x->replays, y->replays);
+    assert_string_equal(x->machine, y->machine);
     for (int i = 0; i < x->ntimed; i++) {
         assert_int_equal(x->choices[i].schedule, y->choices[i].schedule);
         assert_int_equal(x->choices[i].packed, y->choices[i].packed);
@@ -930,6 +931,15 @@ static void test_tuning_and_cap_read_back(void **state)
     assert_same_tuning(&t, &sample_tuning);
     relay_plan_free(q);
     free(buf);
+    relay_tuning predicted = sample_tuning; /* a predicted tuning names its machine */
+    snprintf(predicted.machine, sizeof predicted.machine, "dragonfly-aries");
+    assert_int_equal(relay_plan_set_tuning(p, &predicted), RELAY_OK);
+    encode_ok(p, &buf, &len);
+    assert_int_equal(relay_plan_decode(&q, buf, len, -1), RELAY_OK);
+    assert_int_equal(relay_plan_tuning(q, &t), RELAY_OK);
+    assert_same_tuning(&t, &predicted);
+    relay_plan_free(q);
+    free(buf);
     encode_ok(capped, &buf, &len);
     assert_int_equal(relay_plan_decode(&q, buf, len, -1), RELAY_OK);
     assert_int_equal(relay_plan_max_buffer_bytes(q), 24);
@@ -958,8 +968,8 @@ static void test_hostile_tunings_and_caps_are_refused(void **state)
 {
     (void)state;
     relay_plan *p = rounds_plan(0);
-    relay_tuning bad[12];
-    for (int k = 0; k < 12; k++) bad[k] = sample_tuning;
+    relay_tuning bad[13];
+    for (int k = 0; k < 13; k++) bad[k] = sample_tuning;
     bad[0].best = 5;                                          /* not a choice */
     bad[1].choices[2].seconds = 0.0 / 0.0;                    /* NaN */
     bad[2].choices[2].seconds = 1e300;                        /* beyond any replay */
@@ -971,13 +981,14 @@ static void test_hostile_tunings_and_caps_are_refused(void **state)
     bad[8].replays = 0;                                       /* nothing timed */
     bad[9].choices[4].window = 2;                             /* a flag not 0 or 1 */
     bad[10].choices[2].window = 1;                            /* alltoallv through the window */
-    bad[11].ntimed = 0, bad[11].best = 0;                     /* with ntimed 0 nothing is written: a control */
-    for (int k = 0; k < 11; k++) {
+    snprintf(bad[11].machine, sizeof bad[11].machine, "fat\x1b[2J"); /* a machine name with an escape */
+    bad[12].ntimed = 0, bad[12].best = 0;                     /* with ntimed 0 nothing is written: a control */
+    for (int k = 0; k < 12; k++) {
         assert_int_equal(relay_plan_set_tuning(p, &bad[k]), RELAY_ERR_ARG);
         p->tuning = bad[k]; /* past the check, as a hostile file would be */
         expect_decode_refused(p, "a tuning the plan cannot carry");
     }
-    p->tuning = bad[11];
+    p->tuning = bad[12];
     check_read_back(p, 3);
     p->tuning = (relay_tuning){0};
     p->max_buffer_bytes = 4; /* below one double */

@@ -15,7 +15,8 @@
  *
  * Every value is checked to 1e-9 relative, so a model that drops or
  * doubles a term fails.  Also: the schedules a plan can be predicted with,
- * and bad machine files and requests, which change nothing. */
+ * every schedule as a tuning (relay_predict_tuning), and bad machine files
+ * and requests, which change nothing. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
 #include <math.h>
 #include <setjmp.h>
@@ -286,6 +287,41 @@ static void schedules_follow_the_plan(void **state)
     relay_plan_free(p);
 }
 
+/* Every schedule of a rounds ring as a tuning: the closed forms' seconds,
+ * p2p the fastest (the latency paid once), the job shape of 3 ranks a node
+ * over 4 ranks, the machine file's name; a tuning the plan can carry. */
+static void predictions_as_a_tuning(void **state)
+{
+    static const char three_a_node[] = "topology = star\nranks_per_node = 3\nmemory_bandwidth = 1e10\n"
+                                       "link_bandwidth = 1e9\nlink_latency = 1e-6\nnode_bandwidth = 4e9\nnode_latency = 2e-7\n";
+    relay_plan *p = ring(4, RELAY_SCHED_ROUNDS);
+    char *path = machine_file(three_a_node);
+    relay_tuning t;
+    relay_status st = relay_predict_tuning(p, path, &t);
+    if (st) fail_msg("relay_predict_tuning: %s", relay_last_error());
+    assert_int_equal(t.ntimed, 4);
+    assert_int_equal(t.best, 0);
+    assert_int_equal(t.choices[0].schedule, RELAY_SCHED_P2P);
+    assert_int_equal(t.choices[1].schedule, RELAY_SCHED_ROUNDS);
+    for (int k = 0; k < 4; k++) {
+        relay_prediction one;
+        assert_int_equal(relay_plan_predict(p, path, t.choices[k].schedule, &one, NULL), RELAY_OK);
+        assert_close(t.choices[k].seconds, one.seconds);
+        assert_int_equal(t.choices[k].packed, 0);
+    }
+    assert_int_equal(t.ranks_per_node_min, 1);
+    assert_int_equal(t.ranks_per_node_max, 3);
+    assert_int_equal(t.replays, 1);
+    assert_string_equal(t.machine, strrchr(path, '/') + 1);
+    assert_int_equal(relay_plan_set_tuning(p, &t), RELAY_OK);
+    relay_tuning kept = {.ntimed = 42};
+    assert_int_equal(relay_predict_tuning(NULL, path, &kept), RELAY_ERR_ARG);
+    assert_int_equal(relay_predict_tuning(p, "/nonexistent/machine", &kept), RELAY_ERR_IO);
+    assert_int_equal(kept.ntimed, 42);
+    unlink(path);
+    relay_plan_free(p);
+}
+
 /* relay_plan_predict fails with want, naming `words`, and leaves out alone. */
 static void assert_refused(const relay_plan *p, const char *machine, relay_schedule schedule, relay_status want,
                            const char *words)
@@ -328,6 +364,7 @@ int main(void)
         cmocka_unit_test(ranks_share_their_nodes_cores),
         cmocka_unit_test(transposes_move_at_the_transpose_bandwidth),
         cmocka_unit_test(schedules_follow_the_plan),
+        cmocka_unit_test(predictions_as_a_tuning),
         cmocka_unit_test(bad_requests_change_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

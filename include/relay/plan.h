@@ -182,19 +182,26 @@ typedef struct {
                                 window (1) or MPI (0) */
 } relay_tuning_choice;
 
-enum { RELAY_TUNING_MAX_CHOICES = 8 };
+enum { RELAY_TUNING_MAX_CHOICES = 8, RELAY_TUNING_MACHINE_MAX = 32 };
 
 /* What relay_exec_tune measured: every choice it timed, the fastest, and
  * the job's shape.  relay_exec_create replays choices[best] in a job whose
  * nodes hold as many of the plan's ranks (fewest and most per node) as the
  * tuning job's did; elsewhere it replays the plan's own schedule.  The
- * plan's schedule, data movement and fingerprint are unchanged by tuning. */
+ * plan's schedule, data movement and fingerprint are unchanged by tuning.
+ * A predicted tuning (relay_predict_tuning, relay/predict.h) has the same
+ * shape: its seconds were simulated on the machine model `machine`, in the
+ * job shape that model places the plan's ranks in, one replay each. */
 typedef struct {
     int ntimed;              /* choices timed; 0: the plan carries no tuning */
     int best;                /* the fastest, an index into choices */
     int ranks_per_node_min, ranks_per_node_max;
-    int replays;             /* timed replays of each choice */
+    int replays;             /* timed replays of each choice (1 for a prediction) */
     relay_tuning_choice choices[RELAY_TUNING_MAX_CHOICES];
+    /* "" for a tuning that was timed; a predicted one's machine model:
+     * printable ASCII, NUL-terminated (last: initialisers of the fields
+     * before it keep their meaning) */
+    char machine[RELAY_TUNING_MACHINE_MAX];
 } relay_tuning;
 
 /* The plan's tuning (t->ntimed 0 if it has none). */
@@ -203,8 +210,8 @@ RELAY_API relay_status relay_plan_tuning(const relay_plan *p, relay_tuning *t);
  * t->ntimed 0).  RELAY_ERR_ARG, p unchanged, when t is not one a
  * transform plan of p's schedule and ranks can carry (a choice it cannot
  * replay, a choice timed twice, best out of range, negative or non-finite
- * seconds, a job shape beyond its ranks).  Not while another thread reads
- * p. */
+ * seconds, a job shape beyond its ranks, a machine name that is not
+ * printable ASCII ended by a NUL).  Not while another thread reads p. */
 RELAY_API relay_status relay_plan_set_tuning(relay_plan *p, const relay_tuning *t);
 
 RELAY_API void relay_plan_free(relay_plan *p);

@@ -66,6 +66,18 @@ RELAY_API relay_status relay_predict_schedules(const relay_plan *p, relay_schedu
 RELAY_API relay_status relay_plan_predict(const relay_plan *p, const char *machine_path, relay_schedule schedule,
                                           relay_prediction *out, double *rank_seconds);
 
+/* Predicts every schedule plan p can be replayed with
+ * (relay_predict_schedules) on the machine machine_path, as
+ * relay_plan_predict does, and gives the predictions as a tuning that
+ * relay_plan_set_tuning can record in p: choices[k] the k-th schedule
+ * (p2p unpacked) with its predicted seconds, best the fastest (the first
+ * of a tie), ranks_per_node the job shape the simulation placed the ranks
+ * in (blocks of the machine's ranks_per_node, the last node holding what
+ * is left), replays 1, machine the file's name without its directory and
+ * ".machine" (cut to 31 characters, any but printable ASCII as '?').
+ * Errors as relay_plan_predict's; on failure *out is unchanged. */
+RELAY_API relay_status relay_predict_tuning(const relay_plan *p, const char *machine_path, relay_tuning *out);
+
 #ifdef __cplusplus
 }
 #endif

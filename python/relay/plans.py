@@ -81,11 +81,14 @@ class TuningChoice:
 @dataclass(frozen=True)
 class Tuning:
     """What :func:`relay.tune` measured and the plan carries: every choice
-    timed, the fastest (``choices[best]``), and the job's ranks per node."""
+    timed, the fastest (``choices[best]``), and the job's ranks per node.
+    A predicted tuning (``relay-plan --schedule predicted``) names the
+    machine model its seconds were simulated on; a timed one has ""."""
     choices: tuple[TuningChoice, ...]
     best: int
     ranks_per_node: tuple[int, int]
     replays: int
+    machine: str = ""
 
 
 class Plan:
@@ -199,13 +202,13 @@ class Plan:
         if t is None:
             return None
         return Tuning(tuple(TuningChoice(s, bool(p), bool(f), sec, bool(w)) for s, p, f, sec, w in t["choices"]),
-                      t["best"], tuple(t["ranks_per_node"]), t["replays"])
+                      t["best"], tuple(t["ranks_per_node"]), t["replays"], t["machine"])
 
     @tuning.setter
     def tuning(self, t: Optional[Tuning]) -> None:
         _core.plan_set_tuning(self._h, None if t is None else (
             t.ranks_per_node[0], t.ranks_per_node[1], t.replays, t.best,
-            [(c.schedule, int(c.packed), int(c.forward), c.seconds, int(c.window)) for c in t.choices]))
+            [(c.schedule, int(c.packed), int(c.forward), c.seconds, int(c.window)) for c in t.choices], t.machine))
 
     def tune(self, comm=None, replays: int = 10) -> Tuning:
         """Times every way the executor can replay this plan on ``comm``

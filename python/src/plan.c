@@ -256,7 +256,8 @@ static PyObject *plan_buffer_elems(PyObject *self, PyObject *args)
 
 /* ---- tuning ------------------------------------------------------------------- */
 
-/* None, or {ranks_per_node: (min, max), replays, best, choices: [(schedule, packed, forward, seconds, window)]} */
+/* None, or {ranks_per_node: (min, max), replays, best, choices: [(schedule, packed, forward, seconds, window)],
+ * machine ("" unless predicted)} */
 static PyObject *plan_tuning(PyObject *self, PyObject *h)
 {
     relay_plan *p = core_plan_of(h);
@@ -273,11 +274,12 @@ static PyObject *plan_tuning(PyObject *self, PyObject *h)
         else PyList_SET_ITEM(choices, i, row);
     }
     if (!choices) return NULL;
-    return Py_BuildValue("{s:(ii),s:i,s:i,s:N}", "ranks_per_node", t.ranks_per_node_min, t.ranks_per_node_max,
-                         "replays", t.replays, "best", t.best, "choices", choices);
+    return Py_BuildValue("{s:(ii),s:i,s:i,s:N,s:s}", "ranks_per_node", t.ranks_per_node_min, t.ranks_per_node_max,
+                         "replays", t.replays, "best", t.best, "choices", choices, "machine", t.machine);
 }
 
-/* plan_set_tuning(h, None | (ranks_per_node_min, max, replays, best, [(schedule, packed, forward, seconds[, window])])) */
+/* plan_set_tuning(h, None | (ranks_per_node_min, max, replays, best, [(schedule, packed, forward, seconds[, window])],
+ * machine)) */
 static PyObject *plan_set_tuning(PyObject *self, PyObject *args)
 {
     PyObject *h, *tuning;
@@ -286,10 +288,14 @@ static PyObject *plan_set_tuning(PyObject *self, PyObject *args)
     if (!p) return NULL;
     relay_tuning t = {0};
     PyObject *choices;
+    const char *machine = "";
     if (tuning != Py_None) {
-        if (!PyArg_ParseTuple(tuning, "iiiiO", &t.ranks_per_node_min, &t.ranks_per_node_max, &t.replays, &t.best,
-                              &choices))
+        if (!PyArg_ParseTuple(tuning, "iiiiOs", &t.ranks_per_node_min, &t.ranks_per_node_max, &t.replays, &t.best,
+                              &choices, &machine))
             return NULL;
+        if (strlen(machine) >= sizeof t.machine)
+            return core_argument_error("a tuning's machine name has at most %d bytes", (int)sizeof t.machine - 1);
+        memcpy(t.machine, machine, strlen(machine));
         Py_ssize_t n = PySequence_Size(choices);
         if (n < 0 || n > RELAY_TUNING_MAX_CHOICES)
             return PyErr_Clear(), core_argument_error("a tuning holds 0 to %d choices", RELAY_TUNING_MAX_CHOICES);

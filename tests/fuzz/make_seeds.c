@@ -7,7 +7,8 @@
  *               lattices of many pieces at nonzero steps on both sides;
  *               schedules p2p, rounds (steps and local_round) and
  *               alltoallv and neighbor; relabeling none, greedy and optimal;
- *               a tuning (relay_exec_tune's record) of every choice; a memory cap;
+ *               a tuning (relay_exec_tune's record) of every choice, and one
+ *               predicted on a machine (its name); a memory cap;
  *               messages that travel direct (one across A's packed
  *               blocks) and a slab transpose a receiver may pull;
  *   BMMC        bit reversal, a transpose across rank bits (partners), a
@@ -53,8 +54,9 @@ static int transform(int nranks, const relay_layout *to, const relay_layout *fro
     return save(relay_plan_transform(&p, nranks, to, from, op, type, &o), &p);
 }
 
-/* A rounds plan carrying a tuning that times every choice. */
-static int tuned(const relay_layout *to, const relay_layout *from)
+/* A rounds plan carrying a tuning that times every choice; predicted on
+ * `machine` unless it is "". */
+static int tuned(const relay_layout *to, const relay_layout *from, const char *machine)
 {
     relay_plan_options o;
     relay_plan_options_init(&o);
@@ -62,6 +64,7 @@ static int tuned(const relay_layout *to, const relay_layout *from)
     relay_tuning t = {.ntimed = 5, .best = 2, .ranks_per_node_min = 2, .ranks_per_node_max = 4, .replays = 7,
                       .choices = {{RELAY_SCHED_P2P, 0, 1e-3}, {RELAY_SCHED_P2P, 1, 2e-3}, {RELAY_SCHED_ROUNDS, 0, 5e-4},
                                   {RELAY_SCHED_ALLTOALLV, 0, 9e-4}, {RELAY_SCHED_NEIGHBOR, 0, 8e-4}}};
+    snprintf(t.machine, sizeof t.machine, "%s", machine);
     relay_plan *p = NULL;
     relay_status st = relay_plan_transform(&p, 4, to, from, RELAY_OP_T, RELAY_FLOAT, &o);
     if (!st) st = relay_plan_set_tuning(p, &t);
@@ -77,7 +80,8 @@ static int lattice_moves(void)
               relay_layout_block_cyclic(&to, 24, 20, 3, 5, 2, 2, RELAY_COL_MAJOR, 1, 0, 0, RELAY_ROW_MAJOR);
     for (relay_schedule s = RELAY_SCHED_P2P; s <= RELAY_SCHED_NEIGHBOR && !bad; s++)
         bad = transform(4, to, from, RELAY_OP_T, RELAY_FLOAT, s, RELAY_RELABEL_NONE);
-    bad = bad || transform(4, to, from, RELAY_OP_C, RELAY_CFLOAT, RELAY_SCHED_ROUNDS, RELAY_RELABEL_GREEDY) || tuned(to, from);
+    bad = bad || transform(4, to, from, RELAY_OP_C, RELAY_CFLOAT, RELAY_SCHED_ROUNDS, RELAY_RELABEL_GREEDY) || tuned(to, from, "") ||
+          tuned(to, from, "fat-tree");
     relay_plan_options o;
     relay_plan_options_init(&o);
     o.max_buffer_bytes = 40; /* ten floats: lattices cut into chunks */

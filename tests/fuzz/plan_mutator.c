@@ -221,7 +221,7 @@ static const char *const words[] = {
     "grid_cols", "group_rows", "group_cols", "inner_block", "outer_block", "dist", "dist_block", "bcast",
     "groups_from", "net_alpha", "net_beta", "src_elems", "dst_elems", "send", "recv", "send_lattices",
     "recv_lattices", "local", "local_round", "send_round", "recv_round", "tuning", "best", "ranks_per_node",
-    "replays", "choices", "max_buffer_bytes", "nd", "perm", "shape", "mesh_shape", "mesh_ranks", "placements",
+    "replays", "choices", "machine", "max_buffer_bytes", "nd", "perm", "shape", "mesh_shape", "mesh_ranks", "placements",
     "dim", "block", "splits", "padded", "shard", "replicate", "partial", "C", "F", "node_of_rank", "forward", "", "unknown"};
 
 static void set_str(msgpack_object *o, const char *s)

@@ -1,7 +1,8 @@
 /* test_hostile_fields.c — regression tests of the outside campaign's
- * findings on consistent hostile plans (issue 17): each file is edited as a
- * tree and sealed again (forge.h), so only the reader's checks past the
- * checksums can refuse it, with one line naming the field. */
+ * findings on consistent hostile plans (issue 17), and the bounds of a
+ * field added since (a predicted tuning's machine, issue 38): each file is
+ * edited as a tree and sealed again (forge.h), so only the reader's checks
+ * past the checksums can refuse it, with one line naming the field. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -236,6 +237,42 @@ static void test_messages_of_extreme_fields(void **state)
     free(tb);
 }
 
+/* A predicted tuning's machine name (format 2.2's optional `machine`):
+ * refused unless 1 to 31 bytes of printable ASCII; read back when it is,
+ * and a tuning without it reads as timed. */
+static void test_predicted_tunings_machine_is_bounded(void **state)
+{
+    (void)state;
+    relay_plan *p = transform_plan();
+    relay_tuning t = {.ntimed = 2, .best = 1, .ranks_per_node_min = 1, .ranks_per_node_max = 3, .replays = 1,
+                      .choices = {{RELAY_SCHED_P2P, 0, 2e-3}, {RELAY_SCHED_ALLTOALLV, 0, 1e-3}}, .machine = "fat-tree"};
+    assert_int_equal(relay_plan_set_tuning(p, &t), RELAY_OK);
+    forge_plan f;
+    void *bytes;
+    open_plan(&f, p, &bytes);
+    msgpack_object *tuning = forge_get(&f.header, "tuning"), *machine = forge_get(tuning, "machine");
+    assert_non_null(machine);
+    static const char *const bad[] = {"", "a machine name of 32 bytes, long", "fat\x01tree", "fat\x7ftree"};
+    for (int k = 0; k < 4; k++) {
+        *machine = forge_str(&f, bad[k]);
+        expect_refused(&f, k < 2 ? "a machine name of 1 to 31 bytes expected" : "machine name is not printable ASCII");
+    }
+    forge_set_int(machine, 7);
+    expect_refused(&f, "machine");
+    *machine = forge_str(&f, "my daint, 2 ranks a node");
+    relay_plan *q;
+    assert_int_equal(decode_forged(&f, &q), RELAY_OK);
+    assert_string_equal(q->tuning.machine, "my daint, 2 ranks a node");
+    relay_plan_free(q);
+    forge_remove(tuning, "machine");
+    assert_int_equal(decode_forged(&f, &q), RELAY_OK);
+    assert_string_equal(q->tuning.machine, "");
+    assert_int_equal(q->tuning.ntimed, 2);
+    relay_plan_free(q);
+    forge_close(&f);
+    free(bytes);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -245,6 +282,7 @@ int main(void)
         cmocka_unit_test(test_layout_cost_is_bounded_before_it_is_built),
         cmocka_unit_test(test_relabeled_layouts_share_one_rank_map),
         cmocka_unit_test(test_messages_of_extreme_fields),
+        cmocka_unit_test(test_predicted_tunings_machine_is_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,43 +3,18 @@
  * Prints the plan's own schedule's prediction in full (the replay time,
  * the slowest ranks, the slowest messages), then the time of every
  * schedule the plan can be replayed with; --json as one object.  MACHINE
- * is a machine file, or the name of one relay installs
- * (share/relay/machines/NAME.machine beside the program's bin/).
+ * is a machine file, or the name of one relay installs (cli_machine_file,
+ * tools/common/machine_file.h).
  * Built where SimGrid is; predict_none.c stands in elsewhere. */
-#define _XOPEN_SOURCE 700 /* readlink, realpath */
+#define _POSIX_C_SOURCE 200809L /* PATH_MAX */
 #include <limits.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "dump.h"
+#include "machine_file.h"
 #include "relay/predict.h"
 
 enum { SLOWEST_RANKS = 8 };
-
-/* The file MACHINE names: itself when it is a file or has a '/', else
- * RELAY_MACHINES_FROM_BIN/MACHINE.machine from the program's directory. */
-static int machine_file(const char *machine, char *path, size_t size, cli_error *e)
-{
-    struct stat st;
-    if (strchr(machine, '/') || !stat(machine, &st)) {
-        snprintf(path, size, "%s", machine);
-        return CLI_OK;
-    }
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return cli_fail(e, CLI_FAILED, "--predict %s: cannot find the program's directory", machine);
-    exe[n] = '\0';
-    *strrchr(exe, '/') = '\0';
-    char found[PATH_MAX + 64];
-    snprintf(found, sizeof found, "%s/%s/%s.machine", exe, RELAY_MACHINES_FROM_BIN, machine);
-    if (stat(found, &st))
-        return cli_fail(e, CLI_USAGE, "--predict %s: no such file, nor machine %s (tried %s)", machine, machine, found);
-    char resolved[PATH_MAX];
-    snprintf(path, size, "%s", realpath(found, resolved) ? resolved : found);  /* without bin/../ */
-    return CLI_OK;
-}
 
 /* The n slowest ranks, slowest first (the lower rank on a tie). */
 static int slowest_ranks(const double *seconds, int nranks, int *ranks)
@@ -146,7 +121,7 @@ int dump_predict(const dump_request *r, const relay_plan *p, cli_error *e)
 {
     char path[PATH_MAX + 64];
     predictions all = {0};
-    int status = machine_file(r->predict, path, sizeof path, e);
+    int status = cli_machine_file("--predict", r->predict, path, sizeof path, e);
     if (!status) status = predict_all(p, path, &all, e);
     if (!status && r->json) print_json(p, path, &all, r->out);
     else if (!status) print_text(r, path, &all, r->out);

@@ -1,5 +1,6 @@
 /* tuning.c — a transform or N-D plan's tuning (relay_exec_tune, relay-run
- * --tune) in relay-dump's summary and --json. */
+ * --tune; or predicted, relay-plan --schedule predicted) in relay-dump's
+ * summary and --json. */
 #include "dump.h"
 
 /* A choice in words: its schedule, and what it packs, forwards (N-D) or
@@ -23,8 +24,12 @@ void dump_print_tuning(const relay_plan *p, FILE *out)
     const relay_tuning_choice *best = &t->choices[t->best];
     char name[32];
     choice_name(p, best, name, sizeof name);
-    fprintf(out, "  tuning     %s, timed on %d-%d ranks per node (%d replays of each; median of the slowest rank):\n", name,
-            t->ranks_per_node_min, t->ranks_per_node_max, t->replays);
+    if (t->machine[0])
+        fprintf(out, "  tuning     %s, predicted on %s for %d-%d ranks per node (one simulated replay of each; the slowest rank):\n",
+                name, t->machine, t->ranks_per_node_min, t->ranks_per_node_max);
+    else
+        fprintf(out, "  tuning     %s, timed on %d-%d ranks per node (%d replays of each; median of the slowest rank):\n", name,
+                t->ranks_per_node_min, t->ranks_per_node_max, t->replays);
     for (int i = 0; i < t->ntimed; i++) {
         const relay_tuning_choice *c = &t->choices[i];
         choice_name(p, c, name, sizeof name);
@@ -49,6 +54,7 @@ void dump_json_tuning(json_writer *w, const relay_plan *p)
     json_int(w, "ranks_per_node_min", t->ranks_per_node_min);
     json_int(w, "ranks_per_node_max", t->ranks_per_node_max);
     json_int(w, "replays", t->replays);
+    if (t->machine[0]) json_string(w, "machine", t->machine); /* predicted there, not timed */
     json_begin_array(w, "choices");
     for (int i = 0; i < t->ntimed; i++) {
         json_begin_object(w, NULL);

@@ -1,6 +1,6 @@
 /* plan.h — what the files of relay-plan share: the subcommand of each plan
  * kind (transform.c, bmmc.c, hsumma.c) and of plan algebra (algebra.c),
- * called by main.c; layouts from the
+ * called by main.c; --schedule predicted (predicted.c); layouts from the
  * command line (layout_spec.c, N-D ones in nd_spec.c); writing the plan file and its summary line
  * (output.c); and the progress line (progress.c). */
 #ifndef RELAY_PLAN_TOOL_H
@@ -68,6 +68,16 @@ int nd_spec_is(const char *spec);
 /* Builds the layout; mesh ranks must lie below nranks (the plan's ranks).
  * CLI_USAGE for a malformed spec or a layout relay refuses. */
 int nd_spec_parse(const char *spec, int64_t nranks, relay_nd_layout **out, cli_error *e);
+
+/* ---- --schedule predicted (predicted.c; predicted_none.c without SimGrid) - */
+
+/* The machine file --machine names (cli_machine_file); without SimGrid,
+ * CLI_FAILED: relay was built without it.  Called before planning. */
+int predicted_machine(const char *machine, char *path, size_t size, cli_error *e);
+
+/* relay_predict_tuning of plan on the machine file path: every schedule
+ * the plan can be replayed with, predicted, as a tuning (relay/plan.h). */
+relay_status predicted_tuning(const relay_plan *plan, const char *path, relay_tuning *t);
 
 /* ---- the progress line (progress.c) -------------------------------------- */
 

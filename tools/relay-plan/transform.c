@@ -2,15 +2,19 @@
  * between two layouts, with optional relabeling and a message schedule;
  * between two N-D layouts (nd: specs) a plan of A := alpha permute(B) +
  * beta A (relay_plan_nd), the axes reordered by --perm, replicas of A
- * receiving as --replicas says.
+ * receiving as --replicas says.  --schedule predicted picks the schedule
+ * that a simulation on the --machine model finds fastest (relay/predict.h)
+ * and records the predictions as the plan's tuning.
  *
  *   relay-plan transform --ranks P --from SPEC --to SPEC [--op N|T|C] [--perm P0,P1,..]
  *       [--replicas auto|direct|forward] [--type s|d|c|z] [--relabel none|greedy|optimal]
- *       [--schedule auto|p2p|rounds|alltoallv|neighbor]
+ *       [--schedule auto|p2p|rounds|alltoallv|neighbor | --schedule predicted --machine M]
  *       [--ranks-per-node K | --node-map FILE] [--node-weight W] [--max-buffer BYTES] -o FILE
  *
  * Reference: docs/cli.md; the layout specs: plan.h. */
+#define _POSIX_C_SOURCE 200809L /* PATH_MAX */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,7 +71,14 @@ const char transform_help[] =
     "                     receives from one rank per step, max-degree steps), alltoallv\n"
     "                     (one MPI_Alltoallv), neighbor (one neighbourhood alltoallv on a\n"
     "                     graph of the messages), or auto (default: alltoallv when nearly\n"
-    "                     all rank pairs exchange small messages, else p2p)\n"
+    "                     all rank pairs exchange small messages, else p2p), or predicted:\n"
+    "                     the fastest of them on the --machine model, by simulation\n"
+    "    --machine M      with --schedule predicted: a machine relay ships (fat-tree,\n"
+    "                     dragonfly-aries, torus-bgp, laptop) or a machine file; every\n"
+    "                     schedule the plan can replay is predicted there (as relay-dump\n"
+    "                     --predict does), the fastest becomes the plan's schedule, and\n"
+    "                     the predictions are kept as the plan's tuning for jobs of the\n"
+    "                     machine's ranks per node (relay-dump shows them)\n"
     "    --max-buffer BYTES  a memory cap: each rank's pack and receive buffers hold at most\n"
     "                     BYTES (at least one element; each rounded up to 64): the replay runs\n"
     "                     in rounds, each step's message in chunks of at most BYTES, one chunk\n"
@@ -81,6 +92,8 @@ typedef struct {
     const char *from, *to, *output, *node_map;
     int op, type, relabel, schedule; /* indices of the cli_*_words: the enum values; op -1 until given */
     int replicas;                    /* relay_replicas, -1 until given */
+    int predicted;                   /* --schedule predicted */
+    const char *machine;             /* --machine */
     double node_weight;
     int perm[RELAY_ND_MAX_DIMS], nperm; /* --perm, nperm 0 when not given */
 } transform_request;
@@ -94,6 +107,15 @@ static int parse_node_weight(void *request, const char *text, cli_error *e)
         return cli_fail(e, CLI_USAGE, "--node-weight: '%s' is not a number from 1 to 1000", text);
     r->node_weight = w;
     return CLI_OK;
+}
+
+/* A schedule's word, or "predicted". */
+static int parse_schedule(void *request, const char *text, cli_error *e)
+{
+    transform_request *r = request;
+    r->predicted = !strcmp(text, "predicted");
+    r->schedule = RELAY_SCHED_AUTO;
+    return r->predicted ? CLI_OK : cli_parse_keyword(text, "--schedule (or predicted)", cli_schedule_words, &r->schedule, e);
 }
 
 /* "P0,P1,..": 1 to 8 axes. */
@@ -124,7 +146,8 @@ static const cli_option transform_options[] = {
     CLI_KEYWORD("--replicas", AT(replicas), cli_replicas_words),
     CLI_KEYWORD("--type", AT(type), cli_type_words),
     CLI_KEYWORD("--relabel", AT(relabel), cli_relabel_words),
-    CLI_KEYWORD("--schedule", AT(schedule), cli_schedule_words),
+    CLI_CUSTOM("--schedule", parse_schedule),
+    CLI_TEXT("--machine", AT(machine)),
     CLI_TEXT("-o", AT(output)),
     CLI_TEXT("--output", AT(output)),
     CLI_INT("--ranks-per-node", AT(ranks_per_node), 1, 2147483647),
@@ -148,6 +171,10 @@ static int check_request(const transform_request *r, cli_error *e)
                         nd_spec_is(r->from) ? "--from" : "--to", nd_spec_is(r->from) ? "--to" : "--from");
     if (r->nperm && !nd_spec_is(r->from)) return cli_fail(e, CLI_USAGE, "--perm goes with nd: layouts (a matrix transposes with --op T)");
     if (r->replicas >= 0 && !nd_spec_is(r->from)) return cli_fail(e, CLI_USAGE, "--replicas goes with nd: layouts (a matrix has one owner per block)");
+    if (r->machine && !r->predicted) return cli_fail(e, CLI_USAGE, "--machine goes with --schedule predicted");
+    if (r->predicted && !r->machine)
+        return cli_fail(e, CLI_USAGE, "--schedule predicted needs --machine M (a machine relay ships, or a machine file)");
+    if (r->predicted && nd_spec_is(r->from)) return cli_fail(e, CLI_USAGE, "--schedule predicted: only matrix plans are predicted, not nd: layouts");
     return CLI_OK;
 }
 
@@ -217,13 +244,14 @@ static int node_map(const transform_request *r, int **nodes, cli_error *e)
 }
 
 /* The planner's options: relabeling, schedule, the node map (or NULL) and
- * the memory cap. */
+ * the memory cap.  --schedule predicted plans with rounds first, so that
+ * the plan can be replayed, and predicted, with every schedule. */
 static relay_plan_options plan_options(const transform_request *r, const int *nodes)
 {
     relay_plan_options opts;
     relay_plan_options_init(&opts);
     opts.relabel = (relay_relabel)r->relabel;
-    opts.schedule = (relay_schedule)r->schedule;
+    opts.schedule = r->predicted ? RELAY_SCHED_ROUNDS : (relay_schedule)r->schedule; /* rounds: every schedule predicted */
     opts.node_of_rank = nodes;
     opts.max_buffer_bytes = r->max_buffer;
     if (r->replicas >= 0) opts.replicas = (relay_replicas)r->replicas;
@@ -242,7 +270,55 @@ static relay_status call_planner(const transform_request *r, const request_layou
     return relay_plan_transform(plan, (int)r->ranks, l->dst, l->src, (relay_op)r->op, (relay_type)r->type, opts);
 }
 
-static int plan_layouts(const transform_request *r, const request_layouts *l, cli_error *e)
+/* A tuning without its rounds choice (for a plan replanned without
+ * rounds, which cannot replay it), best still the fastest. */
+static void without_rounds(relay_tuning *t)
+{
+    relay_schedule best = t->choices[t->best].schedule;
+    int n = 0;
+    for (int k = 0; k < t->ntimed; k++) {
+        if (t->choices[k].schedule == RELAY_SCHED_ROUNDS) continue;
+        if (t->choices[k].schedule == best) t->best = n;
+        t->choices[n++] = t->choices[k];
+    }
+    t->ntimed = n;
+}
+
+/* "FILE: predicted on MACHINE (F to K ranks per node): p2p 1.2 ms, ...; schedule p2p". */
+static void print_predicted(const char *path, const relay_tuning *t)
+{
+    printf("%s: predicted on %s (%d", path, t->machine, t->ranks_per_node_min);
+    if (t->ranks_per_node_max != t->ranks_per_node_min) printf(" to %d", t->ranks_per_node_max);
+    printf(" ranks per node):");
+    for (int k = 0; k < t->ntimed; k++)
+        printf("%s %s %.6f ms", k ? "," : "", cli_schedule_words[t->choices[k].schedule], t->choices[k].seconds * 1e3);
+    printf("; schedule %s\n", cli_schedule_words[t->choices[t->best].schedule]);
+}
+
+/* --schedule predicted: *plan, made with rounds, predicted with every
+ * schedule on the machine file machine; replanned with the fastest unless
+ * that is rounds (its steps would be dead weight), so that every job
+ * replays it; the predictions kept as the plan's tuning. */
+static relay_status plan_predicted(const transform_request *r, const request_layouts *l, relay_plan_options *opts,
+                                   const char *machine, relay_plan **plan)
+{
+    relay_tuning t;
+    relay_status st = predicted_tuning(*plan, machine, &t);
+    if (st) return st;
+    print_predicted(r->output, &t);
+    relay_schedule best = t.choices[t.best].schedule;
+    if (best != relay_plan_schedule(*plan)) {
+        relay_plan_free(*plan);
+        *plan = NULL;
+        opts->schedule = best;
+        st = call_planner(r, l, opts, plan);
+        without_rounds(&t);
+    }
+    return st ? st : relay_plan_set_tuning(*plan, &t);
+}
+
+/* Plans, predicting the schedule where machine (a machine file) is given. */
+static int plan_layouts(const transform_request *r, const request_layouts *l, const char *machine, cli_error *e)
 {
     int *nodes;
     int status = node_map(r, &nodes, e);
@@ -252,6 +328,7 @@ static int plan_layouts(const transform_request *r, const request_layouts *l, cl
         progress planning;
         start_planning(&planning);
         relay_status st = call_planner(r, l, &opts, &plan);
+        if (!st && machine) st = plan_predicted(r, l, &opts, machine, &plan);
         /* RELAY_ERR_ARG here means layouts that do not fit each other or the rank count;
          * RELAY_ERR_UNSUPPORTED an option the planner refuses for them. */
         status = finish_plan(&planning, st, plan, r->output, e);
@@ -267,10 +344,12 @@ int plan_transform(int argc, char **argv, int *help, cli_error *e)
     if (*help) return CLI_OK;
     if (check_request(&r, e)) return e->status;
     if (r.op < 0) r.op = r.nperm ? RELAY_OP_T : RELAY_OP_N;
+    char machine[PATH_MAX + 64];
+    if (r.predicted && predicted_machine(r.machine, machine, sizeof machine, e)) return e->status;
     request_layouts l = {0};
     int status = build_layouts(&r, &l, e);
     if (!status) status = check_output_path(r.output, e);
-    if (!status) status = plan_layouts(&r, &l, e);
+    if (!status) status = plan_layouts(&r, &l, r.predicted ? machine : NULL, e);
     free_layouts(&l);
     return status;
 }

@@ -188,6 +188,10 @@ def test_tuning_of_a_rounds_plan_and_an_nd_plan():
     t = Tuning((TuningChoice("rounds", False, False, 1.0), TuningChoice("p2p", True, False, 2.0)), 0, (4, 4), 3)
     rounds.tuning = t
     assert relay.decode(rounds.encode()).tuning == t
+    predicted = Tuning(t.choices, 0, (2, 2), 1, "dragonfly-aries")  # as relay-plan --schedule predicted records
+    rounds.tuning = predicted
+    assert rounds.tuning == predicted and relay.decode(rounds.encode()).tuning == predicted
+    assert rounds.info()["tuning"]["machine"] == "dragonfly-aries"
     a = relay.NDLayout((10, 9), (2, 2), [relay.Shard(0), relay.Replicate()])
     nd = relay.plan_nd(relay.NDLayout((10, 9), (4,), [relay.Replicate()]), a)
     t = Tuning((TuningChoice("p2p", False, False, 1.0), TuningChoice("p2p", False, True, 0.5)), 1, (1, 4), 3)
@@ -211,6 +215,8 @@ def test_tuning_of_a_rounds_plan_and_an_nd_plan():
     Tuning((TuningChoice("p2p", False, False, 1.0),), 0, (0, 2), 5),
     Tuning((TuningChoice("xx", False, False, 1.0),), 0, (1, 2), 5),        # not a schedule
     Tuning((TuningChoice("p2p", False, False, 1.0),) * 9, 0, (1, 2), 5),   # more than 8 choices
+    Tuning(TUNING.choices, 1, (1, 2), 1, "m" * 32),                         # a machine name past 31 bytes
+    Tuning(TUNING.choices, 1, (1, 2), 1, "fat\x01tree"),                    # not printable
 ])
 def test_tuning_refusals_leave_the_plan_unchanged(bad):
     plan = fresh()
