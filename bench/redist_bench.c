@@ -14,7 +14,9 @@
  *              with RELAY_BENCH_TUNE=K, the plan is tuned first
  *              (relay_exec_tune, K timed replays of each way to replay,
  *              timed apart like FFTW-MPI's FFTW_MEASURE planning) and
- *              replays its fastest choice, which the table names;
+ *              replays its fastest choice, which the table names, with
+ *              the tuning's p2p through the shared-memory window over
+ *              p2p through MPI ("window / p2p");
  *   relay_p*   relay's ScaLAPACK-compatible call (relay_pdgemr2d or
  *              relay_pdtran): a plan-cache hit and a replay per call;
  *   scalapack  Debian's pdgemr2d / pdtran on the same buffers;
@@ -394,7 +396,17 @@ typedef struct {
     relay_exec *ex;
     double plan_s, tune_s, bind_s; /* slowest rank's */
     char choice[32];               /* how it replays: the plan's schedule or its tuning's choice */
+    double window_ratio;           /* the tuning's p2p window over p2p; 0 where either is untimed */
 } relay_side;
+
+/* The tuning's seconds for p2p unpacked, through the window or not; 0 if untimed. */
+static double p2p_seconds(const relay_tuning *t, int window)
+{
+    for (int i = 0; i < t->ntimed; i++)
+        if (t->choices[i].schedule == RELAY_SCHED_P2P && !t->choices[i].packed && t->choices[i].window == window)
+            return t->choices[i].seconds;
+    return 0;
+}
 
 /* RELAY_BENCH_TUNE=K: timed replays of each choice relay_exec_tune makes
  * (0: the plan replays its own schedule, untuned). */
@@ -416,6 +428,8 @@ static relay_status relay_tune(relay_side *r)
     relay_tuning t = {0};
     if (!st) st = relay_plan_tuning(r->plan, &t);
     const relay_tuning_choice *c = t.ntimed ? &t.choices[t.best] : NULL;
+    double through_mpi = p2p_seconds(&t, 0), through_window = p2p_seconds(&t, 1);
+    r->window_ratio = through_mpi > 0 && through_window > 0 ? through_window / through_mpi : 0;
     static const char *const names[] = {"auto", "p2p", "rounds", "alltoallv", "neighbor"};
     snprintf(r->choice, sizeof r->choice, "%s%s", names[c ? c->schedule : relay_plan_schedule(r->plan)],
              c && c->packed ? " packed" : c && c->window ? " window" : "");
@@ -459,10 +473,10 @@ static double extra_memory(const relay_side *r)
 
 static void print_header(void)
 {
-    printf("| n | src nb | op | grid | relay plan ms | relay tune ms | relay replays | relay bind ms | relay ms | relay_p* ms | ScaLAPACK ms | Alltoallv ms | "
+    printf("| n | src nb | op | grid | relay plan ms | relay tune ms | relay replays | window / p2p | relay bind ms | relay ms | relay_p* ms | ScaLAPACK ms | Alltoallv ms | "
            "memcpy ms | relay/ScaLAPACK | relay/Alltoallv | relay/memcpy | FFTW-MPI ms | relay/FFTW-MPI | COSTA ms | "
            "relay/COSTA | extra mem/remote | same result |\n"
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 }
 
 static void print_ms(const contestant *k)
@@ -483,8 +497,10 @@ static void print_row(const job *j, const bench_case *c, const relay_side *r, co
     char grid[32];
     if (j->rows) snprintf(grid, sizeof grid, "%dx1 rows", j->pc);
     else snprintf(grid, sizeof grid, "%dx%d", j->pr, j->pc);
-    printf("| %d | %d | %s | %s | %.2f | %.0f | %s | %.2f |", c->n, c->mb_b, c->transpose ? "T" : "N", grid, 1e3 * r->plan_s,
-           1e3 * r->tune_s, r->choice, 1e3 * r->bind_s);
+    char window[16] = "-";
+    if (r->window_ratio > 0) snprintf(window, sizeof window, "%.2f", r->window_ratio);
+    printf("| %d | %d | %s | %s | %.2f | %.0f | %s | %s | %.2f |", c->n, c->mb_b, c->transpose ? "T" : "N", grid,
+           1e3 * r->plan_s, 1e3 * r->tune_s, r->choice, window, 1e3 * r->bind_s);
     for (int i = RELAY; i <= MEMCPY; i++) print_ms(&cs[i]);
     for (int i = SCALAPACK; i <= MEMCPY; i++) print_ratio(cs, i, i == MEMCPY ? 2 : 3);
     for (int i = FFTW; i <= COSTA; i++) print_ms(&cs[i]), print_ratio(cs, i, 3);
