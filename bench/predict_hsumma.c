@@ -5,16 +5,18 @@
  * G = 2^j (I x J as square as the grid allows, I <= J), a few outer steps
  * simulated and scaled to all n / B of them (every step is alike).
  *
- *   predict_hsumma MACHINE N B P STEPS [G...]
+ *   predict_hsumma MACHINE N B P STEPS BCAST [G...]
  *
  * Prints one row per G: groups, communication, computation and replay
  * seconds (scaled), SUMMA's communication over this G's, the messages of
  * the simulated steps and the simulation's wall seconds; G = 1 (SUMMA)
- * always first.  Without G: every power of two from 1 to P. */
+ * always first.  Without G: every power of two from 1 to P.  BCAST is the
+ * broadcast simulated: binomial or vdg (Van de Geijn). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "relay/relay.h"
@@ -40,8 +42,19 @@ static int shape(int p, int g, int *s, int *t, int *I, int *J)
 }
 
 /* One row: 0, or 1 when planning or predicting failed (said on stderr). */
-static int predict_g(const char *machine, int64_t n, int64_t b, int p, int64_t steps, int g, double *summa_comm)
+/* What every row shares. */
+typedef struct {
+    const char *machine;
+    int64_t n, b, steps;
+    int p;
+    relay_bcast_model bcast;
+    double summa_comm;           /* G = 1's, once predicted */
+} figure;
+
+static int predict_g(figure *f, int g)
 {
+    int64_t n = f->n, b = f->b;
+    int p = f->p;
     int s, t, I, J;
     if (!shape(p, g, &s, &t, &I, &J)) {
         fprintf(stderr, "predict_hsumma: %d groups do not fit a grid of %d\n", g, p);
@@ -54,39 +67,38 @@ static int predict_g(const char *machine, int64_t n, int64_t b, int p, int64_t s
     hp.group_rows = I;
     hp.group_cols = J;
     hp.inner_block = hp.outer_block = b;
+    hp.network.bcast = f->bcast;
     double t0 = now();
     if (!st) st = relay_plan_hsumma(&plan, &hp);
-    if (!st) st = relay_plan_predict_hsumma(plan, machine, steps, &pr, NULL);
+    if (!st) st = relay_plan_predict_hsumma(plan, f->machine, f->steps, &pr, NULL);
     relay_plan_free(plan);
     if (st) {
         fprintf(stderr, "predict_hsumma: G = %d: %s\n", g, relay_last_error());
         return 1;
     }
     double scale = (double)((n + b - 1) / b) / (double)pr.steps, comm = pr.comm_seconds * scale;
-    if (g == 1) *summa_comm = comm;
+    if (g == 1) f->summa_comm = comm;
     printf("| %d | %dx%d | %.3f | %.3f | %.3f | %.2fx | %lld | %.0f |\n", g, I, J, comm, pr.compute_seconds * scale,
-           pr.seconds * scale, *summa_comm / comm, (long long)pr.messages, now() - t0);
+           pr.seconds * scale, f->summa_comm / comm, (long long)pr.messages, now() - t0);
     fflush(stdout);
     return 0;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 6) {
-        fprintf(stderr, "usage: predict_hsumma MACHINE N B P STEPS [G...]\n");
+    int binomial = argc > 6 && !strcmp(argv[6], "binomial");
+    if (argc < 7 || (!binomial && strcmp(argv[6], "vdg"))) {
+        fprintf(stderr, "usage: predict_hsumma MACHINE N B P STEPS binomial|vdg [G...]\n");
         return 2;
     }
-    int64_t n = atoll(argv[2]), b = atoll(argv[3]), steps = atoll(argv[5]);
-    int p = atoi(argv[4]), failed = 0;
-    double summa_comm = 0;
-    printf("%s: n = %lld, b = B = %lld, p = %d, %lld of %lld outer steps simulated and scaled\n\n", argv[1],
-           (long long)n, (long long)b, p, (long long)steps, (long long)((n + b - 1) / b));
+    figure f = {argv[1], atoll(argv[2]), atoll(argv[3]), atoll(argv[5]), atoi(argv[4]),
+                binomial ? RELAY_BCAST_BINOMIAL : RELAY_BCAST_VAN_DE_GEIJN, 0};
+    printf("%s: n = %lld, b = B = %lld, p = %d, %s broadcasts, %lld of %lld outer steps simulated and scaled\n\n",
+           f.machine, (long long)f.n, (long long)f.b, f.p, argv[6], (long long)f.steps, (long long)((f.n + f.b - 1) / f.b));
     printf("| G | groups | comm s | compute s | replay s | SUMMA comm / comm | messages simulated | wall s |\n");
     printf("|---|---|---|---|---|---|---|---|\n");
-    failed |= predict_g(argv[1], n, b, p, steps, 1, &summa_comm);
-    if (argc > 6)
-        for (int k = 6; k < argc; k++) failed |= atoi(argv[k]) != 1 && predict_g(argv[1], n, b, p, steps, atoi(argv[k]), &summa_comm);
-    else
-        for (int g = 2; g <= p; g *= 2) failed |= predict_g(argv[1], n, b, p, steps, g, &summa_comm);
+    int failed = predict_g(&f, 1);
+    for (int k = 7; k < argc; k++) failed |= atoi(argv[k]) != 1 && predict_g(&f, atoi(argv[k]));
+    for (int g = 2; argc == 7 && g <= f.p; g *= 2) failed |= predict_g(&f, g);
     return failed;
 }
