@@ -9,8 +9,9 @@
  *
  * Prints one row per G: groups, communication, computation and replay
  * seconds (scaled), SUMMA's communication over this G's, the messages of
- * the simulated steps and the simulation's wall seconds; G = 1 (SUMMA)
- * always first.  Without G: every power of two from 1 to P.  BCAST is the
+ * the simulated steps and the simulation's wall seconds, in the order
+ * given (the ratio once G = 1, SUMMA, has been predicted).  Without G:
+ * every power of two from 1 to P.  BCAST is the
  * broadcast simulated: binomial or vdg (Van de Geijn). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
@@ -78,8 +79,10 @@ static int predict_g(figure *f, int g)
     }
     double scale = (double)((n + b - 1) / b) / (double)pr.steps, comm = pr.comm_seconds * scale;
     if (g == 1) f->summa_comm = comm;
-    printf("| %d | %dx%d | %.3f | %.3f | %.3f | %.2fx | %lld | %.0f |\n", g, I, J, comm, pr.compute_seconds * scale,
-           pr.seconds * scale, f->summa_comm / comm, (long long)pr.messages, now() - t0);
+    char ratio[32] = "-";
+    if (f->summa_comm > 0) snprintf(ratio, sizeof ratio, "%.2fx", f->summa_comm / comm);
+    printf("| %d | %dx%d | %.3f | %.3f | %.3f | %s | %lld | %.0f |\n", g, I, J, comm, pr.compute_seconds * scale,
+           pr.seconds * scale, ratio, (long long)pr.messages, now() - t0);
     fflush(stdout);
     return 0;
 }
@@ -97,8 +100,8 @@ int main(int argc, char **argv)
            f.machine, (long long)f.n, (long long)f.b, f.p, argv[6], (long long)f.steps, (long long)((f.n + f.b - 1) / f.b));
     printf("| G | groups | comm s | compute s | replay s | SUMMA comm / comm | messages simulated | wall s |\n");
     printf("|---|---|---|---|---|---|---|---|\n");
-    int failed = predict_g(&f, 1);
-    for (int k = 7; k < argc; k++) failed |= atoi(argv[k]) != 1 && predict_g(&f, atoi(argv[k]));
-    for (int g = 2; argc == 7 && g <= f.p; g *= 2) failed |= predict_g(&f, g);
+    int failed = 0;
+    for (int k = 7; k < argc; k++) failed |= predict_g(&f, atoi(argv[k]));
+    for (int g = 1; argc == 7 && g <= f.p; g *= 2) failed |= predict_g(&f, g);
     return failed;
 }
