@@ -11,7 +11,11 @@
  *     all at once (p2p): (n - 1) (pack + S / b + unpack) + 2 l;
  *   packing, unpacking, copying: bytes / memory_bandwidth + pieces * piece_seconds,
  *     each message sent message_seconds more;
- *   alltoallv waits for every rank at its entry and exit, neighbor does not.
+ *   alltoallv waits for every rank at its entry and exit, neighbor does not;
+ *   a 1 x 2 SUMMA step's broadcast: 2 l + S / b (binomial), 4 l + S / b (Van
+ *     de Geijn: half scattered, then the halves cross), with its panel
+ *     copies and a gemm of 2 m n k / gemm_flops; one step simulated alone;
+ *   a BMMC round on two ranks: W's copy, one message each way, the placing.
  *
  * Every value is checked to 1e-9 relative, so a model that drops or
  * doubles a term fails.  Also: the schedules a plan can be predicted with,
