@@ -15,6 +15,7 @@
  *   a 1 x 2 SUMMA step's broadcast: 2 l + S / b (binomial), 4 l + S / b (Van
  *     de Geijn: half scattered, then the halves cross), with its panel
  *     copies and a gemm of 2 m n k / gemm_flops; one step simulated alone;
+ *     a 1 x 4 binomial broadcast: 2 (2 l + S / b);
  *   a BMMC round on two ranks: W's copy, one message each way, the placing.
  *
  * Every value is checked to 1e-9 relative, so a model that drops or
@@ -333,18 +334,18 @@ static void bad_requests_change_nothing(void **state)
 
 /* ---- SUMMA, HSUMMA and BMMC ---------------------------------------------- */
 
-/* A 1 x 2 SUMMA of doubles: A is 4000 x 64 (32 columns on each rank), B
- * 64 x 2, C 4000 x 2; k = 64 in two outer steps of 32, each one inner
- * step: rank q copies its A panel (S bytes), every rank its B panel (one
- * row of 32), rank q broadcasts the panel to the other, both multiply. */
+/* A 1 x q SUMMA of doubles: A is 4000 x 32q (32 columns on each rank), B
+ * 32q x q, C 4000 x q; k = 32q in q outer steps of 32, each one inner
+ * step: rank i copies its A panel (S bytes), every rank its B panel (one
+ * row of 32), rank i broadcasts the panel to the others, all multiply. */
 enum { SUMMA_M = 4000, SUMMA_W = 32 };
 static const int64_t summa_S = (int64_t)SUMMA_M * SUMMA_W * 8; /* 1,024,000 bytes */
 
-static relay_plan *summa_1x2(relay_bcast_model bcast)
+static relay_plan *summa_1xq(int q, relay_bcast_model bcast)
 {
     relay_hsumma_params hp;
     relay_plan *p = NULL;
-    assert_int_equal(relay_hsumma_params_init(&hp, SUMMA_M, 2, 2 * SUMMA_W, 1, 2, RELAY_DOUBLE), RELAY_OK);
+    assert_int_equal(relay_hsumma_params_init(&hp, SUMMA_M, q, q * SUMMA_W, 1, q, RELAY_DOUBLE), RELAY_OK);
     hp.group_rows = hp.group_cols = 1;
     hp.inner_block = hp.outer_block = 64;
     hp.network.bcast = bcast;
@@ -360,10 +361,11 @@ static char *star_gemm(void)
     return text;
 }
 
-/* One step's broadcast costs `bcast` (from its root's posting); the
- * receiver waits for the root's A copy too.  Per rank: C scaled once, two
- * B copies, one A copy, two gemms. */
-static void check_summa(const relay_prediction *out, const double *ranks, double bcast, int steps)
+/* One step's broadcast costs `bcast` (from its root's posting) and every
+ * rank leaves it at once; a receiver waits for the root's A copy too.  Per
+ * rank: C scaled once, a B copy and a gemm a step, one A copy; the rank
+ * with the most time in broadcasts received in `receiving` steps. */
+static void check_summa(const relay_prediction *out, const double *ranks, double bcast, int steps, int receiving)
 {
     double scale_c = copy(SUMMA_M * 8), a_copy = copy(summa_S), b_copy = copy(SUMMA_W * 8);
     double gemm = 2.0 * SUMMA_M * SUMMA_W / 1e9;
@@ -373,7 +375,7 @@ static void check_summa(const relay_prediction *out, const double *ranks, double
     assert_close(ranks[1], scale_c + steps * step);
     /* The most in broadcasts: a receiver, who waits for the root's A copy
      * too; the most computing: a root, who copies its A panel. */
-    assert_close(out->comm_seconds, steps * bcast + a_copy);
+    assert_close(out->comm_seconds, steps * bcast + receiving * a_copy);
     assert_close(out->compute_seconds, scale_c + steps * (b_copy + gemm) + a_copy);
     assert_int_equal(out->steps, steps);
     assert_int_equal(out->group_rows, 1);
@@ -382,17 +384,17 @@ static void check_summa(const relay_prediction *out, const double *ranks, double
 
 static void a_1x2_summa_broadcast_is_latency_plus_size_over_bandwidth(void **state)
 {
-    relay_plan *p = summa_1x2(RELAY_BCAST_BINOMIAL);
+    relay_plan *p = summa_1xq(2, RELAY_BCAST_BINOMIAL);
     double ranks[2], wire = 2 * link_lat + (double)summa_S / link_bw;
     relay_prediction out = predict(p, star_gemm(), RELAY_SCHED_AUTO, ranks);
     assert_int_equal(out.schedule, RELAY_SCHED_AUTO);
     assert_int_equal(out.messages, 2);
     assert_int_equal(out.slowest[0].bytes, summa_S);
     assert_close(out.slowest[0].seconds, wire);
-    check_summa(&out, ranks, wire, 2);
+    check_summa(&out, ranks, wire, 2, 1);
     relay_prediction one = predict_steps(p, star_gemm(), RELAY_SCHED_AUTO, 1, ranks);
     assert_int_equal(one.messages, 1);
-    check_summa(&one, ranks, wire, 1);
+    check_summa(&one, ranks, wire, 1, 1);
     relay_plan_free(p);
 }
 
@@ -401,13 +403,29 @@ static void a_1x2_summa_broadcast_is_latency_plus_size_over_bandwidth(void **sta
  * latencies, 2 (q - 1) / q of the bytes). */
 static void a_1x2_van_de_geijn_broadcast_pays_two_latencies(void **state)
 {
-    relay_plan *p = summa_1x2(RELAY_BCAST_VAN_DE_GEIJN);
+    relay_plan *p = summa_1xq(2, RELAY_BCAST_VAN_DE_GEIJN);
     double ranks[2], half = 2 * link_lat + (double)summa_S / 2 / link_bw;
     relay_prediction out = predict(p, star_gemm(), RELAY_SCHED_AUTO, ranks);
     assert_int_equal(out.messages, 6);
     assert_int_equal(out.slowest[0].bytes, summa_S / 2);
     assert_close(out.slowest[0].seconds, half);
-    check_summa(&out, ranks, 2 * half, 2);
+    check_summa(&out, ranks, 2 * half, 2, 1);
+    relay_plan_free(p);
+}
+
+/* A binomial tree over four ranks: the root sends to relative rank 2,
+ * then to 1, while 2 sends to 3 (other links of the star): two rounds of
+ * the whole panel, log2 q (2 l + S / b), every message its own wire time. */
+static void a_binomial_broadcast_over_four_takes_two_rounds(void **state)
+{
+    relay_plan *p = summa_1xq(4, RELAY_BCAST_BINOMIAL);
+    double ranks[4], wire = 2 * link_lat + (double)summa_S / link_bw;
+    relay_prediction out = predict(p, star_gemm(), RELAY_SCHED_AUTO, ranks);
+    assert_int_equal(out.messages, 12);
+    assert_close(out.slowest[0].seconds, wire);
+    assert_close(out.slowest[RELAY_PREDICT_SLOWEST - 1].seconds, wire);
+    check_summa(&out, ranks, 2 * wire, 4, 3);
+    assert_close(ranks[3], out.seconds);
     relay_plan_free(p);
 }
 
@@ -438,7 +456,7 @@ static void bmmc_and_hsumma_take_auto_alone(void **state)
 {
     relay_schedule s[RELAY_PREDICT_MAX_SCHEDULES];
     int n;
-    relay_plan *p = summa_1x2(RELAY_BCAST_BINOMIAL);
+    relay_plan *p = summa_1xq(2, RELAY_BCAST_BINOMIAL);
     assert_int_equal(relay_predict_schedules(p, s, &n), RELAY_OK);
     assert_int_equal(n, 1);
     assert_int_equal(s[0], RELAY_SCHED_AUTO);
@@ -468,6 +486,7 @@ int main(void)
         cmocka_unit_test(bad_requests_change_nothing),
         cmocka_unit_test(a_1x2_summa_broadcast_is_latency_plus_size_over_bandwidth),
         cmocka_unit_test(a_1x2_van_de_geijn_broadcast_pays_two_latencies),
+        cmocka_unit_test(a_binomial_broadcast_over_four_takes_two_rounds),
         cmocka_unit_test(a_bmmc_round_is_one_message),
         cmocka_unit_test(bmmc_and_hsumma_take_auto_alone),
     };
