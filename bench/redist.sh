@@ -18,8 +18,10 @@
 #   SIZES=4000,4096 BLOCKS=32 GRIDS=1x2 ROWS=2 bash bench/redist.sh   (a part of it)
 #   GRIDS= bash bench/redist.sh      (the rows only; ROWS= : the grids only)
 #   RELAY_BENCH_SKIP=Alltoallv bash bench/redist.sh   (a contestant left out)
-#   RELAY_BENCH_TUNE=5 bash bench/redist.sh   (relay's plans tuned first, 5 replays of
-#                                              each choice: relay replays the fastest)
+#   RELAY_BENCH_TUNE=0 bash bench/redist.sh   (relay's plans untuned: by default each is
+#                                              tuned first, relay_exec_tune with 5 replays of
+#                                              each choice, timed apart like planning, and
+#                                              relay replays the fastest)
 # --busy runs the table with a competing busy process pinned to the last
 # CPU for its whole length (SPEC section 6, contention).
 set -euo pipefail
@@ -37,6 +39,7 @@ rows=${ROWS-2 4}
 bench="$build/bench/redist_bench"
 [ -x "$bench" ] || { echo "redist.sh: $bench not built (cmake -DCMAKE_BUILD_TYPE=Release)" >&2; exit 1; }
 mpiexec=$(relay_mpiexec "$build")
+export RELAY_BENCH_TUNE=${RELAY_BENCH_TUNE-5}
 
 if [ "$busy" = 1 ]; then
   last=$(($(nproc --all) - 1))

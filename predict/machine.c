@@ -38,6 +38,7 @@ static const machine_key keys[] = {
     {"cores_per_node", AT(cores_per_node), 1, 1, OPTIONAL},
     {"piece_seconds", AT(piece_seconds), 0, 0, OPTIONAL},
     {"message_seconds", AT(message_seconds), 0, 0, OPTIONAL},
+    {"gemm_flops", AT(gemm_flops), 0, 1, OPTIONAL},
     {"node_bandwidth", AT(node_bandwidth), 0, 1, EVERY_TOPOLOGY},
     {"node_latency", AT(node_latency), 0, 0, EVERY_TOPOLOGY},
     {"link_bandwidth", AT(link_bandwidth), 0, 1, NETWORK},
@@ -146,7 +147,7 @@ relay_status machine_read(machine *m, const char *path)
     if (!m || !path) return rl_fail(RELAY_ERR_ARG, "machine_read: null argument");
     FILE *f = fopen(path, "r");
     if (!f) return rl_fail(RELAY_ERR_IO, "cannot open machine file %s", path);
-    machine_reading r = {0};
+    machine_reading r = {.m.gemm_flops = MACHINE_DEFAULT_GEMM_FLOPS};
     char line[1024];
     relay_status st = RELAY_OK;
     for (int lineno = 1; !st && fgets(line, sizeof line, f); lineno++) {

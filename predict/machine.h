@@ -22,6 +22,7 @@ typedef struct {
     int cores_per_node;          /* cores a node's ranks share for their copies (0: a core each) */
     double piece_seconds;        /* per piece packed, unpacked or copied (0: not modelled) */
     double message_seconds;      /* per message sent, with its packing (0: not modelled) */
+    double gemm_flops;           /* flop/s of one rank's local gemm on a core of its own (HSUMMA) */
     double link_bandwidth;       /* bytes/s of each network link, each direction */
     double link_latency;         /* seconds per network link crossed */
     double node_bandwidth;       /* bytes/s between two ranks of one node */
@@ -30,6 +31,10 @@ typedef struct {
     int chassis_per_group, routers_per_chassis, nodes_per_router; /* dragonfly */
     int chassis_links, router_links, group_links;                 /* dragonfly: parallel links */
 } machine;
+
+/* gemm_flops where a machine file does not give it: a core of today's
+ * servers multiplying doubles (docs/design.md, "Prediction"). */
+#define MACHINE_DEFAULT_GEMM_FLOPS 1e10
 
 /* Reads path into m; RELAY_ERR_IO when it cannot be read, RELAY_ERR_FORMAT
  * naming the line when a line is not `key = value` of a known key with a

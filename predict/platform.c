@@ -57,15 +57,35 @@ static cluster_shape fat_tree_shape(const machine *m, int nodes)
     return c;
 }
 
-/* The most cubic x * y * z >= nodes, 2 x 2 x 1 at least: SimGrid 3.32
- * refuses tori of one or two nodes ("Link 'nodes_link_from_0_to_0_UP'
- * declared several times"). */
+/* The most cubic x <= y <= z with x * y * z == nodes exactly (the
+ * shortest longest side, then the longest shortest), every side at least 2, as Blue Gene partitions are (1,024 nodes: 8 x 8 x 16); 0
+ * when there is none or its longest side exceeds twice the cube root's
+ * (a prime count of nodes). */
+static int exact_torus(int nodes, int *x, int *y, int *z)
+{
+    int best = 0, limit = 2 * (int)ceil(cbrt((double)nodes) - 1e-9);
+    for (int a = 2; a * a * a <= nodes; a++)
+        for (int b = a; nodes % a == 0 && a * b * b <= nodes; b++) {
+            int c = nodes / a / b;
+            if ((nodes / a) % b || c > limit || (best && (c > best || (c == best && a <= *x)))) continue;
+            *x = a, *y = b, *z = c;
+            best = c;
+        }
+    return best > 0;
+}
+
+/* The exact torus where there is one, else the most cubic x * y * z >=
+ * nodes, 2 x 2 x 1 at least: SimGrid 3.32 refuses tori of one or two nodes
+ * ("Link 'nodes_link_from_0_to_0_UP' declared several times"). */
 static cluster_shape torus_shape(int nodes)
 {
     if (nodes < 4) nodes = 4;
-    int x = (int)ceil(cbrt((double)nodes) - 1e-9);
-    int y = (int)ceil(sqrt((double)nodes / x) - 1e-9);
-    int z = ceil_div(nodes, x * y);
+    int x, y, z;
+    if (!exact_torus(nodes, &x, &y, &z)) {
+        x = (int)ceil(cbrt((double)nodes) - 1e-9);
+        y = (int)ceil(sqrt((double)nodes / x) - 1e-9);
+        z = ceil_div(nodes, x * y);
+    }
     cluster_shape c = {.hosts = (int64_t)x * y * z};
     snprintf(c.params, sizeof c.params, "%d,%d,%d", x, y, z);
     return c;

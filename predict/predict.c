@@ -1,8 +1,9 @@
-/* predict.c — relay_plan_predict, relay_predict_schedules and
- * relay_predict_tuning (relay/predict.h): checks the request, reads the
- * machine, and runs the simulation (simulate.c) in a child process, since
- * SimGrid's engine can be made once per process; the child writes the
- * prediction and the ranks' times down a pipe and exits. */
+/* predict.c — relay_plan_predict, relay_plan_predict_hsumma,
+ * relay_predict_schedules and relay_predict_tuning (relay/predict.h):
+ * checks the request, reads the machine, and runs the simulation of the
+ * plan's kind (simulate.c, simulate_bmmc.c, simulate_hsumma.c) in a child
+ * process, since SimGrid's engine can be made once per process; the child
+ * writes the prediction and the ranks' times down a pipe and exits. */
 #define _POSIX_C_SOURCE 200809L /* fork, pipe, waitpid */
 #include <errno.h>
 #include <signal.h>
@@ -18,13 +19,19 @@
 #include "machine.h"
 #include "platform.h"
 #include "simulate.h"
+#include "simulate_kinds.h"
 
 relay_status relay_predict_schedules(const relay_plan *p, relay_schedule *schedules, int *count)
 {
     if (!p || !schedules || !count) return rl_fail(RELAY_ERR_ARG, "relay_predict_schedules: null argument");
-    if (p->kind != RELAY_PLAN_TRANSFORM)
-        return rl_fail(RELAY_ERR_UNSUPPORTED, "relay_predict_schedules: only transform plans are predicted");
+    if (p->kind == RELAY_PLAN_ND)
+        return rl_fail(RELAY_ERR_UNSUPPORTED, "relay_predict_schedules: N-D plans are not predicted");
     int n = 0;
+    if (p->kind != RELAY_PLAN_TRANSFORM) {
+        schedules[0] = RELAY_SCHED_AUTO;   /* BMMC and HSUMMA replay one way */
+        *count = 1;
+        return RELAY_OK;
+    }
     if (!p->max_buffer_bytes) schedules[n++] = RELAY_SCHED_P2P;
     if (p->schedule == RELAY_SCHED_ROUNDS) schedules[n++] = RELAY_SCHED_ROUNDS;
     if (!p->max_buffer_bytes) {
@@ -32,6 +39,18 @@ relay_status relay_predict_schedules(const relay_plan *p, relay_schedule *schedu
         schedules[n++] = RELAY_SCHED_NEIGHBOR;
     }
     *count = n;
+    return RELAY_OK;
+}
+
+/* A BMMC or HSUMMA plan: its parameters are there, the schedule AUTO. */
+static relay_status check_derived(const relay_plan *p, relay_schedule schedule)
+{
+    if ((p->kind == RELAY_PLAN_BMMC && !p->bmmc) || (p->kind == RELAY_PLAN_HSUMMA && !p->hsumma))
+        return rl_fail(RELAY_ERR_ARG, "relay_plan_predict: the plan lacks its %s parameters",
+                       p->kind == RELAY_PLAN_BMMC ? "BMMC" : "HSUMMA");
+    if (schedule != RELAY_SCHED_AUTO)
+        return rl_fail(RELAY_ERR_ARG, "relay_plan_predict: a %s plan replays one way: pass RELAY_SCHED_AUTO",
+                       p->kind == RELAY_PLAN_BMMC ? "BMMC" : "HSUMMA");
     return RELAY_OK;
 }
 
@@ -43,6 +62,7 @@ static relay_status check_request(const relay_plan *p, const char *machine_path,
     int n;
     relay_status st = relay_predict_schedules(p, possible, &n);
     if (st) return st;
+    if (p->kind != RELAY_PLAN_TRANSFORM) return check_derived(p, *schedule);
     for (int r = 0; r < p->nranks; r++) {
         const rl_section *s = p->sections[r];
         if (!s) return rl_fail(RELAY_ERR_ARG, "relay_plan_predict: the plan lacks rank %d's section (load it with rank -1)", r);
@@ -85,17 +105,31 @@ static int read_all(int fd, void *buf, size_t len)
     return 0;
 }
 
+/* What to simulate: a transform plan's schedule, an HSUMMA plan's first
+ * outer steps (all: -1). */
+typedef struct {
+    relay_schedule schedule;
+    int64_t max_outer;
+} request;
+
+static int simulate_kind(const relay_plan *p, const machine *m, request rq, relay_prediction *out, double *rank_seconds)
+{
+    if (p->kind == RELAY_PLAN_HSUMMA) return simulate_hsumma(p, m, rq.max_outer, out, rank_seconds);
+    if (p->kind == RELAY_PLAN_BMMC) return simulate_bmmc(p, m, out, rank_seconds);
+    return simulate_replay(p, m, rq.schedule, out, rank_seconds);
+}
+
 /* The child: simulates, writes the prediction and rank times, exits.  On
  * Linux it dies with its parent: a simulation of 65,536 ranks may run for
  * hours, and must not outlive a caller that was killed. */
-_Noreturn static void predict_in_child(int fd, const relay_plan *p, const machine *m, relay_schedule schedule)
+_Noreturn static void predict_in_child(int fd, const relay_plan *p, const machine *m, request rq)
 {
 #ifdef __linux__
     prctl(PR_SET_PDEATHSIG, SIGKILL);
 #endif
     relay_prediction out;
     double *rank_seconds = rl_malloc_array((size_t)p->nranks, sizeof *rank_seconds);
-    int failed = !rank_seconds || simulate_replay(p, m, schedule, &out, rank_seconds) ||
+    int failed = !rank_seconds || simulate_kind(p, m, rq, &out, rank_seconds) ||
                  write_all(fd, &out, sizeof out) || write_all(fd, rank_seconds, (size_t)p->nranks * sizeof *rank_seconds);
     _exit(failed ? 1 : 0);
 }
@@ -113,12 +147,12 @@ static relay_status collect(pid_t child, int fd, int nranks, relay_prediction *o
     return RELAY_OK;
 }
 
-relay_status relay_plan_predict(const relay_plan *p, const char *machine_path, relay_schedule schedule,
-                                relay_prediction *out, double *rank_seconds)
+/* Reads the machine and simulates rq of a checked plan in a child. */
+static relay_status predict(const relay_plan *p, const char *machine_path, request rq, relay_prediction *out,
+                            double *rank_seconds)
 {
-    relay_status st = check_request(p, machine_path, &schedule, out);
     machine m;
-    if (!st) st = machine_read(&m, machine_path);
+    relay_status st = machine_read(&m, machine_path);
     if (st) return st;
     relay_prediction result;
     double *seconds = rl_malloc_array((size_t)p->nranks, sizeof *seconds);
@@ -131,7 +165,7 @@ relay_status relay_plan_predict(const relay_plan *p, const char *machine_path, r
     pid_t child = fork();
     if (child == 0) {
         close(fds[0]);
-        predict_in_child(fds[1], p, &m, schedule);
+        predict_in_child(fds[1], p, &m, rq);
     }
     close(fds[1]);
     if (child < 0) {
@@ -146,6 +180,25 @@ relay_status relay_plan_predict(const relay_plan *p, const char *machine_path, r
     }
     free(seconds);
     return st;
+}
+
+relay_status relay_plan_predict(const relay_plan *p, const char *machine_path, relay_schedule schedule,
+                                relay_prediction *out, double *rank_seconds)
+{
+    relay_status st = check_request(p, machine_path, &schedule, out);
+    return st ? st : predict(p, machine_path, (request){schedule, -1}, out, rank_seconds);
+}
+
+relay_status relay_plan_predict_hsumma(const relay_plan *p, const char *machine_path, int64_t outer_steps,
+                                       relay_prediction *out, double *rank_seconds)
+{
+    if (p && p->kind != RELAY_PLAN_HSUMMA)
+        return rl_fail(RELAY_ERR_ARG, "relay_plan_predict_hsumma: not an HSUMMA plan");
+    if (outer_steps < 0)
+        return rl_fail(RELAY_ERR_ARG, "relay_plan_predict_hsumma: outer_steps %lld < 0", (long long)outer_steps);
+    relay_schedule schedule = RELAY_SCHED_AUTO;
+    relay_status st = check_request(p, machine_path, &schedule, out);
+    return st ? st : predict(p, machine_path, (request){schedule, outer_steps ? outer_steps : -1}, out, rank_seconds);
 }
 
 /* ---- every schedule, as a tuning ------------------------------------------ */

@@ -26,10 +26,9 @@
 #include <simgrid/barrier.h>
 #include <simgrid/comm.h>
 #include <simgrid/engine.h>
-#include <simgrid/host.h>
 #include <simgrid/mailbox.h>
 
-#include "platform.h"
+#include "engine.h"
 #include "simulate.h"
 
 /* A message as its sender posts it: the payload the receiver gets. */
@@ -66,24 +65,6 @@ typedef struct {
     int barriers;                /* enter and leave it with every rank (alltoallv) */
     int unpack_on_arrival;       /* unpack each message as it lands (p2p, rounds) */
 } step_style;
-
-/* ---- time spent in memory ------------------------------------------------ */
-
-/* Seconds a copy of bytes in pieces takes on a core of its own, of which
- * `transposed` bytes transpose (at transpose_bandwidth, where given). */
-static double copy_seconds(const machine *m, int64_t bytes, int64_t pieces, int64_t transposed)
-{
-    double transpose_bandwidth = m->transpose_bandwidth > 0 ? m->transpose_bandwidth : m->memory_bandwidth;
-    return (double)(bytes - transposed) / m->memory_bandwidth + (double)transposed / transpose_bandwidth +
-           (double)pieces * m->piece_seconds;
-}
-
-/* Copies of that many seconds on a core of its own, run on the rank's node,
- * whose cores its ranks share (platform.h). */
-static void spend(double seconds)
-{
-    if (seconds > 0) sg_actor_execute(seconds * CORE_SPEED);
-}
 
 /* ---- what a rank moves --------------------------------------------------- */
 
@@ -167,12 +148,7 @@ static int *in_step_order(const int64_t *rounds, int n)
 
 static void record_message(simulation *sim, const sent_message *msg, double seconds)
 {
-    relay_prediction *out = sim->out;
-    out->messages++;
-    int k = out->nslowest < RELAY_PREDICT_SLOWEST ? out->nslowest++ : RELAY_PREDICT_SLOWEST;
-    for (; k > 0 && out->slowest[k - 1].seconds < seconds; k--)
-        if (k < RELAY_PREDICT_SLOWEST) out->slowest[k] = out->slowest[k - 1];
-    if (k < RELAY_PREDICT_SLOWEST) out->slowest[k] = (relay_predicted_message){msg->from, msg->to, msg->bytes, seconds};
+    record_predicted(sim->out, msg->from, msg->to, msg->bytes, seconds);
 }
 
 /* ---- one step of one rank ------------------------------------------------ */
@@ -352,65 +328,11 @@ static void run_rank(int argc, char **argv)
 
 /* ---- the engine ---------------------------------------------------------- */
 
-/* CM02: SimGrid's analytic max-min sharing without the correction factors
- * of its default LV08 model, TCP's window bound or cross-traffic, so that
- * one message of S bytes over links of latency l and bandwidth b takes
- * l_total + S / b exactly (tests/test_predict.c holds it to that).  The
- * sharing is solved to 1e-3 bytes/s rather than SimGrid's 1e-5: with links
- * of 1e10 bytes/s and thousands of flows, rounding left 1e-5 of usage on a
- * saturated link and SimGrid aborted ("Cannot saturate more a constraint
- * that has no active element").  The sharing is re-solved whole at each
- * event (optim Full) rather than for the flows an event touches (Lazy,
- * SimGrid's default): every flow of a fat tree touches every other through
- * the upper switches, and the bookkeeping of the partial solve cost more
- * than it saved (1,024 ranks: 7.2 s against 10.7 s; 4,096 ranks: 192 s
- * against 307 s of CPU, the same predictions).  Small stacks (an actor
- * here ran every test and a 1,024-rank plan alike in 8 KiB; 32 KiB leaves
- * 4x) and no guard pages: 65,536 actors would otherwise exhaust the
- * process's memory maps (two per guard page, and Linux allows 65,530) and
- * with SimGrid's 8 MiB default stacks half a terabyte. */
-static void start_engine(void)
-{
-    char *argv[] = {"relay_plan_predict",
-                    "--cfg=network/model:CM02",
-                    "--cfg=network/TCP-gamma:0",
-                    "--cfg=network/crosstraffic:0",
-                    "--cfg=maxmin/precision:1e-3",
-                    "--cfg=network/optim:Full",
-                    "--cfg=contexts/stack-size:32",
-                    "--cfg=contexts/guard-size:0",
-                    "--log=root.thres:critical",
-                    NULL};
-    int argc = (int)(sizeof argv / sizeof argv[0]) - 1;
-    simgrid_init(&argc, argv);
-}
-
 /* One actor per rank, on node rank / ranks_per_node (node: node 0). */
 static int start_ranks(simulation *sim, rank_actor *actors)
 {
-    const relay_plan *p = sim->plan;
-    for (int r = 0; r < p->nranks; r++) {
-        char name[32];
-        snprintf(name, sizeof name, "node-%d", sim->m->topology == MACHINE_NODE ? 0 : r / sim->m->ranks_per_node);
-        sg_host_t host = sg_host_by_name(name);
-        if (!host) return -1;
-        snprintf(name, sizeof name, "rank-%d", r);
-        actors[r] = (rank_actor){sim, r};
-        sg_actor_t actor = sg_actor_init(name, host);
-        sg_actor_set_data(actor, &actors[r]);
-        sg_actor_start(actor, run_rank, 0, NULL);
-    }
-    return 0;
-}
-
-static void summarise(const relay_plan *p, const double *rank_seconds, relay_prediction *out)
-{
-    out->seconds = -1;
-    for (int r = 0; r < p->nranks; r++)
-        if (rank_seconds[r] > out->seconds) {
-            out->seconds = rank_seconds[r];
-            out->slowest_rank = r;
-        }
+    for (int r = 0; r < sim->plan->nranks; r++) actors[r] = (rank_actor){sim, r};
+    return start_actors(sim->m, sim->plan->nranks, run_rank, actors, sizeof *actors);
 }
 
 int simulate_replay(const relay_plan *p, const machine *m, relay_schedule schedule, relay_prediction *out,
@@ -420,17 +342,14 @@ int simulate_replay(const relay_plan *p, const machine *m, relay_schedule schedu
     *out = (relay_prediction){.schedule = schedule};
     rank_actor *actors = malloc((size_t)p->nranks * sizeof *actors);
     int failed = !actors || fill_sent(&sim);
-    if (!failed) {
-        start_engine();
-        failed = platform_load(m, platform_nodes(m, p->nranks), platform_cores(m, p->nranks));
-    }
+    if (!failed) failed = start_engine(m, p->nranks);
     if (!failed) {
         sim.barrier = sg_barrier_init((unsigned)p->nranks);
         failed = start_ranks(&sim, actors);
     }
     if (!failed) {
         simgrid_run();
-        summarise(p, rank_seconds, out);
+        summarise(p->nranks, rank_seconds, out);
     }
     if (sim.barrier) sg_barrier_destroy(sim.barrier);
     free(actors);

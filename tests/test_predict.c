@@ -11,7 +11,12 @@
  *     all at once (p2p): (n - 1) (pack + S / b + unpack) + 2 l;
  *   packing, unpacking, copying: bytes / memory_bandwidth + pieces * piece_seconds,
  *     each message sent message_seconds more;
- *   alltoallv waits for every rank at its entry and exit, neighbor does not.
+ *   alltoallv waits for every rank at its entry and exit, neighbor does not;
+ *   a 1 x 2 SUMMA step's broadcast: 2 l + S / b (binomial), 4 l + S / b (Van
+ *     de Geijn: half scattered, then the halves cross), with its panel
+ *     copies and a gemm of 2 m n k / gemm_flops; one step simulated alone;
+ *     a 1 x 4 binomial broadcast: 2 (2 l + S / b);
+ *   a BMMC round on two ranks: W's copy, one message each way, the placing.
  *
  * Every value is checked to 1e-9 relative, so a model that drops or
  * doubles a term fails.  Also: the schedules a plan can be predicted with,
@@ -30,6 +35,7 @@
 
 #include "plan_internal.h"
 #include "relay/predict.h"
+#include "relay/relay.h"
 
 /* The star every closed form uses: one rank per node. */
 static const double mem_bw = 1e10, link_bw = 1e9, link_lat = 1e-6, node_bw = 4e9, node_lat = 2e-7;
@@ -115,14 +121,23 @@ static void add_local(relay_plan *p, int rank, int64_t rows, int64_t count_r)
 }
 
 /* Predicts p on the machine text with schedule; rank_seconds may be NULL. */
-static relay_prediction predict(const relay_plan *p, const char *machine, relay_schedule schedule, double *rank_seconds)
+/* relay_plan_predict, or with hsumma_steps >= 0 relay_plan_predict_hsumma
+ * of that many steps; fails the test when it fails. */
+static relay_prediction predict_steps(const relay_plan *p, const char *machine, relay_schedule schedule,
+                                      int64_t hsumma_steps, double *rank_seconds)
 {
     char *path = machine_file(machine);
     relay_prediction out;
-    relay_status st = relay_plan_predict(p, path, schedule, &out, rank_seconds);
+    relay_status st = hsumma_steps < 0 ? relay_plan_predict(p, path, schedule, &out, rank_seconds)
+                                       : relay_plan_predict_hsumma(p, path, hsumma_steps, &out, rank_seconds);
     unlink(path);
-    if (st) fail_msg("relay_plan_predict: %s", relay_last_error());
+    if (st) fail_msg("predicting: %s", relay_last_error());
     return out;
+}
+
+static relay_prediction predict(const relay_plan *p, const char *machine, relay_schedule schedule, double *rank_seconds)
+{
+    return predict_steps(p, machine, schedule, -1, rank_seconds);
 }
 
 /* ---- closed forms --------------------------------------------------------- */
@@ -353,6 +368,146 @@ static void bad_requests_change_nothing(void **state)
     assert_int_equal(relay_plan_predict(NULL, "x", RELAY_SCHED_P2P, &out, NULL), RELAY_ERR_ARG);
 }
 
+/* ---- SUMMA, HSUMMA and BMMC ---------------------------------------------- */
+
+/* A 1 x q SUMMA of doubles: A is 4000 x 32q (32 columns on each rank), B
+ * 32q x q, C 4000 x q; k = 32q in q outer steps of 32, each one inner
+ * step: rank i copies its A panel (S bytes), every rank its B panel (one
+ * row of 32), rank i broadcasts the panel to the others, all multiply. */
+enum { SUMMA_M = 4000, SUMMA_W = 32 };
+static const int64_t summa_S = (int64_t)SUMMA_M * SUMMA_W * 8; /* 1,024,000 bytes */
+
+static relay_plan *summa_1xq(int q, relay_bcast_model bcast)
+{
+    relay_hsumma_params hp;
+    relay_plan *p = NULL;
+    assert_int_equal(relay_hsumma_params_init(&hp, SUMMA_M, q, q * SUMMA_W, 1, q, RELAY_DOUBLE), RELAY_OK);
+    hp.group_rows = hp.group_cols = 1;
+    hp.inner_block = hp.outer_block = 64;
+    hp.network.bcast = bcast;
+    assert_int_equal(relay_plan_hsumma(&p, &hp), RELAY_OK);
+    return p;
+}
+
+/* star with gemm_flops = 1e9. */
+static char *star_gemm(void)
+{
+    static char text[sizeof star + 32];
+    snprintf(text, sizeof text, "%sgemm_flops = 1e9\n", star);
+    return text;
+}
+
+/* One step's broadcast costs `bcast` (from its root's posting) and every
+ * rank leaves it at once; a receiver waits for the root's A copy too.  Per
+ * rank: C scaled once, a B copy and a gemm a step, one A copy; the rank
+ * with the most time in broadcasts received in `receiving` steps. */
+static void check_summa(const relay_prediction *out, const double *ranks, double bcast, int steps, int receiving)
+{
+    double scale_c = copy(SUMMA_M * 8), a_copy = copy(summa_S), b_copy = copy(SUMMA_W * 8);
+    double gemm = 2.0 * SUMMA_M * SUMMA_W / 1e9;
+    double step = a_copy + b_copy + bcast + gemm;
+    assert_close(out->seconds, scale_c + steps * step);
+    assert_close(ranks[0], scale_c + steps * step);
+    assert_close(ranks[1], scale_c + steps * step);
+    /* The most in broadcasts: a receiver, who waits for the root's A copy
+     * too; the most computing: a root, who copies its A panel. */
+    assert_close(out->comm_seconds, steps * bcast + receiving * a_copy);
+    assert_close(out->compute_seconds, scale_c + steps * (b_copy + gemm) + a_copy);
+    assert_int_equal(out->steps, steps);
+    assert_int_equal(out->group_rows, 1);
+    assert_int_equal(out->group_cols, 1);
+}
+
+static void a_1x2_summa_broadcast_is_latency_plus_size_over_bandwidth(void **state)
+{
+    relay_plan *p = summa_1xq(2, RELAY_BCAST_BINOMIAL);
+    double ranks[2], wire = 2 * link_lat + (double)summa_S / link_bw;
+    relay_prediction out = predict(p, star_gemm(), RELAY_SCHED_AUTO, ranks);
+    assert_int_equal(out.schedule, RELAY_SCHED_AUTO);
+    assert_int_equal(out.messages, 2);
+    assert_int_equal(out.slowest[0].bytes, summa_S);
+    assert_close(out.slowest[0].seconds, wire);
+    check_summa(&out, ranks, wire, 2, 1);
+    relay_prediction one = predict_steps(p, star_gemm(), RELAY_SCHED_AUTO, 1, ranks);
+    assert_int_equal(one.messages, 1);
+    check_summa(&one, ranks, wire, 1, 1);
+    relay_plan_free(p);
+}
+
+/* Van de Geijn over two ranks: the root scatters half, then the two halves
+ * cross: two latencies and the whole message once (Table II: log2 q + q - 1
+ * latencies, 2 (q - 1) / q of the bytes). */
+static void a_1x2_van_de_geijn_broadcast_pays_two_latencies(void **state)
+{
+    relay_plan *p = summa_1xq(2, RELAY_BCAST_VAN_DE_GEIJN);
+    double ranks[2], half = 2 * link_lat + (double)summa_S / 2 / link_bw;
+    relay_prediction out = predict(p, star_gemm(), RELAY_SCHED_AUTO, ranks);
+    assert_int_equal(out.messages, 6);
+    assert_int_equal(out.slowest[0].bytes, summa_S / 2);
+    assert_close(out.slowest[0].seconds, half);
+    check_summa(&out, ranks, 2 * half, 2, 1);
+    relay_plan_free(p);
+}
+
+/* A binomial tree over four ranks: the root sends to relative rank 2,
+ * then to 1, while 2 sends to 3 (other links of the star): two rounds of
+ * the whole panel, log2 q (2 l + S / b), every message its own wire time. */
+static void a_binomial_broadcast_over_four_takes_two_rounds(void **state)
+{
+    relay_plan *p = summa_1xq(4, RELAY_BCAST_BINOMIAL);
+    double ranks[4], wire = 2 * link_lat + (double)summa_S / link_bw;
+    relay_prediction out = predict(p, star_gemm(), RELAY_SCHED_AUTO, ranks);
+    assert_int_equal(out.messages, 12);
+    assert_close(out.slowest[0].seconds, wire);
+    assert_close(out.slowest[RELAY_PREDICT_SLOWEST - 1].seconds, wire);
+    check_summa(&out, ranks, 2 * wire, 4, 3);
+    assert_close(ranks[3], out.seconds);
+    relay_plan_free(p);
+}
+
+/* Vector reversal on two ranks: each rank's whole buffer (2^16 doubles)
+ * goes to the other, both ways at once: W's scattering copy, one message,
+ * the placing copy. */
+static void a_bmmc_round_is_one_message(void **state)
+{
+    relay_bmmc perm;
+    relay_plan *p = NULL;
+    assert_int_equal(relay_bmmc_vector_reversal(&perm, 17), RELAY_OK);
+    assert_int_equal(relay_plan_bmmc(&p, &perm, 1, 16, 8), RELAY_OK);
+    int64_t bytes = ((int64_t)1 << 16) * 8;
+    double ranks[2], wire = 2 * link_lat + (double)bytes / link_bw;
+    relay_prediction out = predict(p, star, RELAY_SCHED_AUTO, ranks);
+    assert_int_equal(out.schedule, RELAY_SCHED_AUTO);
+    assert_int_equal(out.messages, 2);
+    assert_int_equal(out.slowest[0].bytes, bytes);
+    assert_close(out.slowest[0].seconds, wire);
+    assert_close(out.seconds, 2 * copy(bytes) + wire);
+    assert_close(ranks[0], 2 * copy(bytes) + wire);
+    assert_close(out.comm_seconds, 0);
+    relay_plan_free(p);
+}
+
+/* BMMC and HSUMMA plans replay one way (AUTO); N-D plans are refused. */
+static void bmmc_and_hsumma_take_auto_alone(void **state)
+{
+    relay_schedule s[RELAY_PREDICT_MAX_SCHEDULES];
+    int n;
+    relay_plan *p = summa_1xq(2, RELAY_BCAST_BINOMIAL);
+    assert_int_equal(relay_predict_schedules(p, s, &n), RELAY_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(s[0], RELAY_SCHED_AUTO);
+    assert_refused(p, star, RELAY_SCHED_P2P, RELAY_ERR_ARG, "replays one way");
+    relay_prediction out = {.seconds = 42};
+    assert_int_equal(relay_plan_predict_hsumma(p, "x", -1, &out, NULL), RELAY_ERR_ARG);
+    assert_non_null(strstr(relay_last_error(), "outer_steps -1"));
+    relay_plan_free(p);
+    p = empty_plan(1, RELAY_SCHED_P2P, 1);
+    assert_int_equal(relay_plan_predict_hsumma(p, "x", 1, &out, NULL), RELAY_ERR_ARG);
+    assert_non_null(strstr(relay_last_error(), "not an HSUMMA plan"));
+    assert_true(out.seconds == 42);
+    relay_plan_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -366,6 +521,11 @@ int main(void)
         cmocka_unit_test(schedules_follow_the_plan),
         cmocka_unit_test(predictions_as_a_tuning),
         cmocka_unit_test(bad_requests_change_nothing),
+        cmocka_unit_test(a_1x2_summa_broadcast_is_latency_plus_size_over_bandwidth),
+        cmocka_unit_test(a_1x2_van_de_geijn_broadcast_pays_two_latencies),
+        cmocka_unit_test(a_binomial_broadcast_over_four_takes_two_rounds),
+        cmocka_unit_test(a_bmmc_round_is_one_message),
+        cmocka_unit_test(bmmc_and_hsumma_take_auto_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,11 +1,17 @@
-/* relay/predict.h — how long a transform plan's replay would take on a
- * given machine, predicted before running it (issue 38).
+/* relay/predict.h — how long a plan's replay would take on a given
+ * machine, predicted before running it (issue 38).
  *
  * A flow-level simulation (SimGrid's S4U actors, one per rank): each rank
+ * does what the executor does, in its order.  A transform plan's rank
  * packs, sends, receives, unpacks and copies locally in the order its
- * schedule runs them; pack, unpack and copies take bytes / the machine's
- * memory bandwidth (plus a cost per piece), and SimGrid moves the messages
- * over the machine's network (latency, bandwidth, topology, contention).
+ * schedule runs them; a BMMC plan's permutes inside itself, exchanges one
+ * block with each partner and places the blocks as they land; an HSUMMA
+ * (or SUMMA) plan's broadcasts its panels between and inside groups step
+ * by step (MPICH's binomial or Van de Geijn's broadcast, as the plan's
+ * cost model names) and multiplies each piece into C at the machine's
+ * gemm_flops.  Copies take bytes / the machine's memory bandwidth (plus a
+ * cost per piece), and SimGrid moves the messages over the machine's
+ * network (latency, bandwidth, topology, contention).
  * A machine is a small text file (docs/design.md, "Prediction"; relay
  * ships tools/machines/NAME.machine).  No MPI is needed: a 65,536-rank plan
  * is predicted on a laptop.
@@ -33,12 +39,17 @@ typedef struct {
 } relay_predicted_message;
 
 typedef struct {
-    relay_schedule schedule;     /* the schedule simulated (never AUTO) */
+    relay_schedule schedule;     /* the schedule simulated (AUTO only for BMMC and HSUMMA plans) */
     double seconds;              /* the predicted replay: the slowest rank's time */
     int slowest_rank;            /* that rank (the lowest of a tie) */
     int64_t messages;            /* messages simulated */
     int nslowest;                /* entries of slowest: min(messages, RELAY_PREDICT_SLOWEST) */
     relay_predicted_message slowest[RELAY_PREDICT_SLOWEST]; /* slowest first */
+    /* HSUMMA plans alone (0 for others): */
+    double comm_seconds;         /* the slowest rank's time in broadcasts (the paper's communication time) */
+    double compute_seconds;      /* the slowest rank's time in gemms and panel copies */
+    int group_rows, group_cols;  /* the groups simulated (chosen here where the plan left them to bind) */
+    int64_t steps;               /* the outer steps simulated */
 } relay_prediction;
 
 /* The schedules plan p can be replayed with, which relay_plan_predict
@@ -46,21 +57,23 @@ typedef struct {
  * for a plan made with rounds (only its sections hold steps); a capped
  * plan (relay_plan_max_buffer_bytes) replays in rounds alone.  Writes
  * *count <= RELAY_PREDICT_MAX_SCHEDULES entries of schedules, in the order
- * p2p, rounds, alltoallv, neighbor.  RELAY_ERR_UNSUPPORTED for a plan that
- * is not a transform (BMMC, HSUMMA, N-D). */
+ * p2p, rounds, alltoallv, neighbor.  A BMMC or HSUMMA plan replays one way
+ * only: one entry, RELAY_SCHED_AUTO.  RELAY_ERR_UNSUPPORTED for an N-D
+ * plan. */
 RELAY_API relay_status relay_predict_schedules(const relay_plan *p, relay_schedule *schedules, int *count);
 
-/* Predicts one replay of transform plan p, which must hold every section
- * (read with rank -1), replayed with `schedule` (AUTO: the plan's own) on
- * the machine described by the file machine_path, ranks placed on nodes in
- * blocks of the machine's ranks_per_node.  Fills *out and, unless NULL,
+/* Predicts one replay of plan p on the machine described by the file
+ * machine_path.  A transform plan must hold every section (read with rank
+ * -1) and is replayed with `schedule` (AUTO: the plan's own); a BMMC or
+ * HSUMMA plan takes AUTO alone, and its prediction's schedule is AUTO.
+ * Ranks are placed on nodes in blocks of the machine's ranks_per_node.  Fills *out and, unless NULL,
  * rank_seconds[r] for each of the plan's ranks: when rank r finished.
  * The simulation runs in a child process (fork): SimGrid's engine can be
  * made once per process, and so each call starts afresh.
  * RELAY_ERR_ARG: NULL p, machine_path or out, a plan missing sections, a
  * schedule it cannot be replayed with; RELAY_ERR_IO / RELAY_ERR_FORMAT: the
  * machine file cannot be read, or is not one (the line at fault named);
- * RELAY_ERR_UNSUPPORTED: not a transform plan; RELAY_ERR_NOMEM: the
+ * RELAY_ERR_UNSUPPORTED: an N-D plan; RELAY_ERR_NOMEM: the
  * simulation ran out of memory or failed.  On failure out and
  * rank_seconds are unchanged. */
 RELAY_API relay_status relay_plan_predict(const relay_plan *p, const char *machine_path, relay_schedule schedule,
@@ -77,6 +90,16 @@ RELAY_API relay_status relay_plan_predict(const relay_plan *p, const char *machi
  * ".machine" (cut to 31 characters, any but printable ASCII as '?').
  * Errors as relay_plan_predict's; on failure *out is unchanged. */
 RELAY_API relay_status relay_predict_tuning(const relay_plan *p, const char *machine_path, relay_tuning *out);
+
+/* relay_plan_predict of HSUMMA plan p, its first outer_steps outer steps
+ * alone (0, or more than the plan has: all): a large grid's every step
+ * costs minutes of simulation, and the steps of an evenly divided product
+ * are alike, so a few steps times (steps of the plan) / out->steps
+ * predict the whole.  The times are those of the steps simulated.
+ * RELAY_ERR_ARG for a negative outer_steps or a plan not HSUMMA; else as
+ * relay_plan_predict. */
+RELAY_API relay_status relay_plan_predict_hsumma(const relay_plan *p, const char *machine_path, int64_t outer_steps,
+                                                 relay_prediction *out, double *rank_seconds);
 
 #ifdef __cplusplus
 }

@@ -9,10 +9,10 @@
 [ -s out.txt ] && fail "--calibrate printed on stdout: $(head -c 200 out.txt)"
 grep -q "^# relay-run --calibrate: measured .* UTC with 2 ranks" here.machine || fail "no 'measured' comment: $(head -2 here.machine)"
 grep -q "^topology = node$" here.machine || fail "not a node: $(cat here.machine)"
-for key in cores_per_node memory_bandwidth transpose_bandwidth piece_seconds message_seconds node_bandwidth node_latency; do
+for key in cores_per_node memory_bandwidth transpose_bandwidth piece_seconds message_seconds gemm_flops node_bandwidth node_latency; do
     grep -Eq "^$key = [0-9.e+-]+$" here.machine || fail "$key missing: $(cat here.machine)"
 done
-awk -F' = ' '/^(cores_per_node|memory_bandwidth|transpose_bandwidth|node_bandwidth|node_latency|message_seconds) /{ if ($2 + 0 <= 0) bad = bad " " $1 }
+awk -F' = ' '/^(cores_per_node|memory_bandwidth|transpose_bandwidth|node_bandwidth|node_latency|message_seconds|gemm_flops) /{ if ($2 + 0 <= 0) bad = bad " " $1 }
              END { if (bad) { print bad; exit 1 } }' here.machine >bad.txt || fail "not positive:$(cat bad.txt)"
 
 "$PLAN" transform --ranks 2 --from bc:400x400:8x8:1x2 --to bc:400x400:32x32:1x2 -o t.plan >/dev/null 2>err.txt ||

@@ -4,7 +4,8 @@
 # the plan can be replayed with, the plan's own first, its messages and
 # slowest ranks consistent with the plan's volumes), a rounds plan, a
 # two-rank plan on every machine (the smallest topologies), and the
-# refusals (no such machine, a bad machine file, --rank, a BMMC plan).
+# refusals (no such machine, a bad machine file, --rank); a BMMC plan and
+# an HSUMMA plan (its one way, auto; HSUMMA's communication and groups).
 . "$(dirname "$0")/common.sh"
 
 "$PLAN" transform --ranks 16 --from bc:200x160:8x8:4x4 --to bc:200x160:16x16:2x8:grid=col -o t.plan >/dev/null 2>err.txt ||
@@ -66,5 +67,18 @@ grep -q "bad.machine:3: memory_bandwidth" err.txt || fail "the bad machine file'
 expect_error 2 "--predict with no such machine" "$DUMP" t.plan --predict no-such-machine
 expect_error 2 "--predict with --rank" "$DUMP" t.plan --predict laptop --rank 1
 "$PLAN" bmmc --ranks 4 --perm bit-reversal --bits 8 -o b.plan >/dev/null 2>err.txt || fail "relay-plan bmmc: $(cat err.txt)"
-expect_error 2 "--predict of a BMMC plan" "$DUMP" b.plan --predict laptop
+"$DUMP" b.plan --predict laptop >p.txt 2>err.txt || fail "--predict of a BMMC plan: $(cat err.txt)"
+head -1 p.txt | grep -q "predicted replay .* ms (auto, the plan's schedule" || fail "BMMC: first line: $(head -1 p.txt)"
+"$PLAN" hsumma --grid 2x4 --shape 256x256x256 --groups 2x2 --block 32 -o h.plan >/dev/null 2>err.txt ||
+    fail "relay-plan hsumma: $(cat err.txt)"
+"$DUMP" h.plan --predict torus-bgp --json >h.json 2>err.txt || fail "--predict of an HSUMMA plan: $(cat err.txt)"
+python3 - h.json <<'PY' || fail "HSUMMA --json prediction inconsistent"
+import json, sys
+p = json.load(open(sys.argv[1]))["prediction"]
+assert p["schedule"] == "auto" and [s["schedule"] for s in p["schedules"]] == ["auto"], p
+assert (p["group_rows"], p["group_cols"], p["outer_steps"]) == (2, 2, 8), p
+assert 0 < p["comm_seconds"] < p["seconds"] and 0 < p["compute_seconds"] < p["seconds"], p
+PY
+"$DUMP" h.plan --predict torus-bgp >p.txt 2>err.txt && grep -q "ms communication, .* groups 2 x 2, 8 outer steps" p.txt ||
+    fail "HSUMMA text: $(cat p.txt err.txt)"
 finish

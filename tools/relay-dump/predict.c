@@ -1,10 +1,11 @@
 /* predict.c — relay-dump FILE --predict MACHINE: how long the plan's
  * replay would take on MACHINE (relay_plan_predict, relay/predict.h).
  * Prints the plan's own schedule's prediction in full (the replay time,
- * the slowest ranks, the slowest messages), then the time of every
- * schedule the plan can be replayed with; --json as one object.  MACHINE
- * is a machine file, or the name of one relay installs (cli_machine_file,
- * tools/common/machine_file.h).
+ * the slowest ranks, the slowest messages; for an HSUMMA plan its
+ * communication and computation, groups and steps), then the time of every
+ * schedule the plan can be replayed with (a BMMC or HSUMMA plan: its one
+ * way, "auto"); --json as one object.  MACHINE is a machine file, or the
+ * name of one relay installs (cli_machine_file, tools/common/machine_file.h).
  * Built where SimGrid is; predict_none.c stands in elsewhere. */
 #define _POSIX_C_SOURCE 200809L /* PATH_MAX */
 #include <limits.h>
@@ -56,11 +57,15 @@ static int predict_all(const relay_plan *p, const char *path, predictions *out, 
     return CLI_OK;
 }
 
-static void print_text(const dump_request *r, const char *path, const predictions *all, FILE *f)
+static void print_text(const dump_request *r, const relay_plan *p, const char *path, const predictions *all, FILE *f)
 {
     const relay_prediction *own = &all->each[0];
     fprintf(f, "%s on %s: predicted replay %.6f ms (%s, the plan's schedule; slowest rank %d)\n", r->path, path,
             own->seconds * 1e3, cli_schedule_words[own->schedule], own->slowest_rank);
+    if (relay_plan_get_kind(p) == RELAY_PLAN_HSUMMA)
+        fprintf(f, "  %-18s%.6f ms communication, %.6f ms computation (slowest ranks'), groups %d x %d, %lld outer steps\n",
+                "hsumma", own->comm_seconds * 1e3, own->compute_seconds * 1e3, own->group_rows, own->group_cols,
+                (long long)own->steps);
     fprintf(f, "  %-18s%6s %12s\n", "slowest ranks", "rank", "ms");
     for (int i = 0; i < all->nranks_listed; i++)
         fprintf(f, "  %-18s%6d %12.6f\n", "", all->ranks[i], all->rank_seconds[all->ranks[i]] * 1e3);
@@ -85,6 +90,13 @@ static void print_json(const relay_plan *p, const char *path, const predictions 
     json_double(&w, "seconds", own->seconds);
     json_int(&w, "slowest_rank", own->slowest_rank);
     json_int(&w, "messages", own->messages);
+    if (relay_plan_get_kind(p) == RELAY_PLAN_HSUMMA) {
+        json_double(&w, "comm_seconds", own->comm_seconds);
+        json_double(&w, "compute_seconds", own->compute_seconds);
+        json_int(&w, "group_rows", own->group_rows);
+        json_int(&w, "group_cols", own->group_cols);
+        json_int(&w, "outer_steps", own->steps);
+    }
     json_begin_array(&w, "slowest_ranks");
     for (int i = 0; i < all->nranks_listed; i++) {
         json_begin_object(&w, NULL);
@@ -124,7 +136,7 @@ int dump_predict(const dump_request *r, const relay_plan *p, cli_error *e)
     int status = cli_machine_file("--predict", r->predict, path, sizeof path, e);
     if (!status) status = predict_all(p, path, &all, e);
     if (!status && r->json) print_json(p, path, &all, r->out);
-    else if (!status) print_text(r, path, &all, r->out);
+    else if (!status) print_text(r, p, path, &all, r->out);
     free(all.rank_seconds);
     return status;
 }

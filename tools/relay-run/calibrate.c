@@ -4,9 +4,11 @@
  * ping-pong between ranks 0 and 1 for latency and bandwidth (the executor's
  * relay_hsumma_measure_network), copies by every rank at once for memory
  * and transpose bandwidth and per-piece cost (turned into a core's own:
- * the machine file says how many cores the node's ranks share), and a
- * burst of empty messages for the per-message cost.  Rank 0 writes OUT atomically, with comments saying how
+ * the machine file says how many cores the node's ranks share), a dgemm
+ * by every rank at once for the local gemm rate of HSUMMA predictions, and
+ * a burst of empty messages for the per-message cost.  Rank 0 writes OUT atomically, with comments saying how
  * and when each value was measured. */
+#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,8 @@ enum {
     PIECE_STRIDE = 64,       /* bytes between pieces' starts */
     TRANSPOSE_SIDE = 2048,   /* a transposed copy: COPY_BYTES as this many doubles squared */
     COPY_REPS = 5,
+    GEMM_M = 512,            /* the gemm timed: GEMM_M x GEMM_M x GEMM_K, a 16,384-rank HSUMMA step's */
+    GEMM_K = 256,
     MESSAGE_COUNT = 1000,
     MESSAGE_REPS = 5,
     TAG_CALIBRATE = 7
@@ -36,6 +40,7 @@ typedef struct {
     double memory_bandwidth;         /* bytes/s one core copies (all ranks copying, times ranks per core) */
     double transpose_bandwidth;      /* the same for a transposing copy */
     double piece_seconds, message_seconds;
+    double gemm_flops;               /* flop/s of one rank's dgemm on a core of its own */
 } calibration;
 
 /* Ranks sharing rank 0's node. */
@@ -104,6 +109,13 @@ static double transpose_seconds(char *dst, const char *src)
     return best;
 }
 
+/* Every rank measured at once: with more ranks than cores, each had
+ * cores / ranks of a core, and a core alone goes that much faster. */
+static double core_share(const calibration *c)
+{
+    return c->ranks_per_node > c->cores ? (double)c->ranks_per_node / c->cores : 1;
+}
+
 /* Memory bandwidth from a whole copy; a piece's cost is what a strided
  * copy takes beyond its bytes at that bandwidth.  0 on every rank when
  * any rank is short of memory (agreed before the first copy). */
@@ -116,9 +128,7 @@ static int measure_memory(calibration *c)
         memset(src, 1, COPY_BYTES);
         memset(dst, 0, COPY_BYTES);
         size_t bytes, piece_bytes;
-        /* Every rank copied at once: with more ranks than cores, each had
-         * cores / ranks of a core, and a core alone goes that much faster. */
-        double share = c->ranks_per_node > c->cores ? (double)c->ranks_per_node / c->cores : 1;
+        double share = core_share(c);
         double whole = copy_seconds(dst, src, WHOLE, &bytes);
         c->transpose_bandwidth = share * COPY_BYTES / transpose_seconds(dst, src);
         double strided = copy_seconds(dst, src, STRIDED, &piece_bytes);
@@ -129,6 +139,30 @@ static int measure_memory(calibration *c)
     free(src);
     free(dst);
     return all_fed;
+}
+
+/* The dgemm rate of one rank on a core of its own: C += A B of GEMM_M x
+ * GEMM_K times GEMM_K x GEMM_M doubles by every rank at once, the fastest
+ * of COPY_REPS, timed by the slowest rank; 0 on every rank when any rank
+ * is short of memory. */
+static double measure_gemm(const calibration *c)
+{
+    size_t ab = (size_t)GEMM_M * GEMM_K, cc = (size_t)GEMM_M * GEMM_M;
+    double *a = malloc(2 * ab * sizeof *a), *out = calloc(cc, sizeof *out), best = INFINITY;
+    int fed = a && out, all_fed;
+    MPI_Allreduce(&fed, &all_fed, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    for (size_t i = 0; all_fed && i < 2 * ab; i++) a[i] = 1.0 / (double)(1 + i % 7);
+    for (int r = -1; all_fed && r < COPY_REPS; r++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, GEMM_M, GEMM_M, GEMM_K, 1.0, a, GEMM_M, a + ab, GEMM_K,
+                    1.0, out, GEMM_M);
+        double t = max_over_ranks(MPI_Wtime() - t0);
+        if (r >= 0 && t < best) best = t;
+    }
+    free(a);
+    free(out);
+    return all_fed ? core_share(c) * 2.0 * GEMM_M * GEMM_M * GEMM_K / best : 0;
 }
 
 /* MESSAGE_COUNT empty messages from rank 0 to rank 1 in one burst: the
@@ -177,12 +211,16 @@ static void write_machine(FILE *f, const calibration *c)
             "piece_seconds = %.4g\n"
             "# %d empty messages rank 0 to rank 1 in one burst, per message\n"
             "message_seconds = %.4g\n"
+            "# dgemm %d x %d x %d by every rank at once, fastest of %d, slowest rank, per core\n"
+            "# (with the BLAS's threads as the environment set them: OPENBLAS_NUM_THREADS=1 for one)\n"
+            "gemm_flops = %.4g\n"
             "# ping-pong of 8 bytes and 1 MiB between ranks 0 and 1 (Hockney fit)\n"
             "node_bandwidth = %.4g\n"
             "node_latency = %.4g\n",
             when, c->ranks, c->ranks, c->ranks_per_node, c->cores, COPY_BYTES >> 20, COPY_REPS, c->memory_bandwidth,
             TRANSPOSE_SIDE, c->transpose_bandwidth, PIECE_BYTES, PIECE_STRIDE,
-            c->piece_seconds, MESSAGE_COUNT, c->message_seconds, c->bandwidth, c->latency);
+            c->piece_seconds, MESSAGE_COUNT, c->message_seconds, GEMM_M, GEMM_M, GEMM_K, COPY_REPS, c->gemm_flops,
+            c->bandwidth, c->latency);
 }
 
 static int save_calibration(const calibration *c, const char *out, cli_error *e)
@@ -210,6 +248,8 @@ int calibrate_machine(const char *out, int rank, int nranks, cli_error *e)
     c.latency = net.alpha;
     c.bandwidth = 1 / net.beta;
     if (!measure_memory(&c)) return cli_fail(e, CLI_FAILED, "--calibrate: out of memory for the %d MiB copies", COPY_BYTES >> 20);
+    c.gemm_flops = measure_gemm(&c);
+    if (c.gemm_flops <= 0) return cli_fail(e, CLI_FAILED, "--calibrate: out of memory for the dgemm");
     c.message_seconds = message_seconds(rank);
     return rank == 0 ? save_calibration(&c, out, e) : CLI_OK;
 }
