@@ -192,7 +192,11 @@ typedef struct {
 RELAY_API relay_status relay_exec_hsumma_report(const relay_exec *e, relay_hsumma_report *r);
 
 /* Frees the executor and its communicator.  MPI_Comm_free is collective in
- * MPI's sense: free an executor on every rank, after its last replay. */
+ * MPI's sense: free an executor on every rank, after its last replay.  An
+ * executor whose messages go through a shared-memory window (a tuning's
+ * window choice, or RELAY_SHM=on) frees the window with MPI_Win_free,
+ * which waits for the node's other ranks: free such executors in the same
+ * order on every rank of a node. */
 RELAY_API void relay_exec_free(relay_exec *e);
 
 #ifdef __cplusplus
