@@ -31,6 +31,7 @@ stay alive, but they must not be read or written.
 from __future__ import annotations
 
 import atexit
+import itertools
 import numbers
 import operator
 import weakref
@@ -41,15 +42,22 @@ from . import _core
 from .errors import ArgumentError
 from .plans import Plan, Tuning
 
-_live = weakref.WeakSet()
+# Executors still open, in the order they were made: the same order on
+# every rank of an SPMD program, which closing at exit must follow (freeing
+# an executor through a shared-memory window waits for its node's ranks;
+# a WeakSet's order is its members' addresses, different on every rank).
+_live: dict[int, weakref.ref] = {}
+_made = itertools.count()
 _atexit_registered = False
 
 
 def _close_all_at_exit() -> None:
     # Runs before mpi4py's MPI_Finalize (atexit handlers run last-registered
     # first, and this one is registered after mpi4py.MPI is imported).
-    for ex in list(_live):
-        ex.close()
+    for ref in list(_live.values()):
+        ex = ref()
+        if ex is not None:
+            ex.close()
 
 
 def _comm_handle(comm) -> int:
@@ -188,7 +196,8 @@ class Executor:
         dst, src, self.itemsize, self.dtype_name = _core.exec_slots(self._h)
         self.dst_elems: tuple[int, ...] = dst
         self.src_elems: tuple[int, ...] = src
-        _live.add(self)
+        self._made = next(_made)
+        _live[self._made] = weakref.ref(self, lambda _, k=self._made: _live.pop(k, None))
         if not _atexit_registered:
             atexit.register(_close_all_at_exit)
             _atexit_registered = True
@@ -266,7 +275,7 @@ class Executor:
         flight.  Idempotent."""
         if getattr(self, "_h", None) is not None:
             _core.exec_close(self._h)
-            _live.discard(self)
+            _live.pop(self._made, None)
 
     def __enter__(self) -> "Executor":
         return self

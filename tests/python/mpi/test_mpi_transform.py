@@ -5,6 +5,8 @@ schedules, NaN safety and sub-communicators."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -338,4 +340,18 @@ def test_executor_left_open_at_exit(comm, chk):
     ex2 = relay.Executor(other, comm)
     ex2.start(np.zeros(other.dst_elems(comm.rank), np.complex64), np.zeros(other.src_elems(comm.rank), np.complex64))
     LEFT_OPEN.append(ex2)  # closed at exit with its replay in flight
+    # executors through a shared-memory window: freeing one waits for the
+    # node's other ranks, so at exit they must close in the same order on
+    # every rank (in the order they were made)
+    before = os.environ.get("RELAY_SHM")
+    os.environ["RELAY_SHM"] = "on"
+    try:
+        for k in range(6):
+            p2p = plan_t(comm, dst, src, op="T", schedule="p2p", dtype=np.float32 if k % 2 else np.float64)
+            LEFT_OPEN.append(relay.Executor(p2p, comm))
+    finally:
+        if before is None:
+            del os.environ["RELAY_SHM"]
+        else:
+            os.environ["RELAY_SHM"] = before
     chk.agree()
