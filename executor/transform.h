@@ -64,9 +64,10 @@ typedef struct {
 } rl_walk;
 
 /* A task: a tile of a walk's V, bands [i0, i1) x [j0, j1) and, of each,
- * rows [r0, r1) and columns [c0, c1). */
+ * rows [r0, r1) and columns [c0, c1); the same tile of each of the
+ * `phases` walks from `walk` on, where walks interleave (transform_pack.c). */
 typedef struct {
-    int64_t walk, i0, i1, r0, r1, j0, j1, c0, c1;
+    int64_t walk, i0, i1, r0, r1, j0, j1, c0, c1, phases;
 } rl_task;
 
 /* Rows [r0, r1) and columns [c0, c1) of one band, as a task moves them. */

@@ -137,8 +137,9 @@ static verdict check_task(const checker *ck, const rl_walk *w, const rl_task *t,
 {
     const rl_pair_info *pi = &ck->x->pairs[w->pair];
     verdict v = FINE;
+    int64_t i1 = t->i1 < w->count_r ? t->i1 : w->count_r; /* a task's later phases may have fewer bands */
     for (int64_t j = t->j0; j < t->j1; j++)
-        for (int64_t i = t->i0; i < t->i1; i++)
+        for (int64_t i = t->i0; i < i1; i++)
             for (int64_t c = t->c0; c < t->c1 && !v; c++) {
                 line_reader b = line_of(ck->b[w->pair], w->from.rs, pi->src_order);
                 line_reader a = line_of(ck->a[w->pair], w->to.rs, pi->dst_order);
@@ -159,8 +160,10 @@ static uint64_t check_message(const checker *ck, const rl_message_set *ms, int k
     if (elems >= PARALLEL_ELEMS)
     for (int64_t t = ms->first[k]; t < ms->first[k + 1]; t++) {
         const rl_task *task = &ms->tasks[t];
-        verdict v = check_task(ck, &ms->walks[task->walk], task, kind, &hash);
-        if (v && task->walk * VERDICTS + v < worst) worst = task->walk * VERDICTS + v;
+        for (int64_t w = task->walk; w < task->walk + task->phases; w++) {
+            verdict v = check_task(ck, &ms->walks[w], task, kind, &hash);
+            if (v && w * VERDICTS + v < worst) worst = w * VERDICTS + v;
+        }
     }
     *bad = worst;
     return hash ? hash : 1;

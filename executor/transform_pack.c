@@ -174,11 +174,12 @@ static int short_near_columns(const rl_walk *w, size_t esz)
            llabs(w->from.step_r) * b <= NEAR_BAND_BYTES && llabs(w->to.step_r) * b <= NEAR_BAND_BYTES;
 }
 
-/* A walk of short, near columns: tasks of whole bands down, about one band
- * column wide (of at least MIN_TASK_ELEMS, at most CHUNK_ELEMS elements). */
-static void stacked_cuts(rl_walk *w, cut *r, cut *c)
+/* A walk of short, near columns (and its `phases` interleaved walks):
+ * tasks of whole bands down, about one band column wide (of at least
+ * MIN_TASK_ELEMS, at most CHUNK_ELEMS elements over all the phases). */
+static void stacked_cuts(rl_walk *w, int64_t phases, cut *r, cut *c)
 {
-    int64_t down = min64(w->count_r, max64(1, CHUNK_ELEMS / w->rows)), height = down * w->rows;
+    int64_t band = w->rows * phases, down = min64(w->count_r, max64(1, CHUNK_ELEMS / band)), height = down * band;
     int64_t part = min64(w->cols, max64(1, CHUNK_ELEMS / height));
     *r = (cut){down, w->rows};
     *c = part < w->cols ? (cut){1, part} : (cut){min64(w->count_c, max64(1, MIN_TASK_ELEMS / (height * w->cols))), w->cols};
@@ -195,11 +196,12 @@ static void stacked_cuts(rl_walk *w, cut *r, cut *c)
  * keep CHUNK_ELEMS.  Tiles read from another process (RL_TILES_READ) take
  * B's runs whole, up to READ_RUN_ELEMS, and hold about READ_CHUNK_ELEMS:
  * each run read costs the kernel a page lookup, and the bounce buffer
- * they land in stays in cache for the move into A. */
-static void walk_cuts(rl_walk *w, size_t esz, rl_tiles tiles, cut *r, cut *c)
+ * they land in stays in cache for the move into A.  `phases` > 1 only for
+ * short near columns (walk_phases). */
+static void walk_cuts(rl_walk *w, int64_t phases, size_t esz, rl_tiles tiles, cut *r, cut *c)
 {
     if (tiles == RL_TILES_MOVE && short_near_columns(w, esz)) {
-        stacked_cuts(w, r, c);
+        stacked_cuts(w, phases, r, c);
         return;
     }
     int reads = tiles == RL_TILES_READ;
@@ -217,16 +219,61 @@ static void walk_cuts(rl_walk *w, size_t esz, rl_tiles tiles, cut *r, cut *c)
     w->lines_c = lines_of(*c, w->cols, line, w->from.cs, w->to.cs);
 }
 
+/* ---- phases: lattices that interleave ---------------------------------- */
+
+/* 8 x 8 blocks to 128 x 128 on 2 x 2 make 8 lattices down each column
+ * that differ only in phase: pieces 128 rows apart, 16 rows apart from one
+ * lattice to the next in A (8 in B).  Walked one after another they sweep
+ * A's columns 8 times, writing one line in 16 each time, so that no
+ * prefetcher follows them; walked as phases of one pattern (a task moves
+ * a column of each band of each phase in turn) they sweep it once, one
+ * line in two, ScaLAPACK's order. */
+
+static int same_steps(const rl_walk_side *a, const rl_walk_side *b)
+{
+    return a->step_r == b->step_r && a->step_c == b->step_c && a->rs == b->rs && a->cs == b->cs;
+}
+
+/* Walk v, after u, moves pieces of the same shape along the same steps,
+ * as many bands across and as many or fewer down (a matrix's last blocks,
+ * cut short, hold pieces of the first phases only). */
+static int same_pattern(const rl_walk *u, const rl_walk *v)
+{
+    return u->pair == v->pair && u->rows == v->rows && u->cols == v->cols && v->count_r <= u->count_r &&
+           u->count_c == v->count_c && same_steps(&u->from, &v->from) && same_steps(&u->to, &v->to);
+}
+
+/* How many walks from walks[i] on (before `end`) are phases of one
+ * pattern of short near columns: the same shape and steps, offsets a
+ * constant delta apart on each side, and in A (or the pack buffer: the side
+ * written) as many as fit between one band and the next, in order (taken
+ * band by band, phase by phase, the pieces then go down A's columns); 1:
+ * walks[i] alone.  Only the side written: packing 8 x 8 blocks' phases
+ * together (B read down its columns, the pack buffer written in 8 places
+ * at once) took 24-32 ms a replay against 16. */
+static int64_t walk_phases(const rl_walk *walks, int64_t i, int64_t end, size_t esz)
+{
+    const rl_walk *w = &walks[i];
+    if (i + 1 >= end || !short_near_columns(w, esz) || !same_pattern(w, &walks[i + 1])) return 1;
+    int64_t df = walks[i + 1].from.off - w->from.off, dt = walks[i + 1].to.off - w->to.off;
+    if (dt < w->rows || dt > w->to.step_r) return 1;
+    int64_t fit = (w->to.step_r - w->rows) / dt + 1, n = 2;
+    while (n < fit && i + n < end && same_pattern(&walks[i + n - 1], &walks[i + n]) &&
+           walks[i + n].from.off - walks[i + n - 1].from.off == df && walks[i + n].to.off - walks[i + n - 1].to.off == dt)
+        n++;
+    return n <= fit ? n : 1;
+}
+
 static int64_t ceil_div(int64_t x, int64_t b) { return x / b + (x % b != 0); }
 
-/* How many tasks walk w has, counted without walking them (a plan's piece
- * may be far larger than memory: the count must not take its time), or
- * -1 past INT64_MAX. */
-static int64_t walk_task_count(rl_walk *w, size_t esz, rl_tiles tiles)
+/* How many tasks walk w (with its phases) has, counted without walking
+ * them (a plan's piece may be far larger than memory: the count must not
+ * take its time), or -1 past INT64_MAX. */
+static int64_t walk_task_count(rl_walk *w, int64_t phases, size_t esz, rl_tiles tiles)
 {
     if (w->rows < 1 || w->cols < 1 || w->count_r < 1 || w->count_c < 1) return 0;
     cut r, c;
-    walk_cuts(w, esz, tiles, &r, &c);
+    walk_cuts(w, phases, esz, tiles, &r, &c);
     int64_t n = 1, f[] = {ceil_div(w->count_c, c.group), ceil_div(w->cols, c.part), ceil_div(w->count_r, r.group),
                           ceil_div(w->rows, r.part)};
     for (int i = 0; i < 4; i++)
@@ -234,18 +281,19 @@ static int64_t walk_task_count(rl_walk *w, size_t esz, rl_tiles tiles)
     return n;
 }
 
-/* Writes walk w's tasks to out; returns how many. */
-static int64_t walk_tasks(rl_walk *w, size_t esz, rl_tiles tiles, int64_t index, rl_task *out)
+/* Writes the tasks of walk w (walk `index`, with its phases) to out;
+ * returns how many. */
+static int64_t walk_tasks(rl_walk *w, int64_t phases, size_t esz, rl_tiles tiles, int64_t index, rl_task *out)
 {
     cut r, c;
     int64_t n = 0;
-    walk_cuts(w, esz, tiles, &r, &c);
+    walk_cuts(w, phases, esz, tiles, &r, &c);
     for (int64_t j0 = 0; j0 < w->count_c; j0 += c.group)
         for (int64_t c0 = 0; c0 < w->cols; c0 += c.part)
             for (int64_t i0 = 0; i0 < w->count_r; i0 += r.group)
                 for (int64_t r0 = 0; r0 < w->rows; r0 += r.part, n++)
                     out[n] = (rl_task){index, i0, min64(i0 + r.group, w->count_r), r0, min64(r0 + r.part, w->rows),
-                                       j0, min64(j0 + c.group, w->count_c), c0, min64(c0 + c.part, w->cols)};
+                                       j0, min64(j0 + c.group, w->count_c), c0, min64(c0 + c.part, w->cols), phases};
     return n;
 }
 
@@ -253,8 +301,9 @@ relay_status rl_message_set_tasks(rl_message_set *ms, const rl_message *msg, int
 {
     int64_t n = 0;
     for (int k = 0; k < nmsg; k++)
-        for (int64_t i = msg[k].first; i < msg[k].first + msg[k].count; i++) {
-            int64_t t = walk_task_count(&ms->walks[i], esz, tiles);
+        for (int64_t i = msg[k].first, end = i + msg[k].count, p; i < end; i += p) {
+            p = tiles == RL_TILES_MOVE ? walk_phases(ms->walks, i, end, esz) : 1;
+            int64_t t = walk_task_count(&ms->walks[i], p, esz, tiles);
             if (t < 0 || rl_add_overflows(n, t, &n) || n > PTRDIFF_MAX / (int64_t)sizeof *ms->tasks)
                 return rl_fail(RELAY_ERR_NOMEM, "this rank's pieces are too large for any memory");
         }
@@ -265,8 +314,10 @@ relay_status rl_message_set_tasks(rl_message_set *ms, const rl_message *msg, int
     ms->ntasks = 0;
     for (int k = 0; k < nmsg; k++) {
         ms->first[k] = ms->ntasks;
-        for (int64_t i = msg[k].first; i < msg[k].first + msg[k].count; i++)
-            ms->ntasks += walk_tasks(&ms->walks[i], esz, tiles, i, ms->tasks + ms->ntasks);
+        for (int64_t i = msg[k].first, end = i + msg[k].count, p; i < end; i += p) {
+            p = tiles == RL_TILES_MOVE ? walk_phases(ms->walks, i, end, esz) : 1;
+            ms->ntasks += walk_tasks(&ms->walks[i], p, esz, tiles, i, ms->tasks + ms->ntasks);
+        }
     }
     ms->first[nmsg] = ms->ntasks;
     return RELAY_OK;
@@ -495,28 +546,37 @@ int64_t rl_task_cut_bound(const rl_walk *w, const rl_task *t, size_t esz)
 }
 
 /* Whether task t of walk w moves its short columns across its bands:
- * several bands down the task, short and near (short_near_columns), and
- * cuts that do not follow cache lines (the same for every band). */
+ * several bands (or phases) down the task, short and near
+ * (short_near_columns), and cuts that do not follow cache lines (the same
+ * for every band). */
 static int columns_across_bands(const rl_walk *w, const rl_task *t, size_t esz)
 {
-    return w->lines_r == RL_LINES_NONE && w->lines_c == RL_LINES_NONE && t->i1 - t->i0 > 1 &&
+    return w->lines_r == RL_LINES_NONE && w->lines_c == RL_LINES_NONE && (t->i1 - t->i0 > 1 || t->phases > 1) &&
            (t->r1 - t->r0) * (int64_t)esz <= SHORT_RUN_BYTES && short_near_columns(w, esz);
 }
 
 /* Task t column by column: for each column, that column of every band
- * down the task, as one rectangle whose "columns" are the bands.  Pieces
- * of 8 x 8 elements otherwise write a line in each of 8 columns of A, 16
- * KB apart, per piece; this way A is written down one column after
- * another, as ScaLAPACK's unpack writes it. */
+ * down the task, as one rectangle whose "columns" are the bands; of
+ * phases, band by band, that column of each phase (its "columns" the
+ * phases).  Pieces of 8 x 8 elements otherwise write a line in each of 8
+ * columns of A, 16 KB apart, per piece; this way A is written down one
+ * column after another, as ScaLAPACK's unpack writes it. */
 static void move_columns_across_bands(const rl_walk *w, const rl_task *t, char *from, char *to, const rl_scalars *sc,
                                       int conj, size_t esz)
 {
+    int phased = t->phases > 1;
+    int64_t rows = t->r1 - t->r0;
+    int64_t to_step = phased ? w[1].to.off - w->to.off : w->to.step_r;
+    int64_t from_step = phased ? w[1].from.off - w->from.off : w->from.step_r;
     for (int64_t j = t->j0; j < t->j1; j++)
-        for (int64_t c = t->c0; c < t->c1; c++) {
-            rl_side d = {rl_elem_at(to, rl_band_offset(&w->to, t->i0, j, t->r0, c), esz), 1, w->to.step_r};
-            rl_side s = {rl_elem_at(from, rl_band_offset(&w->from, t->i0, j, t->r0, c), esz), 1, w->from.step_r};
-            rl_move(sc, conj, d, s, t->r1 - t->r0, t->i1 - t->i0);
-        }
+        for (int64_t c = t->c0; c < t->c1; c++)
+            for (int64_t i = t->i0; i < (phased ? t->i1 : t->i0 + 1); i++) {
+                int64_t down = phased ? t->phases : t->i1 - t->i0;
+                while (phased && w[down - 1].count_r <= i) down--; /* phases whose bands end before i */
+                rl_side d = {rl_elem_at(to, rl_band_offset(&w->to, i, j, t->r0, c), esz), 1, to_step};
+                rl_side s = {rl_elem_at(from, rl_band_offset(&w->from, i, j, t->r0, c), esz), 1, from_step};
+                rl_move(sc, conj, d, s, rows, down);
+            }
 }
 
 static void move_bands(const rl_walk *w, const rl_task *t, char *from, char *to, const rl_scalars *sc, int conj, size_t esz)

@@ -86,6 +86,19 @@ static relay_layout *square_blocks(int shift)
     return padded_blocks(5, splits, 5, splits, shift);
 }
 
+/* PHASE_N x PHASE_N in mb x mb blocks on a P x 1 grid.  From 2 x 2 blocks
+ * to 16 x 16, a rank's local lattices are phases of one pattern (pieces
+ * 2 rows high, 16P rows apart, the next lattice 2P rows on in B), which
+ * the executor moves together (transform_pack.c); at PHASE_N = 300 the
+ * last phase of rank 0 has a band fewer than the first. */
+enum { PHASE_N = 300 };
+static relay_layout *column_of_blocks(int64_t mb)
+{
+    relay_layout *l = NULL;
+    relay_layout_block_cyclic(&l, PHASE_N, PHASE_N, mb, mb, nranks, 1, RELAY_ROW_MAJOR, 0, 0, 0, RELAY_COL_MAJOR);
+    return l;
+}
+
 static relay_plan *decoded_plan(const relay_layout *a, const relay_layout *b, relay_op op, int64_t cap)
 {
     return redescribe_decoded_plan(nranks, a, b, op, cap);
@@ -235,6 +248,28 @@ static int drop_local(relay_plan *p, rl_section *s, const relay_layout *a)
     return 1;
 }
 
+/* The last local lattice's last band dropped: among phases moved together
+ * (column_of_blocks), a later phase of fewer bands than the first. */
+static int drop_last_band(relay_plan *p, rl_section *s, const relay_layout *a)
+{
+    (void)p;
+    (void)a;
+    if (s->nlocal < 2 || s->local[s->nlocal - 1].count_r < 2) return 0;
+    s->local[s->nlocal - 1].count_r--;
+    return 1;
+}
+
+/* The first local lattice split across its columns (a truthful change):
+ * the section is no longer the planner's, so it is checked element by
+ * element, the phases after it still moved together, the last of them
+ * (at 2 and 3 ranks) with a band fewer than the first. */
+static int split_first_local(relay_plan *p, rl_section *s, const relay_layout *a)
+{
+    (void)p;
+    (void)a;
+    return split_local(s);
+}
+
 /* Two lattices of one message, of one shape, trade places in the buffer;
  * 0 if no message has two. */
 static int swap_twin_lattices(const rl_message *msg, int nmsg, rl_span *spans)
@@ -362,12 +397,14 @@ typedef enum {
     ON_COLUMN_BLOCKS,    /* direct_columns 8 and 12: messages travel direct, lattices of several pieces */
     ON_WIDE_COLUMNS,     /* direct_columns 16 and 48: direct messages of one piece */
     ON_STACKED_BLOCKS,   /* stacked_in_two and stacked_in_one: a direct message across A's blocks */
+    ON_PHASES,           /* column_of_blocks 16 and 2: local lattices that are phases of one pattern */
     LIE_LAYOUTS
 } lie_layouts;
 
 /* What must come of a lie: refused on every rank with a reason, or that
- * or (a re-description that keeps the meaning) a replay that is right. */
-typedef enum { REFUSED, REFUSED_OR_RIGHT } outcome;
+ * or (a re-description that keeps the meaning) a replay that is right, or
+ * (a re-description the element check must accept) a replay that is right. */
+typedef enum { REFUSED, REFUSED_OR_RIGHT, RIGHT } outcome;
 
 typedef struct {
     const char *name;
@@ -399,6 +436,8 @@ static const lie_case lies[] = {
      REFUSED_OR_RIGHT},
     {"rank 1's receive lattice fused across A's two packed blocks", fuse_across_blocks, 2, ON_STACKED_BLOCKS, 0, 1,
      REFUSED_OR_RIGHT},
+    {"a band of a later local phase dropped", drop_last_band, 2, ON_PHASES, 0, 0, REFUSED},
+    {"the first local phase split across its columns", split_first_local, 2, ON_PHASES, 0, 0, RIGHT},
 };
 
 /* Whether this rank's message says what is wrong, or that another rank failed. */
@@ -426,7 +465,10 @@ static void refused_everywhere(const lie_case *c, relay_layout *a, relay_layout 
     MPI_Allreduce(&refused, &any_refused, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
     if (rank == 0 && getenv("RELAY_TEST_VERBOSE")) printf("%s: %s\n", c->name, refused ? relay_last_error() : "bound");
     relay_exec_free(e);
-    if (c->expect == REFUSED_OR_RIGHT && !any_refused) {
+    if (c->expect == RIGHT) {
+        snprintf(what, sizeof what, "%s: binds on every rank and replays right", c->name);
+        check(!any_refused && replays_right(p, a, b, RELAY_OP_N), what);
+    } else if (c->expect == REFUSED_OR_RIGHT && !any_refused) {
         snprintf(what, sizeof what, "%s: bound on every rank, so it replays right", c->name);
         check(replays_right(p, a, b, RELAY_OP_N), what);
     } else {
@@ -443,9 +485,11 @@ static relay_layout *stacked(int blocks, int owner) { return redescribe_stacked(
 static void test_lies_are_refused(void)
 {
     relay_layout *a[LIE_LAYOUTS] = {row_of_blocks(3, 5), padded_grid(),     square_blocks(0),
-                                    direct_columns(8),  direct_columns(16), nranks > 1 ? stacked(2, 1) : NULL};
+                                    direct_columns(8),  direct_columns(16), nranks > 1 ? stacked(2, 1) : NULL,
+                                    column_of_blocks(16)};
     relay_layout *b[LIE_LAYOUTS] = {row_of_blocks(4, 2), row_of_blocks(4, 2), square_blocks(1),
-                                    direct_columns(12), direct_columns(48), nranks > 1 ? stacked(1, 0) : NULL};
+                                    direct_columns(12), direct_columns(48), nranks > 1 ? stacked(1, 0) : NULL,
+                                    column_of_blocks(2)};
     for (size_t k = 0; k < sizeof lies / sizeof lies[0]; k++)
         if (nranks >= lies[k].min_ranks) refused_everywhere(&lies[k], a[lies[k].on], b[lies[k].on]);
     for (int on = 0; on < LIE_LAYOUTS; on++) {

@@ -1,5 +1,5 @@
 /* make_seeds.c — writes small valid plans of every kind as the fuzzer's
- * seed corpus (formats 2.2 and 3.0), so that the structure-aware mutator
+ * seed corpus (formats 2.2, 2.3 and 3.0), so that the structure-aware mutator
  * (plan_mutator.c) has every field of the format to edit:
  *   transforms  block-cyclic and grid layouts (packed and with offsets),
  *               ops N, T and C, every element type, batches of two and
@@ -7,7 +7,8 @@
  *               lattices of many pieces at nonzero steps on both sides;
  *               schedules p2p, rounds (steps and local_round) and
  *               alltoallv and neighbor; relabeling none, greedy and optimal;
- *               a tuning (relay_exec_tune's record) of every choice, and one
+ *               a tuning (relay_exec_tune's record) of every choice (p2p
+ *               through the shared-memory window among them: 2.3), and one
  *               predicted on a machine (its name); a memory cap;
  *               messages that travel direct (one across A's packed
  *               blocks) and a slab transpose a receiver may pull;
@@ -54,16 +55,17 @@ static int transform(int nranks, const relay_layout *to, const relay_layout *fro
     return save(relay_plan_transform(&p, nranks, to, from, op, type, &o), &p);
 }
 
-/* A rounds plan carrying a tuning that times every choice; predicted on
- * `machine` unless it is "". */
+/* A rounds plan carrying a tuning that times every choice, p2p through the
+ * shared-memory window among them; predicted on `machine` unless it is "". */
 static int tuned(const relay_layout *to, const relay_layout *from, const char *machine)
 {
     relay_plan_options o;
     relay_plan_options_init(&o);
     o.schedule = RELAY_SCHED_ROUNDS;
-    relay_tuning t = {.ntimed = 5, .best = 2, .ranks_per_node_min = 2, .ranks_per_node_max = 4, .replays = 7,
+    relay_tuning t = {.ntimed = 6, .best = 2, .ranks_per_node_min = 2, .ranks_per_node_max = 4, .replays = 7,
                       .choices = {{RELAY_SCHED_P2P, 0, 1e-3}, {RELAY_SCHED_P2P, 1, 2e-3}, {RELAY_SCHED_ROUNDS, 0, 5e-4},
-                                  {RELAY_SCHED_ALLTOALLV, 0, 9e-4}, {RELAY_SCHED_NEIGHBOR, 0, 8e-4}}};
+                                  {RELAY_SCHED_ALLTOALLV, 0, 9e-4}, {RELAY_SCHED_NEIGHBOR, 0, 8e-4},
+                                  {RELAY_SCHED_P2P, 0, 7e-4, 0, 1}}};
     snprintf(t.machine, sizeof t.machine, "%s", machine);
     relay_plan *p = NULL;
     relay_status st = relay_plan_transform(&p, 4, to, from, RELAY_OP_T, RELAY_FLOAT, &o);
