@@ -91,14 +91,17 @@ void record_predicted(relay_prediction *out, int from, int to, int64_t bytes, do
 
 /* ---- messages between ordered pairs ------------------------------------- */
 
-static sg_mailbox_t pair_mailbox(int from, int to)
+static sg_mailbox_t pair_mailbox(int from, int to, int tag)
 {
-    char name[32];
-    snprintf(name, sizeof name, "%d>%d", from, to);
+    char name[48];
+    if (tag) snprintf(name, sizeof name, "%d>%d#%d", from, to, tag);
+    else snprintf(name, sizeof name, "%d>%d", from, to);
     return sg_mailbox_by_name(name);
 }
 
-sg_comm_t pair_send_async(const machine *m, int from, int to, int64_t bytes)
+sg_comm_t pair_send_async(const machine *m, int from, int to, int64_t bytes) { return tagged_send_async(m, from, to, 0, bytes); }
+
+sg_comm_t tagged_send_async(const machine *m, int from, int to, int tag, int64_t bytes)
 {
     spend(m->message_seconds);
     pair_message *msg = malloc(sizeof *msg);
@@ -107,12 +110,14 @@ sg_comm_t pair_send_async(const machine *m, int from, int to, int64_t bytes)
         abort();
     }
     *msg = (pair_message){from, to, bytes, simgrid_get_clock()};
-    return sg_mailbox_put_async(pair_mailbox(from, to), msg, (long)bytes);
+    return sg_mailbox_put_async(pair_mailbox(from, to, tag), msg, (long)bytes);
 }
 
-sg_comm_t pair_receive_async(int from, int to, pair_message **landed)
+sg_comm_t pair_receive_async(int from, int to, pair_message **landed) { return tagged_receive_async(from, to, 0, landed); }
+
+sg_comm_t tagged_receive_async(int from, int to, int tag, pair_message **landed)
 {
-    return sg_mailbox_get_async(pair_mailbox(from, to), (void **)landed);
+    return sg_mailbox_get_async(pair_mailbox(from, to, tag), (void **)landed);
 }
 
 void pair_landed(relay_prediction *out, pair_message *landed)
@@ -138,4 +143,13 @@ void summarise(int nranks, const double *rank_seconds, relay_prediction *out)
             out->seconds = rank_seconds[r];
             out->slowest_rank = r;
         }
+}
+
+int run_actors(const machine *m, int nranks, void (*code)(int, char **), void *actors, size_t actor_size,
+               const double *rank_seconds, relay_prediction *out)
+{
+    if (start_actors(m, nranks, code, actors, actor_size)) return -1;
+    simgrid_run();
+    summarise(nranks, rank_seconds, out);
+    return 0;
 }

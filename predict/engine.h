@@ -48,11 +48,21 @@ sg_comm_t pair_send_async(const machine *m, int from, int to, int64_t bytes);
  * its payload, which pair_landed records and frees. */
 sg_comm_t pair_receive_async(int from, int to, pair_message **landed);
 void pair_landed(relay_prediction *out, pair_message *landed);
+/* The same on the mailbox of (from, to, tag) (tag 0: the pair's own), for
+ * messages a receiver posts in another order than its sender sends them:
+ * each tag carries one message. */
+sg_comm_t tagged_send_async(const machine *m, int from, int to, int tag, int64_t bytes);
+sg_comm_t tagged_receive_async(int from, int to, int tag, pair_message **landed);
 /* Sends and waits until it landed; receives, waits and records. */
 void pair_send(const machine *m, int from, int to, int64_t bytes);
 void pair_receive(relay_prediction *out, int from, int to);
 
 /* out->seconds and slowest_rank: the latest of rank_seconds[0..nranks). */
 void summarise(int nranks, const double *rank_seconds, relay_prediction *out);
+
+/* start_actors, then runs the simulation to its end and summarises the
+ * rank_seconds the actors wrote into out: 0, or -1 when a node is missing. */
+int run_actors(const machine *m, int nranks, void (*code)(int, char **), void *actors, size_t actor_size,
+               const double *rank_seconds, relay_prediction *out);
 
 #endif

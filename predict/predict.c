@@ -1,7 +1,8 @@
 /* predict.c — relay_plan_predict, relay_plan_predict_hsumma,
  * relay_predict_schedules and relay_predict_tuning (relay/predict.h):
  * checks the request, reads the machine, and runs the simulation of the
- * plan's kind (simulate.c, simulate_bmmc.c, simulate_hsumma.c) in a child
+ * plan's kind (simulate.c, simulate_bmmc.c, simulate_hsumma.c,
+ * simulate_nd.c) in a child
  * process, since SimGrid's engine can be made once per process; the child
  * writes the prediction and the ranks' times down a pipe and exits. */
 #define _POSIX_C_SOURCE 200809L /* fork, pipe, waitpid */
@@ -24,9 +25,12 @@
 relay_status relay_predict_schedules(const relay_plan *p, relay_schedule *schedules, int *count)
 {
     if (!p || !schedules || !count) return rl_fail(RELAY_ERR_ARG, "relay_predict_schedules: null argument");
-    if (p->kind == RELAY_PLAN_ND)
-        return rl_fail(RELAY_ERR_UNSUPPORTED, "relay_predict_schedules: N-D plans are not predicted");
     int n = 0;
+    if (p->kind == RELAY_PLAN_ND) {
+        schedules[0] = RELAY_SCHED_P2P;    /* the one schedule an N-D plan replays with */
+        *count = 1;
+        return RELAY_OK;
+    }
     if (p->kind != RELAY_PLAN_TRANSFORM) {
         schedules[0] = RELAY_SCHED_AUTO;   /* BMMC and HSUMMA replay one way */
         *count = 1;
@@ -54,6 +58,16 @@ static relay_status check_derived(const relay_plan *p, relay_schedule schedule)
     return RELAY_OK;
 }
 
+/* An N-D plan: its header is there, the schedule p2p (AUTO: p2p). */
+static relay_status check_nd(const relay_plan *p, relay_schedule *schedule)
+{
+    if (!p->nd) return rl_fail(RELAY_ERR_ARG, "relay_plan_predict: the N-D plan lacks its pairs");
+    if (*schedule == RELAY_SCHED_AUTO) *schedule = RELAY_SCHED_P2P;
+    if (*schedule != RELAY_SCHED_P2P)
+        return rl_fail(RELAY_ERR_ARG, "relay_plan_predict: an N-D plan replays p2p alone: pass RELAY_SCHED_P2P or RELAY_SCHED_AUTO");
+    return RELAY_OK;
+}
+
 static relay_status check_request(const relay_plan *p, const char *machine_path, relay_schedule *schedule,
                                   const relay_prediction *out)
 {
@@ -62,6 +76,7 @@ static relay_status check_request(const relay_plan *p, const char *machine_path,
     int n;
     relay_status st = relay_predict_schedules(p, possible, &n);
     if (st) return st;
+    if (p->kind == RELAY_PLAN_ND) return check_nd(p, schedule);
     if (p->kind != RELAY_PLAN_TRANSFORM) return check_derived(p, *schedule);
     for (int r = 0; r < p->nranks; r++) {
         const rl_section *s = p->sections[r];
@@ -116,6 +131,7 @@ static int simulate_kind(const relay_plan *p, const machine *m, request rq, rela
 {
     if (p->kind == RELAY_PLAN_HSUMMA) return simulate_hsumma(p, m, rq.max_outer, out, rank_seconds);
     if (p->kind == RELAY_PLAN_BMMC) return simulate_bmmc(p, m, out, rank_seconds);
+    if (p->kind == RELAY_PLAN_ND) return simulate_nd(p, m, out, rank_seconds);
     return simulate_replay(p, m, rq.schedule, out, rank_seconds);
 }
 
@@ -224,6 +240,16 @@ static void machine_name(const char *path, char name[RELAY_TUNING_MACHINE_MAX])
     memset(name + len, 0, RELAY_TUNING_MACHINE_MAX - len);
 }
 
+/* An N-D plan's replicas forward, as simulated: a tuning applied to the
+ * plan must keep its choice (rl_nd_plan_forwards, in nd_plan.c, is not
+ * compiled here). */
+static int nd_forwards(const relay_plan *p)
+{
+    for (int k = 0; p->kind == RELAY_PLAN_ND && p->nd && k < p->nd->count; k++)
+        if (p->nd->pairs[k].forward) return 1;
+    return 0;
+}
+
 relay_status relay_predict_tuning(const relay_plan *p, const char *machine_path, relay_tuning *out)
 {
     if (!p || !machine_path || !out) return rl_fail(RELAY_ERR_ARG, "relay_predict_tuning: null argument");
@@ -240,7 +266,8 @@ relay_status relay_predict_tuning(const relay_plan *p, const char *machine_path,
         relay_prediction predicted;
         st = relay_plan_predict(p, machine_path, schedules[k], &predicted, NULL);
         if (st) return st;
-        t.choices[k] = (relay_tuning_choice){.schedule = schedules[k], .seconds = predicted.seconds};
+        t.choices[k] = (relay_tuning_choice){.schedule = schedules[k], .seconds = predicted.seconds,
+                                             .forward = nd_forwards(p)};
         if (predicted.seconds < t.choices[t.best].seconds) t.best = k;
     }
     *out = t;

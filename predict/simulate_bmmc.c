@@ -115,11 +115,7 @@ int simulate_bmmc(const relay_plan *p, const machine *m, relay_prediction *out, 
     bmmc_actor *actors = malloc((size_t)p->nranks * sizeof *actors);
     int failed = !actors || start_engine(m, p->nranks);
     for (int r = 0; !failed && r < p->nranks; r++) actors[r] = (bmmc_actor){&sim, r};
-    if (!failed) failed = start_actors(m, p->nranks, run_rank, actors, sizeof *actors);
-    if (!failed) {
-        simgrid_run();
-        summarise(p->nranks, rank_seconds, out);
-    }
+    if (!failed) failed = run_actors(m, p->nranks, run_rank, actors, sizeof *actors, rank_seconds, out);
     free(actors);
     return failed ? -1 : 0;
 }

@@ -16,7 +16,9 @@
  *     de Geijn: half scattered, then the halves cross), with its panel
  *     copies and a gemm of 2 m n k / gemm_flops; one step simulated alone;
  *     a 1 x 4 binomial broadcast: 2 (2 l + S / b);
- *   a BMMC round on two ranks: W's copy, one message each way, the placing.
+ *   a BMMC round on two ranks: W's copy, one message each way, the placing;
+ *   an N-D plan's one message as a transform plan's; a replica passing a
+ *     message on as it lands: one more message time, without packing.
  *
  * Every value is checked to 1e-9 relative, so a model that drops or
  * doubles a term fails.  Also: the schedules a plan can be predicted with,
@@ -487,7 +489,98 @@ static void a_bmmc_round_is_one_message(void **state)
     relay_plan_free(p);
 }
 
-/* BMMC and HSUMMA plans replay one way (AUTO); N-D plans are refused. */
+/* ---- N-D plans -------------------------------------------------------------- */
+
+/* A 1-D layout of n doubles on the mesh of the `count` ranks from `first`,
+ * sharded or replicated. */
+static relay_nd_layout *line(int64_t n, int first, int count, relay_placement_kind kind)
+{
+    int64_t shape[1] = {n};
+    int mesh[1] = {count}, ranks[4];
+    for (int i = 0; i < count; i++) ranks[i] = first + i;
+    relay_placement place = {kind, 0, 0, NULL};
+    relay_nd_desc d = {1, shape, 1, mesh, ranks, &place, RELAY_ROW_MAJOR, NULL};
+    relay_nd_layout *l = NULL;
+    assert_int_equal(relay_nd_layout_create(&l, &d), RELAY_OK);
+    return l;
+}
+
+/* The N-D plan A := B on nranks ranks; frees the layouts. */
+static relay_plan *nd_plan(int nranks, relay_nd_layout *dst, relay_nd_layout *src, relay_replicas replicas)
+{
+    relay_plan_options o;
+    relay_plan_options_init(&o);
+    o.replicas = replicas;
+    relay_plan *p = NULL;
+    assert_int_equal(relay_plan_nd(&p, nranks, dst, src, RELAY_OP_N, NULL, RELAY_DOUBLE, &o), RELAY_OK);
+    relay_nd_layout_free(dst);
+    relay_nd_layout_free(src);
+    return p;
+}
+
+/* An N-D plan moving a 1-D array from rank 0 to rank 1 replays p2p alone:
+ * one message, packed, sent and unpacked as a transform plan's; with
+ * message_seconds and piece_seconds, one message and one piece each way. */
+static void an_nd_message_is_packing_latency_size_over_bandwidth_unpacking(void **state)
+{
+    relay_plan *p = nd_plan(2, line(S / 8, 1, 1, RELAY_SHARD), line(S / 8, 0, 1, RELAY_SHARD), RELAY_REPLICAS_AUTO);
+    relay_schedule s[RELAY_PREDICT_MAX_SCHEDULES];
+    int n;
+    assert_int_equal(relay_predict_schedules(p, s, &n), RELAY_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(s[0], RELAY_SCHED_P2P);
+    double ranks[2], wire = 2 * link_lat + (double)S / link_bw;
+    relay_prediction out = predict(p, star, RELAY_SCHED_AUTO, ranks);
+    assert_int_equal(out.schedule, RELAY_SCHED_P2P);
+    assert_int_equal(out.messages, 1);
+    assert_int_equal(out.slowest[0].from, 0);
+    assert_int_equal(out.slowest[0].to, 1);
+    assert_int_equal(out.slowest[0].bytes, S);
+    assert_close(out.slowest[0].seconds, wire);
+    assert_close(ranks[0], copy(S) + wire);
+    assert_close(ranks[1], copy(S) + wire + copy(S));
+    assert_close(out.seconds, ranks[1]);
+    assert_int_equal(out.slowest_rank, 1);
+    char costly[sizeof star + 64];
+    snprintf(costly, sizeof costly, "%smessage_seconds = 3e-5\npiece_seconds = 2e-6\n", star);
+    out = predict(p, costly, RELAY_SCHED_P2P, ranks);
+    assert_close(ranks[1], 2 * (copy(S) + 2e-6) + 3e-5 + wire);
+    assert_refused(p, star, RELAY_SCHED_ROUNDS, RELAY_ERR_ARG, "p2p alone");
+    relay_plan_free(p);
+}
+
+/* A destination replicated on ranks 1 and 2, forwarding: rank 0's message
+ * reaches one replica, which passes it on as it lands (no packing), so
+ * the other lands one message time later. */
+static void a_forwarded_message_leaves_when_its_origins_lands(void **state)
+{
+    relay_plan *p = nd_plan(3, line(S / 8, 1, 2, RELAY_REPLICATE), line(S / 8, 0, 1, RELAY_SHARD), RELAY_REPLICAS_FORWARD);
+    double ranks[3], wire = 2 * link_lat + (double)S / link_bw, landed = copy(S) + wire;
+    relay_prediction out = predict(p, star, RELAY_SCHED_AUTO, ranks);
+    assert_int_equal(out.messages, 2);
+    assert_int_equal(out.nslowest, 2);
+    assert_true((out.slowest[0].from == 0) != (out.slowest[1].from == 0)); /* one from the origin, one passed on */
+    assert_close(out.slowest[0].seconds, wire);
+    assert_close(out.slowest[1].seconds, wire);
+    double first = fmin(ranks[1], ranks[2]), second = fmax(ranks[1], ranks[2]);
+    assert_close(ranks[0], landed);
+    assert_close(first, landed + wire);            /* unpacked while its send passes it on, done when that lands */
+    assert_close(second, landed + wire + copy(S));
+    assert_true(second - (landed + copy(S)) >= wire * (1 - 1e-9)); /* a message after the first replica unpacked */
+    char *path = machine_file(star);                /* as a tuning: p2p, forwarding as the plan does, one the plan can carry */
+    relay_tuning t;
+    relay_status st = relay_predict_tuning(p, path, &t);
+    unlink(path);
+    if (st) fail_msg("relay_predict_tuning: %s", relay_last_error());
+    assert_int_equal(t.ntimed, 1);
+    assert_int_equal(t.choices[0].schedule, RELAY_SCHED_P2P);
+    assert_int_equal(t.choices[0].forward, 1);
+    assert_close(t.choices[0].seconds, out.seconds);
+    assert_int_equal(relay_plan_set_tuning(p, &t), RELAY_OK);
+    relay_plan_free(p);
+}
+
+/* BMMC and HSUMMA plans replay one way (AUTO). */
 static void bmmc_and_hsumma_take_auto_alone(void **state)
 {
     relay_schedule s[RELAY_PREDICT_MAX_SCHEDULES];
@@ -526,6 +619,8 @@ int main(void)
         cmocka_unit_test(a_binomial_broadcast_over_four_takes_two_rounds),
         cmocka_unit_test(a_bmmc_round_is_one_message),
         cmocka_unit_test(bmmc_and_hsumma_take_auto_alone),
+        cmocka_unit_test(an_nd_message_is_packing_latency_size_over_bandwidth_unpacking),
+        cmocka_unit_test(a_forwarded_message_leaves_when_its_origins_lands),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,7 +9,8 @@
  * (or SUMMA) plan's broadcasts its panels between and inside groups step
  * by step (MPICH's binomial or Van de Geijn's broadcast, as the plan's
  * cost model names) and multiplies each piece into C at the machine's
- * gemm_flops.  Copies take bytes / the machine's memory bandwidth (plus a
+ * gemm_flops; an N-D plan's packs its messages, passes on as they land
+ * the transfers a replica forwards, and unpacks.  Copies take bytes / the machine's memory bandwidth (plus a
  * cost per piece), and SimGrid moves the messages over the machine's
  * network (latency, bandwidth, topology, contention).
  * A machine is a small text file (docs/design.md, "Prediction"; relay
@@ -39,7 +40,7 @@ typedef struct {
 } relay_predicted_message;
 
 typedef struct {
-    relay_schedule schedule;     /* the schedule simulated (AUTO only for BMMC and HSUMMA plans) */
+    relay_schedule schedule;     /* the schedule simulated (AUTO only for BMMC and HSUMMA plans, P2P for N-D) */
     double seconds;              /* the predicted replay: the slowest rank's time */
     int slowest_rank;            /* that rank (the lowest of a tie) */
     int64_t messages;            /* messages simulated */
@@ -58,14 +59,15 @@ typedef struct {
  * plan (relay_plan_max_buffer_bytes) replays in rounds alone.  Writes
  * *count <= RELAY_PREDICT_MAX_SCHEDULES entries of schedules, in the order
  * p2p, rounds, alltoallv, neighbor.  A BMMC or HSUMMA plan replays one way
- * only: one entry, RELAY_SCHED_AUTO.  RELAY_ERR_UNSUPPORTED for an N-D
- * plan. */
+ * only: one entry, RELAY_SCHED_AUTO; an N-D plan p2p alone: one entry,
+ * RELAY_SCHED_P2P. */
 RELAY_API relay_status relay_predict_schedules(const relay_plan *p, relay_schedule *schedules, int *count);
 
 /* Predicts one replay of plan p on the machine described by the file
  * machine_path.  A transform plan must hold every section (read with rank
  * -1) and is replayed with `schedule` (AUTO: the plan's own); a BMMC or
- * HSUMMA plan takes AUTO alone, and its prediction's schedule is AUTO.
+ * HSUMMA plan takes AUTO alone, and its prediction's schedule is AUTO; an
+ * N-D plan takes P2P (or AUTO, meaning P2P).
  * Ranks are placed on nodes in blocks of the machine's ranks_per_node.  Fills *out and, unless NULL,
  * rank_seconds[r] for each of the plan's ranks: when rank r finished.
  * The simulation runs in a child process (fork): SimGrid's engine can be
@@ -73,7 +75,7 @@ RELAY_API relay_status relay_predict_schedules(const relay_plan *p, relay_schedu
  * RELAY_ERR_ARG: NULL p, machine_path or out, a plan missing sections, a
  * schedule it cannot be replayed with; RELAY_ERR_IO / RELAY_ERR_FORMAT: the
  * machine file cannot be read, or is not one (the line at fault named);
- * RELAY_ERR_UNSUPPORTED: an N-D plan; RELAY_ERR_NOMEM: the
+ * RELAY_ERR_NOMEM: the
  * simulation ran out of memory or failed.  On failure out and
  * rank_seconds are unchanged. */
 RELAY_API relay_status relay_plan_predict(const relay_plan *p, const char *machine_path, relay_schedule schedule,

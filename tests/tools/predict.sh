@@ -5,7 +5,8 @@
 # slowest ranks consistent with the plan's volumes), a rounds plan, a
 # two-rank plan on every machine (the smallest topologies), and the
 # refusals (no such machine, a bad machine file, --rank); a BMMC plan and
-# an HSUMMA plan (its one way, auto; HSUMMA's communication and groups).
+# an HSUMMA plan (its one way, auto; HSUMMA's communication and groups);
+# N-D plans (p2p alone; every message the plan counts, passed on ones too).
 . "$(dirname "$0")/common.sh"
 
 "$PLAN" transform --ranks 16 --from bc:200x160:8x8:4x4 --to bc:200x160:16x16:2x8:grid=col -o t.plan >/dev/null 2>err.txt ||
@@ -81,4 +82,21 @@ assert 0 < p["comm_seconds"] < p["seconds"] and 0 < p["compute_seconds"] < p["se
 PY
 "$DUMP" h.plan --predict torus-bgp >p.txt 2>err.txt && grep -q "ms communication, .* groups 2 x 2, 8 outer steps" p.txt ||
     fail "HSUMMA text: $(cat p.txt err.txt)"
+
+# N-D: a 3-D transposing reshape onto a replicated A, direct and forwarded.
+for how in direct forward; do
+    "$PLAN" transform --ranks 16 --from nd:64x64x64:mesh=4x4:place=S0,S1 --to nd:64x64x64:mesh=2x8:place=R,S2 \
+        --op T --perm 2,0,1 --replicas $how -o nd.plan >made.txt 2>err.txt || { fail "relay-plan nd ($how): $(cat err.txt)"; continue; }
+    "$DUMP" nd.plan --predict fat-tree --json >nd.json 2>err.txt || { fail "--predict of an N-D plan ($how): $(cat err.txt)"; continue; }
+    python3 - nd.json made.txt <<'PY' || fail "N-D ($how): the --json prediction is inconsistent"
+import json, re, sys
+p = json.load(open(sys.argv[1]))["prediction"]
+stats = int(re.search(r"(\d+) messages", open(sys.argv[2]).read()).group(1))  # relay-plan's summary: the plan's statistics
+assert p["schedule"] == "p2p" and [s["schedule"] for s in p["schedules"]] == ["p2p"], p
+assert p["messages"] == stats, (p["messages"], stats)
+assert 0 < p["slowest_messages"][0]["seconds"] <= p["seconds"] == p["slowest_ranks"][0]["seconds"], p
+PY
+    "$DUMP" nd.plan --predict laptop >p.txt 2>err.txt && head -1 p.txt | grep -q "predicted replay .* ms (p2p, the plan's schedule" ||
+        fail "N-D ($how) text: $(cat p.txt err.txt)"
+done
 finish

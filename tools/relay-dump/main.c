@@ -75,16 +75,16 @@ static const char help_text[] =
     "                   --svg the measured map (seconds on each sender-receiver pair) is drawn\n"
     "                   beside the volume one.  STATS must come from this plan (fingerprint)\n"
     "    --predict MACHINE\n"
-    "                   instead of the summary, predict how long one replay of a transform,\n"
-    "                   BMMC or HSUMMA plan takes on MACHINE, by a flow-level SimGrid\n"
-    "                   simulation (one actor per rank: pack, messages over the machine's\n"
-    "                   network, unpack; HSUMMA: its broadcasts and gemms): the replay time\n"
-    "                   (the slowest rank's) with the plan's schedule, its 8 slowest ranks\n"
-    "                   and messages, and the time with every schedule the plan can be\n"
-    "                   replayed with (p2p, rounds for a plan made with rounds, alltoallv,\n"
-    "                   neighbor; BMMC and HSUMMA: auto, their one way); HSUMMA adds the\n"
-    "                   communication and computation times, groups and steps.  With --json\n"
-    "                   as the \"prediction\" object.\n"
+    "                   instead of the summary, predict how long one replay of a plan\n"
+    "                   (transform, BMMC, HSUMMA or N-D) takes on MACHINE, by a flow-level\n"
+    "                   SimGrid simulation (one actor per rank: pack, messages over the\n"
+    "                   machine's network, unpack; HSUMMA: its broadcasts and gemms): the\n"
+    "                   replay time (the slowest rank's) with the plan's schedule, its 8\n"
+    "                   slowest ranks and messages, and the time with every schedule the\n"
+    "                   plan can be replayed with (p2p, rounds for a plan made with rounds,\n"
+    "                   alltoallv, neighbor; BMMC and HSUMMA: auto, their one way; N-D:\n"
+    "                   p2p); HSUMMA adds the communication and computation times, groups\n"
+    "                   and steps.  With --json as the \"prediction\" object.\n"
     "                   MACHINE is a machine file, or one relay installs: fat-tree,\n"
     "                   torus-bgp, dragonfly-aries, laptop.  Fails in a build without\n"
     "                   SimGrid.  See docs/cli.md\n"
@@ -137,9 +137,6 @@ static int load_plan(const dump_request *r, relay_plan **p, cli_error *e)
 /* --predict MACHINE, which goes alone with FILE and --json. */
 static int predict(const dump_request *r, const relay_plan *p, cli_error *e)
 {
-    relay_plan_kind kind = relay_plan_get_kind(p);
-    if (kind == RELAY_PLAN_ND)
-        return cli_fail(e, CLI_USAGE, "--predict: N-D plans are not predicted (this one is %s)", cli_kind_words[kind]);
     if (r->rank >= 0 || r->svg || r->stats)
         return cli_fail(e, CLI_USAGE, "--predict goes with FILE and --json alone, not with --rank, --svg or --stats");
     return dump_predict(r, p, e);

@@ -4,7 +4,7 @@
  * the slowest ranks, the slowest messages; for an HSUMMA plan its
  * communication and computation, groups and steps), then the time of every
  * schedule the plan can be replayed with (a BMMC or HSUMMA plan: its one
- * way, "auto"); --json as one object.  MACHINE is a machine file, or the
+ * way, "auto"; an N-D plan: p2p); --json as one object.  MACHINE is a machine file, or the
  * name of one relay installs (cli_machine_file, tools/common/machine_file.h).
  * Built where SimGrid is; predict_none.c stands in elsewhere. */
 #define _POSIX_C_SOURCE 200809L /* PATH_MAX */
