@@ -28,6 +28,8 @@ check_nd() {
         "${VOLUMES_ADD_UP[@]}" \
         "all(d['bytes_total'] == __import__('math').prod(p['dst']['shape']) * p['dst']['replicas'] * p['src']['partial_pieces'] * {'s': 4, 'd': 8, 'c': 8, 'z': 16}[d['type']] for p in d['nd']['pairs'])" \
         "all([p['src']['shape'][j] for j in p['perm']] == p['dst']['shape'] for p in d['nd']['pairs'])"
+    json_check dump.json "$name: relay-dump counts the plan's messages, those passed on included" \
+        "d['messages'] == $(sed -n 's/.* \([0-9]*\) messages,.*/\1/p' plan.txt)"
 
     # The summary's nd: specs (A's, then B's) rebuild the same plan.
     "$DUMP" "$plan" >dump.txt 2>err.txt || fail "$name: relay-dump failed: $(cat err.txt)"
@@ -98,6 +100,9 @@ check_nd partial-perm 4 z nd:6x5x4:mesh=2x2:place=S2,P nd:4x6x5:mesh=2x2@3,2,1,0
 check_nd forward 4 z 'nd:12x6:mesh=1@0' 'nd:12x6:mesh=3@1-3:place=R' --replicas forward
 json_check dump.json "forward: the plan's choice" "d['nd']['pairs'][0]['forward'] is True"
 grep -q 'passed on, read by rank 0' rank.txt || fail "forward: relay-dump --rank does not show what is passed on"
+# Every rank a replica of A, B in quarters: replicas pass on several
+# transfers to one peer, each a message of its own (12 messages, not 8).
+check_nd forward-all 4 d 'nd:12x8:mesh=2x2:place=S0,S1' 'nd:12x8:mesh=4:place=R' --replicas forward
 check_nd direct 4 d 'nd:12x6:mesh=1@0' 'nd:12x6:mesh=3@1-3:place=R' --replicas direct
 json_check dump.json "direct: the plan's choice" "d['nd']['pairs'][0]['forward'] is False" \
     "[r['send_msgs'] for r in d['per_rank']] == [3, 0, 0, 0]"

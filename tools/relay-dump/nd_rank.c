@@ -3,7 +3,8 @@
  * its buffers and place on each pair's meshes, then its transfers,
  * derived from the header with rl_nd_part_derive as the executor derives
  * them: those it makes to itself, and those it sends and receives grouped
- * by peer into messages.  A transfer moves one pair's elements between
+ * into messages as the executor sends them (one per peer of those read
+ * from B, one per transfer passed on).  A transfer moves one pair's elements between
  * two ranks as the product of run lists along A's dimensions; each shows
  * its pair, elements, bytes, runs per dimension, the partial piece it
  * carries and, for what the rank receives, the source replica it is read
@@ -26,12 +27,14 @@ static int64_t boxes_of(const relay_plan *p, const rl_nd_transfer *t)
     return boxes;
 }
 
-/* The end of the message that starts at transfer i: the transfers to or
- * from one peer (the list is sorted by peer). */
+/* The end of the message that starts at transfer i, as the executor groups
+ * them (executor/nd/nd_messages.c): a peer's transfers read from B travel
+ * as one message, each one a replica passes on as a message of its own
+ * (the list is sorted by peer, those read from B first). */
 static int64_t message_end(const rl_nd_transfer *t, int64_t n, int64_t i)
 {
-    int64_t j = i;
-    while (j < n && t[j].peer == t[i].peer) j++;
+    int64_t j = i + 1;
+    while (!rl_nd_forwarded(&t[i]) && j < n && t[j].peer == t[i].peer && !rl_nd_forwarded(&t[j])) j++;
     return j;
 }
 
@@ -46,8 +49,8 @@ static int sum_list(const relay_plan *p, int rank, const rl_nd_transfer *t, int6
         if (rl_mul_overflows(t[i].elems, esz, &b) || rl_add_overflows(*bytes, b, bytes))
             return cli_fail(e, CLI_FAILED, "rank %d moves more than 2^63 - 1 bytes: relay-dump counts in 64 bits", rank);
         *boxes += boxes_of(p, &t[i]);
-        *msgs += i == 0 || t[i].peer != t[i - 1].peer;
     }
+    for (int64_t i = 0; i < n; i = message_end(t, n, i)) ++*msgs;
     return CLI_OK;
 }
 
@@ -207,7 +210,8 @@ static void print_rank(const dump_request *r, const relay_plan *p, const rl_nd_p
     FILE *out = r->out;
     fprintf(out, "%s: rank %d of %d (nd, type %s)\n", r->path, rank, p->nranks, cli_type_words[p->type]);
     fprintf(out, "  transfers  one pair's elements between two ranks: the product of its runs along A's\n"
-            "             dimensions (runs per A dim); a message carries every pair's transfer to one peer\n");
+            "             dimensions (runs per A dim); a message carries every pair's transfer read from B\n"
+            "             to one peer, a transfer passed on travels alone\n");
     for (int k = 0; k < p->nd->count; k++) {
         fprintf(out, "  pair %d\n", k);
         print_side("A", p, p->nd->pairs[k].dst, rank, 0, out);
