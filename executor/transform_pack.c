@@ -226,8 +226,8 @@ static void walk_cuts(rl_walk *w, int64_t phases, size_t esz, rl_tiles tiles, cu
  * lattice to the next in A (8 in B).  Walked one after another they sweep
  * A's columns 8 times, writing one line in 16 each time, so that no
  * prefetcher follows them; walked as phases of one pattern (a task moves
- * a column of each band of each phase in turn) they sweep it once, one
- * line in two, ScaLAPACK's order. */
+ * each band of each phase in turn, or, for short columns, a column of
+ * each) they sweep it once, one line in two, ScaLAPACK's order. */
 
 static int same_steps(const rl_walk_side *a, const rl_walk_side *b)
 {
@@ -244,17 +244,19 @@ static int same_pattern(const rl_walk *u, const rl_walk *v)
 }
 
 /* How many walks from walks[i] on (before `end`) are phases of one
- * pattern of short near columns: the same shape and steps, offsets a
- * constant delta apart on each side, and in A (or the pack buffer: the side
- * written) as many as fit between one band and the next, in order (taken
- * band by band, phase by phase, the pieces then go down A's columns); 1:
- * walks[i] alone.  Only the side written: packing 8 x 8 blocks' phases
- * together (B read down its columns, the pack buffer written in 8 places
- * at once) took 24-32 ms a replay against 16. */
-static int64_t walk_phases(const rl_walk *walks, int64_t i, int64_t end, size_t esz)
+ * pattern: the same shape and steps, offsets a constant delta apart on
+ * each side, and in A (or the pack buffer: the side written) as many as
+ * fit between one band and the next, in order (taken band by band, phase
+ * by phase, the pieces then go down A's columns); 1: walks[i] alone.
+ * Only the side written: packing 8 x 8 blocks' phases together (B read
+ * down its columns, the pack buffer written in 8 places at once) took
+ * 24-32 ms a replay against 16.  Transposes gain too: 2 x 2 4000^2 from
+ * 8 x 8 blocks took 62 ms against 80, from 32 x 32 (4096^2) 53-55 against
+ * 59-60, their local and received lattices phases of 2 or 8. */
+static int64_t walk_phases(const rl_walk *walks, int64_t i, int64_t end)
 {
     const rl_walk *w = &walks[i];
-    if (i + 1 >= end || !short_near_columns(w, esz) || !same_pattern(w, &walks[i + 1])) return 1;
+    if (i + 1 >= end || !same_pattern(w, &walks[i + 1])) return 1;
     int64_t df = walks[i + 1].from.off - w->from.off, dt = walks[i + 1].to.off - w->to.off;
     if (dt < w->rows || dt > w->to.step_r) return 1;
     int64_t fit = (w->to.step_r - w->rows) / dt + 1, n = 2;
@@ -262,6 +264,15 @@ static int64_t walk_phases(const rl_walk *walks, int64_t i, int64_t end, size_t 
            walks[i + n].from.off - walks[i + n - 1].from.off == df && walks[i + n].to.off - walks[i + n - 1].to.off == dt)
         n++;
     return n <= fit ? n : 1;
+}
+
+/* The later phases' tasks are the first's, cut on the same lines. */
+static void share_lines(rl_walk *phases, int64_t n)
+{
+    for (int64_t q = 1; q < n; q++) {
+        phases[q].lines_r = phases[0].lines_r;
+        phases[q].lines_c = phases[0].lines_c;
+    }
 }
 
 static int64_t ceil_div(int64_t x, int64_t b) { return x / b + (x % b != 0); }
@@ -302,7 +313,7 @@ relay_status rl_message_set_tasks(rl_message_set *ms, const rl_message *msg, int
     int64_t n = 0;
     for (int k = 0; k < nmsg; k++)
         for (int64_t i = msg[k].first, end = i + msg[k].count, p; i < end; i += p) {
-            p = tiles == RL_TILES_MOVE ? walk_phases(ms->walks, i, end, esz) : 1;
+            p = tiles == RL_TILES_MOVE ? walk_phases(ms->walks, i, end) : 1;
             int64_t t = walk_task_count(&ms->walks[i], p, esz, tiles);
             if (t < 0 || rl_add_overflows(n, t, &n) || n > PTRDIFF_MAX / (int64_t)sizeof *ms->tasks)
                 return rl_fail(RELAY_ERR_NOMEM, "this rank's pieces are too large for any memory");
@@ -315,8 +326,9 @@ relay_status rl_message_set_tasks(rl_message_set *ms, const rl_message *msg, int
     for (int k = 0; k < nmsg; k++) {
         ms->first[k] = ms->ntasks;
         for (int64_t i = msg[k].first, end = i + msg[k].count, p; i < end; i += p) {
-            p = tiles == RL_TILES_MOVE ? walk_phases(ms->walks, i, end, esz) : 1;
+            p = tiles == RL_TILES_MOVE ? walk_phases(ms->walks, i, end) : 1;
             ms->ntasks += walk_tasks(&ms->walks[i], p, esz, tiles, i, ms->tasks + ms->ntasks);
+            share_lines(ms->walks + i, p);
         }
     }
     ms->first[nmsg] = ms->ntasks;
@@ -586,11 +598,12 @@ static void move_bands(const rl_walk *w, const rl_task *t, char *from, char *to,
         return;
     }
     for (int64_t j = t->j0; j < t->j1; j++)
-        for (int64_t i = t->i0; i < t->i1; i++) {
-            rl_band_cut q = rl_task_band(w, t, (uintptr_t)from, (uintptr_t)to, i, j, esz);
-            rl_move(sc, conj, band_at(to, &w->to, i, j, q.r0, q.c0, esz), band_at(from, &w->from, i, j, q.r0, q.c0, esz),
-                    q.r1 - q.r0, q.c1 - q.c0);
-        }
+        for (int64_t i = t->i0; i < t->i1; i++)
+            for (const rl_walk *p = w; p < w + t->phases && p->count_r > i; p++) {
+                rl_band_cut q = rl_task_band(p, t, (uintptr_t)from, (uintptr_t)to, i, j, esz);
+                rl_move(sc, conj, band_at(to, &p->to, i, j, q.r0, q.c0, esz), band_at(from, &p->from, i, j, q.r0, q.c0, esz),
+                        q.r1 - q.r0, q.c1 - q.c0);
+            }
 }
 
 typedef enum { PACK, UNPACK, LOCAL } move_kind;

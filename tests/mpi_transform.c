@@ -231,10 +231,14 @@ static int hand_picked_cases(transform_case *cases, int P)
     /* 8 x 8 blocks to 128 x 128 on a grid of several process rows: a
      * rank's lattices are phases of one pattern (pieces 128 P rows apart,
      * the next lattice 8 rows on in B), which the executor moves together
-     * (transform_pack.c); 1000 rows leave some later phases a band fewer. */
+     * (transform_pack.c), copied and transposed; 1000 rows leave some
+     * later phases a band fewer. */
     tc = &cases[n++];
     case_init(tc, "phases: bc 8 -> 128, 1000 x 300", P, RELAY_DOUBLE, 2, -1);
     case_add_pair(tc, case_bc(1000, 300, 128, 128, pc, pr, COL), case_bc(1000, 300, 8, 8, pc, pr, COL), RELAY_OP_N);
+    tc = &cases[n++];
+    case_init(tc, "phases: bc 8 -> 128 transpose, 1000 x 300", P, RELAY_CDOUBLE, CMPLX(1, -1), 0.5);
+    case_add_pair(tc, case_bc(1000, 300, 128, 128, pc, pr, COL), case_bc(300, 1000, 8, 8, pr, pc, COL), RELAY_OP_T);
 
     /* Small source blocks (b = 1, 3 and 7 to 128; 1 x 1 blocks to a custom
      * layout), op N and T: messages of many small pieces. */
