@@ -567,34 +567,48 @@ static int columns_across_bands(const rl_walk *w, const rl_task *t, size_t esz)
            (t->r1 - t->r0) * (int64_t)esz <= SHORT_RUN_BYTES && short_near_columns(w, esz);
 }
 
+/* Column c of piece column j, in band i and in the `down` - 1 bands (or
+ * phases) below it, to_step and from_step elements apart: one rectangle
+ * whose "columns" are those bands. */
+static void move_column_down(const rl_walk *w, const rl_task *t, int64_t i, int64_t j, int64_t c, int64_t down,
+                             int64_t to_step, int64_t from_step, char *from, char *to, const rl_scalars *sc, int conj,
+                             size_t esz)
+{
+    rl_side d = {rl_elem_at(to, rl_band_offset(&w->to, i, j, t->r0, c), esz), 1, to_step};
+    rl_side s = {rl_elem_at(from, rl_band_offset(&w->from, i, j, t->r0, c), esz), 1, from_step};
+    rl_move(sc, conj, d, s, t->r1 - t->r0, down);
+}
+
 /* Task t column by column: for each column, that column of every band
- * down the task, as one rectangle whose "columns" are the bands; of
- * phases, band by band, that column of each phase (its "columns" the
- * phases).  Pieces of 8 x 8 elements otherwise write a line in each of 8
- * columns of A, 16 KB apart, per piece; this way A is written down one
- * column after another, as ScaLAPACK's unpack writes it. */
+ * down the task.  Pieces of 8 x 8 elements otherwise write a line in each
+ * of 8 columns of A, 16 KB apart, per piece; this way A is written down
+ * one column after another, as ScaLAPACK's unpack writes it. */
 static void move_columns_across_bands(const rl_walk *w, const rl_task *t, char *from, char *to, const rl_scalars *sc,
                                       int conj, size_t esz)
 {
-    int phased = t->phases > 1;
-    int64_t rows = t->r1 - t->r0;
-    int64_t to_step = phased ? w[1].to.off - w->to.off : w->to.step_r;
-    int64_t from_step = phased ? w[1].from.off - w->from.off : w->from.step_r;
     for (int64_t j = t->j0; j < t->j1; j++)
         for (int64_t c = t->c0; c < t->c1; c++)
-            for (int64_t i = t->i0; i < (phased ? t->i1 : t->i0 + 1); i++) {
-                int64_t down = phased ? t->phases : t->i1 - t->i0;
-                while (phased && w[down - 1].count_r <= i) down--; /* phases whose bands end before i */
-                rl_side d = {rl_elem_at(to, rl_band_offset(&w->to, i, j, t->r0, c), esz), 1, to_step};
-                rl_side s = {rl_elem_at(from, rl_band_offset(&w->from, i, j, t->r0, c), esz), 1, from_step};
-                rl_move(sc, conj, d, s, rows, down);
+            move_column_down(w, t, t->i0, j, c, t->i1 - t->i0, w->to.step_r, w->from.step_r, from, to, sc, conj, esz);
+}
+
+/* The same for a task of phases (walk_phases): for each column, band by
+ * band, that column of each phase that has the band. */
+static void move_columns_across_phases(const rl_walk *w, const rl_task *t, char *from, char *to, const rl_scalars *sc,
+                                       int conj, size_t esz)
+{
+    int64_t to_step = w[1].to.off - w->to.off, from_step = w[1].from.off - w->from.off;
+    for (int64_t j = t->j0; j < t->j1; j++)
+        for (int64_t c = t->c0; c < t->c1; c++)
+            for (int64_t i = t->i0, down = t->phases; i < t->i1; i++) {
+                while (w[down - 1].count_r <= i) down--; /* phases whose bands end before i */
+                move_column_down(w, t, i, j, c, down, to_step, from_step, from, to, sc, conj, esz);
             }
 }
 
 static void move_bands(const rl_walk *w, const rl_task *t, char *from, char *to, const rl_scalars *sc, int conj, size_t esz)
 {
     if (columns_across_bands(w, t, esz)) {
-        move_columns_across_bands(w, t, from, to, sc, conj, esz);
+        (t->phases > 1 ? move_columns_across_phases : move_columns_across_bands)(w, t, from, to, sc, conj, esz);
         return;
     }
     for (int64_t j = t->j0; j < t->j1; j++)
