@@ -182,7 +182,9 @@ static relay_status create(relay_exec **out, const relay_plan *p, MPI_Comm comm,
     int has_part = !e->kind->needs_section || (size == p->nranks && p->sections[rank] != NULL);
     int on_repeat = (flags & RL_EXEC_BIND_ON_REPEAT) != 0, peers_checked = !on_repeat && e->kind->check_peers;
     int node_ranks;
-    rl_exec_setup setup = {rank, size, peers_checked, rl_team_size(comm, &node_ranks), opt};
+    rl_exec_setup setup = {.rank = rank, .nranks = size, .peers_checked = peers_checked,
+                           .shared_landings = (flags & RL_EXEC_SHARED_LANDINGS) != 0,
+                           .team = rl_team_size(comm, &node_ranks), .options = opt};
     relay_status st = check_memory_kind(e, opt);
     if (!st && has_part) st = e->kind->prepare(&e->state, p, &setup);
     relay_tuning_choice choice;

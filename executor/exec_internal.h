@@ -14,6 +14,8 @@
  * starts another on comm (of any executor).  (Executors' nonblocking
  * collectives stay on their own duplicates: Open MPI 4.1 was seen to hang
  * when MPI_Ialltoallv of several executors shared one communicator.)
+ * With RL_EXEC_SHARED_LANDINGS (below) its bound replays may go through a
+ * shared-memory window that freeing the executor leaves alone.
  * A first replay stages its messages in memory the caller lends
  * (`scratch`, may be NULL: then the executor's own, held for that replay
  * alone), so that calls with new arguments reuse warm pages (buffers.c).
@@ -24,7 +26,12 @@
 
 #include "relay/exec.h"
 
-enum { RL_EXEC_BIND_ON_REPEAT = 1 };
+/* RL_EXEC_SHARED_LANDINGS: bound p2p replays offer their on-node
+ * messages to a shared-memory landing area (unless RELAY_SHM=off), and
+ * borrow it from one that outlives the executor: one per set of a node's
+ * ranks, freed at MPI_Finalize (executor/shm/shm_landing.c).  Freeing
+ * such an executor is local: no MPI_Win_free waits for the node. */
+enum { RL_EXEC_BIND_ON_REPEAT = 1, RL_EXEC_SHARED_LANDINGS = 2 };
 
 /* Memory lent to first replays: zero-initialised by its owner, used by one
  * replay at a time, released by relay_internal_scratch_release. */

@@ -22,6 +22,7 @@
 typedef struct {
     int rank, nranks;        /* this rank and the communicator's size */
     int peers_checked;       /* check_peers follows (if not, what only it needs is not made) */
+    int shared_landings;     /* RL_EXEC_SHARED_LANDINGS (exec_internal.h) */
     int team;                /* OpenMP threads for this rank's moves (team.h) */
     const relay_exec_options *options; /* where the buffers live (never NULL; the facade
                                           refuses other memory than the host's for kinds

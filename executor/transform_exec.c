@@ -187,6 +187,7 @@ static relay_status transform_prepare(void **state, const relay_plan *p, const r
     x->shm.win = MPI_WIN_NULL;
     x->rank = setup->rank;
     x->nranks = setup->nranks;
+    x->shm.shared = setup->shared_landings;
     x->team = setup->team;
     const rl_section *s = p->sections[x->rank];
     relay_status st = prepare_memory_kind(x, p, setup->options);

@@ -167,7 +167,7 @@ static int wait_p2p(rl_transform_exec *x)
     if (rc == MPI_SUCCESS) rc = wait_all_timed(x, s->nsend, x->reqs + s->nrecv);
     if (rc == MPI_SUCCESS)
         rc = wait_all_timed(x, x->ndirect_runs - x->ndirect_recv_runs, x->direct_reqs + x->ndirect_recv_runs);
-    int released = x->shm.n ? rl_shm_done(x) : MPI_SUCCESS; /* even after a failure: the senders wait for "empty" */
+    int released = rl_shm_settles(x) ? rl_shm_done(x) : MPI_SUCCESS; /* even after a failure: the senders wait for "empty" */
     return rc == MPI_SUCCESS ? released : rc;
 }
 

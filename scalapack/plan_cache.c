@@ -60,7 +60,8 @@ static relay_status plan_entry(rl_cache_entry *e, rl_blacs_context *cx)
                                        (const relay_layout *const *)&src, &op, (relay_type)k[RL_KEY_TYPE], NULL);
     /* A process that failed to plan still joins the others' agreement. */
     st = st ? relay_internal_exec_join_failed(cx->comm, st)
-            : relay_internal_exec_create(&e->exec, plan, cx->comm, RL_EXEC_BIND_ON_REPEAT, &first_replays);
+            : relay_internal_exec_create(&e->exec, plan, cx->comm, RL_EXEC_BIND_ON_REPEAT | RL_EXEC_SHARED_LANDINGS,
+                                                 &first_replays);
     relay_plan_free(plan);
     relay_layout_free(src);
     relay_layout_free(dst);

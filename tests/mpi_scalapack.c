@@ -15,7 +15,8 @@
  *             ulps (bit for bit when alpha = 1 and beta = 0).
  * Every case runs twice with fresh arrays: the second call must replay the
  * cached plan (the cache's hit count says so) and still be right.  Also
- * checked: 2x2 -> 1x4 and 4x1 -> 1x4 explicitly, a bad descriptor refused
+ * checked: 2x2 -> 1x4 and 4x1 -> 1x4 explicitly, three keys replayed in
+ * turns over one shared landing area, a bad descriptor refused
  * on every process without a hang, and the cache emptied by
  * relay_scalapack_cache_clear.
  * Rank 0 prints "mpi_scalapack: N passed, M failed". */
@@ -279,6 +280,47 @@ static void tran_case(int number, relay_type t, int conj, const grid *g, int m, 
     }
 }
 
+/* The drop-in's executors over one context's processes borrow one landing
+ * area, which outlives them (executor/shm/shm_landing.c).  Three keys are
+ * replayed in turns, back to back (ScaLAPACK's calls, which would hold
+ * the processes together, come before each turn): the executors take
+ * turns in one window, and a sender may pack for a rank that is still
+ * unpacking another sender's message of the call before.  The third key,
+ * larger, joins later, so that the landing grows a window of its own while
+ * the others' executors stay bound to the old one. */
+static void shared_landing_case(int number, const grid *ga, const grid *gb)
+{
+    enum { KEYS = 3, TURNS = 6 };
+    static const int side[KEYS] = {300, 240, 520};
+    matrix A[KEYS], B[KEYS];
+    void *a[KEYS], *want[KEYS], *got[KEYS];
+    for (int k = 0; k < KEYS; k++) {
+        A[k] = random_matrix(k % 2 ? gb : ga, side[k], side[k]);
+        B[k] = random_matrix(k % 2 ? ga : gb, side[k], side[k]);
+    }
+    int ok = 1;
+    for (int turn = 0; turn < TURNS; turn++) {
+        int keys = turn < 2 ? KEYS - 1 : KEYS;
+        for (int k = 0; k < keys; k++) {
+            uint64_t seed = (uint64_t)number * 64 + (uint64_t)(turn * KEYS + k);
+            a[k] = filled(&A[k], RELAY_DOUBLE, seed);
+            want[k] = filled(&B[k], RELAY_DOUBLE, seed + 32);
+            got[k] = malloc(B[k].elems * sizeof(double));
+            memcpy(got[k], want[k], B[k].elems * sizeof(double));
+            scalapack_gemr2d(RELAY_DOUBLE, side[k], side[k], a[k], &A[k], want[k], &B[k]);
+        }
+        for (int k = 0; k < keys; k++)
+            ok = ok && relay_gemr2d(RELAY_DOUBLE, side[k], side[k], a[k], &A[k], got[k], &B[k]) == RELAY_OK;
+        for (int k = 0; k < keys; k++) {
+            ok = ok && same(RELAY_DOUBLE, want[k], got[k], B[k].elems, 0);
+            free(a[k]);
+            free(want[k]);
+            free(got[k]);
+        }
+    }
+    report(ok, number, "three keys in turns over one shared landing area");
+}
+
 static const grid *find_grid(int pr, int pc)
 {
     for (int k = 0; k < ngrids; k++)
@@ -313,6 +355,7 @@ int main(int argc, char **argv)
         gemr2d_case(number++, RELAY_DOUBLE, g22, g14, 37, 29);
         gemr2d_case(number++, RELAY_DOUBLE, g41, g14, 40, 33);
         gemr2d_case(number++, RELAY_CDOUBLE, g14, g22, 17, 45);
+        shared_landing_case(number++, g22, g14);
     }
     for (int c = 0; c < CASES; c++, number++) {
         ref_rng_seed(&rng, 1000 + (uint64_t)c);

@@ -149,7 +149,7 @@ static void rank_init(emulation *em, int r)
     const walk_case *tc = em->tc;
     emu_rank *er = &em->ranks[r];
     static const relay_exec_options host = RELAY_EXEC_OPTIONS_INIT;
-    rl_exec_setup setup = {r, tc->nranks, 0, 1, &host};
+    rl_exec_setup setup = {.rank = r, .nranks = tc->nranks, .team = 1, .options = &host};
     void *state = NULL;
     relay_status st = rl_exec_transform.prepare(&state, em->plan, &setup);
     er->x = state;

@@ -9,7 +9,11 @@
  *                 lands, the requests; freeing them
  *   shm_replay.c  a replay's halves: pack and "full" (start), unpack and
  *                 "empty" (wait)
- * They call transform_bind.c and transform_pack.c, nothing above. */
+ *   shm_landing.c landing areas that outlive executors, for callers that
+ *                 free executors where a window's collective free would
+ *                 hang (RL_EXEC_SHARED_LANDINGS: relay_scalapack)
+ * They call transform_bind.c and transform_pack.c, nothing above;
+ * shm_window.c calls shm_landing.c. */
 #ifndef RELAY_SHM_H
 #define RELAY_SHM_H
 
@@ -22,6 +26,25 @@ enum { RL_SHM_TUNED = -1 };
 relay_status rl_shm_mode_from_env(int *mode);
 /* Whether a replay of choice c offers its on-node messages to the window. */
 int rl_shm_wanted(const rl_transform_exec *x, const relay_tuning_choice *c);
+
+/* A landing area shared by the executors over one set of a node's ranks
+ * (shm_landing.c), and what one executor borrows of it: the window, this
+ * rank's segment, and whether any rank of the set uses it (then each
+ * replay ends with a barrier of the set). */
+typedef struct rl_landing rl_landing;
+typedef struct {
+    MPI_Win win;
+    char *area;
+    int settle;
+} rl_landing_lease;
+/* The landing over the ranks of *node (the executor's split, size > 1),
+ * made if there is none (collective over them); *node is freed and
+ * becomes the landing's communicator, which the landing keeps. */
+relay_status rl_landing_find(rl_landing **out, MPI_Comm *node);
+/* Collective over the landing's ranks: a window whose segment here holds
+ * `bytes` (a new one for all of them if any needs more), and whether any
+ * of them `uses` it. */
+relay_status rl_landing_reserve(rl_landing *l, int64_t bytes, int uses, rl_landing_lease *lease);
 
 /* Binding p2p replays, after the direct and pulled messages are agreed:
  * which of the others travel through the window, the window itself and
@@ -44,7 +67,10 @@ int rl_shm_send(rl_transform_exec *x, int k);
 int rl_shm_take(rl_transform_exec *x, int k);
 /* A replay's end: sends the "empty" of messages it did not take (a replay
  * that failed half-way still releases their senders) and waits for its
- * "empty"s to leave. */
+ * "empty"s to leave; with a borrowed landing that some rank uses, a
+ * barrier of its ranks. */
 int rl_shm_done(rl_transform_exec *x);
+/* Whether a replay's wait calls rl_shm_done. */
+static inline int rl_shm_settles(const rl_transform_exec *x) { return x->shm.n > 0 || x->shm.settle; }
 
 #endif

@@ -11,7 +11,12 @@
  * "empty", not its wait: a replay's wait needs nothing of its receivers but
  * what staged MPI needs, and every rank sends all its "empty"s of a replay
  * before it returns from that replay's wait, so a start never waits for a
- * rank that is itself waiting in a start. */
+ * rank that is itself waiting in a start.
+ * A borrowed landing (shm_landing.c) is shared with other executors,
+ * whose next replay may pack into a segment where another sender's message
+ * of this one is still being unpacked: there the wait ends with a barrier
+ * of the landing's ranks, every rank of which takes part (rl_shm_settles)
+ * and enters it having unpacked all it received. */
 #include "shm.h"
 #include "transform_bind.h"
 #include "transform_pack.h"
@@ -42,5 +47,6 @@ int rl_shm_take(rl_transform_exec *x, int k)
 int rl_shm_done(rl_transform_exec *x)
 {
     int rc = rl_notices_send_rest(x, &x->shm.empty);
-    return rc == MPI_SUCCESS && x->sec->nrecv ? MPI_Waitall(x->sec->nrecv, x->shm.empty.req, MPI_STATUSES_IGNORE) : rc;
+    if (rc == MPI_SUCCESS && x->sec->nrecv) rc = MPI_Waitall(x->sec->nrecv, x->shm.empty.req, MPI_STATUSES_IGNORE);
+    return rc == MPI_SUCCESS && x->shm.settle ? MPI_Barrier(x->shm.node) : rc;
 }

@@ -14,7 +14,10 @@
  *             not contiguous) a landing area for the packed messages it
  *             receives through it, each at an ALIGN-padded offset like a
  *             pack buffer's, and tells each sender its offset; the sender
- *             finds the receiver's segment with MPI_Win_shared_query;
+ *             finds the receiver's segment with MPI_Win_shared_query.  An
+ *             executor created with RL_EXEC_SHARED_LANDINGS borrows the
+ *             node's ranks and the window from a landing that outlives it
+ *             instead (shm_landing.c);
  *   requests  the staged request of each such message becomes a zero-byte
  *             "full" (sender to receiver); "empty" goes the other way
  *             (rl_notices_create).  MPI_Win_lock_all is held from here to
@@ -41,7 +44,7 @@ relay_status rl_shm_mode_from_env(int *mode)
 int rl_shm_wanted(const rl_transform_exec *x, const relay_tuning_choice *c)
 {
     if (x->device || c->schedule != RELAY_SCHED_P2P || c->packed) return 0;
-    return x->shm.env == RL_SHM_TUNED ? c->window : x->shm.env;
+    return x->shm.env == RL_SHM_TUNED ? c->window || x->shm.shared : x->shm.env;
 }
 
 /* ---- node and cards ---------------------------------------------------- */
@@ -102,8 +105,9 @@ static relay_status agree(rl_transform_exec *x, const int *peer_in_node)
 
 /* ---- the window -------------------------------------------------------- */
 
-/* This rank's landing area (every rank of the node takes part, with 0
- * bytes where it receives nothing through it), locked for load/store. */
+/* This rank's landing area: its own window's segment (every rank of the
+ * node takes part, with 0 bytes where it receives nothing through it),
+ * locked for load/store; or borrowed from a landing that outlives it. */
 static relay_status allocate_area(rl_transform_exec *x)
 {
     const rl_section *s = x->sec;
@@ -111,6 +115,14 @@ static relay_status allocate_area(rl_transform_exec *x)
     for (int k = 0; k < s->nrecv; k++) {
         x->shm.land_off[k] = bytes;
         if (x->shm.recv_on[k]) bytes += rl_padded_bytes(s->recv[k].elems * (int64_t)x->esz);
+    }
+    if (x->shm.landing) {
+        rl_landing_lease lease;
+        relay_status st = rl_landing_reserve(x->shm.landing, bytes, x->shm.n > 0, &lease);
+        x->shm.win = lease.win;
+        x->shm.area = lease.area;
+        x->shm.settle = lease.settle;
+        return st;
     }
     MPI_Info info;
     int rc = MPI_Info_create(&info);
@@ -207,6 +219,8 @@ relay_status rl_shm_bind(rl_transform_exec *x)
     if (st || !any) return st;
     st = split_by_node(x);
     if (st || x->shm.node == MPI_COMM_NULL) return st; /* alone on its node: no peer of it asks */
+    if (x->shm.shared) st = rl_landing_find(&x->shm.landing, &x->shm.node);
+    if (st) return st;
     int *peer_in_node = rl_malloc_array((size_t)s->nsend + (size_t)s->nrecv + 1, sizeof *peer_in_node);
     st = peer_in_node ? node_ranks(x, peer_in_node) : RL_NOMEM();
     if (!st) st = agree(x, peer_in_node);
@@ -240,9 +254,11 @@ void rl_shm_free(rl_transform_exec *x)
 {
     receive_due(x);
     if (x->sec) rl_notices_free(x, &x->shm.empty);
-    if (x->shm.locked) MPI_Win_unlock_all(x->shm.win);
-    if (x->shm.win != MPI_WIN_NULL) MPI_Win_free(&x->shm.win);
-    if (x->shm.node != MPI_COMM_NULL) MPI_Comm_free(&x->shm.node);
+    if (!x->shm.landing) { /* a borrowed window and its ranks stay the landing's */
+        if (x->shm.locked) MPI_Win_unlock_all(x->shm.win);
+        if (x->shm.win != MPI_WIN_NULL) MPI_Win_free(&x->shm.win);
+        if (x->shm.node != MPI_COMM_NULL) MPI_Comm_free(&x->shm.node);
+    }
     free(x->shm.send_on);
     free(x->shm.recv_on);
     free(x->shm.land);

@@ -1,0 +1,164 @@
+/* shm_landing.c — landing areas that outlive executors (shm.h): one per
+ * set of a node's ranks, shared by every executor created with
+ * RL_EXEC_SHARED_LANDINGS over those ranks, freed at MPI_Finalize.
+ *
+ * Why: freeing a shared-memory window is collective over the node's ranks
+ * and waits for them.  relay_scalapack frees executors when one process
+ * alone prunes its cache, and BLACS frees grids in whatever order each
+ * process exits them; a window per executor would hang there.  So the
+ * drop-in's executors borrow their landing area instead:
+ *
+ *   one landing per set of ranks  the node's ranks of the executor's
+ *                    communicator, as a set (MPI_Group_compare: ident or
+ *                    similar).  A landing is made collectively over its
+ *                    ranks and never freed before MPI_Finalize, so whether
+ *                    one exists is the same on all of them whenever they
+ *                    bind together: they agree without a message;
+ *   its window       each rank's segment is the most any executor bound
+ *                    over the landing needs.  When one needs more, all
+ *                    ranks of the landing allocate a new window together
+ *                    (segments at least twice the old), and the old one
+ *                    stays for the executors bound to it: what the
+ *                    windows of a landing hold is less than twice its
+ *                    largest;
+ *   settling         executors over one window share its memory, so a
+ *                    replay ends with a barrier of the landing's ranks
+ *                    (shm_replay.c): no rank packs into another's segment
+ *                    for the next call before that one has unpacked this
+ *                    one's every message;
+ *   MPI_Finalize     deletes an attribute of MPI_COMM_SELF whose callback
+ *                    frees the windows landing by landing, newest landing
+ *                    first and each one's newest window first, then the
+ *                    landings' communicators.  Landings are made
+ *                    collectively, so any two that share processes were
+ *                    made in one order on all of them: every process frees
+ *                    the windows it shares with another in the same order,
+ *                    and no MPI_Win_free waits for a process that waits in
+ *                    another. */
+#include <stdlib.h>
+
+#include "error.h"
+#include "mpi_error.h"
+#include "shm.h"
+
+struct rl_landing {
+    struct rl_landing *older;
+    MPI_Comm node;               /* its ranks (the executor's order when it was made) */
+    int nwindows;
+    MPI_Win *windows;            /* oldest first; the last is the one lent */
+    char *area;                  /* this rank's segment of the last */
+    int64_t bytes;               /* ... and its size */
+};
+
+static rl_landing *landings;      /* newest first */
+static int finalize_keyval = MPI_KEYVAL_INVALID;
+
+/* ---- freed at MPI_Finalize --------------------------------------------- */
+
+static void free_windows(rl_landing *l)
+{
+    for (int w = l->nwindows - 1; w >= 0; w--) {
+        MPI_Win_unlock_all(l->windows[w]);
+        MPI_Win_free(&l->windows[w]);
+    }
+    free(l->windows);
+    l->windows = NULL;
+    l->nwindows = 0;
+}
+
+/* The attribute's delete callback. */
+static int free_at_finalize(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void)comm, (void)keyval, (void)value, (void)extra;
+    for (rl_landing *l = landings; l; l = l->older) free_windows(l);
+    while (landings) {
+        rl_landing *l = landings;
+        landings = l->older;
+        MPI_Comm_free(&l->node);
+        free(l);
+    }
+    return MPI_SUCCESS;
+}
+
+static relay_status hook_finalize(void)
+{
+    if (finalize_keyval != MPI_KEYVAL_INVALID) return RELAY_OK;
+    int rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_at_finalize, &finalize_keyval, NULL);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_set_attr(MPI_COMM_SELF, finalize_keyval, NULL);
+    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "hooking the shared landing areas to MPI_Finalize");
+}
+
+/* ---- finding a landing --------------------------------------------------- */
+
+/* The landing over the ranks of node as a set, or NULL. */
+static rl_landing *landing_over(MPI_Comm node)
+{
+    MPI_Group mine, theirs;
+    if (MPI_Comm_group(node, &mine) != MPI_SUCCESS) return NULL;
+    rl_landing *found = NULL;
+    for (rl_landing *l = landings; l && !found; l = l->older) {
+        int same = MPI_UNEQUAL;
+        if (MPI_Comm_group(l->node, &theirs) != MPI_SUCCESS) break;
+        MPI_Group_compare(mine, theirs, &same);
+        MPI_Group_free(&theirs);
+        if (same == MPI_IDENT || same == MPI_SIMILAR) found = l;
+    }
+    MPI_Group_free(&mine);
+    return found;
+}
+
+static relay_status new_landing(rl_landing **out, MPI_Comm node)
+{
+    relay_status st = hook_finalize();
+    rl_landing *l = st ? NULL : calloc(1, sizeof *l);
+    if (!st && !l) st = RL_NOMEM();
+    int rc = st ? MPI_SUCCESS : MPI_Comm_dup(node, &l->node);
+    if (!st && rc != MPI_SUCCESS) st = rl_mpi_fail(rc, "MPI_Comm_dup of a shared landing's ranks");
+    if (st) {
+        free(l);
+        return st;
+    }
+    l->older = landings;
+    landings = *out = l;
+    return RELAY_OK;
+}
+
+relay_status rl_landing_find(rl_landing **out, MPI_Comm *node)
+{
+    *out = landing_over(*node);
+    relay_status st = *out ? RELAY_OK : new_landing(out, *node);
+    MPI_Comm_free(node);
+    *node = *out ? (*out)->node : MPI_COMM_NULL;
+    return st;
+}
+
+/* ---- its window ---------------------------------------------------------- */
+
+/* A new window whose segment here is `bytes`, locked for load/store. */
+static relay_status add_window(rl_landing *l, int64_t bytes)
+{
+    MPI_Win *grown = realloc(l->windows, ((size_t)l->nwindows + 1) * sizeof *grown);
+    if (!grown) return RL_NOMEM();
+    l->windows = grown;
+    MPI_Info info;
+    int rc = MPI_Info_create(&info);
+    if (rc == MPI_SUCCESS) rc = MPI_Info_set(info, "alloc_shared_noncontig", "true");
+    if (rc == MPI_SUCCESS) rc = MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, l->node, &l->area, &grown[l->nwindows]);
+    MPI_Info_free(&info);
+    if (rc == MPI_SUCCESS) rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, grown[l->nwindows]);
+    if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "MPI_Win_allocate_shared of a shared landing area");
+    l->nwindows++;
+    l->bytes = bytes;
+    return RELAY_OK;
+}
+
+relay_status rl_landing_reserve(rl_landing *l, int64_t bytes, int uses, rl_landing_lease *lease)
+{
+    int mine[2] = {bytes > l->bytes, uses}, any[2];
+    int rc = MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, l->node);
+    if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "MPI_Allreduce of the shared landing's size");
+    relay_status st = any[0] ? add_window(l, bytes > l->bytes ? (bytes > 2 * l->bytes ? bytes : 2 * l->bytes) : l->bytes)
+                             : RELAY_OK;
+    *lease = (rl_landing_lease){l->nwindows ? l->windows[l->nwindows - 1] : MPI_WIN_NULL, l->area, any[1]};
+    return st;
+}
