@@ -2,19 +2,17 @@
  * B's local array, A's local array (or a scratch sum laid out as A's), and
  * a packed message.
  *
- * A transfer is a product of per-dimension run lists (nd_transfers.h).
- * A walk visits it in one order of A's dimensions, the same at both ends
- * (the message's order): B's fastest-varying dimension innermost, so that
- * packing reads B in runs; A's fastest next to it, so that the two
+ * A transfer is a product of per-dimension run lists (nd_transfers.h),
+ * walked in its pair's order (plan_format/nd_walk_order.h): the two
  * innermost dimensions form rectangles that kernels.c moves in cache
- * tiles when the permutation transposes them; the others outermost in
- * B's storage order.  Each rectangle is one rl_move: the whole walk reads
- * and writes each element once. */
+ * tiles when the permutation transposes them, one rl_move each, at every
+ * index of the outer dimensions.  The whole walk reads and writes each
+ * element once. */
 #ifndef RELAY_ND_WALK_H
 #define RELAY_ND_WALK_H
 
 #include "kernels.h"
-#include "nd_transfers.h"
+#include "nd_walk_order.h"
 
 /* How one side stores A's dimension k: element stride[k] apart, and the
  * first element of run r at ... (by kind):
@@ -28,15 +26,6 @@ typedef struct {
     char *base;
     int64_t stride[RELAY_ND_MAX_DIMS];
 } rl_nd_side;
-
-/* The walk order of one pair: order[0] outermost .. order[ndims-1]
- * innermost (A's dimensions). */
-typedef struct {
-    int ndims;
-    int order[RELAY_ND_MAX_DIMS];
-} rl_nd_order;
-
-void rl_nd_walk_order(rl_nd_order *o, const rl_nd_pair *pair);
 
 /* The strides of a rank's local array of layout l (A's dims: k, or B's
  * dims seen from A's: perm[k]) at mesh coordinates coords. */
