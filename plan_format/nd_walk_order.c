@@ -1,4 +1,5 @@
-/* nd_walk_order.c — an N-D transfer's walk order (nd_walk_order.h). */
+/* nd_walk_order.c — an N-D transfer's walk order and the moves its walk
+ * makes (nd_walk_order.h). */
 #include "nd_walk_order.h"
 
 /* A dimension's storage rank in layout l: 0 for its fastest-varying. */
@@ -27,4 +28,14 @@ void rl_nd_walk_order(rl_nd_order *o, const rl_nd_pair *pair)
                 o->order[--n] = k;
                 placed[k] = 1;
             }
+}
+
+int64_t rl_nd_walk_moves(const rl_nd_order *o, const rl_nd_transfer *t)
+{
+    if (t->elems == 0) return 0;
+    int d = o->ndims;
+    int64_t moves = t->nruns[o->order[d - 1]];
+    if (d > 1) moves *= t->nruns[o->order[d - 2]];
+    for (int level = 0; level < d - 2; level++) moves *= rl_nd_transfer_extent(t, o->order[level]);
+    return moves;
 }

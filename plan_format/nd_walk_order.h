@@ -1,6 +1,8 @@
-/* nd_walk_order.h — the order an N-D transfer is walked in
- * (nd_walk_order.c).  Plan data alone: the executor walks transfers in
- * this order (executor/nd/nd_walk.h).
+/* nd_walk_order.h — the order an N-D transfer is walked in, and how many
+ * moves that walk makes (nd_walk_order.c).  Plan data alone: the executor
+ * walks transfers in this order (executor/nd/nd_walk.h), and the
+ * prediction charges each of its moves a piece's cost
+ * (predict/simulate_nd.c), so both count the same moves.
  *
  * A walk visits a transfer in one order of A's dimensions, the same at
  * both ends (the message's order): B's fastest-varying dimension
@@ -22,5 +24,10 @@ typedef struct {
 } rl_nd_order;
 
 void rl_nd_walk_order(rl_nd_order *o, const rl_nd_pair *pair);
+
+/* The moves (rectangles) a walk in order o makes over transfer t: each
+ * outer dimension's elements, times the runs of the two innermost (of the
+ * one, in 1-D); none for a transfer of no elements.  At most t->elems. */
+int64_t rl_nd_walk_moves(const rl_nd_order *o, const rl_nd_transfer *t);
 
 #endif

@@ -33,7 +33,8 @@ void rl_nd_side_strides(rl_nd_side *side, const relay_nd_layout *l, const int *c
 /* The strides of transfer t's packed form in walk order o. */
 void rl_nd_message_strides(rl_nd_side *side, const rl_nd_transfer *t, const rl_nd_order *o);
 
-/* dst := alpha * op(src) + beta * dst over transfer t (conj: op C).
+/* dst := alpha * op(src) + beta * dst over transfer t (conj: op C), in
+ * the rl_nd_walk_moves(o, t) moves that nd_walk_order.h counts.
  * s->large_dst, the caller's: whether dst's whole buffer is large enough
  * to be written past the caches (each rectangle is only a plane of it). */
 void rl_nd_move(const rl_scalars *s, int conj, const rl_nd_order *o, const rl_nd_transfer *t, const rl_nd_side *dst,
