@@ -278,11 +278,10 @@ static void make_transfer(rl_nd_transfer *t, const dim_cut *cuts, const int64_t 
 {
     t->elems = 1;
     for (int k = 0; k < ndims; k++) {
-        int64_t first = cuts[k].first[at[k]], len = 0;
+        int64_t first = cuts[k].first[at[k]];
         t->nruns[k] = cuts[k].first[at[k] + 1] - first;
         t->runs[k] = cuts[k].flat + first;
-        for (int64_t i = 0; i < t->nruns[k]; i++) len += t->runs[k][i].len;
-        t->elems *= len; /* at most the receiver's local elements: no overflow */
+        t->elems *= rl_nd_transfer_extent(t, k); /* at most the receiver's local elements: no overflow */
     }
 }
 

@@ -33,6 +33,14 @@ typedef struct {
     rl_nd_run *runs[RELAY_ND_MAX_DIMS];  /* into the part's cuts: the peers of one coordinate share them */
 } rl_nd_transfer;
 
+/* The elements of t along A's dimension k: its runs' lengths summed. */
+static inline int64_t rl_nd_transfer_extent(const rl_nd_transfer *t, int k)
+{
+    int64_t len = 0;
+    for (int64_t r = 0; r < t->nruns[k]; r++) len += t->runs[k][r].len;
+    return len;
+}
+
 /* Whether t travels on its own (a replica passing on what it received)
  * rather than in its peer's one message of transfers read from B. */
 static inline int rl_nd_forwarded(const rl_nd_transfer *t) { return t->forwarded; }

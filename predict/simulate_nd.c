@@ -16,6 +16,8 @@
  *                                 they landed), then unpack it;
  *   wait for the sends.
  *
+ * A pack, unpack or copy costs its bytes and piece_seconds per move the
+ * executor's walk makes over its transfers (plan_format/nd_walk_order.h).
  * Partial pieces are added as they land at an unpack's cost each (the
  * executor's order among pieces, and the last pass of alpha and beta when
  * they are not 1 and 0, are not modelled).  Every rank's messages are held
@@ -30,6 +32,7 @@
 #include "engine.h"
 #include "nd_layout.h"
 #include "nd_transfers.h"
+#include "nd_walk_order.h"
 #include "simulate_kinds.h"
 
 /* One message of a rank: what moving it costs, and for a send that passes
@@ -62,18 +65,6 @@ typedef struct {
 
 /* ---- the messages of one rank ------------------------------------------- */
 
-/* Pieces a transfer is moved in: one per combination of its runs.  The
- * walk (executor/nd/nd_walk.c) moves one rectangle per pair of runs of its
- * two innermost dimensions, so this is exact for 1-D and 2-D transfers
- * and a lower bound beyond (there the walk moves one per index of each
- * outer dimension, and which are outer depends on both layouts' orders). */
-static int64_t transfer_pieces(const rl_nd_transfer *t, int ndims)
-{
-    int64_t pieces = 1;
-    for (int k = 0; k < ndims; k++) pieces *= t->nruns[k];
-    return pieces;
-}
-
 /* Whether unpacking a pair's transfers transposes: A's fastest-varying
  * dimension is not B's (the walk reads B's in runs and writes A's across). */
 static int pair_transposes(const rl_nd_pair *pair)
@@ -84,12 +75,17 @@ static int pair_transposes(const rl_nd_pair *pair)
     return pair->perm[fastest_a] != fastest_b;
 }
 
+/* Adds t to msg: its bytes, and as pieces the moves the executor's walk
+ * makes over it (nd_walk_order.h: one rectangle per pair of runs of the
+ * two innermost dimensions, at every index of the outer ones). */
 static void add_transfer(nd_message *msg, const relay_plan *p, const rl_nd_transfer *t)
 {
     const rl_nd_pair *pair = &p->nd->pairs[t->pair];
     int64_t bytes = t->elems * (int64_t)relay_type_size(p->type);
+    rl_nd_order order;
+    rl_nd_walk_order(&order, pair);
     msg->bytes += bytes;
-    msg->pieces += transfer_pieces(t, pair->dst->ndims);
+    msg->pieces += rl_nd_walk_moves(&order, t);
     msg->transposed += pair_transposes(pair) ? bytes : 0;
 }
 

@@ -18,7 +18,10 @@
  *     a 1 x 4 binomial broadcast: 2 (2 l + S / b);
  *   a BMMC round on two ranks: W's copy, one message each way, the placing;
  *   an N-D plan's one message as a transform plan's; a replica passing a
- *     message on as it lands: one more message time, without packing.
+ *     message on as it lands: one more message time, without packing; a
+ *     3-D transfer packed and unpacked at piece_seconds per rectangle of
+ *     the executor's walk: the outer dimension's length times the runs
+ *     of the two inner ones.
  *
  * Every value is checked to 1e-9 relative, so a model that drops or
  * doubles a term fails.  Also: the schedules a plan can be predicted with,
@@ -491,18 +494,25 @@ static void a_bmmc_round_is_one_message(void **state)
 
 /* ---- N-D plans -------------------------------------------------------------- */
 
+/* A layout of `shape` (ndims dimensions) on the 1-D mesh of the `count`
+ * ranks from `first`, placed by `place`, stored in `order`. */
+static relay_nd_layout *on_ranks(int ndims, const int64_t *shape, int first, int count, relay_placement place,
+                                 relay_order order)
+{
+    int mesh[1] = {count}, ranks[4];
+    for (int i = 0; i < count; i++) ranks[i] = first + i;
+    relay_nd_desc d = {ndims, shape, 1, mesh, ranks, &place, order, NULL};
+    relay_nd_layout *l = NULL;
+    assert_int_equal(relay_nd_layout_create(&l, &d), RELAY_OK);
+    return l;
+}
+
 /* A 1-D layout of n doubles on the mesh of the `count` ranks from `first`,
  * sharded or replicated. */
 static relay_nd_layout *line(int64_t n, int first, int count, relay_placement_kind kind)
 {
     int64_t shape[1] = {n};
-    int mesh[1] = {count}, ranks[4];
-    for (int i = 0; i < count; i++) ranks[i] = first + i;
-    relay_placement place = {kind, 0, 0, NULL};
-    relay_nd_desc d = {1, shape, 1, mesh, ranks, &place, RELAY_ROW_MAJOR, NULL};
-    relay_nd_layout *l = NULL;
-    assert_int_equal(relay_nd_layout_create(&l, &d), RELAY_OK);
-    return l;
+    return on_ranks(1, shape, first, count, (relay_placement){kind, 0, 0, NULL}, RELAY_ROW_MAJOR);
 }
 
 /* The N-D plan A := B on nranks ranks; frees the layouts. */
@@ -580,6 +590,39 @@ static void a_forwarded_message_leaves_when_its_origins_lands(void **state)
     relay_plan_free(p);
 }
 
+/* A 3-D transfer is packed and unpacked in the executor walk's rectangles
+ * (executor/nd/nd_walk.c): one per pair of runs of the two innermost
+ * dimensions of its walk order, at every index of the outer one, each at
+ * piece_seconds; not one per combination of runs (here 5).  Rank 0 holds
+ * B, L x M x N doubles in C order; A deals blocks of 100 along N to ranks
+ * 0 and 1, so rank 1 receives S bytes in one run of L, one of M and
+ * N / 200 = 5 of N.  The walk goes B's fastest (N) innermost, A's fastest
+ * next, the other outermost: L, M, N with A in C order (L * 5 rectangles),
+ * M, L, N with A in Fortran order (M * 5). */
+static void a_3d_transfer_moves_in_the_walks_rectangles(void **state)
+{
+    enum { L = 5, M = 50, N = 1000, RUNS_OF_N = N / 200 };
+    static const int64_t shape[3] = {L, M, N};
+    static const struct {
+        relay_order a_order;
+        int64_t outer;         /* the outer dimension's length */
+    } cases[] = {{RELAY_ROW_MAJOR, L}, {RELAY_COL_MAJOR, M}};
+    char costly[sizeof star + 64];
+    snprintf(costly, sizeof costly, "%smessage_seconds = 3e-5\npiece_seconds = 2e-6\n", star);
+    double wire = 2 * link_lat + (double)S / link_bw;
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        relay_placement whole = {RELAY_SHARD, 0, 0, NULL}, blocks_of_n = {RELAY_SHARD, 2, 100, NULL};
+        relay_plan *p = nd_plan(2, on_ranks(3, shape, 0, 2, blocks_of_n, cases[c].a_order),
+                                on_ranks(3, shape, 0, 1, whole, RELAY_ROW_MAJOR), RELAY_REPLICAS_AUTO);
+        double ranks[2];
+        relay_prediction out = predict(p, costly, RELAY_SCHED_P2P, ranks);
+        assert_int_equal(out.messages, 1);
+        double move = copy(S) + (double)(cases[c].outer * RUNS_OF_N) * 2e-6; /* packing or unpacking */
+        assert_close(ranks[1], 2 * move + 3e-5 + wire);
+        relay_plan_free(p);
+    }
+}
+
 /* BMMC and HSUMMA plans replay one way (AUTO). */
 static void bmmc_and_hsumma_take_auto_alone(void **state)
 {
@@ -621,6 +664,7 @@ int main(void)
         cmocka_unit_test(bmmc_and_hsumma_take_auto_alone),
         cmocka_unit_test(an_nd_message_is_packing_latency_size_over_bandwidth_unpacking),
         cmocka_unit_test(a_forwarded_message_leaves_when_its_origins_lands),
+        cmocka_unit_test(a_3d_transfer_moves_in_the_walks_rectangles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

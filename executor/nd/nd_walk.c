@@ -3,34 +3,6 @@
 
 #include "nd_walk.h"
 
-/* A dimension's storage rank in layout l: 0 for its fastest-varying. */
-static int storage_rank(const relay_nd_layout *l, int dim)
-{
-    return l->order == RELAY_ROW_MAJOR ? l->ndims - 1 - dim : dim;
-}
-
-void rl_nd_walk_order(rl_nd_order *o, const rl_nd_pair *pair)
-{
-    int d = pair->dst->ndims, inner = 0, next = -1, placed[RELAY_ND_MAX_DIMS] = {0}, n = d;
-    for (int k = 0; k < d; k++)
-        if (storage_rank(pair->src, pair->perm[k]) == 0) inner = k;
-    for (int k = 0; k < d; k++)
-        if (storage_rank(pair->dst, k) == 0 && k != inner) next = k;
-    o->ndims = d;
-    o->order[--n] = inner;
-    placed[inner] = 1;
-    if (next >= 0) {
-        o->order[--n] = next;
-        placed[next] = 1;
-    }
-    for (int rank = 1; rank < d; rank++) /* the rest: B's faster dimensions further in */
-        for (int k = 0; k < d; k++)
-            if (!placed[k] && storage_rank(pair->src, pair->perm[k]) == rank) {
-                o->order[--n] = k;
-                placed[k] = 1;
-            }
-}
-
 void rl_nd_side_strides(rl_nd_side *side, const relay_nd_layout *l, const int *coords, const int32_t *perm)
 {
     int64_t extents[RELAY_ND_MAX_DIMS], strides[RELAY_ND_MAX_DIMS];
@@ -45,9 +17,7 @@ void rl_nd_message_strides(rl_nd_side *side, const rl_nd_transfer *t, const rl_n
     for (int i = o->ndims - 1; i >= 0; i--) {
         int k = o->order[i];
         side->stride[k] = stride;
-        int64_t len = 0;
-        for (int64_t r = 0; r < t->nruns[k]; r++) len += t->runs[k][r].len;
-        stride *= len;
+        stride *= rl_nd_transfer_extent(t, k);
     }
 }
 
