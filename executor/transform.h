@@ -118,7 +118,7 @@ typedef struct {
     int on;                  /* this executor offers its on-node messages to the window: RELAY_SHM, else
                                 the choice replayed (a tuning's window flag), settled at bind */
     int shared;              /* borrows a landing area that outlives it (RL_EXEC_SHARED_LANDINGS) */
-    struct rl_landing *landing; /* ... the one borrowed, which owns node and win; else NULL */
+    struct rl_landing *landing; /* ... the one borrowed, which owns win; else NULL */
     int settle;              /* ... a replay ends with a barrier of node (some rank of it uses the window) */
     MPI_Comm node;           /* the executor's ranks on this node, or MPI_COMM_NULL */
     MPI_Win win;             /* the node's landing areas, or MPI_WIN_NULL */

@@ -37,14 +37,15 @@ typedef struct {
     char *area;
     int settle;
 } rl_landing_lease;
-/* The landing over the ranks of *node (the executor's split, size > 1),
- * made if there is none (collective over them); *node is freed and
- * becomes the landing's communicator, which the landing keeps. */
-relay_status rl_landing_find(rl_landing **out, MPI_Comm *node);
-/* Collective over the landing's ranks: a window whose segment here holds
- * `bytes` (a new one for all of them if any needs more), and whether any
- * of them `uses` it. */
-relay_status rl_landing_reserve(rl_landing *l, int64_t bytes, int uses, rl_landing_lease *lease);
+/* The landing over the ranks of node (the executor's split, size > 1), as
+ * a set; made if there is none (every rank of node does so together). */
+relay_status rl_landing_find(rl_landing **out, MPI_Comm node);
+/* Collective over node, the landing's ranks: a window whose segment here
+ * holds `bytes` (a new one for all of them if any needs more), and
+ * whether any of them `uses` it.  The window's ranks are numbered as
+ * node's were when it was made, which may be another executor's order:
+ * MPI_Win_get_group tells. */
+relay_status rl_landing_reserve(rl_landing *l, MPI_Comm node, int64_t bytes, int uses, rl_landing_lease *lease);
 
 /* Binding p2p replays, after the direct and pulled messages are agreed:
  * which of the others travel through the window, the window itself and

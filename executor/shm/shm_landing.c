@@ -13,7 +13,11 @@
  *                    similar).  A landing is made collectively over its
  *                    ranks and never freed before MPI_Finalize, so whether
  *                    one exists is the same on all of them whenever they
- *                    bind together: they agree without a message;
+ *                    bind together: they agree without a message.  It
+ *                    holds a group, not a communicator: its collective
+ *                    steps run on the binding executor's node communicator
+ *                    (relay_scalapack frees its communicators with the
+ *                    grids, and tests count them);
  *   its window       each rank's segment is the most any executor bound
  *                    over the landing needs.  When one needs more, all
  *                    ranks of the landing allocate a new window together
@@ -29,7 +33,7 @@
  *   MPI_Finalize     deletes an attribute of MPI_COMM_SELF whose callback
  *                    frees the windows landing by landing, newest landing
  *                    first and each one's newest window first, then the
- *                    landings' communicators.  Landings are made
+ *                    landings.  Landings are made
  *                    collectively, so any two that share processes were
  *                    made in one order on all of them: every process frees
  *                    the windows it shares with another in the same order,
@@ -43,7 +47,7 @@
 
 struct rl_landing {
     struct rl_landing *older;
-    MPI_Comm node;               /* its ranks (the executor's order when it was made) */
+    MPI_Group ranks;             /* its ranks, compared as a set */
     int nwindows;
     MPI_Win *windows;            /* oldest first; the last is the one lent */
     char *area;                  /* this rank's segment of the last */
@@ -74,7 +78,7 @@ static int free_at_finalize(MPI_Comm comm, int keyval, void *value, void *extra)
     while (landings) {
         rl_landing *l = landings;
         landings = l->older;
-        MPI_Comm_free(&l->node);
+        MPI_Group_free(&l->ranks);
         free(l);
     }
     return MPI_SUCCESS;
@@ -90,52 +94,41 @@ static relay_status hook_finalize(void)
 
 /* ---- finding a landing --------------------------------------------------- */
 
-/* The landing over the ranks of node as a set, or NULL. */
-static rl_landing *landing_over(MPI_Comm node)
+/* The landing over ranks as a set, or NULL. */
+static rl_landing *landing_over(MPI_Group ranks)
 {
-    MPI_Group mine, theirs;
-    if (MPI_Comm_group(node, &mine) != MPI_SUCCESS) return NULL;
-    rl_landing *found = NULL;
-    for (rl_landing *l = landings; l && !found; l = l->older) {
+    for (rl_landing *l = landings; l; l = l->older) {
         int same = MPI_UNEQUAL;
-        if (MPI_Comm_group(l->node, &theirs) != MPI_SUCCESS) break;
-        MPI_Group_compare(mine, theirs, &same);
-        MPI_Group_free(&theirs);
-        if (same == MPI_IDENT || same == MPI_SIMILAR) found = l;
+        MPI_Group_compare(ranks, l->ranks, &same);
+        if (same == MPI_IDENT || same == MPI_SIMILAR) return l;
     }
-    MPI_Group_free(&mine);
-    return found;
+    return NULL;
 }
 
-static relay_status new_landing(rl_landing **out, MPI_Comm node)
+relay_status rl_landing_find(rl_landing **out, MPI_Comm node)
 {
-    relay_status st = hook_finalize();
-    rl_landing *l = st ? NULL : calloc(1, sizeof *l);
-    if (!st && !l) st = RL_NOMEM();
-    int rc = st ? MPI_SUCCESS : MPI_Comm_dup(node, &l->node);
-    if (!st && rc != MPI_SUCCESS) st = rl_mpi_fail(rc, "MPI_Comm_dup of a shared landing's ranks");
-    if (st) {
-        free(l);
+    MPI_Group ranks;
+    int rc = MPI_Comm_group(node, &ranks);
+    if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "MPI_Comm_group of a node's ranks");
+    *out = landing_over(ranks);
+    relay_status st = *out ? RELAY_OK : hook_finalize();
+    rl_landing *l = *out || st ? NULL : calloc(1, sizeof *l);
+    if (!*out && !st && !l) st = RL_NOMEM();
+    if (*out || st) {
+        MPI_Group_free(&ranks);
         return st;
     }
+    l->ranks = ranks;
     l->older = landings;
     landings = *out = l;
     return RELAY_OK;
 }
 
-relay_status rl_landing_find(rl_landing **out, MPI_Comm *node)
-{
-    *out = landing_over(*node);
-    relay_status st = *out ? RELAY_OK : new_landing(out, *node);
-    MPI_Comm_free(node);
-    *node = *out ? (*out)->node : MPI_COMM_NULL;
-    return st;
-}
-
 /* ---- its window ---------------------------------------------------------- */
 
-/* A new window whose segment here is `bytes`, locked for load/store. */
-static relay_status add_window(rl_landing *l, int64_t bytes)
+/* A new window over node whose segment here is `bytes`, locked for
+ * load/store. */
+static relay_status add_window(rl_landing *l, MPI_Comm node, int64_t bytes)
 {
     MPI_Win *grown = realloc(l->windows, ((size_t)l->nwindows + 1) * sizeof *grown);
     if (!grown) return RL_NOMEM();
@@ -143,7 +136,7 @@ static relay_status add_window(rl_landing *l, int64_t bytes)
     MPI_Info info;
     int rc = MPI_Info_create(&info);
     if (rc == MPI_SUCCESS) rc = MPI_Info_set(info, "alloc_shared_noncontig", "true");
-    if (rc == MPI_SUCCESS) rc = MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, l->node, &l->area, &grown[l->nwindows]);
+    if (rc == MPI_SUCCESS) rc = MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, node, &l->area, &grown[l->nwindows]);
     MPI_Info_free(&info);
     if (rc == MPI_SUCCESS) rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, grown[l->nwindows]);
     if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "MPI_Win_allocate_shared of a shared landing area");
@@ -152,12 +145,12 @@ static relay_status add_window(rl_landing *l, int64_t bytes)
     return RELAY_OK;
 }
 
-relay_status rl_landing_reserve(rl_landing *l, int64_t bytes, int uses, rl_landing_lease *lease)
+relay_status rl_landing_reserve(rl_landing *l, MPI_Comm node, int64_t bytes, int uses, rl_landing_lease *lease)
 {
     int mine[2] = {bytes > l->bytes, uses}, any[2];
-    int rc = MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, l->node);
+    int rc = MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, node);
     if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "MPI_Allreduce of the shared landing's size");
-    relay_status st = any[0] ? add_window(l, bytes > l->bytes ? (bytes > 2 * l->bytes ? bytes : 2 * l->bytes) : l->bytes)
+    relay_status st = any[0] ? add_window(l, node, bytes > l->bytes ? (bytes > 2 * l->bytes ? bytes : 2 * l->bytes) : l->bytes)
                              : RELAY_OK;
     *lease = (rl_landing_lease){l->nwindows ? l->windows[l->nwindows - 1] : MPI_WIN_NULL, l->area, any[1]};
     return st;

@@ -16,8 +16,8 @@
  *             pack buffer's, and tells each sender its offset; the sender
  *             finds the receiver's segment with MPI_Win_shared_query.  An
  *             executor created with RL_EXEC_SHARED_LANDINGS borrows the
- *             node's ranks and the window from a landing that outlives it
- *             instead (shm_landing.c);
+ *             window from a landing that outlives it instead
+ *             (shm_landing.c);
  *   requests  the staged request of each such message becomes a zero-byte
  *             "full" (sender to receiver); "empty" goes the other way
  *             (rl_notices_create).  MPI_Win_lock_all is held from here to
@@ -118,7 +118,7 @@ static relay_status allocate_area(rl_transform_exec *x)
     }
     if (x->shm.landing) {
         rl_landing_lease lease;
-        relay_status st = rl_landing_reserve(x->shm.landing, bytes, x->shm.n > 0, &lease);
+        relay_status st = rl_landing_reserve(x->shm.landing, x->shm.node, bytes, x->shm.n > 0, &lease);
         x->shm.win = lease.win;
         x->shm.area = lease.area;
         x->shm.settle = lease.settle;
@@ -134,6 +134,33 @@ static relay_status allocate_area(rl_transform_exec *x)
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "MPI_Win_allocate_shared of the landing areas");
 }
 
+/* The receivers of the sends through the window as the window numbers
+ * them: as the node's communicator does, or for a borrowed window, as the
+ * communicator it was made over did (another executor's, perhaps in
+ * another order).  receiver[k] is set where send k goes through it. */
+static relay_status window_ranks(const rl_transform_exec *x, const int *peer_in_node, int *receiver)
+{
+    const rl_section *s = x->sec;
+    for (int k = 0; k < s->nsend; k++) receiver[k] = peer_in_node[k];
+    if (!x->shm.landing) return RELAY_OK;
+    int n = 0, *mine = rl_malloc_array((size_t)s->nsend + 1, sizeof *mine);
+    int *theirs = rl_malloc_array((size_t)s->nsend + 1, sizeof *theirs);
+    MPI_Group node = MPI_GROUP_NULL, win = MPI_GROUP_NULL;
+    int rc = mine && theirs ? MPI_Comm_group(x->shm.node, &node) : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS && mine && theirs) rc = MPI_Win_get_group(x->shm.win, &win);
+    for (int k = 0; k < s->nsend && mine; k++)
+        if (x->shm.send_on[k]) mine[n++] = peer_in_node[k];
+    if (rc == MPI_SUCCESS && mine && theirs) rc = MPI_Group_translate_ranks(node, n, mine, win, theirs);
+    for (int k = 0, i = 0; rc == MPI_SUCCESS && mine && theirs && k < s->nsend; k++)
+        if (x->shm.send_on[k]) receiver[k] = theirs[i++];
+    if (node != MPI_GROUP_NULL) MPI_Group_free(&node);
+    if (win != MPI_GROUP_NULL) MPI_Group_free(&win);
+    relay_status st = !mine || !theirs ? RL_NOMEM() : rc != MPI_SUCCESS ? rl_mpi_fail(rc, "numbering the receivers as the window does") : RELAY_OK;
+    free(mine);
+    free(theirs);
+    return st;
+}
+
 /* Each receiver tells each sender where in its area the message lands. */
 static relay_status find_landings(rl_transform_exec *x, const int *peer_in_node)
 {
@@ -141,7 +168,9 @@ static relay_status find_landings(rl_transform_exec *x, const int *peer_in_node)
     int n = s->nsend + s->nrecv;
     int64_t *off = rl_calloc((size_t)s->nsend + 1, sizeof *off);
     rl_swap *items = rl_calloc((size_t)n + 1, sizeof *items);
-    relay_status st = off && items ? RELAY_OK : RL_NOMEM();
+    int *receiver = rl_malloc_array((size_t)s->nsend + 1, sizeof *receiver);
+    relay_status st = off && items && receiver ? RELAY_OK : RL_NOMEM();
+    if (!st) st = window_ranks(x, peer_in_node, receiver);
     for (int k = 0; !st && k < s->nsend; k++)
         if (x->shm.send_on[k]) items[k] = (rl_swap){NULL, 0, &off[k], sizeof *off};
     for (int k = 0; !st && k < s->nrecv; k++)
@@ -152,12 +181,13 @@ static relay_status find_landings(rl_transform_exec *x, const int *peer_in_node)
         MPI_Aint size;
         int unit;
         char *base;
-        int rc = MPI_Win_shared_query(x->shm.win, peer_in_node[k], &size, &unit, &base);
+        int rc = MPI_Win_shared_query(x->shm.win, receiver[k], &size, &unit, &base);
         if (rc != MPI_SUCCESS) st = rl_mpi_fail(rc, "MPI_Win_shared_query of a receiver's landing area");
         else x->shm.land[k] = base + off[k];
     }
     free(off);
     free(items);
+    free(receiver);
     return st;
 }
 
@@ -219,7 +249,7 @@ relay_status rl_shm_bind(rl_transform_exec *x)
     if (st || !any) return st;
     st = split_by_node(x);
     if (st || x->shm.node == MPI_COMM_NULL) return st; /* alone on its node: no peer of it asks */
-    if (x->shm.shared) st = rl_landing_find(&x->shm.landing, &x->shm.node);
+    if (x->shm.shared) st = rl_landing_find(&x->shm.landing, x->shm.node);
     if (st) return st;
     int *peer_in_node = rl_malloc_array((size_t)s->nsend + (size_t)s->nrecv + 1, sizeof *peer_in_node);
     st = peer_in_node ? node_ranks(x, peer_in_node) : RL_NOMEM();
@@ -254,11 +284,11 @@ void rl_shm_free(rl_transform_exec *x)
 {
     receive_due(x);
     if (x->sec) rl_notices_free(x, &x->shm.empty);
-    if (!x->shm.landing) { /* a borrowed window and its ranks stay the landing's */
+    if (!x->shm.landing) { /* a borrowed window stays the landing's */
         if (x->shm.locked) MPI_Win_unlock_all(x->shm.win);
         if (x->shm.win != MPI_WIN_NULL) MPI_Win_free(&x->shm.win);
-        if (x->shm.node != MPI_COMM_NULL) MPI_Comm_free(&x->shm.node);
     }
+    if (x->shm.node != MPI_COMM_NULL) MPI_Comm_free(&x->shm.node);
     free(x->shm.send_on);
     free(x->shm.recv_on);
     free(x->shm.land);
