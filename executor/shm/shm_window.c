@@ -141,24 +141,31 @@ static relay_status allocate_area(rl_transform_exec *x)
 static relay_status window_ranks(const rl_transform_exec *x, const int *peer_in_node, int *receiver)
 {
     const rl_section *s = x->sec;
-    for (int k = 0; k < s->nsend; k++) receiver[k] = peer_in_node[k];
-    if (!x->shm.landing) return RELAY_OK;
-    int n = 0, *mine = rl_malloc_array((size_t)s->nsend + 1, sizeof *mine);
-    int *theirs = rl_malloc_array((size_t)s->nsend + 1, sizeof *theirs);
+    int n = 0;
+    for (int k = 0; k < s->nsend; k++) {
+        receiver[k] = peer_in_node[k];
+        n += x->shm.send_on[k];
+    }
+    if (!x->shm.landing || n == 0) return RELAY_OK; /* none: the window may not even exist */
+    int *mine = rl_malloc_array((size_t)n, sizeof *mine), *theirs = rl_malloc_array((size_t)n, sizeof *theirs);
+    if (!mine || !theirs) {
+        free(mine);
+        free(theirs);
+        return RL_NOMEM();
+    }
+    for (int k = 0, i = 0; k < s->nsend; k++)
+        if (x->shm.send_on[k]) mine[i++] = peer_in_node[k];
     MPI_Group node = MPI_GROUP_NULL, win = MPI_GROUP_NULL;
-    int rc = mine && theirs ? MPI_Comm_group(x->shm.node, &node) : MPI_SUCCESS;
-    if (rc == MPI_SUCCESS && mine && theirs) rc = MPI_Win_get_group(x->shm.win, &win);
-    for (int k = 0; k < s->nsend && mine; k++)
-        if (x->shm.send_on[k]) mine[n++] = peer_in_node[k];
-    if (rc == MPI_SUCCESS && mine && theirs) rc = MPI_Group_translate_ranks(node, n, mine, win, theirs);
-    for (int k = 0, i = 0; rc == MPI_SUCCESS && mine && theirs && k < s->nsend; k++)
+    int rc = MPI_Comm_group(x->shm.node, &node);
+    if (rc == MPI_SUCCESS) rc = MPI_Win_get_group(x->shm.win, &win);
+    if (rc == MPI_SUCCESS) rc = MPI_Group_translate_ranks(node, n, mine, win, theirs);
+    for (int k = 0, i = 0; rc == MPI_SUCCESS && k < s->nsend; k++)
         if (x->shm.send_on[k]) receiver[k] = theirs[i++];
     if (node != MPI_GROUP_NULL) MPI_Group_free(&node);
     if (win != MPI_GROUP_NULL) MPI_Group_free(&win);
-    relay_status st = !mine || !theirs ? RL_NOMEM() : rc != MPI_SUCCESS ? rl_mpi_fail(rc, "numbering the receivers as the window does") : RELAY_OK;
     free(mine);
     free(theirs);
-    return st;
+    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "numbering the receivers as the window does");
 }
 
 /* Each receiver tells each sender where in its area the message lands. */
