@@ -280,8 +280,9 @@ static void tran_case(int number, relay_type t, int conj, const grid *g, int m, 
     }
 }
 
-/* The drop-in's executors over one context's processes borrow one landing
- * area, which outlives them (executor/shm/shm_landing.c).  Three keys are
+/* With RELAY_SHM=on (the mpi_scalapack.shm_on runs), the drop-in's
+ * executors over one context's processes borrow one landing area, which
+ * outlives them (executor/shm/shm_landing.c).  Three keys are
  * replayed in turns, back to back (ScaLAPACK's calls, which would hold
  * the processes together, come before each turn): the executors take
  * turns in one window, and a sender may pack for a rank that is still

@@ -44,7 +44,7 @@ relay_status rl_shm_mode_from_env(int *mode)
 int rl_shm_wanted(const rl_transform_exec *x, const relay_tuning_choice *c)
 {
     if (x->device || c->schedule != RELAY_SCHED_P2P || c->packed) return 0;
-    return x->shm.env == RL_SHM_TUNED ? c->window || x->shm.shared : x->shm.env;
+    return x->shm.env == RL_SHM_TUNED ? c->window : x->shm.env;
 }
 
 /* ---- node and cards ---------------------------------------------------- */
