@@ -27,6 +27,12 @@ relay_status rl_shm_mode_from_env(int *mode);
 /* Whether a replay of choice c offers its on-node messages to the window. */
 int rl_shm_wanted(const rl_transform_exec *x, const relay_tuning_choice *c);
 
+/* Collective over node: a shared-memory window whose segment here holds
+ * `bytes`, at *area, locked for load/store (MPI_Win_lock_all); or the
+ * error, saying `what` failed (*win is then the window, unlocked, if only
+ * the lock failed).  In shm_landing.c, which shm_window.c calls. */
+relay_status rl_shm_allocate(MPI_Comm node, int64_t bytes, char **area, MPI_Win *win, const char *what);
+
 /* A landing area shared by the executors over one set of a node's ranks
  * (shm_landing.c), and what one executor borrows of it: the window, this
  * rank's segment, and whether any rank of the set uses it (then each

@@ -126,20 +126,27 @@ relay_status rl_landing_find(rl_landing **out, MPI_Comm node)
 
 /* ---- its window ---------------------------------------------------------- */
 
-/* A new window over node whose segment here is `bytes`, locked for
- * load/store. */
+relay_status rl_shm_allocate(MPI_Comm node, int64_t bytes, char **area, MPI_Win *win, const char *what)
+{
+    MPI_Info info;
+    int rc = MPI_Info_create(&info);
+    /* Each segment on its own pages, near its owner: nothing needs them contiguous. */
+    if (rc == MPI_SUCCESS) rc = MPI_Info_set(info, "alloc_shared_noncontig", "true");
+    if (rc == MPI_SUCCESS) rc = MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, node, area, win);
+    MPI_Info_free(&info);
+    if (rc == MPI_SUCCESS) rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, *win);
+    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, what);
+}
+
+/* A new window over node whose segment here is `bytes`. */
 static relay_status add_window(rl_landing *l, MPI_Comm node, int64_t bytes)
 {
     MPI_Win *grown = realloc(l->windows, ((size_t)l->nwindows + 1) * sizeof *grown);
     if (!grown) return RL_NOMEM();
     l->windows = grown;
-    MPI_Info info;
-    int rc = MPI_Info_create(&info);
-    if (rc == MPI_SUCCESS) rc = MPI_Info_set(info, "alloc_shared_noncontig", "true");
-    if (rc == MPI_SUCCESS) rc = MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, node, &l->area, &grown[l->nwindows]);
-    MPI_Info_free(&info);
-    if (rc == MPI_SUCCESS) rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, grown[l->nwindows]);
-    if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "MPI_Win_allocate_shared of a shared landing area");
+    relay_status st = rl_shm_allocate(node, bytes, &l->area, &grown[l->nwindows],
+                                      "MPI_Win_allocate_shared of a shared landing area");
+    if (st != RELAY_OK) return st;
     l->nwindows++;
     l->bytes = bytes;
     return RELAY_OK;

@@ -124,14 +124,10 @@ static relay_status allocate_area(rl_transform_exec *x)
         x->shm.settle = lease.settle;
         return st;
     }
-    MPI_Info info;
-    int rc = MPI_Info_create(&info);
-    if (rc == MPI_SUCCESS) rc = MPI_Info_set(info, "alloc_shared_noncontig", "true");
-    if (rc == MPI_SUCCESS) rc = MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, x->shm.node, &x->shm.area, &x->shm.win);
-    MPI_Info_free(&info);
-    if (rc == MPI_SUCCESS) rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, x->shm.win);
-    x->shm.locked = rc == MPI_SUCCESS;
-    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "MPI_Win_allocate_shared of the landing areas");
+    relay_status st = rl_shm_allocate(x->shm.node, bytes, &x->shm.area, &x->shm.win,
+                                      "MPI_Win_allocate_shared of the landing areas");
+    x->shm.locked = st == RELAY_OK;
+    return st;
 }
 
 /* The receivers of the sends through the window as the window numbers
