@@ -123,7 +123,7 @@ fi
 
 # Damaged plans: flipped bytes at the start, middle and end, and truncations.
 damage() { # out position (flip) | out -length (truncate)
-    python3 - good.plan "$1" "$2" <<'PY'
+    "$PYTHON" - good.plan "$1" "$2" <<'PY'
 import sys
 data = bytearray(open(sys.argv[1], "rb").read())
 pos = int(sys.argv[3])
@@ -142,7 +142,7 @@ for pos in 3 40 $((SIZE / 3)) $((SIZE / 2)) $((SIZE - 1)) -1 -$((SIZE / 2)); do
 done
 
 # A format 1.x plan (pieces, not lattices) is refused with the way out: rebuild it.
-python3 - good.plan old.plan <<'PY'
+"$PYTHON" - good.plan old.plan <<'PY'
 import sys
 data = open(sys.argv[1], "rb").read()
 at = data.index(b"\xa5major") + 6

@@ -12,7 +12,7 @@ LIMIT_S=120
 # peak_rss_kb COMMAND...: the command's peak resident memory in KB (its
 # output discarded).
 peak_rss_kb() {
-    python3 -c 'import resource, subprocess, sys
+    "$PYTHON" -c 'import resource, subprocess, sys
 subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
 }
@@ -45,7 +45,7 @@ json_check out.json "hsumma --json lists the first 4096 ranks" \
 cp out.json h.json
 for r in 0 1023 1024 4095; do
     bounded "hsumma --rank $r --json" 1000 "$DUMP" h.plan --rank $r --json
-    python3 -c 'import json, sys
+    "$PYTHON" -c 'import json, sys
 a = json.load(open("h.json"))["per_rank"][int(sys.argv[1])]
 b = json.load(open("out.json"))
 sys.exit(a != b)' $r || fail "hsumma: per_rank[$r] of --json differs from --rank $r --json"
@@ -62,9 +62,9 @@ for args in "--grid 4x6 --shape 50x70x300 --block 3 --outer-block 7 --groups 2x3
     # shellcheck disable=SC2086
     "$PLAN" hsumma $args -o s.plan >/dev/null 2>err.txt || fail "relay-plan hsumma $args: $(cat err.txt)"
     "$DUMP" s.plan --json --limit 0 >s.json
-    ranks=$(python3 -c 'import json; print(json.load(open("s.json"))["ranks"])')
+    ranks=$("$PYTHON" -c 'import json; print(json.load(open("s.json"))["ranks"])')
     for r in $(seq 0 $((ranks - 1))); do "$DUMP" s.plan --rank "$r" --json; done >ranks.jsonl
-    python3 -c 'import json
+    "$PYTHON" -c 'import json
 d = json.load(open("s.json"))
 each = [json.loads(line) for line in open("ranks.jsonl")]
 assert d["per_rank"] == each and d["per_rank_left_out"] == 0
@@ -89,7 +89,7 @@ bounded "bmmc --rank --json --limit 5" 10000 "$DUMP" b.plan --rank 7 --json --li
 json_check out.json "bmmc --rank --limit 5" 'len(d["partners"]) == 5' 'd["partners_left_out"] == 2**16 - 5'
 cp out.json five.json
 "$DUMP" b.plan --rank 7 --json --limit 0 >all.json
-python3 -c 'import json
+"$PYTHON" -c 'import json
 raise SystemExit(json.load(open("all.json"))["partners"][:5] != json.load(open("five.json"))["partners"])' || fail "bmmc --rank --limit 5: not the first 5 partners of --limit 0"
 # Memory too is O(one rank): a 2^24-rank plan once cost 200 MB of per-rank
 # arrays (sigma, section pointers) to print rank 7's first 5 partners.
@@ -118,7 +118,7 @@ json_check all.json "rounds --limit 0" 'd["contention_free"]' 'len(d["steps"]) =
     'len(d["per_rank"]) == 6'
 json_check two.json "rounds --limit 2" 'len(d["steps"]) == 2' 'd["steps_left_out"] == d["rounds"] - 2' \
     'len(d["per_rank"]) == 2' 'd["per_rank_left_out"] == 4' 'len(d["sigma"]) == 2' 'd["sigma_left_out"] == 4'
-python3 -c 'import json
+"$PYTHON" -c 'import json
 a, b = json.load(open("all.json")), json.load(open("two.json"))
 assert a["steps"][:2] == b["steps"] and a["per_rank"][:2] == b["per_rank"]' || fail "rounds: --limit 2 lists other entries"
 

@@ -50,7 +50,7 @@ check_nd() {
         "$DUMP" "$plan" --rank "$r" >rank.txt 2>err.txt || fail "$name: relay-dump --rank $r failed: $(cat err.txt)"
         grep -q "rank $r of $np (nd" rank.txt || fail "$name: relay-dump --rank $r: no heading"
     done
-    python3 - "$np" <<'PY' || fail "$name: relay-dump --rank R does not add up to the summary's per_rank"
+    "$PYTHON" - "$np" <<'PY' || fail "$name: relay-dump --rank R does not add up to the summary's per_rank"
 import json, sys
 np = int(sys.argv[1])
 d = json.load(open("dump.json"))
@@ -72,7 +72,7 @@ sys.exit(0 if ok else 1)
 PY
 
     local remote
-    remote=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["bytes_remote"])' dump.json)
+    remote=$("$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))["bytes_remote"])' dump.json)
     "$MPIEXEC" -n "$np" "$RUN" "$plan" --verify --json --iters 2 >run.json 2>err.txt ||
         fail "$name: relay-run at $np ranks failed: $(cat err.txt)"
     json_check run.json "$name: relay-run --json" \

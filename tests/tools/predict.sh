@@ -20,7 +20,7 @@
 check_json() {
     local plan=$1 machine=$2 want=$3
     "$DUMP" "$plan" --predict "$machine" --json >p.json 2>err.txt || { fail "$plan on $machine --json: $(cat err.txt)"; return; }
-    python3 - p.json volumes.json "$want" <<'PY' || fail "$plan on $machine: the --json prediction is inconsistent"
+    "$PYTHON" - p.json volumes.json "$want" <<'PY' || fail "$plan on $machine: the --json prediction is inconsistent"
 import json, sys
 p = json.load(open(sys.argv[1]))["prediction"]
 volumes = json.load(open(sys.argv[2]))
@@ -59,7 +59,7 @@ done
 machines="$(dirname "$DUMP")/../share/relay/machines"
 "$DUMP" t.plan --predict "$machines/laptop.machine" --json >by_path.json 2>err.txt || fail "by path: $(cat err.txt)"
 "$DUMP" t.plan --predict laptop --json >by_name.json 2>err.txt || fail "by name: $(cat err.txt)"
-python3 -c 'import json,sys; a,b=(json.load(open(f))["prediction"] for f in sys.argv[1:]); assert a["schedules"]==b["schedules"]' \
+"$PYTHON" -c 'import json,sys; a,b=(json.load(open(f))["prediction"] for f in sys.argv[1:]); assert a["schedules"]==b["schedules"]' \
     by_path.json by_name.json || fail "laptop by path and by name differ"
 
 printf 'topology = star\nranks_per_node = 4\nmemory_bandwidth = fast\n' >bad.machine
@@ -73,7 +73,7 @@ head -1 p.txt | grep -q "predicted replay .* ms (auto, the plan's schedule" || f
 "$PLAN" hsumma --grid 2x4 --shape 256x256x256 --groups 2x2 --block 32 -o h.plan >/dev/null 2>err.txt ||
     fail "relay-plan hsumma: $(cat err.txt)"
 "$DUMP" h.plan --predict torus-bgp --json >h.json 2>err.txt || fail "--predict of an HSUMMA plan: $(cat err.txt)"
-python3 - h.json <<'PY' || fail "HSUMMA --json prediction inconsistent"
+"$PYTHON" - h.json <<'PY' || fail "HSUMMA --json prediction inconsistent"
 import json, sys
 p = json.load(open(sys.argv[1]))["prediction"]
 assert p["schedule"] == "auto" and [s["schedule"] for s in p["schedules"]] == ["auto"], p
@@ -88,7 +88,7 @@ for how in direct forward; do
     "$PLAN" transform --ranks 16 --from nd:64x64x64:mesh=4x4:place=S0,S1 --to nd:64x64x64:mesh=2x8:place=R,S2 \
         --op T --perm 2,0,1 --replicas $how -o nd.plan >made.txt 2>err.txt || { fail "relay-plan nd ($how): $(cat err.txt)"; continue; }
     "$DUMP" nd.plan --predict fat-tree --json >nd.json 2>err.txt || { fail "--predict of an N-D plan ($how): $(cat err.txt)"; continue; }
-    python3 - nd.json made.txt <<'PY' || fail "N-D ($how): the --json prediction is inconsistent"
+    "$PYTHON" - nd.json made.txt <<'PY' || fail "N-D ($how): the --json prediction is inconsistent"
 import json, re, sys
 p = json.load(open(sys.argv[1]))["prediction"]
 stats = int(re.search(r"(\d+) messages", open(sys.argv[2]).read()).group(1))  # relay-plan's summary: the plan's statistics

@@ -45,7 +45,7 @@ check_choice() {
     "$DUMP" "$name.plan" --json >plan.json 2>err.txt || { fail "$name: relay-dump --json: $(cat err.txt)"; return; }
     "$DUMP" "$name-rounds.plan" --predict "$machine" --json >predicted.json 2>err.txt ||
         { fail "$name: relay-dump --predict: $(cat err.txt)"; return; }
-    python3 - plan.json predicted.json "$recorded" "$fewest" "$most" <<'PY' || { fail "$name: the recorded choice is not the predicted fastest"; return; }
+    "$PYTHON" - plan.json predicted.json "$recorded" "$fewest" "$most" <<'PY' || { fail "$name: the recorded choice is not the predicted fastest"; return; }
 import json, sys
 plan = json.load(open(sys.argv[1]))
 order = ["p2p", "rounds", "alltoallv", "neighbor"]  # relay_predict_schedules': the first of a tie wins
@@ -73,13 +73,13 @@ machines="$(dirname "$DUMP")/../share/relay/machines"
 cp "$machines/torus-bgp.machine" my-torus.machine
 check_choice by-path ./my-torus.machine my-torus 16 4 4 --from $FROM --to bc:160x200:16x16:2x8:grid=col --op T
 check_choice capped fat-tree fat-tree 16 16 16 --from $FROM --to $TO --max-buffer 4096
-python3 -c 'import json,sys; t=json.load(open("plan.json"))["tuning"]; assert [c["schedule"] for c in t["choices"]] == ["rounds"], t' ||
+"$PYTHON" -c 'import json,sys; t=json.load(open("plan.json"))["tuning"]; assert [c["schedule"] for c in t["choices"]] == ["rounds"], t' ||
     fail "capped: the tuning is not rounds alone"
 
 # The plan replays, its choice and all, in a job of the shape it was predicted for (one node of 4).
 check_choice replay laptop laptop 4 4 4 --from bc:40x40:4x4:2x2 --to bc:40x40:8x8:1x4
 "$MPIEXEC" -n 4 "$RUN" replay.plan --verify --json --iters 2 >run.json 2>err.txt || fail "relay-run replay.plan: $(cat err.txt)"
-python3 - run.json plan.json <<'PY' || fail "relay-run replayed another schedule than the predicted one"
+"$PYTHON" - run.json plan.json <<'PY' || fail "relay-run replayed another schedule than the predicted one"
 import json, sys
 run, plan = (json.load(open(f)) for f in sys.argv[1:])
 assert run["verified"] and run["wrong_elements"] == 0 and run["schedule"] == plan["tuning"]["best"], (run, plan["tuning"])

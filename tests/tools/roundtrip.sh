@@ -9,7 +9,7 @@
 
 # A grid layout over P ranks (json:), packed or with explicit offsets/lds.
 write_grid_layout() { # file nranks m n explicit
-    python3 - "$@" <<'PY'
+    "$PYTHON" - "$@" <<'PY'
 import json, sys
 path, p, m, n, explicit = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1"
 rows = [0, m // 3, 2 * m // 3, m]
@@ -50,7 +50,7 @@ check_case() {
         "${VOLUMES_ADD_UP[@]}" \
         "[r['rank'] for r in d['per_rank']] == list(range($p))"
     local remote
-    remote=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["bytes_remote"])' dump.json)
+    remote=$("$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))["bytes_remote"])' dump.json)
 
     "$DUMP" "$plan" >dump.txt 2>err.txt || fail "$name: relay-dump failed: $(cat err.txt)"
     grep -q "top talkers" dump.txt || fail "$name: relay-dump summary lacks the top talkers"
@@ -58,7 +58,7 @@ check_case() {
     json_check rank.json "$name: relay-dump --rank --json" "d['rank'] == $p - 1 and 'send' in d and 'recv' in d" \
         "('$want' == 'rounds') == all('step' in m for m in d['send'] + d['recv']) or not d['send'] + d['recv']"
     "$DUMP" "$plan" --svg "$name.svg" >/dev/null 2>err.txt || fail "$name: relay-dump --svg failed: $(cat err.txt)"
-    python3 -c 'import sys, xml.etree.ElementTree as E; sys.exit(0 if E.parse(sys.argv[1]).getroot().tag.endswith("svg") else 1)' "$name.svg" ||
+    "$PYTHON" -c 'import sys, xml.etree.ElementTree as E; sys.exit(0 if E.parse(sys.argv[1]).getroot().tag.endswith("svg") else 1)' "$name.svg" ||
         fail "$name: the SVG is not well-formed"
 
     "$MPIEXEC" -n "$p" "$RUN" "$plan" --verify --json --iters 3 >run.json 2>err.txt ||
@@ -211,7 +211,7 @@ json_check dump.json "transform tune: the tuned plan" "d['schedule'] == 'rounds'
     "[c['schedule'] for c in d['tuning']['choices'] if c['window']] == ['p2p']" \
     "d['tuning']['replays'] == 3 and d['tuning']['ranks_per_node_max'] >= 1" \
     "min(c['seconds'] for c in d['tuning']['choices']) == [c['seconds'] for c in d['tuning']['choices'] if c['schedule'] == d['tuning']['best'] and c['packed'] == d['tuning']['best_packed'] and c['window'] == d['tuning']['best_window']][0]"
-best=$(python3 -c 'import json; print(json.load(open("dump.json"))["tuning"]["best"])')
+best=$("$PYTHON" -c 'import json; print(json.load(open("dump.json"))["tuning"]["best"])')
 "$DUMP" tuned.plan >dump.txt 2>err.txt && grep -q "^  tuning     $best" dump.txt && grep -Eq "  best( |$)" dump.txt ||
     fail "transform tune: relay-dump's text names the tuning: $(cat dump.txt err.txt)"
 "$MPIEXEC" -n 4 "$RUN" tuned.plan --verify --json --iters 1 >run.json 2>err.txt || fail "transform tune: the tuned plan: $(cat err.txt)"

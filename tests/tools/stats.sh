@@ -15,7 +15,7 @@ check_stats() {
         { fail "$sched: relay-run --stats: $(cat err.txt)"; return; }
     grep -q "verified: yes" run.txt || fail "$sched: the timed replays did not verify"
     "$DUMP" "$plan" --json >plan.json 2>err.txt || fail "$sched: relay-dump --json: $(cat err.txt)"
-    python3 - "$csv" plan.json "$sched" <<'PY' || fail "$sched: the timings do not match the plan"
+    "$PYTHON" - "$csv" plan.json "$sched" <<'PY' || fail "$sched: the timings do not match the plan"
 import csv, json, sys
 lines = open(sys.argv[1]).read().splitlines()
 plan = json.load(open(sys.argv[2]))

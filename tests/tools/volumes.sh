@@ -14,9 +14,9 @@ TO=bc:8192x6144:96x80:64x64:grid=col
 grep -q "median" dump.txt || fail "the per-rank table of 4096 ranks is not abbreviated"
 [ "$(wc -l <dump.txt)" -lt 80 ] || fail "the summary of 4096 ranks has $(wc -l <dump.txt) lines"
 "$DUMP" big.plan --svg big.svg >/dev/null 2>err.txt || fail "relay-dump --svg failed: $(cat err.txt)"
-python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' big.svg || fail "the SVG is not well-formed"
+"$PYTHON" -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' big.svg || fail "the SVG is not well-formed"
 
-python3 - dump.json <<'PY' || fail "relay-dump disagrees with the independent count"
+"$PYTHON" - dump.json <<'PY' || fail "relay-dump disagrees with the independent count"
 import json, sys
 
 d = json.load(open(sys.argv[1]))
