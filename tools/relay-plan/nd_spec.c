@@ -203,7 +203,7 @@ static int parse_order(const char *text, nd_spec *s, cli_error *e)
 
 static int parse_padding(char *text, nd_spec *s, cli_error *e)
 {
-    int n;
+    int n = 0; /* parse_list sets it when it succeeds; the compiler cannot see that */
     if (parse_list(text, 'x', "pad", RELAY_ND_MAX_DIMS, 0, INT64_MAX, s->padded, &n, e)) return e->status;
     if (n != s->ndims) return cli_fail(e, CLI_USAGE, "pad: %d extents for an array of %d dimensions", n, s->ndims);
     return CLI_OK;
