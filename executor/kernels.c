@@ -337,13 +337,29 @@ void rl_stream_fence(void)
 
 /* The transpose: an interior of whole line squares starting where both
  * sides' lines are aligned (dst along i, src along j), then the strips
- * around it with the C loops. */
+ * around it with the C loops.  A piece narrower than SMALL_PIECE_LINES
+ * lines whose lines are off the cache lines (a 32 x 32 double piece of a
+ * buffer 16 bytes past a line, as malloc gives) has strips as large as
+ * its interior: there the squares start at its corner instead, each line
+ * read or written in two parts and nothing streamed.  Measured here
+ * (bench/piece_bench: 3000^2 doubles, one thread, both matrices 16 bytes
+ * past a line), 16 x 16 to 48 x 48 pieces took 0.45-0.8x the time; at
+ * 64 x 64 the gain was within the noise and 128 x 128 took 1.2x, so
+ * pieces of 8 lines or more keep the aligned interior.  Pieces one square
+ * wide stay with the C loops, faster there. */
+enum { SMALL_PIECE_LINES = 8 };
+
 static void simd_transpose(const rl_simd_set *set, const rl_update *u, rl_side dst, rl_side src, int64_t rows,
                            int64_t cols)
 {
     size_t esz = relay_type_size(u->sc->type);
     int64_t line = RL_LINE_BYTES / (int64_t)esz, dst_aligned = first_aligned(dst.base, dst.cs, esz);
     int64_t i0 = interior_start(dst_aligned, rows), j0 = interior_start(first_aligned(src.base, src.rs, esz), cols);
+    int small = rows < SMALL_PIECE_LINES * line || cols < SMALL_PIECE_LINES * line;
+    if ((i0 || j0) && small && rows >= 2 * line && cols >= 2 * line) {
+        dst_aligned = -1;
+        i0 = j0 = 0;
+    }
     int64_t ni = (rows - i0) / line * line, nj = (cols - j0) / line * line;
     if (!ni || !nj) {
         c_move(u, KERNEL_TRANSPOSE, dst, src, rows, cols);
