@@ -11,7 +11,8 @@
  *                 "empty" (wait)
  *   shm_landing.c landing areas that outlive executors, for callers that
  *                 free executors where a window's collective free would
- *                 hang (RL_EXEC_SHARED_LANDINGS: relay_scalapack)
+ *                 hang (RL_EXEC_SHARED_LANDINGS: relay_scalapack); and
+ *                 the one step that allocates a node's window, for both
  * They call transform_bind.c and transform_pack.c, nothing above;
  * shm_window.c calls shm_landing.c. */
 #ifndef RELAY_SHM_H
