@@ -1,8 +1,8 @@
 /* piece_bench.c — the transpose kernel on the pieces a transform moves:
- * A := B^T for n x n doubles, column-major, one rl_move per nb x nb piece
- * (as a transform's local moves and unpacks call it), both matrices
- * starting `shift` bytes past a cache line (malloc's large blocks start 16
- * bytes past one).  B is a whole matrix (as in local moves) or, with -p,
+ * A := B^T for the (n / nb)^2 whole nb x nb pieces of n x n doubles,
+ * column-major, one rl_move per piece (as a transform's local moves and
+ * unpacks call it), both matrices starting `shift` bytes past a cache
+ * line (malloc's large blocks start 16 bytes past one).  B is a whole matrix (as in local moves) or, with -p,
  * its pieces packed one after another (as in a received message).  Each
  * time is the median of R passes after one warm-up, one thread.
  *
@@ -39,13 +39,14 @@ static void one_pass(const piece_case *c, const rl_scalars *sc, double *a, const
 
 static double time_case(const piece_case *c, int reps)
 {
-    size_t bytes = (size_t)(c->n * c->n) * sizeof(double);
-    char *ab = aligned_alloc(64, bytes + 64), *bb = aligned_alloc(64, bytes + 64);
-    if (!ab || !bb) {
+    size_t bytes = (size_t)(c->n * c->n) * sizeof(double), padded = (bytes + 64 + 63) / 64 * 64;
+    char *ab = aligned_alloc(64, padded), *bb = aligned_alloc(64, padded);
+    double *t = malloc((size_t)reps * sizeof *t);
+    if (!ab || !bb || !t) {
         fprintf(stderr, "piece_bench: out of memory\n");
         exit(1);
     }
-    double *a = (double *)(ab + c->shift), *b = (double *)(bb + c->shift), *t = malloc((size_t)reps * sizeof *t);
+    double *a = (double *)(ab + c->shift), *b = (double *)(bb + c->shift);
     for (int64_t i = 0; i < c->n * c->n; i++) a[i] = 0, b[i] = (double)i;
     rl_scalars sc;
     rl_scalars_set(&sc, RELAY_DOUBLE, NULL, NULL);
@@ -72,6 +73,16 @@ static int parse_list(const char *arg, int64_t *out, int max)
     return k;
 }
 
+/* Pieces that fit the matrix, shifts of whole doubles within a line. */
+static int valid(int64_t n, const int64_t *blocks, int nblocks, const int64_t *shifts, int nshifts, int reps)
+{
+    int ok = n >= 1 && reps >= 1;
+    for (int i = 0; i < nblocks; i++) ok &= blocks[i] >= 1 && blocks[i] <= n;
+    for (int s = 0; s < nshifts; s++) ok &= shifts[s] >= 0 && shifts[s] < 64 && shifts[s] % 8 == 0;
+    if (!ok) fprintf(stderr, "piece_bench: -n and -r positive, pieces of 1 to n, shifts of 0-56 bytes in steps of 8\n");
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     int64_t n = 3000, blocks[8] = {8, 16, 32, 64, 128}, shifts[8] = {0, 16};
@@ -87,6 +98,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (!valid(n, blocks, nblocks, shifts, nshifts, reps)) return 2;
     printf("| n | nb | B | shift bytes | isa | ms |\n|---|---|---|---|---|---|\n");
     for (int i = 0; i < nblocks; i++)
         for (int s = 0; s < nshifts; s++) {

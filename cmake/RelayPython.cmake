@@ -12,7 +12,11 @@
 #
 # Debian's python3 is preferred over one earlier on PATH (a pyenv shim,
 # say), because Debian's numpy and mpi4py are installed for it; name
-# another with -DPython3_EXECUTABLE=...
+# another with -DPython3_EXECUTABLE=...  The tests' shell checks run it
+# too, in every build (tests/CMakeLists.txt, relay_tools_test).
+if(NOT Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
+  set(Python3_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "The Python 3 the package is built for")
+endif()
 if(RELAY_SANITIZE)
   set(relay_python_default OFF)
 else()
@@ -24,9 +28,6 @@ if(NOT RELAY_BUILD_PYTHON)
   return()
 endif()
 
-if(NOT Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
-  set(Python3_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "The Python 3 the package is built for")
-endif()
 find_package(Python3 3.9 COMPONENTS Interpreter Development.Module)
 if(Python3_FOUND)
   execute_process(COMMAND ${Python3_EXECUTABLE} -c "import numpy" RESULT_VARIABLE relay_no_numpy OUTPUT_QUIET ERROR_QUIET)

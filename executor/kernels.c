@@ -11,7 +11,8 @@
  * Runs and transposes go to the SIMD kernels of the instruction set in use
  * (kernels_simd.h) for what whole registers cover: in a transpose, an
  * interior of whole line squares, placed so that both sides' lines are
- * aligned where the leading dimensions allow; the C loops here move the
+ * aligned where the leading dimensions allow (small pieces off their lines
+ * excepted: simd_transpose); the C loops here move the
  * borders, the remainders of runs, strided moves, and everything when no
  * SIMD set is built in (other processors). */
 #include <stdatomic.h>
@@ -316,7 +317,7 @@ static int64_t interior_start(int64_t aligned, int64_t n) { return aligned < 0 ?
  * Measured on 4000^2..8192^2 doubles, they cut a transpose's time by
  * 20-30% here.  Below STREAM_MIN_BYTES a fence of the move's own is not
  * worth it; a caller's deferred fence (defer_fence) is shared by all its
- * moves, so that small pieces stream too. */
+ * moves, so that small pieces stream too (where dst's lines are aligned). */
 enum { STREAM_SPAN_BYTES = 4 << 20, STREAM_MIN_BYTES = 16 << 10 };
 
 static int worth_streaming(const rl_update *u, int64_t dld, int64_t rows, int64_t cols, size_t esz)
@@ -341,12 +342,14 @@ void rl_stream_fence(void)
  * lines whose lines are off the cache lines (a 32 x 32 double piece of a
  * buffer 16 bytes past a line, as malloc gives) has strips as large as
  * its interior: there the squares start at its corner instead, each line
- * read or written in two parts and nothing streamed.  Measured here
- * (bench/piece_bench: 3000^2 doubles, one thread, both matrices 16 bytes
- * past a line), 16 x 16 to 48 x 48 pieces took 0.45-0.8x the time; at
- * 64 x 64 the gain was within the noise and 128 x 128 took 1.2x, so
- * pieces of 8 lines or more keep the aligned interior.  Pieces one square
- * wide stay with the C loops, faster there. */
+ * off its cache line read or written in two parts, and dst streamed only
+ * where its own lines are aligned.  Measured here (bench/piece_bench:
+ * 3000^2 doubles, one thread, both matrices 16 bytes past a line, the
+ * table in docs/benchmarks.md): 16 x 16 pieces took 0.4-0.5x the time,
+ * 32 x 32 0.45-0.7x; from 48 x 48 on the gain was within this machine's
+ * noise, and single exploratory runs had 128 x 128 at 1.2x through the
+ * corner, so pieces of 8 lines or more keep the aligned interior.  Pieces
+ * less than two squares wide stay with the C loops, faster there. */
 enum { SMALL_PIECE_LINES = 8 };
 
 static void simd_transpose(const rl_simd_set *set, const rl_update *u, rl_side dst, rl_side src, int64_t rows,
@@ -357,7 +360,7 @@ static void simd_transpose(const rl_simd_set *set, const rl_update *u, rl_side d
     int64_t i0 = interior_start(dst_aligned, rows), j0 = interior_start(first_aligned(src.base, src.rs, esz), cols);
     int small = rows < SMALL_PIECE_LINES * line || cols < SMALL_PIECE_LINES * line;
     if ((i0 || j0) && small && rows >= 2 * line && cols >= 2 * line) {
-        dst_aligned = -1;
+        if (i0) dst_aligned = -1; /* dst's lines not on cache lines: no streaming */
         i0 = j0 = 0;
     }
     int64_t ni = (rows - i0) / line * line, nj = (cols - j0) / line * line;

@@ -30,7 +30,7 @@ typedef struct {
     int beta_zero;   /* beta == 0: dst is never read */
     int large_dst;   /* set by callers whose rectangles are parts of one destination larger than the
                         caches (RL_LARGE_DST_BYTES), written once: streaming stores, whatever one
-                        rectangle spans (0 from rl_scalars_set) */
+                        rectangle spans, wherever its lines are aligned (0 from rl_scalars_set) */
     int defer_fence; /* set by callers that call rl_stream_fence once after many moves, instead of
                         each move that streamed fencing its own stores (0 from rl_scalars_set) */
 } rl_scalars;

@@ -17,7 +17,8 @@
  * registers by swapping blocks of half, a quarter, ... of a register (the
  * exchange of bit b of the row index with bit b of the column index, for
  * every b), updated (alpha, beta, conjugation) and stored, so that every
- * line on both sides is read or written whole, at once, and no line has
+ * line on both sides is read or written whole, at once (where the caller
+ * placed the squares on both sides' lines, kernels.c), and no line has
  * to stay in cache for a later square.  (A power-of-two leading dimension
  * still costs some: a square's source lines then share one L1 set, and
  * measured here a 4096^2 double transpose takes 1.5-1.8x a memcpy against

@@ -29,9 +29,10 @@ run_suite build -DCMAKE_BUILD_TYPE=RelWithDebInfo
 # covers at those counts.
 run_suite build-asan -DCMAKE_BUILD_TYPE=Debug -DRELAY_SANITIZE=ON -DRELAY_BUILD_BENCH=OFF \
   "-DRELAY_TEST_RANKS=${RELAY_ASAN_RANKS:-1;2;4}"
-# Every test that starts MPI; not the unit tests and tool checks that never
-# do (the same code as in the first suite, MPI aside).
-CTEST_SELECT="-E ^(test_.*|hostile[.](lead[.])?dump|tools[.](bad_input|bounded|volumes|predict))$" \
+# The tests that start MPI, and the Python package's offline suite; not the
+# unit tests, nor the checks that only plan, dump or predict (the same code
+# as in the first suite, MPI aside).
+CTEST_SELECT="-E ^(test_.*|hostile[.](lead[.])?dump|fuzz[.]reproducers|tools[.](volumes|predict))$" \
   run_suite build-mpich -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPI_EXECUTABLE_SUFFIX=.mpich -DRELAY_BUILD_BENCH=OFF \
   "-DRELAY_TEST_RANKS=${RELAY_MPICH_RANKS:-1;2;4}"
 # MPI_Alltoallv_init, MPI_Neighbor_alltoallv_init and MPI_Bcast_init run in these tests (README).

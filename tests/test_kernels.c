@@ -10,7 +10,8 @@
  * (by whole elements, and by half a complex double) at leading dimensions
  * that are a whole number of lines or not, and large enough to stream;
  * and small pieces of a destination their caller says is large (streamed
- * whatever their size, the fence deferred).
+ * whatever their size where their lines are aligned, the fence deferred;
+ * off them, squares from their corner).
  * Every check runs once per instruction set the CPU has, each forced
  * through the dispatch, and once with the portable C loops. */
 #include <complex.h>
@@ -251,11 +252,14 @@ static void streamed(void)
 }
 
 /* Pieces of a large destination (a transform's pieces of A): streamed
- * whatever their size, one fence after the move; pieces of one line
- * square, of several, and with partial lines, on a line or off it. */
+ * whatever their size, one fence after the move, where their lines are
+ * aligned (off them, squares from their corner, not streamed); pieces of
+ * one line square, of several, and with partial lines, on a line or off
+ * it, around the sizes where the corner starts and ends (2 and 8 lines
+ * of doubles). */
 static void streamed_pieces(void)
 {
-    const int64_t shapes[][2] = {{8, 8}, {16, 16}, {32, 128}, {9, 17}};
+    const int64_t shapes[][2] = {{8, 8}, {16, 16}, {32, 128}, {9, 17}, {15, 16}, {63, 65}};
     const double complex alphas[] = {1, 2, 1};
     const double complex betas[] = {0, 0, -1};
     for (int type = 0; type < 4; type++)

@@ -30,6 +30,9 @@
  *                    (shm_replay.c): no rank packs into another's segment
  *                    for the next call before that one has unpacked this
  *                    one's every message;
+ *   allocating       rl_shm_allocate, the one step that makes a node's
+ *                    window, here for landings and executors alike
+ *                    (shm_window.c's own windows);
  *   MPI_Finalize     deletes an attribute of MPI_COMM_SELF whose callback
  *                    frees the windows landing by landing, newest landing
  *                    first and each one's newest window first, then the
@@ -128,12 +131,12 @@ relay_status rl_landing_find(rl_landing **out, MPI_Comm node)
 
 relay_status rl_shm_allocate(MPI_Comm node, int64_t bytes, char **area, MPI_Win *win, const char *what)
 {
-    MPI_Info info;
+    MPI_Info info = MPI_INFO_NULL;
     int rc = MPI_Info_create(&info);
     /* Each segment on its own pages, near its owner: nothing needs them contiguous. */
     if (rc == MPI_SUCCESS) rc = MPI_Info_set(info, "alloc_shared_noncontig", "true");
     if (rc == MPI_SUCCESS) rc = MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, node, area, win);
-    MPI_Info_free(&info);
+    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
     if (rc == MPI_SUCCESS) rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, *win);
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, what);
 }
@@ -144,9 +147,11 @@ static relay_status add_window(rl_landing *l, MPI_Comm node, int64_t bytes)
     MPI_Win *grown = realloc(l->windows, ((size_t)l->nwindows + 1) * sizeof *grown);
     if (!grown) return RL_NOMEM();
     l->windows = grown;
-    relay_status st = rl_shm_allocate(node, bytes, &l->area, &grown[l->nwindows],
+    char *area;
+    relay_status st = rl_shm_allocate(node, bytes, &area, &grown[l->nwindows],
                                       "MPI_Win_allocate_shared of a shared landing area");
     if (st != RELAY_OK) return st;
+    l->area = area;
     l->nwindows++;
     l->bytes = bytes;
     return RELAY_OK;

@@ -10,9 +10,9 @@ PLAN="$1/relay-plan"
 DUMP="$2/relay-dump"
 RUN="$3/relay-run"
 MPIEXEC="$4"
-# The Python the build found (RELAY_TEST_PYTHON, set by ctest), not whichever
+# The Python the build found (RELAY_TOOLS_PYTHON, set by ctest), not whichever
 # python3 comes first on PATH: a version manager's shim costs 0.4 s a call.
-PYTHON="${RELAY_TEST_PYTHON:-python3}"
+PYTHON="${RELAY_TOOLS_PYTHON:-python3}"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1
