@@ -35,19 +35,26 @@ typedef struct {
     int64_t hosts;
 } cluster_shape;
 
-/* k-ary fat tree of switches of 2d ports (d down, d up): levels L, the
- * fewest with d^L >= nodes, each switch d children but the top ones, which
- * take just enough.  SimGrid's "L;down...;up...;parallel...". */
+void platform_fat_tree(const machine *m, int nodes, fat_tree *t)
+{
+    t->down = m->switch_radix / 2;
+    t->levels = 1;
+    t->below_top = 1;
+    while (t->below_top * t->down < nodes) {
+        t->below_top *= t->down;
+        t->levels++;
+    }
+    t->top_down = ceil_div(nodes, (int)t->below_top);
+}
+
+/* k-ary fat tree of switches of 2d ports (platform_fat_tree) as SimGrid's
+ * "L;down...;up...;parallel...". */
 static cluster_shape fat_tree_shape(const machine *m, int nodes)
 {
-    int d = m->switch_radix / 2, levels = 1;
-    int64_t below_top = 1;             /* nodes under one switch of the level below the top */
-    while (below_top * d < nodes) {
-        below_top *= d;
-        levels++;
-    }
-    int top_down = ceil_div(nodes, (int)below_top);
-    cluster_shape c = {.hosts = below_top * top_down};
+    fat_tree t;
+    platform_fat_tree(m, nodes, &t);
+    int d = t.down, levels = t.levels, top_down = t.top_down;
+    cluster_shape c = {.hosts = t.below_top * top_down};
     size_t n = (size_t)snprintf(c.params, sizeof c.params, "%d;", levels);
     for (int l = 0; l < levels; l++)
         n += (size_t)snprintf(c.params + n, sizeof c.params - n, "%d%c", l == levels - 1 ? top_down : d, l == levels - 1 ? ';' : ',');

@@ -4,10 +4,25 @@
 #ifndef RELAY_PREDICT_PLATFORM_H
 #define RELAY_PREDICT_PLATFORM_H
 
+#include <stdint.h>
+
 #include "machine.h"
 
 /* Nodes that hold nranks ranks at m's ranks per node (node: one). */
 int platform_nodes(const machine *m, int nranks);
+
+/* A k-ary fat tree of switches of 2 * down ports (down = switch_radix / 2
+ * down and as many up), `levels` levels of them, the fewest with
+ * down^levels >= nodes; each switch has `down` children but the top ones,
+ * which take just enough (top_down) of the subtrees of below_top nodes
+ * under each switch of the level below the top.  Nodes that hold
+ * below_top * top_down >= nodes, the surplus idle.  SimGrid's FAT_TREE
+ * (platform.c) and relay's own routes (fluid_network.c) build this one. */
+typedef struct {
+    int down, levels, top_down;
+    int64_t below_top;
+} fat_tree;
+void platform_fat_tree(const machine *m, int nodes, fat_tree *t);
 
 /* A node's cores run CORE_SPEED flops a second: a rank's copy of s
  * seconds on a core of its own is an execution of s * CORE_SPEED flops,

@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L /* fork, pipe, waitpid */
 #include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -17,6 +18,8 @@
 #endif
 
 #include "error.h"
+#include "fluid_network.h"
+#include "fluid_replay.h"
 #include "machine.h"
 #include "platform.h"
 #include "simulate.h"
@@ -121,17 +124,56 @@ static int read_all(int fd, void *buf, size_t len)
 }
 
 /* What to simulate: a transform plan's schedule, an HSUMMA plan's first
- * outer steps (all: -1). */
+ * outer steps (all: -1), and on which engine. */
 typedef struct {
     relay_schedule schedule;
     int64_t max_outer;
+    int fluid;                   /* relay's own engine (fluid_replay.c) rather than SimGrid's */
 } request;
+
+/* Messages above which a transform plan's replay runs on relay's own
+ * engine where it models the machine: SimGrid re-solves the sharing of
+ * every flow in flight at each flow's end, so that 16,368 messages (1,024
+ * ranks on a fat tree) take it seconds, 65,520 minutes a schedule, and a
+ * million did not finish in ten; relay's engine agrees with it to 0.02% on
+ * the replay, 0.12% on every rank, where both run (docs/benchmarks.md, "Predicting a replay"). */
+enum { FLUID_ABOVE_MESSAGES = 20000 };
+
+static int64_t plan_messages(const relay_plan *p)
+{
+    int64_t n = 0;
+    for (int r = 0; r < p->nranks; r++) n += p->sections[r]->nsend;
+    return n;
+}
+
+/* The engine: RELAY_PREDICT_ENGINE=simgrid or fluid where set, else
+ * relay's own for a transform plan of more than FLUID_ABOVE_MESSAGES
+ * messages on a machine it models. */
+static relay_status choose_engine(const relay_plan *p, const machine *m, request *rq)
+{
+    const char *asked = getenv("RELAY_PREDICT_ENGINE");
+    int transform = p->kind == RELAY_PLAN_TRANSFORM;
+    if (!asked || !*asked) {
+        rq->fluid = transform && fluid_models(m, p->nranks) && plan_messages(p) > FLUID_ABOVE_MESSAGES;
+        return RELAY_OK;
+    }
+    if (strcmp(asked, "simgrid") && strcmp(asked, "fluid"))
+        return rl_fail(RELAY_ERR_ARG, "relay_plan_predict: RELAY_PREDICT_ENGINE=%s: say simgrid or fluid", asked);
+    rq->fluid = !strcmp(asked, "fluid");
+    if (rq->fluid && !transform)
+        return rl_fail(RELAY_ERR_ARG, "relay_plan_predict: RELAY_PREDICT_ENGINE=fluid simulates transform plans alone");
+    if (rq->fluid && !fluid_models(m, p->nranks))
+        return rl_fail(RELAY_ERR_ARG, "relay_plan_predict: RELAY_PREDICT_ENGINE=fluid models node, star and fat-tree machines alone, "
+                                      "fat trees of at most %d levels", FLUID_MAX_LEVELS);
+    return RELAY_OK;
+}
 
 static int simulate_kind(const relay_plan *p, const machine *m, request rq, relay_prediction *out, double *rank_seconds)
 {
     if (p->kind == RELAY_PLAN_HSUMMA) return simulate_hsumma(p, m, rq.max_outer, out, rank_seconds);
     if (p->kind == RELAY_PLAN_BMMC) return simulate_bmmc(p, m, out, rank_seconds);
     if (p->kind == RELAY_PLAN_ND) return simulate_nd(p, m, out, rank_seconds);
+    if (rq.fluid) return fluid_simulate_replay(p, m, rq.schedule, out, rank_seconds);
     return simulate_replay(p, m, rq.schedule, out, rank_seconds);
 }
 
@@ -169,6 +211,7 @@ static relay_status predict(const relay_plan *p, const char *machine_path, reque
 {
     machine m;
     relay_status st = machine_read(&m, machine_path);
+    if (!st) st = choose_engine(p, &m, &rq);
     if (st) return st;
     relay_prediction result;
     double *seconds = rl_malloc_array((size_t)p->nranks, sizeof *seconds);
@@ -202,7 +245,7 @@ relay_status relay_plan_predict(const relay_plan *p, const char *machine_path, r
                                 relay_prediction *out, double *rank_seconds)
 {
     relay_status st = check_request(p, machine_path, &schedule, out);
-    return st ? st : predict(p, machine_path, (request){schedule, -1}, out, rank_seconds);
+    return st ? st : predict(p, machine_path, (request){schedule, -1, 0}, out, rank_seconds);
 }
 
 relay_status relay_plan_predict_hsumma(const relay_plan *p, const char *machine_path, int64_t outer_steps,
@@ -214,7 +257,7 @@ relay_status relay_plan_predict_hsumma(const relay_plan *p, const char *machine_
         return rl_fail(RELAY_ERR_ARG, "relay_plan_predict_hsumma: outer_steps %lld < 0", (long long)outer_steps);
     relay_schedule schedule = RELAY_SCHED_AUTO;
     relay_status st = check_request(p, machine_path, &schedule, out);
-    return st ? st : predict(p, machine_path, (request){schedule, outer_steps ? outer_steps : -1}, out, rank_seconds);
+    return st ? st : predict(p, machine_path, (request){schedule, outer_steps ? outer_steps : -1, 0}, out, rank_seconds);
 }
 
 /* ---- every schedule, as a tuning ------------------------------------------ */

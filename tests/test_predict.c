@@ -24,7 +24,10 @@
  *     of the two inner ones.
  *
  * Every value is checked to 1e-9 relative, so a model that drops or
- * doubles a term fails.  Also: the schedules a plan can be predicted with,
+ * doubles a term fails.  The transform replay's closed forms (and a fat
+ * tree's: routes of 2 and 4 links, messages that share a link or not) run
+ * on both engines, SimGrid's and relay's own (RELAY_PREDICT_ENGINE=fluid),
+ * and the two are held to each other on a 48-rank plan.  Also: the schedules a plan can be predicted with,
  * every schedule as a tuning (relay_predict_tuning), and bad machine files
  * and requests, which change nothing. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
@@ -280,6 +283,101 @@ static void transposes_move_at_the_transpose_bandwidth(void **state)
     double landed = copy(S) + wire;
     assert_close(ranks[1], landed);                                   /* packs in B's order, sends */
     assert_close(ranks[0], (local > landed ? local : landed) + (double)S / 2.5e9);
+    relay_plan_free(p);
+}
+
+/* A fat tree of 4-port switches (2 down, 2 up), one rank a node: nodes 0
+ * and 1 under one leaf switch, 2 and 3 under the other.  Within a leaf a
+ * message crosses 2 links, between leaves 4 (up to a top switch, chosen by
+ * the destination: node t through parent t mod 2, and down).  Two messages
+ * from one leaf to different nodes of the other go up different links and
+ * take as long as one; two into one node share its link. */
+static const char fat_tree[] = "topology = fat-tree\nswitch_radix = 4\nranks_per_node = 1\nmemory_bandwidth = 1e10\n"
+                               "link_bandwidth = 1e9\nlink_latency = 1e-6\nnode_bandwidth = 4e9\nnode_latency = 2e-7\n";
+
+static void check_messages(const int (*pairs)[2], int n, double wire)
+{
+    relay_plan *p = empty_plan(4, RELAY_SCHED_P2P, 1);
+    for (int k = 0; k < n; k++) add_message(p, pairs[k][0], pairs[k][1], S, 0);
+    double ranks[4];
+    relay_prediction out = predict(p, fat_tree, RELAY_SCHED_P2P, ranks);
+    assert_int_equal(out.messages, n);
+    for (int k = 0; k < n; k++) assert_close(out.slowest[k].seconds, wire);
+    assert_close(ranks[pairs[0][0]], copy(S) + wire);
+    assert_close(out.seconds, copy(S) + wire + (pairs[0][1] == pairs[n - 1][1] ? n : 1) * copy(S));
+    relay_plan_free(p);
+}
+
+static void fat_tree_routes_share_the_links_they_cross(void **state)
+{
+    double one = (double)S / link_bw;
+    check_messages((const int[][2]){{0, 1}}, 1, 2 * link_lat + one);
+    check_messages((const int[][2]){{0, 2}}, 1, 4 * link_lat + one);
+    check_messages((const int[][2]){{0, 2}, {1, 3}}, 2, 4 * link_lat + one);
+    check_messages((const int[][2]){{0, 2}, {1, 2}}, 2, 4 * link_lat + 2 * one);
+}
+
+/* ---- the two engines ------------------------------------------------------ */
+
+static int on_fluid_engine(void **state) { return setenv("RELAY_PREDICT_ENGINE", "fluid", 1); }
+static int off_fluid_engine(void **state) { return unsetenv("RELAY_PREDICT_ENGINE"); }
+
+static relay_layout *bc(int64_t m, int64_t n, int64_t mb, int64_t nb, int nprow, int npcol, relay_order grid)
+{
+    relay_layout *l = NULL;
+    assert_int_equal(relay_layout_block_cyclic(&l, m, n, mb, nb, nprow, npcol, grid, 0, 0, 0, RELAY_COL_MAJOR), RELAY_OK);
+    return l;
+}
+
+/* A 48-rank copy between uneven block-cyclic layouts (messages of many
+ * sizes) on 24 nodes under a 5-level tree of 4-port switches, routes of 2
+ * to 10 links: SimGrid and relay's engine agree to 1e-3 on every schedule
+ * (they solve the same weighted max-min sharing; relay's takes activities
+ * ending within 3e-4 of their duration together).  Shared equally instead
+ * of by latency, p2p differed by 6.5%. */
+static void the_engines_agree_on_a_fat_tree(void **state)
+{
+    static const char tree[] = "topology = fat-tree\nswitch_radix = 4\nranks_per_node = 2\nmemory_bandwidth = 6e9\n"
+                               "piece_seconds = 5e-9\nmessage_seconds = 5e-7\nlink_bandwidth = 12.5e9\n"
+                               "link_latency = 1.5e-7\nnode_bandwidth = 8e9\nnode_latency = 3e-7\n";
+    relay_layout *src = bc(3001, 2000, 7, 16, 6, 8, RELAY_ROW_MAJOR), *dst = bc(3001, 2000, 100, 64, 8, 6, RELAY_ROW_MAJOR);
+    relay_plan *p = NULL;
+    assert_int_equal(relay_plan_transform(&p, 48, dst, src, RELAY_OP_N, RELAY_DOUBLE, NULL), RELAY_OK);
+    relay_schedule schedules[] = {RELAY_SCHED_P2P, RELAY_SCHED_ALLTOALLV, RELAY_SCHED_NEIGHBOR};
+    for (int k = 0; k < 3; k++) {
+        relay_prediction fluid = predict(p, tree, schedules[k], NULL);
+        setenv("RELAY_PREDICT_ENGINE", "simgrid", 1);
+        relay_prediction simgrid = predict(p, tree, schedules[k], NULL);
+        setenv("RELAY_PREDICT_ENGINE", "fluid", 1);
+        assert_int_equal(fluid.messages, simgrid.messages);
+        if (fabs(fluid.seconds - simgrid.seconds) > 1e-3 * simgrid.seconds)
+            fail_msg("schedule %d: relay's engine predicts %.9g s, SimGrid %.9g s", schedules[k], fluid.seconds, simgrid.seconds);
+    }
+    relay_plan_free(p);
+    relay_layout_free(src);
+    relay_layout_free(dst);
+}
+
+/* RELAY_PREDICT_ENGINE takes simgrid or fluid, and fluid only for
+ * transform plans on machines it models; a refusal changes nothing. */
+static void the_fluid_engine_is_asked_for_plainly(void **state)
+{
+    static const char torus[] = "topology = torus\nranks_per_node = 1\nmemory_bandwidth = 1e10\n"
+                                "link_bandwidth = 1e9\nlink_latency = 1e-6\nnode_bandwidth = 4e9\nnode_latency = 2e-7\n";
+    relay_plan *p = empty_plan(2, RELAY_SCHED_P2P, 1);
+    add_message(p, 0, 1, S, 0);
+    relay_prediction out = {.seconds = 42};
+    char *path = machine_file(torus);
+    assert_int_equal(relay_plan_predict(p, path, RELAY_SCHED_P2P, &out, NULL), RELAY_ERR_ARG);
+    assert_non_null(strstr(relay_last_error(), "fat-tree"));
+    unlink(path);
+    setenv("RELAY_PREDICT_ENGINE", "maxmin", 1);
+    path = machine_file(star);
+    assert_int_equal(relay_plan_predict(p, path, RELAY_SCHED_P2P, &out, NULL), RELAY_ERR_ARG);
+    assert_non_null(strstr(relay_last_error(), "simgrid or fluid"));
+    unlink(path);
+    setenv("RELAY_PREDICT_ENGINE", "fluid", 1);
+    assert_true(out.seconds == 42);
     relay_plan_free(p);
 }
 
@@ -644,18 +742,24 @@ static void bmmc_and_hsumma_take_auto_alone(void **state)
     relay_plan_free(p);
 }
 
+/* The transform replay's closed forms and choices, which both engines
+ * meet. */
+#define TRANSFORM_REPLAY_TESTS                                                 \
+    cmocka_unit_test(one_message_is_latency_plus_size_over_bandwidth),        \
+        cmocka_unit_test(k_messages_through_one_link_take_k_times_as_long),   \
+        cmocka_unit_test(a_ring_of_rounds_pays_the_latency_each_round),       \
+        cmocka_unit_test(packing_is_bytes_over_memory_bandwidth_plus_pieces), \
+        cmocka_unit_test(alltoallv_waits_for_every_rank_neighbor_does_not),   \
+        cmocka_unit_test(ranks_share_their_nodes_cores),                      \
+        cmocka_unit_test(transposes_move_at_the_transpose_bandwidth),         \
+        cmocka_unit_test(predictions_as_a_tuning),                            \
+        cmocka_unit_test(fat_tree_routes_share_the_links_they_cross)
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(one_message_is_latency_plus_size_over_bandwidth),
-        cmocka_unit_test(k_messages_through_one_link_take_k_times_as_long),
-        cmocka_unit_test(a_ring_of_rounds_pays_the_latency_each_round),
-        cmocka_unit_test(packing_is_bytes_over_memory_bandwidth_plus_pieces),
-        cmocka_unit_test(alltoallv_waits_for_every_rank_neighbor_does_not),
-        cmocka_unit_test(ranks_share_their_nodes_cores),
-        cmocka_unit_test(transposes_move_at_the_transpose_bandwidth),
+        TRANSFORM_REPLAY_TESTS,
         cmocka_unit_test(schedules_follow_the_plan),
-        cmocka_unit_test(predictions_as_a_tuning),
         cmocka_unit_test(bad_requests_change_nothing),
         cmocka_unit_test(a_1x2_summa_broadcast_is_latency_plus_size_over_bandwidth),
         cmocka_unit_test(a_1x2_van_de_geijn_broadcast_pays_two_latencies),
@@ -666,5 +770,13 @@ int main(void)
         cmocka_unit_test(a_forwarded_message_leaves_when_its_origins_lands),
         cmocka_unit_test(a_3d_transfer_moves_in_the_walks_rectangles),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    /* The same again on relay's own engine, which simulates transform plans
+     * of over 20,000 messages unasked; and the two engines side by side. */
+    const struct CMUnitTest fluid[] = {
+        TRANSFORM_REPLAY_TESTS,
+        cmocka_unit_test(the_engines_agree_on_a_fat_tree),
+        cmocka_unit_test(the_fluid_engine_is_asked_for_plainly),
+    };
+    int failed = cmocka_run_group_tests_name("SimGrid", tests, NULL, NULL);
+    return failed + cmocka_run_group_tests_name("relay's fluid engine", fluid, on_fluid_engine, off_fluid_engine);
 }

@@ -12,7 +12,11 @@
  * gemm_flops; an N-D plan's packs its messages, passes on as they land
  * the transfers a replica forwards, and unpacks.  Copies take bytes / the machine's memory bandwidth (plus a
  * cost per piece), and SimGrid moves the messages over the machine's
- * network (latency, bandwidth, topology, contention).
+ * network (latency, bandwidth, topology, contention).  A transform plan of
+ * more than 20,000 messages on a node, star or fat-tree machine is
+ * simulated by relay's own flow-level engine instead, the same model with
+ * its sharing solved once per batch of events (RELAY_PREDICT_ENGINE=simgrid
+ * or fluid in the environment chooses).
  * A machine is a small text file (docs/design.md, "Prediction"; relay
  * ships tools/machines/NAME.machine).  No MPI is needed: a 65,536-rank plan
  * is predicted on a laptop.
@@ -73,7 +77,8 @@ RELAY_API relay_status relay_predict_schedules(const relay_plan *p, relay_schedu
  * The simulation runs in a child process (fork): SimGrid's engine can be
  * made once per process, and so each call starts afresh.
  * RELAY_ERR_ARG: NULL p, machine_path or out, a plan missing sections, a
- * schedule it cannot be replayed with; RELAY_ERR_IO / RELAY_ERR_FORMAT: the
+ * schedule it cannot be replayed with, RELAY_PREDICT_ENGINE asking for what
+ * cannot be; RELAY_ERR_IO / RELAY_ERR_FORMAT: the
  * machine file cannot be read, or is not one (the line at fault named);
  * RELAY_ERR_NOMEM: the
  * simulation ran out of memory or failed.  On failure out and

@@ -6,7 +6,8 @@
 # two-rank plan on every machine (the smallest topologies), and the
 # refusals (no such machine, a bad machine file, --rank); a BMMC plan and
 # an HSUMMA plan (its one way, auto; HSUMMA's communication and groups);
-# N-D plans (p2p alone; every message the plan counts, passed on ones too).
+# N-D plans (p2p alone; every message the plan counts, passed on ones too);
+# relay's own engine against SimGrid's.
 . "$(dirname "$0")/common.sh"
 
 "$PLAN" transform --ranks 16 --from bc:200x160:8x8:4x4 --to bc:200x160:16x16:2x8:grid=col -o t.plan >/dev/null 2>err.txt ||
@@ -47,6 +48,27 @@ for machine in laptop fat-tree torus-bgp dragonfly-aries; do
     check_json t.plan "$machine" p2p,alltoallv,neighbor
 done
 check_json rounds.plan fat-tree rounds,p2p,alltoallv,neighbor
+
+# relay's own engine (RELAY_PREDICT_ENGINE=fluid), which relay-dump runs
+# unasked past 20,000 messages: the same checks, and the same predictions
+# as SimGrid's to 1e-3, every schedule, on a fat tree of 2 ranks a node and
+# 4-port switches (8 nodes, 3 levels of switches: routes of 2, 4 and 6
+# links sharing them); refused for a torus.
+printf '%s\n' "topology = fat-tree" "switch_radix = 4" "ranks_per_node = 2" "memory_bandwidth = 6e9" \
+    "piece_seconds = 5e-9" "message_seconds = 5e-7" "link_bandwidth = 12.5e9" "link_latency = 1.5e-7" \
+    "node_bandwidth = 8e9" "node_latency = 3e-7" >tree.machine
+RELAY_PREDICT_ENGINE=fluid check_json rounds.plan tree.machine rounds,p2p,alltoallv,neighbor
+cp p.json fluid.json
+check_json rounds.plan tree.machine rounds,p2p,alltoallv,neighbor
+"$PYTHON" - fluid.json p.json <<'PY' || fail "relay's engine and SimGrid disagree on rounds.plan"
+import json, sys
+fluid, simgrid = (json.load(open(f))["prediction"]["schedules"] for f in sys.argv[1:])
+for f, s in zip(fluid, simgrid):
+    assert f["schedule"] == s["schedule"] and abs(f["seconds"] - s["seconds"]) <= 1e-3 * s["seconds"], (f, s)
+PY
+RELAY_PREDICT_ENGINE=fluid expect_error 1 "the fluid engine on a torus" "$DUMP" t.plan --predict torus-bgp
+RELAY_PREDICT_ENGINE=fluid "$DUMP" t.plan --predict torus-bgp 2>&1 | grep -q "node, star and fat-tree" ||
+    fail "the fluid engine on a torus: no reason given"
 
 # The smallest machines each topology makes: two ranks (one node).
 "$PLAN" transform --ranks 2 --from bc:8x8:2x2:1x2 --to bc:8x8:4x4:2x1 -o two.plan >/dev/null 2>err.txt ||
