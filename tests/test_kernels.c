@@ -124,7 +124,8 @@ static void run_case(const kernel_case *kc)
 
 static void all_combinations(void)
 {
-    const int64_t shapes[][2] = {{1, 1}, {1, 7}, {7, 1}, {5, 3}, {32, 32}, {33, 31}, {64, 65}, {70, 2}};
+    /* {8, 4}: runs of 32, 64 and 128 bytes, which copy_runs copies inline */
+    const int64_t shapes[][2] = {{1, 1}, {1, 7}, {7, 1}, {5, 3}, {8, 4}, {32, 32}, {33, 31}, {64, 65}, {70, 2}};
     const double complex alphas[] = {1, 2, -0.5, 1 + 2 * I};
     const double complex betas[] = {0, 1, -1, 0.5 - 1 * I};
     for (int type = 0; type < 4; type++)
