@@ -168,10 +168,9 @@ static int one_run(int64_t rows, int64_t dld, int64_t sld, int64_t cols)
 /* Runs of a size known here, copied inline: a small piece's columns (an
  * 8 x 8 double piece's are 64 bytes; a move of one column of each of a
  * lattice's phases, columns_across_bands) cost a call of memcpy each
- * otherwise.  2 x 2 copies from 8 x 8 blocks to 128 x 128 took 0.76-0.84x
- * (6000^2) and 0.84-0.93x (4000^2) the time a replay (benchmarks.md,
- * "Small runs copied inline").  copy_runs stays out of rl_move: inlined
- * there, the transposes' path slowed by 5-7% (2 x 2 4000^2 from 8 x 8). */
+ * otherwise.  With them inline a replay of a 2 x 2 copy from 8 x 8 blocks
+ * to 128 x 128 took 0.76-0.84x its time (6000^2), 0.84-0.93x (4000^2):
+ * benchmarks.md, "Small runs copied inline". */
 #define COPY_FIXED_RUNS(BYTES)                                                              \
     case BYTES:                                                                             \
         for (int64_t j = 0; j < cols; j++) memcpy(d + (size_t)j * dstep, s + (size_t)j * sstep, BYTES); \
@@ -188,6 +187,8 @@ static int copy_small_runs(char *d, size_t dstep, const char *s, size_t sstep, i
 }
 #undef COPY_FIXED_RUNS
 
+/* Out of rl_move: inlined there, these loops slowed the transposes' path
+ * (which never takes them) by 5-7% (2 x 2 4000^2 from 8 x 8 blocks). */
 __attribute__((noinline)) static void copy_runs(char *d, int64_t dld, const char *s, int64_t sld, int64_t rows, int64_t cols, size_t esz)
 {
     if (one_run(rows, dld, sld, cols)) {
