@@ -125,8 +125,9 @@ typedef struct {
     int locked;              /* MPI_Win_lock_all held */
     char *send_on, *recv_on; /* per message: travels through the window */
     int n;                   /* how many, both ways */
-    char **land;             /* per send: where it lands, in the receiver's area */
-    int64_t *land_off;       /* per receive: where it lands in this rank's area */
+    char **land;             /* per send k: where it lands, in the receiver's area, at land[2k]; under
+                                a memory cap, where its chunks do: slot j at land[2k + j] */
+    int64_t *land_off;       /* per receive, likewise: offsets in this rank's area */
     char *area;              /* this rank's landing area */
     rl_notices empty;        /* "empty": the receiver unpacked it, the area is free again */
     char *empty_due;         /* per send: this rank still has to receive its "empty" */

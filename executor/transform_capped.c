@@ -20,9 +20,19 @@
  * A rank waits only for peers at the same step and an earlier chunk,
  * which they reach (a peer past it would have needed this rank's part),
  * so the steps cannot deadlock.  A cap too small for two slots (under 128
- * bytes, or one element) leaves one: one chunk at a time each way. */
+ * bytes, or one element) leaves one: one chunk at a time each way.
+ *
+ * Where binding put a message through the shared-memory window (shm/:
+ * both ends on one node, RELAY_SHM=on or a tuning's window choice, a cap
+ * whose chunks reach 4 KiB), the receiver's buffer is its segment of the
+ * window: the sender packs each chunk straight into the receiver's slot
+ * once the receiver's "empty" says the slot is free, and its "full" stands
+ * for the chunk's message.  The order of the steps and chunks is the same, a
+ * sender still waits only for a receiver at the same step and an earlier
+ * chunk, and the cap still bounds the staging. */
 #include "error.h"
 #include "mpi_error.h"
+#include "shm.h"
 #include "transform_capped.h"
 #include "transform_pack.h"
 #include "transform_timing.h"
@@ -215,6 +225,10 @@ int64_t rl_capped_signature(const rl_capped_side *side, int k, const rl_message 
 
 /* ---- a replay ------------------------------------------------------------------- */
 
+/* Whether message k of a side travels through the shared-memory window
+ * (shm/): its sender packs each chunk straight into the receiver's slot. */
+static int through_window(const char *flags, int k) { return flags && flags[k]; }
+
 /* Chunk `chunk` of a side on its way, from or into its slot. */
 static int post_chunk(rl_transform_exec *x, const rl_capped_side *side, int64_t chunk, int sending, MPI_Request *req)
 {
@@ -227,36 +241,55 @@ static int post_chunk(rl_transform_exec *x, const rl_capped_side *side, int64_t 
                    : MPI_Irecv(buf, count, type, (int)m->peer, TAG_STAGED, x->comm, req);
 }
 
+/* The receives of a step: per slot, the chunk's request and, through the
+ * window, the "empty" that frees the slot for the sender. */
+typedef struct {
+    MPI_Request chunk[2], empty[2];
+} step_receives;
+
+/* Chunk j of receive message q expected in its slot. */
+static int expect_chunk(rl_transform_exec *x, int q, int64_t j, step_receives *in)
+{
+    int slot = (int)(j % x->capped.slots);
+    if (through_window(x->shm.recv_on, q)) return rl_shm_chunk_expect(x, q, &in->chunk[slot], &in->empty[slot]);
+    return post_chunk(x, &x->capped.recvs, x->capped.recvs.first[q] + j, 0, &in->chunk[slot]);
+}
+
 /* Chunk j of send message s, into its slot once the chunk before it there
- * (whose request is *req) has left. */
+ * (whose request is *req) has left, and on its way. */
 static int send_chunk(rl_transform_exec *x, int s, int64_t j, MPI_Request *req)
 {
     const rl_capped_side *side = &x->capped.sends;
     int64_t chunk = side->first[s] + j;
+    int window = through_window(x->shm.send_on, s);
     double t0 = rl_clock(x);
     int rc = MPI_Wait(req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS && window) rc = rl_shm_chunk_wait_empty(x, s);
     rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
     if (rc != MPI_SUCCESS) return rc;
     t0 = rl_clock(x);
-    rl_transform_pack_chunk(x, &side->set, (int)chunk, side->chunks[chunk].elems);
+    if (window) rc = rl_shm_chunk_send(x, s, chunk, (int)(j % x->capped.slots), req);
+    else rl_transform_pack_chunk(x, &side->set, (int)chunk, side->chunks[chunk].elems, rl_message_set_at(&side->set, (int)chunk));
     rl_time_since(x, RL_PACK, rl_row_send(x, s), t0);
-    return post_chunk(x, side, chunk, 1, req);
+    return window ? rc : post_chunk(x, side, chunk, 1, req);
 }
 
 /* Chunk j of receive message q (of nq chunks) from its slot into A, and
- * the slot's next chunk posted. */
-static int receive_chunk(rl_transform_exec *x, int q, int64_t j, int64_t nq, MPI_Request *req)
+ * the slot's next chunk expected. */
+static int receive_chunk(rl_transform_exec *x, int q, int64_t j, int64_t nq, step_receives *in)
 {
     const rl_capped_side *side = &x->capped.recvs;
     int64_t chunk = side->first[q] + j;
     double t0 = rl_clock(x);
-    int rc = MPI_Wait(req, MPI_STATUS_IGNORE);
+    int rc = MPI_Wait(&in->chunk[j % x->capped.slots], MPI_STATUS_IGNORE);
     rl_time_since(x, RL_WAIT, rl_row_recv(x, q), t0);
     if (rc != MPI_SUCCESS) return rc;
     t0 = rl_clock(x);
-    rl_transform_unpack_chunk(x, &side->set, (int)chunk, side->chunks[chunk].elems);
+    char *slot = rl_message_set_at(&side->set, (int)chunk);
+    if (through_window(x->shm.recv_on, q)) rc = rl_shm_chunk_take(x, chunk);
+    else rl_transform_unpack_chunk(x, &side->set, (int)chunk, side->chunks[chunk].elems, slot);
     rl_time_since(x, RL_UNPACK, rl_row_recv(x, q), t0);
-    return j + x->capped.slots < nq ? post_chunk(x, side, chunk + x->capped.slots, 0, req) : MPI_SUCCESS;
+    return rc == MPI_SUCCESS && j + x->capped.slots < nq ? expect_chunk(x, q, j + x->capped.slots, in) : rc;
 }
 
 /* Step r: the chunks of its send (message s) and of its receive (message
@@ -266,15 +299,16 @@ static int capped_step(rl_transform_exec *x, int32_t r)
     const rl_capped *c = &x->capped;
     int s = x->send_at[r], q = x->recv_at[r], rc = MPI_SUCCESS;
     int64_t ns = s < 0 ? 0 : rl_capped_chunks(&c->sends, s), nq = q < 0 ? 0 : rl_capped_chunks(&c->recvs, q);
-    MPI_Request sends[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL}, recvs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-    for (int64_t j = 0; j < c->slots && j < nq && rc == MPI_SUCCESS; j++)
-        rc = post_chunk(x, &c->recvs, c->recvs.first[q] + j, 0, &recvs[j]);
+    MPI_Request sends[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    step_receives in = {{MPI_REQUEST_NULL, MPI_REQUEST_NULL}, {MPI_REQUEST_NULL, MPI_REQUEST_NULL}};
+    for (int64_t j = 0; j < c->slots && j < nq && rc == MPI_SUCCESS; j++) rc = expect_chunk(x, q, j, &in);
     for (int64_t j = 0; (j < ns || j < nq) && rc == MPI_SUCCESS; j++) {
         if (j < ns) rc = send_chunk(x, s, j, &sends[j % c->slots]);
-        if (rc == MPI_SUCCESS && j < nq) rc = receive_chunk(x, q, j, nq, &recvs[j % c->slots]);
+        if (rc == MPI_SUCCESS && j < nq) rc = receive_chunk(x, q, j, nq, &in);
     }
     double t0 = rl_clock(x);
     if (rc == MPI_SUCCESS) rc = MPI_Waitall(2, sends, MPI_STATUSES_IGNORE);
+    if (rc == MPI_SUCCESS) rc = MPI_Waitall(2, in.empty, MPI_STATUSES_IGNORE); /* zero bytes, matched: long gone */
     rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
     return rc;
 }

@@ -307,7 +307,8 @@ static relay_status transform_bind_replays(void *state, MPI_Comm comm)
     int unpacked_p2p = x->schedule == RELAY_SCHED_P2P && !x->packed;
     if (!st && unpacked_p2p) st = rl_transform_agree_direct(x);
     if (!st && unpacked_p2p) st = rl_transform_agree_pulls(x);
-    if (!st && unpacked_p2p) st = rl_shm_bind(x);
+    if (x->capped.cap) st = rl_agree(comm, st, "allocating the chunks' buffers"); /* rl_shm_bind is collective */
+    if (!st && (unpacked_p2p || x->capped.cap)) st = rl_shm_bind(x);
     if (!st && unpacked_p2p && (x->npulled || x->shm.n)) rl_transform_release_pack_buffers(x);
     x->bound = st == RELAY_OK;
     return st;

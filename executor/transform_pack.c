@@ -685,14 +685,14 @@ void rl_transform_unpack_from(const rl_transform_exec *x, int k, char *buf)
     move_message_at(x, &x->recvs, x->sec->recv[k].elems, k, UNPACK, buf);
 }
 
-void rl_transform_pack_chunk(const rl_transform_exec *x, const rl_message_set *ms, int k, int64_t elems)
+void rl_transform_pack_chunk(const rl_transform_exec *x, const rl_message_set *ms, int k, int64_t elems, char *buf)
 {
-    move_message(x, ms, elems, k, PACK);
+    move_message_at(x, ms, elems, k, PACK, buf);
 }
 
-void rl_transform_unpack_chunk(const rl_transform_exec *x, const rl_message_set *ms, int k, int64_t elems)
+void rl_transform_unpack_chunk(const rl_transform_exec *x, const rl_message_set *ms, int k, int64_t elems, char *buf)
 {
-    move_message(x, ms, elems, k, UNPACK);
+    move_message_at(x, ms, elems, k, UNPACK, buf);
 }
 
 void rl_wire_shape(const rl_transform_exec *x, int64_t elems, int *count, MPI_Datatype *type)

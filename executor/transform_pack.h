@@ -72,10 +72,11 @@ void rl_transform_unpack(const rl_transform_exec *x, int k);
  * in a shared-memory window (shm/), ALIGN-aligned like a pack buffer. */
 void rl_transform_pack_to(const rl_transform_exec *x, int k, char *buf);
 void rl_transform_unpack_from(const rl_transform_exec *x, int k, char *buf);
-/* The same for message k (of elems elements) of another set: a chunk
- * (transform_capped.c). */
-void rl_transform_pack_chunk(const rl_transform_exec *x, const rl_message_set *ms, int k, int64_t elems);
-void rl_transform_unpack_chunk(const rl_transform_exec *x, const rl_message_set *ms, int k, int64_t elems);
+/* The same for message k (of elems elements) of another set, packed at
+ * buf: a chunk (transform_capped.c) in its slot of the set's buffer, or of
+ * the receiver's landing area (shm/). */
+void rl_transform_pack_chunk(const rl_transform_exec *x, const rl_message_set *ms, int k, int64_t elems, char *buf);
+void rl_transform_unpack_chunk(const rl_transform_exec *x, const rl_message_set *ms, int k, int64_t elems, char *buf);
 void rl_transform_move_locals(const rl_transform_exec *x);
 
 /* MPI count and datatype of a message of `elems` elements: bytes, or past

@@ -73,7 +73,8 @@ static relay_status scratch_alloc(tuning_run *t, const relay_plan *p, int rank)
 /* Binds choice c as the next candidate, unless binding settled on
  * something else: a collective whose counts do not fit ints replays p2p,
  * which is timed already, and a choice through the shared-memory window
- * where no rank shares a node with a peer (or RELAY_SHM=off) is plain p2p.
+ * where no rank shares a node with a peer (or RELAY_SHM=off, or a cap's
+ * chunks are too small for it) is plain p2p (or plain rounds).
  * *direct: whether some rank's p2p messages travel direct (asked of the
  * first, unpacked p2p, candidate). */
 static relay_status add_candidate(tuning_run *t, const relay_plan *p, relay_tuning_choice c, int *direct)
@@ -96,8 +97,9 @@ static relay_status add_candidate(tuning_run *t, const relay_plan *p, relay_tuni
 
 /* p2p (direct runs, then all packed if some rank has direct runs, then
  * on-node messages through a shared-memory window), rounds where the
- * sections have steps, alltoallv, neighbor; rounds alone under a
- * memory cap, which the other schedules would not keep.  An N-D plan:
+ * sections have steps, alltoallv, neighbor; under a memory cap, which the
+ * other schedules would not keep, rounds alone, through MPI and through
+ * the window.  An N-D plan:
  * replicas receiving directly and, where a destination is replicated,
  * forwarding. */
 static relay_status bind_candidates(tuning_run *t, const relay_plan *p)
@@ -107,7 +109,10 @@ static relay_status bind_candidates(tuning_run *t, const relay_plan *p)
         if (!st && rl_nd_plan_replicated(p->nd)) st = add_candidate(t, p, (relay_tuning_choice){.schedule = RELAY_SCHED_P2P, .forward = 1}, NULL);
         return st;
     }
-    if (p->max_buffer_bytes) return add_candidate(t, p, (relay_tuning_choice){.schedule = RELAY_SCHED_ROUNDS}, NULL);
+    if (p->max_buffer_bytes) {
+        relay_status st = add_candidate(t, p, (relay_tuning_choice){.schedule = RELAY_SCHED_ROUNDS}, NULL);
+        return st ? st : add_candidate(t, p, (relay_tuning_choice){.schedule = RELAY_SCHED_ROUNDS, .window = 1}, NULL);
+    }
     int direct = 0;
     relay_status st = add_candidate(t, p, (relay_tuning_choice){.schedule = RELAY_SCHED_P2P}, &direct);
     if (!st && direct) st = add_candidate(t, p, (relay_tuning_choice){.schedule = RELAY_SCHED_P2P, .packed = 1}, NULL);

@@ -50,7 +50,8 @@ static const char *choice_flaw(const relay_plan *p, const relay_tuning_choice *c
     if (c->packed != 0 && c->packed != 1) return "a choice's packed flag is not 0 or 1";
     if (c->packed && c->schedule != RELAY_SCHED_P2P) return "a choice packs every message under a schedule other than p2p";
     if (c->window != 0 && c->window != 1) return "a choice's window flag is not 0 or 1";
-    if (c->window && c->schedule != RELAY_SCHED_P2P) return "a choice goes through a shared-memory window under a schedule other than p2p";
+    if (c->window && c->schedule != (p->max_buffer_bytes ? RELAY_SCHED_ROUNDS : RELAY_SCHED_P2P))
+        return "a choice goes through a shared-memory window under a schedule other than p2p (rounds under a memory cap)";
     return NULL;
 }
 

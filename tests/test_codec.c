@@ -909,8 +909,9 @@ static void assert_same_tuning(const relay_tuning *x, const relay_tuning *y)
     }
 }
 
-/* A tuning and a cap survive encoding; the tuning leaves the fingerprint
- * alone, the cap does not. */
+/* A tuning and a cap survive encoding (a capped plan's with a choice
+ * through the window too); the tuning leaves the fingerprint alone, the
+ * cap does not. */
 static void test_tuning_and_cap_read_back(void **state)
 {
     (void)state;
@@ -940,9 +941,17 @@ static void test_tuning_and_cap_read_back(void **state)
     assert_same_tuning(&t, &predicted);
     relay_plan_free(q);
     free(buf);
+    /* Under a cap, rounds through MPI and through the window; the window's
+     * rounds without a cap are refused. */
+    relay_tuning chunks = {.ntimed = 2, .best = 1, .ranks_per_node_min = 3, .ranks_per_node_max = 3, .replays = 5,
+                           .choices = {{RELAY_SCHED_ROUNDS, 0, 2e-3}, {RELAY_SCHED_ROUNDS, 0, 1e-3, .window = 1}}};
+    assert_int_equal(relay_plan_set_tuning(capped, &chunks), RELAY_OK);
+    assert_int_equal(relay_plan_set_tuning(p, &chunks), RELAY_ERR_ARG);
     encode_ok(capped, &buf, &len);
     assert_int_equal(relay_plan_decode(&q, buf, len, -1), RELAY_OK);
     assert_int_equal(relay_plan_max_buffer_bytes(q), 24);
+    assert_int_equal(relay_plan_tuning(q, &t), RELAY_OK);
+    assert_same_tuning(&t, &chunks);
     relay_plan_free(q);
     free(buf);
     relay_plan_free(p);

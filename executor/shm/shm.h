@@ -1,19 +1,22 @@
-/* shm.h — messages through a shared-memory window (opt-in: RELAY_SHM=on):
- * under p2p, the sender of a message between two ranks of one node packs
- * it straight into the receiver's landing area, a segment of an MPI-3
- * shared-memory window of the node's ranks, and the receiver unpacks it
- * from there into A: two passes over its elements instead of three (pack,
- * MPI's copy, unpack).
+/* shm.h — messages through a shared-memory window (RELAY_SHM=on, or a
+ * tuning's window choice): under p2p, the sender of a message between two
+ * ranks of one node packs it straight into the receiver's landing area, a
+ * segment of an MPI-3 shared-memory window of the node's ranks, and the
+ * receiver unpacks it from there into A: two passes over its elements
+ * instead of three (pack, MPI's copy, unpack).  Under a memory cap
+ * (transform_capped.c) the same chunk by chunk: the receiver's chunk
+ * buffer is its segment, and each chunk lands in one of its two slots.
  *   shm_window.c  binding: the switch, the agreement with each message's
  *                 other end, the node's window and where each message
  *                 lands, the requests; freeing them
  *   shm_replay.c  a replay's halves: pack and "full" (start), unpack and
- *                 "empty" (wait)
+ *                 "empty" (wait); and a capped replay's chunks
  *   shm_landing.c landing areas that outlive executors, for callers that
  *                 free executors where a window's collective free would
  *                 hang (RL_EXEC_SHARED_LANDINGS: relay_scalapack); and
  *                 the one step that allocates a node's window, for both
- * They call transform_bind.c and transform_pack.c, nothing above;
+ * They call transform_bind.c and transform_pack.c, nothing above
+ * (transform_schedules.c and transform_capped.c call them);
  * shm_window.c calls shm_landing.c. */
 #ifndef RELAY_SHM_H
 #define RELAY_SHM_H
@@ -56,9 +59,12 @@ relay_status rl_landing_reserve(rl_landing *l, MPI_Comm node, int64_t bytes, int
 
 /* Binding p2p replays, after the direct and pulled messages are agreed:
  * which of the others travel through the window, the window itself and
- * the requests that replace their staged ones.  Collective on the
- * executor's communicator (one MPI_Allreduce says whether any rank wants
- * the window; only then is the communicator split by node). */
+ * the requests that replace their staged ones.  Binding a memory cap's
+ * replays (transform_capped.c): which messages' chunks travel through it,
+ * and the window, each rank's segment its chunks' receive buffer.
+ * Collective on the executor's communicator (one MPI_Allreduce says
+ * whether any rank wants the window; only then is the communicator split
+ * by node). */
 relay_status rl_shm_bind(rl_transform_exec *x);
 /* Bytes it holds: the landing area, the landing addresses, the requests. */
 int64_t rl_shm_bytes(const rl_transform_exec *x);
@@ -78,6 +84,21 @@ int rl_shm_take(rl_transform_exec *x, int k);
  * "empty"s to leave; with a borrowed landing that some rank uses, a
  * barrier of its ranks. */
 int rl_shm_done(rl_transform_exec *x);
+/* Under a memory cap (transform_capped.c), chunk by chunk, for caps whose
+ * chunks reach 4 KiB.  The sender of send message k waits for its
+ * receiver's "empty" of the next slot (the receiver took the chunk before
+ * it there, or began the step), then packs chunk `chunk` of its set into
+ * slot `slot` and starts "full" (*full). */
+int rl_shm_chunk_wait_empty(rl_transform_exec *x, int k);
+int rl_shm_chunk_send(rl_transform_exec *x, int k, int64_t chunk, int slot, MPI_Request *full);
+/* The receiver of receive message k, for the next chunk of a slot: posts
+ * the chunk's "full" (*full) and sends "empty" (*empty, once that slot's
+ * "empty" before it has left), the slot free for the sender. */
+int rl_shm_chunk_expect(rl_transform_exec *x, int k, MPI_Request *full, MPI_Request *empty);
+/* The receiver, the chunk's "full" landed: chunk `chunk` of its set taken
+ * from its slot into A. */
+int rl_shm_chunk_take(rl_transform_exec *x, int64_t chunk);
+
 /* Whether a replay's wait calls rl_shm_done. */
 static inline int rl_shm_settles(const rl_transform_exec *x) { return x->shm.n > 0 || x->shm.settle; }
 

@@ -23,7 +23,12 @@
  *             (rl_notices_create).  MPI_Win_lock_all is held from here to
  *             rl_shm_free, as loads and stores on a shared window under
  *             the unified model want, with MPI_Win_sync around each notice
- *             (shm_replay.c). */
+ *             (shm_replay.c).
+ * Binding a memory cap's replays, the same steps but: a message is willing
+ * where the cap's chunks reach 4 KiB (a cap of 8 KiB or more); the
+ * landing area is the receiver's chunk buffer, whole (it replaces the one
+ * binding allocated), and each sender learns where its two slots lie; no
+ * requests (the chunks post their notices as they go, shm_replay.c). */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -43,11 +48,20 @@ relay_status rl_shm_mode_from_env(int *mode)
 
 int rl_shm_wanted(const rl_transform_exec *x, const relay_tuning_choice *c)
 {
-    if (x->device || c->schedule != RELAY_SCHED_P2P || c->packed) return 0;
+    int fits = x->capped.cap ? c->schedule == RELAY_SCHED_ROUNDS && !x->shm.shared : c->schedule == RELAY_SCHED_P2P && !c->packed;
+    if (x->device || !fits) return 0;
     return x->shm.env == RL_SHM_TUNED ? c->window : x->shm.env;
 }
 
 /* ---- node and cards ---------------------------------------------------- */
+
+/* Under a memory cap, a cap whose chunks (half the cap, with two slots)
+ * cannot reach this stays with MPI: its eager protocol sends small chunks
+ * without waiting for the receiver, where the window waits for the
+ * receiver's "empty" before each chunk, a round trip per chunk that tiny
+ * chunks pay over and over (docs/benchmarks.md, "A memory cap").  Both ends
+ * see the same cap, so they agree. */
+enum { SMALLEST_WINDOW_CHUNK = 4096 };
 
 static const rl_message *message_of(const rl_section *s, int k) { return k < s->nsend ? &s->send[k] : &s->recv[k - s->nsend]; }
 
@@ -75,6 +89,8 @@ static int willing(const rl_transform_exec *x, int k, int peer_in_node)
     const rl_section *s = x->sec;
     int sending = k < s->nsend, m = sending ? k : k - s->nsend;
     if (!x->shm.on || x->shm.node == MPI_COMM_NULL || peer_in_node == MPI_UNDEFINED || message_of(s, k)->elems <= 0) return 0;
+    if (x->capped.cap) /* a capped replay sends nothing direct or pulled (send_direct is NULL) */
+        return x->capped.cap / x->capped.slots >= SMALLEST_WINDOW_CHUNK;
     return sending ? !x->send_direct[m] && !x->send_pulled[m] : !x->recv_direct[m] && !x->recv_pulled[m];
 }
 
@@ -105,17 +121,44 @@ static relay_status agree(rl_transform_exec *x, const int *peer_in_node)
 
 /* ---- the window -------------------------------------------------------- */
 
-/* This rank's landing area: its own window's segment (every rank of the
- * node takes part, with 0 bytes where it receives nothing through it),
- * locked for load/store; or borrowed from a landing that outlives it. */
-static relay_status allocate_area(rl_transform_exec *x)
+/* The bytes of this rank's landing area and where each message lands in
+ * it (land_off[2 * k], both entries alike): the packed messages one after
+ * another. */
+static int64_t message_landings(rl_transform_exec *x)
 {
     const rl_section *s = x->sec;
     int64_t bytes = 0;
     for (int k = 0; k < s->nrecv; k++) {
-        x->shm.land_off[k] = bytes;
+        x->shm.land_off[2 * k] = x->shm.land_off[2 * k + 1] = bytes;
         if (x->shm.recv_on[k]) bytes += rl_padded_bytes(s->recv[k].elems * (int64_t)x->esz);
     }
+    return bytes;
+}
+
+/* The same under a memory cap: the chunks' receive buffer, whole, where any
+ * chunk lands, and where each message's two slots lie
+ * (land_off[2 * k + slot], rl_message_set_slots). */
+static int64_t chunk_landings(rl_transform_exec *x)
+{
+    const rl_capped_side *chunks = &x->capped.recvs;
+    int any = 0;
+    for (int k = 0; k < x->sec->nrecv; k++) {
+        int64_t c = chunks->first[k];
+        x->shm.land_off[2 * k] = chunks->set.byte_off[c];
+        x->shm.land_off[2 * k + 1] = chunks->set.byte_off[c + (chunks->first[k + 1] - c > 1)];
+        any |= x->shm.recv_on[k];
+    }
+    return any ? chunks->set.byte_off[chunks->set.nmsg] : 0;
+}
+
+/* This rank's landing area: its own window's segment (every rank of the
+ * node takes part, with 0 bytes where it receives nothing through it),
+ * locked for load/store; or borrowed from a landing that outlives it.
+ * Under a memory cap the area becomes the chunks' receive buffer, in place
+ * of the one binding allocated, so the cap still bounds what is staged. */
+static relay_status allocate_area(rl_transform_exec *x)
+{
+    int64_t bytes = x->capped.cap ? chunk_landings(x) : message_landings(x);
     if (x->shm.landing) {
         rl_landing_lease lease;
         relay_status st = rl_landing_reserve(x->shm.landing, x->shm.node, bytes, x->shm.n > 0, &lease);
@@ -127,6 +170,10 @@ static relay_status allocate_area(rl_transform_exec *x)
     relay_status st = rl_shm_allocate(x->shm.node, bytes, &x->shm.area, &x->shm.win,
                                       "MPI_Win_allocate_shared of the landing areas");
     x->shm.locked = st == RELAY_OK;
+    if (!st && x->capped.cap && bytes) {
+        rl_message_set_drop(&x->capped.recvs.set);
+        x->capped.recvs.set.buf = x->shm.area;
+    }
     return st;
 }
 
@@ -164,20 +211,21 @@ static relay_status window_ranks(const rl_transform_exec *x, const int *peer_in_
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "numbering the receivers as the window does");
 }
 
-/* Each receiver tells each sender where in its area the message lands. */
+/* Each receiver tells each sender where in its area the message lands
+ * (under a memory cap, where each slot of its chunks does). */
 static relay_status find_landings(rl_transform_exec *x, const int *peer_in_node)
 {
     const rl_section *s = x->sec;
     int n = s->nsend + s->nrecv;
-    int64_t *off = rl_calloc((size_t)s->nsend + 1, sizeof *off);
+    int64_t *off = rl_calloc(2 * (size_t)s->nsend + 1, sizeof *off);
     rl_swap *items = rl_calloc((size_t)n + 1, sizeof *items);
     int *receiver = rl_malloc_array((size_t)s->nsend + 1, sizeof *receiver);
     relay_status st = off && items && receiver ? RELAY_OK : RL_NOMEM();
     if (!st) st = window_ranks(x, peer_in_node, receiver);
     for (int k = 0; !st && k < s->nsend; k++)
-        if (x->shm.send_on[k]) items[k] = (rl_swap){NULL, 0, &off[k], sizeof *off};
+        if (x->shm.send_on[k]) items[k] = (rl_swap){NULL, 0, &off[2 * k], 2 * sizeof *off};
     for (int k = 0; !st && k < s->nrecv; k++)
-        if (x->shm.recv_on[k]) items[s->nsend + k] = (rl_swap){&x->shm.land_off[k], sizeof *off, NULL, 0};
+        if (x->shm.recv_on[k]) items[s->nsend + k] = (rl_swap){&x->shm.land_off[2 * k], 2 * sizeof *off, NULL, 0};
     if (!st) st = rl_transform_swap(x, items, "telling the senders where their messages land");
     for (int k = 0; !st && k < s->nsend; k++) {
         if (!x->shm.send_on[k]) continue;
@@ -186,7 +234,7 @@ static relay_status find_landings(rl_transform_exec *x, const int *peer_in_node)
         char *base;
         int rc = MPI_Win_shared_query(x->shm.win, receiver[k], &size, &unit, &base);
         if (rc != MPI_SUCCESS) st = rl_mpi_fail(rc, "MPI_Win_shared_query of a receiver's landing area");
-        else x->shm.land[k] = base + off[k];
+        for (int slot = 0; slot < 2 && !st; slot++) x->shm.land[2 * k + slot] = base + off[2 * k + slot];
     }
     free(off);
     free(items);
@@ -209,10 +257,13 @@ static int repost_full(rl_transform_exec *x, int k)
                      : MPI_Send_init(&nothing, 0, MPI_BYTE, peer, TAG_SHM_FULL, x->comm, &x->reqs[k]);
 }
 
+/* Under p2p; a memory cap's chunks post notices of their own, chunk by
+ * chunk (shm_replay.c). */
 static relay_status create_requests(rl_transform_exec *x)
 {
     const rl_section *s = x->sec;
     int rc = MPI_SUCCESS;
+    if (x->capped.cap) return RELAY_OK;
     for (int k = 0; k < s->nrecv && rc == MPI_SUCCESS; k++)
         if (x->shm.recv_on[k]) rc = repost_full(x, k);
     for (int k = 0; k < s->nsend && rc == MPI_SUCCESS; k++)
@@ -228,8 +279,8 @@ static relay_status allocate(rl_transform_exec *x)
     const rl_section *s = x->sec;
     x->shm.send_on = rl_calloc((size_t)s->nsend + 1, 1);
     x->shm.recv_on = rl_calloc((size_t)s->nrecv + 1, 1);
-    x->shm.land = rl_calloc((size_t)s->nsend + 1, sizeof *x->shm.land);
-    x->shm.land_off = rl_calloc((size_t)s->nrecv + 1, sizeof *x->shm.land_off);
+    x->shm.land = rl_calloc(2 * (size_t)s->nsend + 1, sizeof *x->shm.land);
+    x->shm.land_off = rl_calloc(2 * (size_t)s->nrecv + 1, sizeof *x->shm.land_off);
     x->shm.empty_due = rl_calloc((size_t)s->nsend + 1, 1);
     return x->shm.send_on && x->shm.recv_on && x->shm.land && x->shm.land_off && x->shm.empty_due ? RELAY_OK : RL_NOMEM();
 }
@@ -269,11 +320,11 @@ int64_t rl_shm_bytes(const rl_transform_exec *x)
 {
     const rl_section *s = x->sec;
     if (!x->shm.send_on) return 0;
-    int64_t area = 0;
-    for (int k = 0; k < s->nrecv; k++)
-        if (x->shm.recv_on[k]) area = x->shm.land_off[k] + rl_padded_bytes(s->recv[k].elems * (int64_t)x->esz);
-    return area + rl_notices_bytes(x, &x->shm.empty) + s->nsend * (int64_t)(2 + sizeof *x->shm.land) +
-           s->nrecv * (int64_t)(1 + sizeof *x->shm.land_off);
+    int64_t area = 0; /* under a cap, the chunks' receive buffer (rl_capped_bytes) */
+    for (int k = 0; k < s->nrecv && !x->capped.cap; k++)
+        if (x->shm.recv_on[k]) area = x->shm.land_off[2 * k] + rl_padded_bytes(s->recv[k].elems * (int64_t)x->esz);
+    return area + rl_notices_bytes(x, &x->shm.empty) + s->nsend * (int64_t)(2 + 2 * sizeof *x->shm.land) +
+           s->nrecv * (int64_t)(1 + 2 * sizeof *x->shm.land_off);
 }
 
 /* The last replay's "empty"s, received before the window goes. */
@@ -286,6 +337,7 @@ static void receive_due(rl_transform_exec *x)
 void rl_shm_free(rl_transform_exec *x)
 {
     receive_due(x);
+    if (x->capped.recvs.set.buf && x->capped.recvs.set.buf == x->shm.area) x->capped.recvs.set.buf = NULL; /* the window's */
     if (x->sec) rl_notices_free(x, &x->shm.empty);
     if (!x->shm.landing) { /* a borrowed window stays the landing's */
         if (x->shm.locked) MPI_Win_unlock_all(x->shm.win);

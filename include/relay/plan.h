@@ -171,15 +171,18 @@ RELAY_API relay_status relay_plan_get_stats(const relay_plan *p, relay_plan_stat
  * whatever the plan chose (relay_plan_options.replicas).  Under p2p,
  * window 1: messages between two ranks of one node are packed by their
  * sender straight into the receiver's landing area in a shared-memory
- * window (RELAY_SHM, relay/exec.h), not copied by MPI. */
+ * window (RELAY_SHM, relay/exec.h), not copied by MPI; under a memory cap
+ * (rounds) whose chunks reach 4 KiB (a cap of 8 KiB or more), the same
+ * chunk by chunk, into a slot of the receiver's chunk buffer, which is its
+ * segment of the window. */
 typedef struct {
     relay_schedule schedule;
     int packed;              /* p2p only; 0 for the other schedules */
     double seconds;          /* the median over the timed replays of the slowest rank's time */
     int forward;             /* N-D plans with a replicated destination; else 0 (after seconds:
                                 initialisers of the three fields before it keep their meaning) */
-    int window;              /* transform plans, p2p only: on-node messages through a shared-memory
-                                window (1) or MPI (0) */
+    int window;              /* transform plans, p2p (rounds under a memory cap): on-node messages
+                                through a shared-memory window (1) or MPI (0) */
 } relay_tuning_choice;
 
 enum { RELAY_TUNING_MAX_CHOICES = 8, RELAY_TUNING_MACHINE_MAX = 32 };

@@ -68,9 +68,9 @@ def _options(relabel: str = "none", schedule: str = "auto", node_of_rank: Option
 @dataclass(frozen=True)
 class TuningChoice:
     """One way a replay was timed: schedule, packed (p2p), forward (N-D
-    replicas), the median seconds of the slowest rank, and window (p2p:
-    on-node messages packed straight into the receiver's memory through a
-    shared-memory window)."""
+    replicas), the median seconds of the slowest rank, and window (p2p, or
+    rounds under a memory cap: on-node messages packed straight into the
+    receiver's memory through a shared-memory window)."""
     schedule: str
     packed: bool
     forward: bool
