@@ -206,8 +206,6 @@ relay_status rl_env_choice(const char *name, const char *const *values, int nval
                    nvalues > 2 ? values[2] : "");
 }
 
-static char nothing;
-
 relay_status rl_notices_create(rl_transform_exec *x, rl_notices *n, const char *send_flags, const char *recv_flags, int tag)
 {
     const rl_section *s = x->sec;
@@ -217,9 +215,9 @@ relay_status rl_notices_create(rl_transform_exec *x, rl_notices *n, const char *
     if (!n->req || !n->sent) return RL_NOMEM();
     for (int k = 0; k < total; k++) n->req[k] = MPI_REQUEST_NULL;
     for (int k = 0; k < s->nrecv && rc == MPI_SUCCESS; k++)
-        if (recv_flags[k]) rc = MPI_Send_init(&nothing, 0, MPI_BYTE, (int)s->recv[k].peer, tag, x->comm, &n->req[k]);
+        if (recv_flags[k]) rc = MPI_Send_init(rl_no_bytes(), 0, MPI_BYTE, (int)s->recv[k].peer, tag, x->comm, &n->req[k]);
     for (int k = 0; k < s->nsend && rc == MPI_SUCCESS; k++)
-        if (send_flags[k]) rc = MPI_Recv_init(&nothing, 0, MPI_BYTE, (int)s->send[k].peer, tag, x->comm, &n->req[s->nrecv + k]);
+        if (send_flags[k]) rc = MPI_Recv_init(rl_no_bytes(), 0, MPI_BYTE, (int)s->send[k].peer, tag, x->comm, &n->req[s->nrecv + k]);
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "creating the requests of notices");
 }
 

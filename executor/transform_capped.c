@@ -325,20 +325,36 @@ int rl_capped_replay(rl_transform_exec *x)
 
 /* ---- memory ----------------------------------------------------- */
 
+void rl_capped_release_sends(rl_transform_exec *x)
+{
+    for (int k = 0; k < x->sec->nsend; k++)
+        if (!through_window(x->shm.send_on, k) && rl_capped_chunks(&x->capped.sends, k)) return;
+    rl_message_set_drop(&x->capped.sends.set);
+}
+
+/* A side's buffer: as large as its slots while the side holds it, or, for
+ * a replay not bound, will hold it; none once binding dropped it or made
+ * it the window's segment (which rl_shm_bytes counts). */
+static int64_t buffer_bytes(const rl_transform_exec *x, const rl_capped_side *side)
+{
+    const rl_message_set *ms = &side->set;
+    return x->bound && (!ms->buf || ms->buf == x->shm.area) ? 0 : ms->byte_off[ms->nmsg];
+}
+
 /* A side's buffer and lists: tasks, walks (one per sub-lattice), chunks
  * with their first tasks and offsets, and each message's first chunk. */
-static int64_t side_bytes(const rl_capped_side *side, int nmsg)
+static int64_t side_bytes(const rl_transform_exec *x, const rl_capped_side *side, int nmsg)
 {
     if (!side->first) return 0;
     int64_t chunks = side->first[nmsg], walks = chunks ? side->chunks[chunks - 1].first + side->chunks[chunks - 1].count : 0;
-    return side->set.byte_off[side->set.nmsg] + side->set.ntasks * (int64_t)sizeof(rl_task) +
+    return buffer_bytes(x, side) + side->set.ntasks * (int64_t)sizeof(rl_task) +
            walks * (int64_t)sizeof(rl_walk) + chunks * (int64_t)(sizeof(rl_message) + 2 * sizeof(int64_t)) +
            ((int64_t)nmsg + 1) * (int64_t)sizeof(int64_t);
 }
 
 int64_t rl_capped_bytes(const rl_transform_exec *x)
 {
-    return side_bytes(&x->capped.sends, x->sec->nsend) + side_bytes(&x->capped.recvs, x->sec->nrecv);
+    return side_bytes(x, &x->capped.sends, x->sec->nsend) + side_bytes(x, &x->capped.recvs, x->sec->nrecv);
 }
 
 void rl_capped_free(rl_capped *c)

@@ -468,10 +468,11 @@ void rl_transform_drop_buffers(rl_transform_exec *x)
     rl_message_set_drop(&x->recvs);
 }
 
-/* Any address will do where a side has nothing to exchange, but not NULL. */
 static char nothing;
 
-void *rl_message_set_buf(const rl_message_set *ms) { return ms->buf ? ms->buf : &nothing; }
+void *rl_no_bytes(void) { return &nothing; }
+
+void *rl_message_set_buf(const rl_message_set *ms) { return ms->buf ? ms->buf : rl_no_bytes(); }
 
 relay_status rl_message_set_hold(rl_message_set *ms)
 {

@@ -56,8 +56,10 @@ void *rl_message_set_at(const rl_message_set *ms, int k);
 /* Both pack buffers of a transform executor, held or dropped. */
 relay_status rl_transform_hold_buffers(rl_transform_exec *x);
 void rl_transform_drop_buffers(rl_transform_exec *x);
-/* The pack buffer, or any address but NULL where it is empty. */
+/* The pack buffer, or rl_no_bytes() where it is empty. */
 void *rl_message_set_buf(const rl_message_set *ms);
+/* An address for a message of no bytes (a notice): any will do, but not NULL. */
+void *rl_no_bytes(void);
 void rl_message_set_free(rl_message_set *ms);
 
 /* Threads of the team that move `elems` elements (one where a team costs

@@ -211,7 +211,7 @@ static relay_status read_placement(mp_reader *r, layout_fields *f, int m, const 
     snprintf(what, sizeof what, "%s's placement %d", f->what, m);
     if (!mp_read_map(r, &pairs)) return map_error(r, what);
     for (uint32_t i = 0; i < pairs && !st; i++) {
-        int k;
+        int k = -1; /* read_key sets it where it succeeds */
         st = read_key(r, placement_keys, PK_COUNT, &f->place_seen[m], &k, what);
         if (!st && k >= 0) st = read_placement_field(r, f, m, k, lim, what);
     }
@@ -298,7 +298,7 @@ static relay_status read_layout(mp_reader *r, rl_nd_limits *lim, relay_nd_layout
     f.what = what;
     if (!mp_read_map(r, &pairs)) return map_error(r, what);
     for (uint32_t i = 0; i < pairs && !st; i++) {
-        int k;
+        int k = -1; /* read_key sets it where it succeeds */
         st = read_key(r, layout_keys, LK_COUNT, &f.seen, &k, what);
         if (!st && k >= 0) st = read_layout_field(r, &f, k, lim);
     }
@@ -355,7 +355,7 @@ static relay_status read_pair(mp_reader *r, rl_nd_limits *lim, rl_nd_pair *pair,
     snprintf(what, sizeof what, "plan N-D pair %d", index);
     if (!mp_read_map(r, &pairs)) return map_error(r, what);
     for (uint32_t i = 0; i < pairs && !st; i++) {
-        int k;
+        int k = -1; /* read_key sets it where it succeeds */
         st = read_key(r, pair_keys, QK_COUNT, &seen, &k, what);
         if (!st && k >= 0) st = read_pair_field(r, lim, pair, k, &nperm, what);
     }

@@ -15,8 +15,9 @@
  *     takes the shared-memory window;
  *   - tuning a capped plan times rounds alone, through MPI and, where
  *     ranks share a node, through the window, whose choice replays right
- *     within the cap's memory; a tuning that would replay it otherwise is
- *     refused;
+ *     within the cap's memory, in no more than through MPI, and less on a
+ *     rank that sends every chunk through it (no send buffer of its own);
+ *     a tuning that would replay it otherwise is refused;
  *   - refusals: a cap with another schedule than auto or rounds, a cap
  *     below one element, a negative one. */
 #include <complex.h>
@@ -80,8 +81,8 @@ static int replays_right(const relay_plan *p, const ref_layout *a, const ref_lay
 {
     relay_exec *e = NULL;
     *mem = (relay_exec_memory){0};
-    int ok = p && relay_exec_create(&e, p, MPI_COMM_WORLD) == RELAY_OK;
-    for (int k = 0; k < replays && ok; k++) ok = replay_right(e, a, b, seed + 100 * (uint64_t)k);
+    int made = p && relay_exec_create(&e, p, MPI_COMM_WORLD) == RELAY_OK, ok = made; /* agreed by every rank */
+    for (int k = 0; k < replays && made; k++) ok = replay_right(e, a, b, seed + 100 * (uint64_t)k) && ok; /* all replay */
     ok = ok && relay_exec_get_memory(e, mem) == RELAY_OK;
     relay_exec_free(e);
     return ok;
@@ -121,6 +122,16 @@ static void check_cap(const ref_layout *a, const ref_layout *b, int P, int rank,
     relay_plan_free(p);
 }
 
+/* A capped replay through the window against the same through MPI. */
+static void check_window_memory(const relay_exec_memory *by_mpi, const relay_exec_memory *by_window, int64_t cap)
+{
+    check(by_window->extra_bytes <= by_mpi->extra_bytes + 4096,
+          "... and stage no more than through MPI (the window's segment is the receive buffer, not one more)");
+    int64_t shed = by_mpi->extra_bytes - by_window->extra_bytes, most_shed = 0;
+    MPI_Allreduce(&shed, &most_shed, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    check(most_shed >= cap / 4, "... and less where a rank sends every chunk through the window (no send buffer)");
+}
+
 static void check_file_and_tuning(const ref_layout *a, const ref_layout *b, int P)
 {
     enum { CAP = 64 * 1024 }; /* chunks large enough for the window (shm/) */
@@ -137,13 +148,20 @@ static void check_file_and_tuning(const ref_layout *a, const ref_layout *b, int 
           "tuning a capped plan times rounds alone: through MPI, and through the window where ranks share a node");
     if (windows) {
         check(t.choices[1].schedule == RELAY_SCHED_ROUNDS && t.choices[1].window, "... the window's choice is rounds");
-        relay_tuning window = t;
-        window.best = 1;
-        relay_exec_memory m;
-        check(relay_plan_set_tuning(all, &window) == RELAY_OK && replays_right(all, a, b, 41, 2, &m),
-              "replays of the window's choice match the serial reference");
-        check(m.extra_bytes <= allowance_of(CAP, m.remote_bytes),
+        relay_tuning chosen = t;
+        relay_exec_memory by_mpi = {0}, by_window = {0};
+        chosen.best = 0;
+        int mpi_ok = relay_plan_set_tuning(all, &chosen) == RELAY_OK && replays_right(all, a, b, 40, 1, &by_mpi);
+        check(mpi_ok, "replays of the choice through MPI match the serial reference");
+        chosen.best = 1;
+        int window_ok = relay_plan_set_tuning(all, &chosen) == RELAY_OK && replays_right(all, a, b, 41, 2, &by_window);
+        check(window_ok, "replays of the window's choice match the serial reference");
+        check(by_window.extra_bytes <= allowance_of(CAP, by_window.remote_bytes),
               "... and stage no more than the cap's two buffers (the window's segment is the receive buffer)");
+        int both_ok = mpi_ok && window_ok, all_ok = 0;
+        MPI_Allreduce(&both_ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (all_ok && !(shm && !strcmp(shm, "on"))) /* else both choices take the window */
+            check_window_memory(&by_mpi, &by_window, CAP);
     }
     t.choices[0].schedule = RELAY_SCHED_P2P;
     check(relay_plan_set_tuning(all, &t) == RELAY_ERR_ARG, "a tuning that replays a capped plan without rounds is refused");

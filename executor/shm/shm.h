@@ -66,9 +66,9 @@ relay_status rl_landing_reserve(rl_landing *l, MPI_Comm node, int64_t bytes, int
  * whether any rank wants the window; only then is the communicator split
  * by node). */
 relay_status rl_shm_bind(rl_transform_exec *x);
-/* Bytes it holds: the landing area (not under a memory cap, where the
- * area is the chunks' receive buffer, which rl_capped_bytes counts), the
- * landing addresses, the requests. */
+/* Bytes it holds: the landing area (under a memory cap, the chunks'
+ * receive buffer, which rl_capped_bytes then leaves out), the landing
+ * addresses, the requests. */
 int64_t rl_shm_bytes(const rl_transform_exec *x);
 /* Collective on the node's ranks where a window was made (as freeing the
  * executor is). */

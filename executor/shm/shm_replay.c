@@ -61,13 +61,11 @@ int rl_shm_done(rl_transform_exec *x)
 
 /* ---- chunks under a memory cap -------------------------------------- */
 
-static char nothing;
-
 static int peer_of(const rl_message *msg, int k) { return (int)msg[k].peer; }
 
 int rl_shm_chunk_wait_empty(rl_transform_exec *x, int k)
 {
-    return MPI_Recv(&nothing, 0, MPI_BYTE, peer_of(x->sec->send, k), TAG_SHM_EMPTY, x->comm, MPI_STATUS_IGNORE);
+    return MPI_Recv(rl_no_bytes(), 0, MPI_BYTE, peer_of(x->sec->send, k), TAG_SHM_EMPTY, x->comm, MPI_STATUS_IGNORE);
 }
 
 int rl_shm_chunk_send(rl_transform_exec *x, int k, int64_t chunk, int slot, MPI_Request *full)
@@ -77,17 +75,17 @@ int rl_shm_chunk_send(rl_transform_exec *x, int k, int64_t chunk, int slot, MPI_
     if (rc != MPI_SUCCESS) return rc;
     rl_transform_pack_chunk(x, &side->set, (int)chunk, side->chunks[chunk].elems, x->shm.land[2 * k + slot]);
     rc = MPI_Win_sync(x->shm.win); /* the stores before "full" */
-    return rc == MPI_SUCCESS ? MPI_Isend(&nothing, 0, MPI_BYTE, peer_of(x->sec->send, k), TAG_SHM_FULL, x->comm, full) : rc;
+    return rc == MPI_SUCCESS ? MPI_Isend(rl_no_bytes(), 0, MPI_BYTE, peer_of(x->sec->send, k), TAG_SHM_FULL, x->comm, full) : rc;
 }
 
 int rl_shm_chunk_expect(rl_transform_exec *x, int k, MPI_Request *full, MPI_Request *empty)
 {
     int peer = peer_of(x->sec->recv, k), rc = MPI_Wait(empty, MPI_STATUS_IGNORE);
-    if (rc == MPI_SUCCESS) rc = MPI_Irecv(&nothing, 0, MPI_BYTE, peer, TAG_SHM_FULL, x->comm, full);
+    if (rc == MPI_SUCCESS) rc = MPI_Irecv(rl_no_bytes(), 0, MPI_BYTE, peer, TAG_SHM_FULL, x->comm, full);
     /* This rank's loads from the slot (a chunk taken, or one MPI put there
      * in an earlier step) before "empty". */
     if (rc == MPI_SUCCESS) rc = MPI_Win_sync(x->shm.win);
-    return rc == MPI_SUCCESS ? MPI_Isend(&nothing, 0, MPI_BYTE, peer, TAG_SHM_EMPTY, x->comm, empty) : rc;
+    return rc == MPI_SUCCESS ? MPI_Isend(rl_no_bytes(), 0, MPI_BYTE, peer, TAG_SHM_EMPTY, x->comm, empty) : rc;
 }
 
 int rl_shm_chunk_take(rl_transform_exec *x, int64_t chunk)

@@ -244,8 +244,6 @@ static relay_status find_landings(rl_transform_exec *x, const int *peer_in_node)
 
 /* ---- requests ---------------------------------------------------------- */
 
-static char nothing;
-
 /* A window message's staged request becomes its zero-byte "full". */
 static int repost_full(rl_transform_exec *x, int k)
 {
@@ -253,8 +251,8 @@ static int repost_full(rl_transform_exec *x, int k)
     int receiving = k < s->nrecv, peer = (int)(receiving ? s->recv[k].peer : s->send[k - s->nrecv].peer);
     int rc = MPI_Request_free(&x->reqs[k]);
     if (rc != MPI_SUCCESS) return rc;
-    return receiving ? MPI_Recv_init(&nothing, 0, MPI_BYTE, peer, TAG_SHM_FULL, x->comm, &x->reqs[k])
-                     : MPI_Send_init(&nothing, 0, MPI_BYTE, peer, TAG_SHM_FULL, x->comm, &x->reqs[k]);
+    return receiving ? MPI_Recv_init(rl_no_bytes(), 0, MPI_BYTE, peer, TAG_SHM_FULL, x->comm, &x->reqs[k])
+                     : MPI_Send_init(rl_no_bytes(), 0, MPI_BYTE, peer, TAG_SHM_FULL, x->comm, &x->reqs[k]);
 }
 
 /* Under p2p; a memory cap's chunks post notices of their own, chunk by
@@ -320,9 +318,11 @@ int64_t rl_shm_bytes(const rl_transform_exec *x)
 {
     const rl_section *s = x->sec;
     if (!x->shm.send_on) return 0;
-    int64_t area = 0; /* under a cap, the chunks' receive buffer (rl_capped_bytes) */
-    for (int k = 0; k < s->nrecv && !x->capped.cap; k++)
-        if (x->shm.recv_on[k]) area = x->shm.land_off[2 * k] + rl_padded_bytes(s->recv[k].elems * (int64_t)x->esz);
+    int64_t area = 0;
+    for (int k = 0; k < s->nrecv; k++)
+        if (x->shm.recv_on[k])
+            area = x->capped.cap ? x->capped.recvs.set.byte_off[x->capped.recvs.set.nmsg]
+                                 : x->shm.land_off[2 * k] + rl_padded_bytes(s->recv[k].elems * (int64_t)x->esz);
     return area + rl_notices_bytes(x, &x->shm.empty) + s->nsend * (int64_t)(2 + 2 * sizeof *x->shm.land) +
            s->nrecv * (int64_t)(1 + 2 * sizeof *x->shm.land_off);
 }
