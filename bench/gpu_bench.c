@@ -157,7 +157,7 @@ static void run_case(int n, int mb, int transpose)
     }
     for (int r = 0; r < WARM + reps; r++)
         for (int i = 0; i < n_cont; i++) {
-            contestant *x = &c[(r + i) % n_cont];
+            contestant *x = &c[round_order(r, i, n_cont)];
             double t = timed(x);
             if (r >= WARM) x->t[r - WARM] = t;
         }

@@ -28,9 +28,10 @@
  *              (FFTW_MEASURE) outside the timing;
  *   COSTA      only where built with COSTA (RELAY_BENCH_COSTA):
  *              costa_pdgemr2d / costa_pdtran on ScaLAPACK's descriptors.
- * Rounds: every round calls each contestant once, round k starting with
- * contestant k mod C (C contestants, in the order above) and going on in
- * that order, so that drift of the machine falls on all alike.  The first
+ * Rounds: every round calls each contestant once, in an order that changes
+ * from round to round so that each contestant follows each other one
+ * equally often (round_order, measure.h) and drift of the machine, and
+ * what one call leaves behind for the next, fall on all alike.  The first
  * W rounds are warm-ups, the next R are timed.  A call's time is the
  * slowest rank's (a barrier before, the maximum over ranks after); each
  * contestant's time is the median over the R timed rounds.  After the
@@ -52,6 +53,7 @@
 #ifdef RELAY_BENCH_FFTW
 #include <fftw3-mpi.h>
 #endif
+#include "measure.h"
 #include "relay/relay.h"
 
 /* BLACS and ScaLAPACK (Fortran interfaces; Debian ships no C header).
@@ -87,7 +89,7 @@ typedef struct {
 typedef struct {
     int n, transpose, mb_b, mb_a;
     int desc_b[9], desc_a[9];
-    double *b, *a, *out; /* B; relay's A; the baselines' A (and memcpy's target) */
+    double *b, *a, *out; /* B; relay's A kept as the reference; every contestant's A (and memcpy's target) */
     int64_t nb_elems, na_elems;
 } bench_case;
 
@@ -100,18 +102,6 @@ typedef struct {
     double median;  /* seconds */
 } contestant;
 enum { RELAY, WRAPPER, SCALAPACK, ALLTOALLV, MEMCPY, FFTW, COSTA, NCONTESTANTS };
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-static double median_of(double *t, int n)
-{
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
 
 /* Contestants named in RELAY_BENCH_SKIP (comma-separated, as the table
  * names them, e.g. "Alltoallv") sit this job out: a shorter job where a
@@ -141,8 +131,8 @@ static double time_call(const job *j, bench_case *c, const contestant *k)
     return dt;
 }
 
-/* W warm-up and R timed rounds over the contestants present, round k
- * starting with the (k mod C)-th; sets each one's median. */
+/* W warm-up and R timed rounds over the contestants present, in the
+ * balanced order of round_order (measure.h); sets each one's median. */
 static void time_rounds(const job *j, bench_case *c, contestant *cs)
 {
     int present[NCONTESTANTS], m = 0, reps = j->reps;
@@ -151,7 +141,7 @@ static void time_rounds(const job *j, bench_case *c, contestant *cs)
     double *t = malloc((size_t)m * (size_t)reps * sizeof *t);
     for (int k = 0; k < j->warmup + reps; k++)
         for (int s = 0; s < m; s++) {
-            int i = (k + s) % m;
+            int i = round_order(k, s, m);
             double dt = time_call(j, c, &cs[present[i]]);
             if (k >= j->warmup) t[(size_t)i * (size_t)reps + (size_t)(k - j->warmup)] = dt;
         }
@@ -159,9 +149,10 @@ static void time_rounds(const job *j, bench_case *c, contestant *cs)
     free(t);
 }
 
-/* Relay once more into a zeroed A, then each contestant that computes A
- * once more into its zeroed output, compared with relay's bit for bit.
- * Names on stderr those that differ; whether all agree. */
+/* Relay once more into a zeroed output, kept in A as the reference, then
+ * each contestant that computes A once more into its zeroed output,
+ * compared with relay's bit for bit.  Names on stderr those that differ;
+ * whether all agree. */
 static int agree(const job *j, bench_case *c, contestant *cs)
 {
     size_t bytes = (size_t)c->na_elems * sizeof(double);
@@ -170,6 +161,7 @@ static int agree(const job *j, bench_case *c, contestant *cs)
         if (!cs[i].call || !cs[i].result) continue;
         memset(cs[i].result, 0, bytes);
         cs[i].call(j, c, cs[i].ctx);
+        if (i == RELAY) memcpy(c->a, cs[i].result, bytes);
         int same = i == RELAY || memcmp(cs[i].result, c->a, bytes) == 0;
         MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
         if (!same && j->rank == 0) fprintf(stderr, "redist_bench: n %d: %s differs from relay\n", c->n, cs[i].name);
@@ -183,7 +175,7 @@ static int agree(const job *j, bench_case *c, contestant *cs)
 static void run_relay(const job *j, bench_case *c, void *ctx)
 {
     double one = 1.0;
-    relay_exec_run(ctx, (void *const[]){c->a}, (const void *const[]){c->b}, &one, NULL);
+    relay_exec_run(ctx, (void *const[]){c->out}, (const void *const[]){c->b}, &one, NULL);
 }
 
 static void run_wrapper(const job *j, bench_case *c, void *ctx)
@@ -519,7 +511,7 @@ static void run_case(const job *j, int n, int transpose)
     a2a_state s;
     a2a_init(&s, j->pr * j->pc, &c);
     contestant cs[NCONTESTANTS] = {
-        [RELAY] = {"relay", run_relay, r.ex, c.a},
+        [RELAY] = {"relay", run_relay, r.ex, c.out}, /* the output every ScaLAPACK-like contestant writes */
         [WRAPPER] = {"relay_p*", run_wrapper, NULL, c.out},
         [SCALAPACK] = {"ScaLAPACK", run_pxapi, &scalapack_api, c.out},
         [ALLTOALLV] = {"Alltoallv", run_alltoallv, &s, c.out},

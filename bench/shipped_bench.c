@@ -102,14 +102,14 @@ typedef void (*contestant)(const shipped_case *c);
 enum { CONTESTANTS = 3 };
 static const contestant contestants[CONTESTANTS] = {plan_and_bind, load_and_bind, load_only};
 
-/* Medians over rounds of the slowest rank's time, contestants rotating. */
+/* Medians over rounds of the slowest rank's time, contestants in round_order. */
 static void time_case(const shipped_case *c, int rounds, double *median_ms)
 {
     double *t = calloc((size_t)(CONTESTANTS * rounds), sizeof *t);
     for (int k = 0; k < CONTESTANTS; k++) contestants[k](c); /* warm-up */
     for (int r = 0; r < rounds; r++)
         for (int i = 0; i < CONTESTANTS; i++) {
-            int k = (r + i) % CONTESTANTS;
+            int k = round_order(r, i, CONTESTANTS);
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
             contestants[k](c);

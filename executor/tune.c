@@ -123,8 +123,20 @@ static relay_status bind_candidates(tuning_run *t, const relay_plan *p)
     return st;
 }
 
-/* Warm-up rounds, then `replays` rounds of one replay per candidate, each
- * round starting at the next candidate; times[k * replays + r] becomes
+/* Which candidate of n round r times at position s: a balanced Latin
+ * square (Williams design; rows 0, 1, n-1, 2, n-2, ... shifted by r, every
+ * other block of n rows backwards where n is odd), so that over n rounds
+ * (2n) each candidate follows each other one equally often.  A replay
+ * leaves the caches full of its data and the ranks out of step; a plain
+ * rotation would hand that to the same successor every time. */
+static int candidate_at(int r, int s, int n)
+{
+    if (n % 2 && (r / n) % 2) s = n - 1 - s;
+    return ((s % 2 ? (s + 1) / 2 : (n - s / 2) % n) + r) % n;
+}
+
+/* Warm-up rounds, then `replays` rounds of one replay per candidate, in
+ * the order candidate_at gives; times[k * replays + r] becomes
  * the slowest rank's time of candidate k's replay r.  Each replay starts
  * when every rank agreed that the one before succeeded: the agreement is
  * the barrier its time starts from, and a failure stops all ranks at
@@ -134,7 +146,7 @@ static relay_status time_candidates(tuning_run *t, int replays, double *times)
     relay_status st = RELAY_OK, agreed = RELAY_OK;
     int warmup = TUNE_WARMUP * t->n, total = warmup + replays * t->n;
     for (int step = 0; step < total; step++) {
-        int r = (step - warmup) / t->n, k = step < warmup ? step % t->n : (r + (step - warmup) % t->n) % t->n;
+        int r = (step - warmup) / t->n, k = step < warmup ? step % t->n : candidate_at(r, (step - warmup) % t->n, t->n);
         agreed = rl_agree(t->comm, st, "relay_exec_tune: a replay");
         if (agreed) break;
         double t0 = MPI_Wtime();
