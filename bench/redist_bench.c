@@ -89,7 +89,7 @@ typedef struct {
 typedef struct {
     int n, transpose, mb_b, mb_a;
     int desc_b[9], desc_a[9];
-    double *b, *a, *out; /* B; relay's A kept as the reference; every contestant's A (and memcpy's target) */
+    double *b, *a, *out; /* B; relay's A kept as the reference; the A every contestant but FFTW-MPI writes (and memcpy's target) */
     int64_t nb_elems, na_elems;
 } bench_case;
 

@@ -1,7 +1,7 @@
 /* shipped_bench.c — what a shipped plan costs at relay_exec_create (issue
  * 36): an n x n double matrix moving from nb x nb to 128 x 128 blocks on a
  * PR x PC grid (op N or T), made ready to replay two ways, call by call in
- * rotating order:
+ * measure.h's balanced order:
  *   plan+bind  relay_plan_transform_rank for this rank, relay_exec_create;
  *   load+bind  relay_plan_load of this rank's section from the plan's file
  *              (written once by rank 0), relay_exec_create, which checks
