@@ -5,7 +5,8 @@
  *   transform_check.c      a section read from bytes checked against the
  *                          header, walk by walk
  *   transform_bind.c       binding p2p replays with each message's other
- *                          end: the exchange, and direct messages
+ *                          end: the exchange, and direct messages; the
+ *                          pack buffers binding found unused dropped
  *   transform_pull.c       messages the receiver reads from the sender's B
  *                          (binding them, and their moves)
  *   shm/                   messages packed straight into the receiver's

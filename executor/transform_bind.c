@@ -5,7 +5,8 @@
  * messages, which travel run by run from B into A without packing.  Also
  * the steps the opt-in transports share (transform_pull.c, shm/): their
  * environment switch, the receiver's notices to the sender, and dropping
- * the pack buffers no message stages in any more. */
+ * the pack buffers no message stages in any more (p2p's, and a capped
+ * replay's send buffer where every chunk goes through the window). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,8 +258,21 @@ void rl_notices_free(const rl_transform_exec *x, rl_notices *n)
 
 static int flagged(const char *flags, int k) { return flags && flags[k]; }
 
+/* Under a cap: message k's chunks are [first[k], first[k + 1]). */
+static void release_capped_sends(rl_transform_exec *x)
+{
+    const int64_t *first = x->capped.sends.first;
+    for (int k = 0; k < x->sec->nsend; k++)
+        if (!flagged(x->shm.send_on, k) && first[k + 1] > first[k]) return;
+    rl_message_set_drop(&x->capped.sends.set);
+}
+
 void rl_transform_release_pack_buffers(rl_transform_exec *x)
 {
+    if (x->capped.cap) {
+        release_capped_sends(x);
+        return;
+    }
     int staged_sends = 0, staged_recvs = 0;
     for (int k = 0; k < x->sec->nsend; k++)
         staged_sends += !x->send_direct[k] && !flagged(x->send_pulled, k) && !flagged(x->shm.send_on, k);

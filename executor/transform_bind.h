@@ -39,10 +39,13 @@ int rl_notices_send_rest(const rl_transform_exec *x, rl_notices *n);
 int64_t rl_notices_bytes(const rl_transform_exec *x, const rl_notices *n);
 void rl_notices_free(const rl_transform_exec *x, rl_notices *n);
 
-/* Under p2p, once every way a message can travel is agreed (direct,
- * pulled, through the window): a side's pack buffer is dropped where none
- * of its messages is staged (direct receives stage in theirs when alpha
- * is not 1 or beta not 0, so receives drop it only when none is direct). */
+/* Once every way a message can travel is agreed (direct, pulled, through
+ * the window), drops the pack buffers nothing stages in.  Unpacked p2p: a
+ * side's, where none of its messages is staged (direct receives stage in
+ * theirs when alpha is not 1 or beta not 0, so receives drop it only when
+ * none is direct).  Under a cap: the chunks' send buffer, where every
+ * chunk this rank sends goes through the window (packed straight into the
+ * receiver's slot). */
 void rl_transform_release_pack_buffers(rl_transform_exec *x);
 
 #endif

@@ -325,13 +325,6 @@ int rl_capped_replay(rl_transform_exec *x)
 
 /* ---- memory ----------------------------------------------------- */
 
-void rl_capped_release_sends(rl_transform_exec *x)
-{
-    for (int k = 0; k < x->sec->nsend; k++)
-        if (!through_window(x->shm.send_on, k) && rl_capped_chunks(&x->capped.sends, k)) return;
-    rl_message_set_drop(&x->capped.sends.set);
-}
-
 /* A side's buffer: as large as its slots while the side holds it, or, for
  * a replay not bound, will hold it; none once binding dropped it or made
  * it the window's segment (which rl_shm_bytes counts). */

@@ -18,9 +18,6 @@ int64_t rl_capped_chunks(const rl_capped_side *side, int k);
 int64_t rl_capped_signature(const rl_capped_side *side, int k, const rl_message *m, const rl_span *spans);
 /* A whole replay, step by step (start has nothing to start). */
 int rl_capped_replay(rl_transform_exec *x);
-/* Drops the send buffer where binding put every chunk this rank sends
- * through the window (shm/): each is packed into its receiver's slot. */
-void rl_capped_release_sends(rl_transform_exec *x);
 int64_t rl_capped_bytes(const rl_transform_exec *x);
 void rl_capped_free(rl_capped *c);
 

@@ -309,8 +309,8 @@ static relay_status transform_bind_replays(void *state, MPI_Comm comm)
     if (!st && unpacked_p2p) st = rl_transform_agree_pulls(x);
     if (x->capped.cap) st = rl_agree(comm, st, "allocating the chunks' buffers"); /* rl_shm_bind is collective */
     if (!st && (unpacked_p2p || x->capped.cap)) st = rl_shm_bind(x);
-    if (!st && unpacked_p2p && (x->npulled || x->shm.n)) rl_transform_release_pack_buffers(x);
-    if (!st && x->capped.cap && x->shm.n) rl_capped_release_sends(x);
+    /* (a capped plan replays in rounds: nothing of it is pulled) */
+    if (!st && (unpacked_p2p || x->capped.cap) && (x->npulled || x->shm.n)) rl_transform_release_pack_buffers(x);
     x->bound = st == RELAY_OK;
     return st;
 }
