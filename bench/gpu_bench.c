@@ -6,7 +6,7 @@
  * n x n doubles, ScaLAPACK's block-cyclic layout with mb x mb blocks
  * (32 or 8) moved to 128 x 128 blocks, ops N and T, on a 1 x 1, 1 x 2 or
  * 2 x 2 grid (1, 2 or 4 ranks, all on one GPU).  The contestants run in
- * measure.h's balanced order, one replay each per round (2 warm-up rounds, then
+ * the balanced order of executor/balanced_order.h, one replay each per round (2 warm-up rounds, then
  * `reps`); a replay's time is the slowest rank's, from a barrier to its
  * stream's end; each contestant's the median.  Every device result is
  * compared bit for bit with the host replay's.  At one rank a replay is
@@ -157,7 +157,7 @@ static void run_case(int n, int mb, int transpose)
     }
     for (int r = 0; r < WARM + reps; r++)
         for (int i = 0; i < n_cont; i++) {
-            contestant *x = &c[round_order(r, i, n_cont)];
+            contestant *x = &c[rl_balanced_order(r, i, n_cont)];
             double t = timed(x);
             if (r >= WARM) x->t[r - WARM] = t;
         }

@@ -1,13 +1,17 @@
 /* measure.h — the two measurements the benchmarks take: a monotonic
  * clock and the process's peak resident memory; the median of repeated
- * times; and the order in which rounds call their contestants.  Both measurements are POSIX: a file that includes
- * this defines _POSIX_C_SOURCE before any include. */
+ * times; and the order in which rounds call their contestants
+ * (rl_balanced_order, shared with relay_exec_tune).  Both measurements are
+ * POSIX: a file that includes this defines _POSIX_C_SOURCE before any
+ * include. */
 #ifndef RELAY_BENCH_MEASURE_H
 #define RELAY_BENCH_MEASURE_H
 
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <time.h>
+
+#include "balanced_order.h" /* rl_balanced_order: the order rounds call their contestants in */
 
 static inline double now(void)
 {
@@ -34,21 +38,6 @@ static inline double median_of(double *t, int n)
 {
     qsort(t, (size_t)n, sizeof *t, measure_cmp_double);
     return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
-
-/* Which of m contestants round k calls at position s: a Williams design
- * (a balanced Latin square).  Row k % m is 0, 1, m-1, 2, m-2, ... shifted
- * by k; for odd m every other block of m rounds runs its rows backwards.
- * Over m rounds (2m for odd m) each contestant comes at each position
- * alike and, what matters, follows each other one equally often: a call
- * leaves the caches full of its data, pages freed, ranks out of step, and
- * a plain rotation (k + s) % m would always give that to the same
- * successor. */
-static inline int round_order(int k, int s, int m)
-{
-    if (m % 2 && (k / m) % 2) s = m - 1 - s;
-    int first = s % 2 ? (s + 1) / 2 : (m - s / 2) % m;
-    return (first + k) % m;
 }
 
 #endif

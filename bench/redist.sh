@@ -11,7 +11,7 @@
 # powers of two).
 # Each job times in rounds: every round calls every contestant once, in an
 # order that changes from round to round so that each follows each other
-# equally often (bench/measure.h), WARMUP rounds of warm-up then REPS
+# equally often (executor/balanced_order.h), WARMUP rounds of warm-up then REPS
 # timed; each time is the median over the timed rounds of the slowest rank's
 # time of one call.  Prints one markdown table (docs/benchmarks.md holds the
 # latest).

@@ -30,7 +30,7 @@
  *              costa_pdgemr2d / costa_pdtran on ScaLAPACK's descriptors.
  * Rounds: every round calls each contestant once, in an order that changes
  * from round to round so that each contestant follows each other one
- * equally often (round_order, measure.h) and drift of the machine, and
+ * equally often (rl_balanced_order, executor/balanced_order.h) and drift of the machine, and
  * what one call leaves behind for the next, fall on all alike.  The first
  * W rounds are warm-ups, the next R are timed.  A call's time is the
  * slowest rank's (a barrier before, the maximum over ranks after); each
@@ -132,7 +132,7 @@ static double time_call(const job *j, bench_case *c, const contestant *k)
 }
 
 /* W warm-up and R timed rounds over the contestants present, in the
- * balanced order of round_order (measure.h); sets each one's median. */
+ * balanced order of rl_balanced_order (executor/balanced_order.h); sets each one's median. */
 static void time_rounds(const job *j, bench_case *c, contestant *cs)
 {
     int present[NCONTESTANTS], m = 0, reps = j->reps;
@@ -141,7 +141,7 @@ static void time_rounds(const job *j, bench_case *c, contestant *cs)
     double *t = malloc((size_t)m * (size_t)reps * sizeof *t);
     for (int k = 0; k < j->warmup + reps; k++)
         for (int s = 0; s < m; s++) {
-            int i = round_order(k, s, m);
+            int i = rl_balanced_order(k, s, m);
             double dt = time_call(j, c, &cs[present[i]]);
             if (k >= j->warmup) t[(size_t)i * (size_t)reps + (size_t)(k - j->warmup)] = dt;
         }

@@ -1,7 +1,7 @@
 /* shipped_bench.c — what a shipped plan costs at relay_exec_create (issue
  * 36): an n x n double matrix moving from nb x nb to 128 x 128 blocks on a
  * PR x PC grid (op N or T), made ready to replay two ways, call by call in
- * measure.h's balanced order:
+ * the balanced order of executor/balanced_order.h:
  *   plan+bind  relay_plan_transform_rank for this rank, relay_exec_create;
  *   load+bind  relay_plan_load of this rank's section from the plan's file
  *              (written once by rank 0), relay_exec_create, which checks
@@ -102,14 +102,14 @@ typedef void (*contestant)(const shipped_case *c);
 enum { CONTESTANTS = 3 };
 static const contestant contestants[CONTESTANTS] = {plan_and_bind, load_and_bind, load_only};
 
-/* Medians over rounds of the slowest rank's time, contestants in round_order. */
+/* Medians over rounds of the slowest rank's time, contestants in rl_balanced_order's order. */
 static void time_case(const shipped_case *c, int rounds, double *median_ms)
 {
     double *t = calloc((size_t)(CONTESTANTS * rounds), sizeof *t);
     for (int k = 0; k < CONTESTANTS; k++) contestants[k](c); /* warm-up */
     for (int r = 0; r < rounds; r++)
         for (int i = 0; i < CONTESTANTS; i++) {
-            int k = round_order(r, i, CONTESTANTS);
+            int k = rl_balanced_order(r, i, CONTESTANTS);
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
             contestants[k](c);

@@ -4,7 +4,7 @@
  * over the same scratch buffers and timed in turns, so that a change in
  * the machine's load falls on every choice alike: a replay's time is the
  * slowest rank's from the agreement that starts it, a choice's the median
- * of its replays.
+ * of its replays, the one kept the fastest (tune_pick.c).
  * The result is the plan's tuning (plan_format/tuning.c), which
  * relay_exec_create follows in jobs of the same shape.  FFTW's wisdom is
  * the model: measure once, keep the answer with what it was measured on. */
@@ -12,9 +12,11 @@
 #include <string.h>
 
 #include "agree.h"
+#include "balanced_order.h"
 #include "error.h"
 #include "exec_kind.h"
 #include "mpi_error.h"
+#include "tune_pick.h"
 
 enum { TUNE_WARMUP = 2 };
 
@@ -123,20 +125,8 @@ static relay_status bind_candidates(tuning_run *t, const relay_plan *p)
     return st;
 }
 
-/* Which candidate of n round r times at position s: a balanced Latin
- * square (Williams design; rows 0, 1, n-1, 2, n-2, ... shifted by r, every
- * other block of n rows backwards where n is odd), so that over n rounds
- * (2n) each candidate follows each other one equally often.  A replay
- * leaves the caches full of its data and the ranks out of step; a plain
- * rotation would hand that to the same successor every time. */
-static int candidate_at(int r, int s, int n)
-{
-    if (n % 2 && (r / n) % 2) s = n - 1 - s;
-    return ((s % 2 ? (s + 1) / 2 : (n - s / 2) % n) + r) % n;
-}
-
 /* Warm-up rounds, then `replays` rounds of one replay per candidate, in
- * the order candidate_at gives; times[k * replays + r] becomes
+ * the balanced order of balanced_order.h; times[k * replays + r] becomes
  * the slowest rank's time of candidate k's replay r.  Each replay starts
  * when every rank agreed that the one before succeeded: the agreement is
  * the barrier its time starts from, and a failure stops all ranks at
@@ -146,7 +136,7 @@ static relay_status time_candidates(tuning_run *t, int replays, double *times)
     relay_status st = RELAY_OK, agreed = RELAY_OK;
     int warmup = TUNE_WARMUP * t->n, total = warmup + replays * t->n;
     for (int step = 0; step < total; step++) {
-        int r = (step - warmup) / t->n, k = step < warmup ? step % t->n : candidate_at(r, (step - warmup) % t->n, t->n);
+        int r = (step - warmup) / t->n, k = step < warmup ? step % t->n : rl_balanced_order(r, (step - warmup) % t->n, t->n);
         agreed = rl_agree(t->comm, st, "relay_exec_tune: a replay");
         if (agreed) break;
         double t0 = MPI_Wtime();
@@ -158,27 +148,16 @@ static relay_status time_candidates(tuning_run *t, int replays, double *times)
     return st ? st : rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "MPI_Allreduce of relay_exec_tune's times");
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, by_value);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* The tuning the times give: every rank computes the same from the same
- * reduced times; the first of equally fast choices wins. */
-static void summarise(const tuning_run *t, double *times, int replays, int fewest, int most, relay_tuning *out)
+ * reduced times (the choice kept: tune_pick.c). */
+static void summarise(const tuning_run *t, const double *times, int replays, int fewest, int most, relay_tuning *out)
 {
+    double medians[RELAY_TUNING_MAX_CHOICES];
     *out = (relay_tuning){.ntimed = t->n, .ranks_per_node_min = fewest, .ranks_per_node_max = most, .replays = replays};
+    out->best = rl_tune_pick(times, t->n, replays, medians);
     for (int k = 0; k < t->n; k++) {
         out->choices[k] = t->choice[k];
-        out->choices[k].seconds = median(times + k * replays, replays);
-        if (out->choices[k].seconds < out->choices[out->best].seconds) out->best = k;
+        out->choices[k].seconds = medians[k];
     }
 }
 
