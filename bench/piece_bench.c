@@ -6,7 +6,9 @@
  * its pieces packed one after another (as in a received message).  Each
  * time is the median of R passes after one warm-up, one thread.
  *
- *   piece_bench [-n N] [-b NB,NB...] [-s SHIFT,SHIFT...] [-r R] [-p]
+ *   piece_bench [-n N] [-b NB,NB...] [-s SHIFT,SHIFT...] [-r R] [-p] [-k ISA]
+ * (-k: the instruction set, c, sse2, avx2 or avx512; the best one the CPU
+ * has by default).
  * Prints one markdown row per (nb, shift). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -83,18 +85,33 @@ static int valid(int64_t n, const int64_t *blocks, int nblocks, const int64_t *s
     return ok;
 }
 
+/* The instruction set named (rl_isa_name's names), if the CPU has it. */
+static relay_status use_isa(const char *name)
+{
+    for (int i = 0; i < RL_ISA_COUNT; i++)
+        if (!strcmp(name, rl_isa_name((rl_isa)i))) {
+            if (rl_kernels_use((rl_isa)i) == RELAY_OK) return RELAY_OK;
+            break;
+        }
+    fprintf(stderr, "piece_bench: -k %s: not an instruction set this CPU has\n", name);
+    return RELAY_ERR_ARG;
+}
+
 int main(int argc, char **argv)
 {
     int64_t n = 3000, blocks[8] = {8, 16, 32, 64, 128}, shifts[8] = {0, 16};
     int nblocks = 5, nshifts = 2, reps = 9, packed = 0, opt;
-    while ((opt = getopt(argc, argv, "n:b:s:r:p")) != -1) {
+    while ((opt = getopt(argc, argv, "n:b:s:r:pk:")) != -1) {
         if (opt == 'n') n = atoll(optarg);
         else if (opt == 'b') nblocks = parse_list(optarg, blocks, 8);
         else if (opt == 's') nshifts = parse_list(optarg, shifts, 8);
         else if (opt == 'r') reps = atoi(optarg);
         else if (opt == 'p') packed = 1;
+        else if (opt == 'k') {
+            if (use_isa(optarg) != RELAY_OK) return 2;
+        }
         else {
-            fprintf(stderr, "usage: piece_bench [-n N] [-b NB,NB...] [-s SHIFT,SHIFT...] [-r R] [-p]\n");
+            fprintf(stderr, "usage: piece_bench [-n N] [-b NB,NB...] [-s SHIFT,SHIFT...] [-r R] [-p] [-k ISA]\n");
             return 2;
         }
     }

@@ -320,17 +320,15 @@ static rl_side side_at(rl_side s, int64_t i, int64_t j, size_t esz)
 }
 
 /* Where a side runs along a dimension with lines ld elements apart: the
- * first index from which its lines start on cache lines, or -1 if they
- * never all do (the leading dimension is not a whole number of lines). */
-static int64_t first_aligned(const void *base, int64_t ld, size_t esz)
+ * elements of its first cache line before its start, if its lines all
+ * start as far into a cache line (ld a whole number of lines); else 0, as
+ * if it started on one. */
+static int64_t lead_of(const void *base, int64_t ld, size_t esz)
 {
     uintptr_t addr = (uintptr_t)base;
-    if (addr % esz || (ld * (int64_t)esz) % RL_LINE_BYTES) return -1;
-    return (int64_t)((RL_LINE_BYTES - addr % RL_LINE_BYTES) % RL_LINE_BYTES / esz);
+    if (addr % esz || (ld * (int64_t)esz) % RL_LINE_BYTES) return 0;
+    return (int64_t)(addr % RL_LINE_BYTES / esz);
 }
-
-/* The first index of the interior along a dimension of n elements. */
-static int64_t interior_start(int64_t aligned, int64_t n) { return aligned < 0 ? 0 : aligned < n ? aligned : n; }
 
 /* Streaming stores bypass the caches: possible where dst's lines are
  * aligned, worth it for a destination written once (mode 2 reads it) that
@@ -362,47 +360,24 @@ void rl_stream_fence(void)
 #endif
 }
 
-/* The transpose: an interior of whole line squares starting where both
- * sides' lines are aligned (dst along i, src along j), then the strips
- * around it with the C loops.  A piece narrower than SMALL_PIECE_LINES
- * lines whose lines are off the cache lines (a 32 x 32 double piece of a
- * buffer 16 bytes past a line, as malloc gives) has strips as large as
- * its interior: there the squares start at its corner instead, each line
- * off its cache line read or written in two parts, and dst streamed only
- * where its own lines are aligned.  Measured here (bench/piece_bench:
- * 3000^2 doubles, one thread, both matrices 16 bytes past a line, the
- * table in docs/benchmarks.md): 16 x 16 pieces took 0.4-0.5x the time,
- * 32 x 32 0.45-0.7x; from 48 x 48 on the gain was within this machine's
- * noise, and single exploratory runs had 128 x 128 at 1.2x through the
- * corner, so pieces of 8 lines or more keep the aligned interior.  Pieces
- * less than two squares wide stay with the C loops, faster there. */
-enum { SMALL_PIECE_LINES = 8 };
-
+/* The transpose: line squares on both sides' cache lines, the edges'
+ * squares in part (kernels_simd_template.h).  Pieces less than two
+ * squares wide stay with the C loops, faster there. */
 static void simd_transpose(const rl_simd_set *set, const rl_update *u, rl_side dst, rl_side src, int64_t rows,
                            int64_t cols)
 {
     size_t esz = relay_type_size(u->sc->type);
-    int64_t line = RL_LINE_BYTES / (int64_t)esz, dst_aligned = first_aligned(dst.base, dst.cs, esz);
-    int64_t i0 = interior_start(dst_aligned, rows), j0 = interior_start(first_aligned(src.base, src.rs, esz), cols);
-    int small = rows < SMALL_PIECE_LINES * line || cols < SMALL_PIECE_LINES * line;
-    if ((i0 || j0) && small && rows >= 2 * line && cols >= 2 * line) {
-        if (i0) dst_aligned = -1; /* dst's lines not on cache lines: no streaming */
-        i0 = j0 = 0;
-    }
-    int64_t ni = (rows - i0) / line * line, nj = (cols - j0) / line * line;
-    if (!ni || !nj) {
+    int64_t line = RL_LINE_BYTES / (int64_t)esz;
+    if (rows < 2 * line || cols < 2 * line) {
         c_move(u, KERNEL_TRANSPOSE, dst, src, rows, cols);
         return;
     }
+    int64_t lead_i = lead_of(dst.base, dst.cs, esz), lead_j = lead_of(src.base, src.rs, esz);
+    int dst_on_lines = (uintptr_t)dst.base % esz == 0 && (dst.cs * (int64_t)esz) % RL_LINE_BYTES == 0;
     rl_update inner = *u;
-    inner.stream = dst_aligned >= 0 && worth_streaming(u, dst.cs, ni, nj, esz);
-    set->transpose[u->sc->type](side_at(dst, i0, j0, esz).base, dst.cs, side_at(src, i0, j0, esz).base, src.rs, ni, nj,
-                                &inner);
+    inner.stream = dst_on_lines && worth_streaming(u, dst.cs, rows, cols, esz);
+    set->transpose[u->sc->type](dst.base, dst.cs, src.base, src.rs, rows, cols, lead_i, lead_j, &inner);
     if (inner.stream && !u->sc->defer_fence) rl_stream_fence();
-    c_move(u, KERNEL_TRANSPOSE, dst, src, i0, cols);
-    c_move(u, KERNEL_TRANSPOSE, side_at(dst, i0 + ni, 0, esz), side_at(src, i0 + ni, 0, esz), rows - i0 - ni, cols);
-    c_move(u, KERNEL_TRANSPOSE, side_at(dst, i0, 0, esz), side_at(src, i0, 0, esz), ni, j0);
-    c_move(u, KERNEL_TRANSPOSE, side_at(dst, i0, j0 + nj, esz), side_at(src, i0, j0 + nj, esz), ni, cols - j0 - nj);
 }
 
 /* Runs: whole registers down each column, the rest of each with C. */

@@ -31,5 +31,16 @@ static inline vf swap_pairs_f(vf x) { return _mm256_permute_ps(x, 0xB1); }
 static inline vd swap_pairs_d(vd x) { return _mm256_permute_pd(x, 0x5); }
 static inline void stream_store(char *p, vf x) { _mm256_stream_ps((float *)p, x); }
 
+/* The 32-bit lanes that hold bytes [lo, hi) of a register, as a mask of
+ * vmaskmovps (each lane's sign bit). */
+static inline __m256i lanes_of(int lo, int hi)
+{
+    __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    __m256i from = _mm256_set1_epi32(lo / 4 - 1), to = _mm256_set1_epi32(hi / 4);
+    return _mm256_and_si256(_mm256_cmpgt_epi32(lane, from), _mm256_cmpgt_epi32(to, lane));
+}
+static inline vf load_part(const char *p, int lo, int hi) { return _mm256_maskload_ps((const float *)p, lanes_of(lo, hi)); }
+static inline void store_part(char *p, vf x, int lo, int hi) { _mm256_maskstore_ps((float *)p, lanes_of(lo, hi), x); }
+
 #include "kernels_simd_template.h"
 #endif

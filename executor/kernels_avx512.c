@@ -38,5 +38,10 @@ static inline vf swap_pairs_f(vf x) { return _mm512_permute_ps(x, 0xB1); }
 static inline vd swap_pairs_d(vd x) { return _mm512_permute_pd(x, 0x55); }
 static inline void stream_store(char *p, vf x) { _mm512_stream_ps((float *)p, x); }
 
+/* The 32-bit lanes that hold bytes [lo, hi) of a register. */
+static inline __mmask16 lanes_of(int lo, int hi) { return (__mmask16)((1u << (hi / 4)) - (1u << (lo / 4))); }
+static inline vf load_part(const char *p, int lo, int hi) { return _mm512_maskz_loadu_ps(lanes_of(lo, hi), p); }
+static inline void store_part(char *p, vf x, int lo, int hi) { _mm512_mask_storeu_ps(p, lanes_of(lo, hi), x); }
+
 #include "kernels_simd_template.h"
 #endif

@@ -1,10 +1,10 @@
 /* kernels_simd.h — what an instruction set's kernels give kernels.c.
  *
- * kernels.c cuts a move into an interior that whole vector registers cover
- * and borders it moves with its portable C loops; the interior goes to the
- * kernel set of the instruction set chosen at run time (SSE2, AVX2 or
- * AVX-512 on x86, each file compiled for its own: kernels_sse2.c,
- * kernels_avx2.c, kernels_avx512.c, all written once in
+ * kernels.c hands these kernels a transpose whole, and the part of runs
+ * that whole vector registers cover (the rest of each run it moves with
+ * its portable C loops), for the instruction set chosen at run time
+ * (SSE2, AVX2 or AVX-512 on x86, each file compiled for its own:
+ * kernels_sse2.c, kernels_avx2.c, kernels_avx512.c, all written once in
  * kernels_simd_template.h).
  *
  * In both kernels dst is contiguous along i: element (i, j) of dst sits at
@@ -29,9 +29,12 @@ typedef struct {
 } rl_update;
 
 /* The transpose: d[i + j*dld] := update(s[j + i*sld]) over rows x cols,
- * both multiples of the type's elements per line. */
+ * in line squares that begin lead_i rows and lead_j columns before the
+ * rectangle (0 <= lead < the type's elements per line), so that they lie
+ * on the cache lines of both sides where the leading dimensions are whole
+ * lines; the squares the rectangle's edges cut move only their part. */
 typedef void (*rl_transpose_fn)(void *d, int64_t dld, const void *s, int64_t sld, int64_t rows, int64_t cols,
-                                const rl_update *u);
+                                int64_t lead_i, int64_t lead_j, const rl_update *u);
 
 /* Runs: d[i + j*dld] := update(s[i + j*sld]) over i < rows - rows % n
  * (n elements a register), every j < cols; returns rows - rows % n, so

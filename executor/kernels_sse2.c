@@ -4,6 +4,7 @@
  * called only when the CPU has SSE2 (kernels.c). */
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+#include <string.h>
 
 #define SIMD_BYTES 16
 #define SIMD_SET rl_simd_sse2
@@ -29,6 +30,21 @@ static inline void swap_blocks(vf *a, vf *b, int lanes)
 static inline vf swap_pairs_f(vf x) { return _mm_shuffle_ps(x, x, 0xB1); }
 static inline vd swap_pairs_d(vd x) { return _mm_shuffle_pd(x, x, 1); }
 static inline void stream_store(char *p, vf x) { _mm_stream_ps((float *)p, x); }
+
+/* Bytes [lo, hi) of a register through a copy: SSE2 has no masked loads
+ * (maskmovdqu stores past the caches). */
+static inline vf load_part(const char *p, int lo, int hi)
+{
+    float v[4] = {0};
+    memcpy((char *)v + lo, p + lo, (size_t)(hi - lo));
+    return _mm_loadu_ps(v);
+}
+static inline void store_part(char *p, vf x, int lo, int hi)
+{
+    float v[4];
+    _mm_storeu_ps(v, x);
+    memcpy(p + lo, (char *)v + lo, (size_t)(hi - lo));
+}
 
 #include "kernels_simd_template.h"
 #endif

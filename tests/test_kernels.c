@@ -11,7 +11,9 @@
  * that are a whole number of lines or not, and large enough to stream;
  * and small pieces of a destination their caller says is large (streamed
  * whatever their size where their lines are aligned, the fence deferred;
- * off them, squares from their corner).
+ * off them, their edges' squares in part); then transposes of random
+ * rectangles at random shifts.  Guards around every buffer check that no
+ * move writes outside its rectangle's elements.
  * Every check runs once per instruction set the CPU has, each forced
  * through the dispatch, and once with the portable C loops. */
 #include <complex.h>
@@ -24,6 +26,7 @@
 #include <cmocka.h>
 
 #include "kernels.h"
+#include "reference.h"
 
 /* Every value is held as double complex; each type stores what it can. */
 static double complex load(relay_type t, const void *p, int64_t k)
@@ -61,15 +64,32 @@ typedef struct {
     int large_dst;               /* moved as a piece of a large destination, one fence deferred to the end */
 } kernel_case;
 
-/* n bytes starting shift bytes past a cache line; free with free_shifted. */
+/* n bytes starting shift bytes past a cache line, between guards: a line
+ * before them and at least one after, of GUARD bytes, that no move may
+ * write (the partial line squares of kernels_simd_template.h mask what
+ * lies outside the rectangle, on the rectangle's own lines); free with
+ * free_shifted, which checks the guards. */
+enum { GUARD = 0xA5 };
+
+static size_t guarded_bytes(size_t n, size_t shift) { return 64 + (shift + n + 64 + 63) / 64 * 64; }
+
 static char *alloc_shifted(size_t n, size_t shift)
 {
-    char *p = aligned_alloc(64, (n + shift + 63) / 64 * 64);
+    size_t total = guarded_bytes(n, shift);
+    char *p = aligned_alloc(64, total);
     assert_non_null(p);
-    return p + shift;
+    memset(p, GUARD, total);
+    return p + 64 + shift;
 }
 
-static void free_shifted(char *p, size_t shift) { free(p - shift); }
+static void free_shifted(char *p, size_t n, size_t shift)
+{
+    char *block = p - shift - 64;
+    size_t total = guarded_bytes(n, shift);
+    for (size_t k = 0; k < 64 + shift; k++) assert_int_equal((unsigned char)block[k], GUARD);
+    for (size_t k = 64 + shift + n; k < total; k++) assert_int_equal((unsigned char)block[k], GUARD);
+    free(block);
+}
 
 static void run_case(const kernel_case *kc)
 {
@@ -119,8 +139,8 @@ static void run_case(const kernel_case *kc)
         double complex v = load(kc->type, d, k);
         assert_true(beta_zero ? isnan(creal(v)) : v == load(kc->type, d0, k));
     }
-    free_shifted(d, kc->dst_shift);
-    free_shifted(s, kc->src_shift);
+    free_shifted(d, (size_t)dn * esz, kc->dst_shift);
+    free_shifted(s, (size_t)sn * esz, kc->src_shift);
     free(d0);
 }
 
@@ -256,10 +276,10 @@ static void streamed(void)
 
 /* Pieces of a large destination (a transform's pieces of A): streamed
  * whatever their size, one fence after the move, where their lines are
- * aligned (off them, squares from their corner, not streamed); pieces of
- * one line square, of several, and with partial lines, on a line or off
- * it, around the sizes where the corner starts and ends (2 and 8 lines
- * of doubles). */
+ * aligned; off them, their edges' squares moved in part and the rest
+ * streamed; pieces of one line square, of several, and with partial
+ * lines, on a line or off it, around the size where the C loops end (2
+ * lines). */
 static void streamed_pieces(void)
 {
     const int64_t shapes[][2] = {{8, 8}, {16, 16}, {32, 128}, {9, 17}, {15, 16}, {63, 65}};
@@ -275,6 +295,27 @@ static void streamed_pieces(void)
                                       (size_t)v * esz, 0, 1};
                     run_case(&kc);
                 }
+}
+
+/* Transposes on random rectangles (fixed seed): 1 to 80 rows and
+ * columns, each buffer 0 to 60 bytes past a cache line in steps of 4 (on
+ * the type's elements or not), leading dimensions padded by 0 to 20
+ * elements (whole lines or not), as pieces of a large destination or not:
+ * every combination of partial squares at the four edges. */
+static void random_transposes(void)
+{
+    const double complex alphas[] = {1, -2, 1 + 2 * I};
+    const double complex betas[] = {0, 0, 0.5 - 1 * I};
+    ref_rng r;
+    ref_rng_seed(&r, 36);
+    for (int n = 0; n < 400; n++) {
+        int ab = (int)ref_rng_range(&r, 0, 2);
+        kernel_case kc = {(relay_type)ref_rng_range(&r, 0, 3), ref_rng_percent(&r, 50) ? RELAY_OP_C : RELAY_OP_T,
+                          RELAY_COL_MAJOR, RELAY_COL_MAJOR, ref_rng_range(&r, 1, 80), ref_rng_range(&r, 1, 80),
+                          ref_rng_range(&r, 0, 20), alphas[ab], betas[ab], (size_t)ref_rng_range(&r, 0, 15) * 4,
+                          (size_t)ref_rng_range(&r, 0, 15) * 4, ref_rng_percent(&r, 50)};
+        run_case(&kc);
+    }
 }
 
 /* Runs check once per instruction set the CPU has (the portable C loops
@@ -321,6 +362,12 @@ static void test_streamed_pieces(void **state)
     for_each_isa(streamed_pieces);
 }
 
+static void test_random_transposes(void **state)
+{
+    (void)state;
+    for_each_isa(random_transposes);
+}
+
 /* The C loops are always there; the best set is the default; a set that
  * does not exist is refused and changes nothing. */
 static void test_isa_choice(void **state)
@@ -340,6 +387,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_isa_choice), cmocka_unit_test(test_all_combinations),
                                        cmocka_unit_test(test_strided_sides), cmocka_unit_test(test_interiors),
-                                       cmocka_unit_test(test_streamed), cmocka_unit_test(test_streamed_pieces)};
+                                       cmocka_unit_test(test_streamed), cmocka_unit_test(test_streamed_pieces),
+                                       cmocka_unit_test(test_random_transposes)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
