@@ -48,11 +48,17 @@
 #include "mpi_error.h"
 #include "shm.h"
 
+typedef struct {
+    MPI_Win win;
+    int locked;                  /* MPI_Win_lock_all held (it failed: the window is kept unlocked, to be
+                                    freed with the others, collectively) */
+} landing_window;
+
 struct rl_landing {
     struct rl_landing *older;
     MPI_Group ranks;             /* its ranks, compared as a set */
     int nwindows;
-    MPI_Win *windows;            /* oldest first; the last is the one lent */
+    landing_window *windows;     /* oldest first; the last is the one lent */
     char *area;                  /* this rank's segment of the last */
     int64_t bytes;               /* ... and its size */
 };
@@ -65,8 +71,8 @@ static int finalize_keyval = MPI_KEYVAL_INVALID;
 static void free_windows(rl_landing *l)
 {
     for (int w = l->nwindows - 1; w >= 0; w--) {
-        MPI_Win_unlock_all(l->windows[w]);
-        MPI_Win_free(&l->windows[w]);
+        if (l->windows[w].locked) MPI_Win_unlock_all(l->windows[w].win);
+        MPI_Win_free(&l->windows[w].win);
     }
     free(l->windows);
     l->windows = NULL;
@@ -141,20 +147,26 @@ relay_status rl_shm_allocate(MPI_Comm node, int64_t bytes, char **area, MPI_Win 
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, what);
 }
 
-/* A new window over node whose segment here is `bytes`. */
+/* A new window over node whose segment here is `bytes`.  A window made
+ * whose lock failed is kept, unlocked, for MPI_Finalize to free with the
+ * others (freeing it is collective: the ranks whose lock held go on with
+ * it); this rank's segment then counts as empty, so that the next
+ * executor that needs one makes a new window on all the landing's ranks
+ * (rl_landing_reserve). */
 static relay_status add_window(rl_landing *l, MPI_Comm node, int64_t bytes)
 {
-    MPI_Win *grown = realloc(l->windows, ((size_t)l->nwindows + 1) * sizeof *grown);
+    landing_window *grown = realloc(l->windows, ((size_t)l->nwindows + 1) * sizeof *grown);
     if (!grown) return RL_NOMEM();
     l->windows = grown;
     char *area;
-    relay_status st = rl_shm_allocate(node, bytes, &area, &grown[l->nwindows],
-                                      "MPI_Win_allocate_shared of a shared landing area");
-    if (st != RELAY_OK) return st;
-    l->area = area;
-    l->nwindows++;
-    l->bytes = bytes;
-    return RELAY_OK;
+    landing_window *w = &grown[l->nwindows];
+    w->win = MPI_WIN_NULL;
+    relay_status st = rl_shm_allocate(node, bytes, &area, &w->win, "MPI_Win_allocate_shared of a shared landing area");
+    w->locked = st == RELAY_OK;
+    if (w->win != MPI_WIN_NULL) l->nwindows++;
+    l->area = st == RELAY_OK ? area : NULL;
+    l->bytes = st == RELAY_OK ? bytes : 0;
+    return st;
 }
 
 relay_status rl_landing_reserve(rl_landing *l, MPI_Comm node, int64_t bytes, int uses, rl_landing_lease *lease)
@@ -164,6 +176,6 @@ relay_status rl_landing_reserve(rl_landing *l, MPI_Comm node, int64_t bytes, int
     if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "MPI_Allreduce of the shared landing's size");
     relay_status st = any[0] ? add_window(l, node, bytes > l->bytes ? (bytes > 2 * l->bytes ? bytes : 2 * l->bytes) : l->bytes)
                              : RELAY_OK;
-    *lease = (rl_landing_lease){l->nwindows ? l->windows[l->nwindows - 1] : MPI_WIN_NULL, l->area, any[1]};
+    *lease = (rl_landing_lease){l->nwindows ? l->windows[l->nwindows - 1].win : MPI_WIN_NULL, l->area, any[1]};
     return st;
 }
