@@ -9,12 +9,12 @@
  * transpose's tile loop over general strides.
  *
  * Runs and transposes go to the SIMD kernels of the instruction set in use
- * (kernels_simd.h) for what whole registers cover: in a transpose, an
- * interior of whole line squares, placed so that both sides' lines are
- * aligned where the leading dimensions allow (small pieces off their lines
- * excepted: simd_transpose); the C loops here move the
- * borders, the remainders of runs, strided moves, and everything when no
- * SIMD set is built in (other processors). */
+ * (kernels_simd.h): a transpose whole, in line squares on both sides'
+ * cache lines where the leading dimensions allow, the squares its edges
+ * cut moved in part; a run for what whole registers cover.  The C loops
+ * here move the remainders of runs, transposes less than a line wide (or
+ * two, off the lines: simd_transpose), strided moves, and everything when
+ * no SIMD set is built in (other processors). */
 #include <stdatomic.h>
 #include <string.h>
 
@@ -310,7 +310,7 @@ relay_status rl_kernels_use(rl_isa isa)
     return RELAY_OK;
 }
 
-/* ---- SIMD interiors, C borders ----------------------------------------- */
+/* ---- SIMD kernels, C remainders ---------------------------------------- */
 
 /* Element (i, j) of a side. */
 static rl_side side_at(rl_side s, int64_t i, int64_t j, size_t esz)
@@ -341,7 +341,8 @@ static int64_t lead_of(const void *base, int64_t ld, size_t esz)
  * Measured on 4000^2..8192^2 doubles, they cut a transpose's time by
  * 20-30% here.  Below STREAM_MIN_BYTES a fence of the move's own is not
  * worth it; a caller's deferred fence (defer_fence) is shared by all its
- * moves, so that small pieces stream too (where dst's lines are aligned). */
+ * moves, so that small pieces stream too (their whole line squares, where
+ * dst's leading dimension is whole lines). */
 enum { STREAM_SPAN_BYTES = 4 << 20, STREAM_MIN_BYTES = 16 << 10 };
 
 static int worth_streaming(const rl_update *u, int64_t dld, int64_t rows, int64_t cols, size_t esz)
@@ -361,18 +362,21 @@ void rl_stream_fence(void)
 }
 
 /* The transpose: line squares on both sides' cache lines, the edges'
- * squares in part (kernels_simd_template.h).  Pieces less than two
- * squares wide stay with the C loops, faster there. */
+ * squares in part (kernels_simd_template.h).  Pieces less than a line
+ * wide stay with the C loops, and so do pieces less than two lines wide
+ * off the lines (8 x 8 doubles 16 bytes past a line took 1.2x longer in
+ * partial squares, docs/benchmarks.md). */
 static void simd_transpose(const rl_simd_set *set, const rl_update *u, rl_side dst, rl_side src, int64_t rows,
                            int64_t cols)
 {
     size_t esz = relay_type_size(u->sc->type);
     int64_t line = RL_LINE_BYTES / (int64_t)esz;
-    if (rows < 2 * line || cols < 2 * line) {
+    int64_t lead_i = lead_of(dst.base, dst.cs, esz), lead_j = lead_of(src.base, src.rs, esz);
+    int64_t least = lead_i || lead_j ? 2 * line : line;
+    if (rows < least || cols < least) {
         c_move(u, KERNEL_TRANSPOSE, dst, src, rows, cols);
         return;
     }
-    int64_t lead_i = lead_of(dst.base, dst.cs, esz), lead_j = lead_of(src.base, src.rs, esz);
     int dst_on_lines = (uintptr_t)dst.base % esz == 0 && (dst.cs * (int64_t)esz) % RL_LINE_BYTES == 0;
     rl_update inner = *u;
     inner.stream = dst_on_lines && worth_streaming(u, dst.cs, rows, cols, esz);

@@ -4,6 +4,8 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 
+#include "kernels_simd.h"
+
 #define SIMD_BYTES 32
 #define SIMD_SET rl_simd_avx2
 typedef __m256 vf;
@@ -39,8 +41,23 @@ static inline __m256i lanes_of(int lo, int hi)
     __m256i from = _mm256_set1_epi32(lo / 4 - 1), to = _mm256_set1_epi32(hi / 4);
     return _mm256_and_si256(_mm256_cmpgt_epi32(lane, from), _mm256_cmpgt_epi32(to, lane));
 }
-static inline vf load_part(const char *p, int lo, int hi) { return _mm256_maskload_ps((const float *)p, lanes_of(lo, hi)); }
-static inline void store_part(char *p, vf x, int lo, int hi) { _mm256_maskstore_ps((float *)p, lanes_of(lo, hi), x); }
+/* AMD's manual lets vmaskmov fault on a page the lanes masked off reach:
+ * a register across a page boundary goes through a copy. */
+static inline int within_a_page(uintptr_t p) { return p % 4096 <= 4096 - 32; }
+
+static inline vf load_part(uintptr_t p, int lo, int hi)
+{
+    if (within_a_page(p)) return _mm256_maskload_ps((const float *)p, lanes_of(lo, hi));
+    vf x;
+    rl_part_in(&x, sizeof x, p, lo, hi);
+    return x;
+}
+
+static inline void store_part(uintptr_t p, vf x, int lo, int hi)
+{
+    if (within_a_page(p)) _mm256_maskstore_ps((float *)p, lanes_of(lo, hi), x);
+    else rl_part_out(p, &x, lo, hi);
+}
 
 #include "kernels_simd_template.h"
 #endif

@@ -5,6 +5,8 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 
+#include "kernels_simd.h"
+
 #define SIMD_BYTES 64
 #define SIMD_SET rl_simd_avx512
 typedef __m512 vf;
@@ -40,8 +42,9 @@ static inline void stream_store(char *p, vf x) { _mm512_stream_ps((float *)p, x)
 
 /* The 32-bit lanes that hold bytes [lo, hi) of a register. */
 static inline __mmask16 lanes_of(int lo, int hi) { return (__mmask16)((1u << (hi / 4)) - (1u << (lo / 4))); }
-static inline vf load_part(const char *p, int lo, int hi) { return _mm512_maskz_loadu_ps(lanes_of(lo, hi), p); }
-static inline void store_part(char *p, vf x, int lo, int hi) { _mm512_mask_storeu_ps(p, lanes_of(lo, hi), x); }
+/* Masked lanes never fault (AVX-512's fault suppression). */
+static inline vf load_part(uintptr_t p, int lo, int hi) { return _mm512_maskz_loadu_ps(lanes_of(lo, hi), (const void *)p); }
+static inline void store_part(uintptr_t p, vf x, int lo, int hi) { _mm512_mask_storeu_ps((void *)p, lanes_of(lo, hi), x); }
 
 #include "kernels_simd_template.h"
 #endif

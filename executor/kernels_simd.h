@@ -14,10 +14,13 @@
 #ifndef RELAY_KERNELS_SIMD_H
 #define RELAY_KERNELS_SIMD_H
 
+#include <stdint.h>
+#include <string.h>
+
 #include "kernels.h"
 
-/* A cache line; the transpose's interior is made of squares of one line
- * by one line (64 / element size elements on a side). */
+/* A cache line; the transpose is made of squares of one line by one
+ * line (64 / element size elements on a side). */
 enum { RL_LINE_BYTES = 64 };
 
 /* What a kernel applies to each element. */
@@ -25,7 +28,8 @@ typedef struct {
     const rl_scalars *sc;
     int mode;     /* 0, 1 or 2, as above */
     int conj;     /* conjugate the source (complex types only) */
-    int stream;   /* non-temporal stores (modes 0 and 1; dst line-aligned) */
+    int stream;   /* non-temporal stores of the whole squares (modes 0 and 1; dst's leading dimension
+                     whole lines, so that they lie on its lines) */
 } rl_update;
 
 /* The transpose: d[i + j*dld] := update(s[j + i*sld]) over rows x cols,
@@ -41,6 +45,21 @@ typedef void (*rl_transpose_fn)(void *d, int64_t dld, const void *s, int64_t sld
  * that the caller moves the rest. */
 typedef int64_t (*rl_runs_fn)(void *d, int64_t dld, const void *s, int64_t sld, int64_t rows, int64_t cols,
                               const rl_update *u);
+
+/* Bytes [lo, hi) of a register of reg_bytes at address p, through a
+ * copy (the rest of reg zeros), and back: partial registers where an
+ * instruction set has no masked load and store that never touch the
+ * lanes masked off (SSE2; AVX2 across a page boundary). */
+static inline void rl_part_in(void *reg, size_t reg_bytes, uintptr_t p, int lo, int hi)
+{
+    memset(reg, 0, reg_bytes);
+    memcpy((char *)reg + lo, (const char *)(p + (uintptr_t)lo), (size_t)(hi - lo));
+}
+
+static inline void rl_part_out(uintptr_t p, const void *reg, int lo, int hi)
+{
+    memcpy((char *)(p + (uintptr_t)lo), (const char *)reg + lo, (size_t)(hi - lo));
+}
 
 /* One instruction set's kernels, indexed by relay_type. */
 typedef struct {

@@ -11,8 +11,9 @@
  *                       imaginary parts)
  *   stream_store(p, x)  a non-temporal store to an aligned address
  *   load_part(p, lo, hi), store_part(p, x, lo, hi)  only bytes [lo, hi)
- *                       of the register at p (multiples of 4): the rest
- *                       loads as zeros, is not stored, and is not touched.
+ *                       (multiples of 4, lo < hi) of the register at
+ *                       address p: the rest loads as zeros, is not stored,
+ *                       and is not touched.
  *
  * The transpose's unit is a line square: one cache line of source by one
  * cache line of destination (8 x 8 doubles, 16 x 16 floats, 4 x 4 complex
@@ -20,21 +21,21 @@
  * registers by swapping blocks of half, a quarter, ... of a register (the
  * exchange of bit b of the row index with bit b of the column index, for
  * every b), updated (alpha, beta, conjugation) and stored, so that every
- * line on both sides is read or written whole, at once (where the caller
- * placed the squares on both sides' lines, kernels.c), and no line has
- * to stay in cache for a later square.  (A power-of-two leading dimension
+ * line on both sides is read or written whole, at once (where the squares
+ * lie on both sides' lines: leading dimensions of whole lines, kernels.c),
+ * and no line has to stay in cache for a later square.  (A power-of-two leading dimension
  * still costs some: a square's source lines then share one L1 set, and
  * measured here a 4096^2 double transpose takes 1.5-1.8x a memcpy against
  * 1.2-1.4x at 4000^2; floats, 16 lines a square in a 12-way L1, 2.3x.)
  * Line squares are walked in tiles of TILE_BYTES x TILE_BYTES, which keep
  * the pages a tile touches few.
- * The squares lie on both sides' cache lines, wherever the rectangle
- * starts: a rectangle whose first line begins lead elements past a cache
- * line (malloc's large blocks start 16 bytes past one) is covered by
- * squares from lead elements before it, and a square the rectangle's
- * edge cuts moves only the part inside, through load_part and
- * store_part: no line is read or written twice, and none outside the
- * rectangle at all.  (Squares from the rectangle's corner, lines read and
+ * The squares lie on both sides' cache lines wherever the rectangle
+ * starts, if its leading dimensions are whole lines: a rectangle whose
+ * first line begins lead elements past a cache line (malloc's large
+ * blocks start 16 bytes past one) is covered by squares from lead
+ * elements before it, and a square the rectangle's edge cuts moves only
+ * the part inside, through load_part and store_part: no line is read or
+ * written twice, and no element outside the rectangle is touched.  (Squares from the rectangle's corner, lines read and
  * written across two cache lines each, took 3x the time of aligned
  * squares for 32 x 32 pieces with AVX-512, whose registers are lines.) */
 #include <string.h>
@@ -191,12 +192,18 @@ HOT void line_square(relay_type t, int esz, char *d, int64_t dld, const char *s,
         }
 }
 
-/* The part of a line square inside the rectangle: rows [ilo, ihi) and
- * columns [jlo, jhi) of it (dst's coordinates, in elements), register
- * square by register square, each register loaded and stored in part
- * (none of it outside those rows and columns); never streamed. */
-HOT void line_square_part(relay_type t, int esz, char *d, int64_t dld, const char *s, int64_t sld,
-                          const factors *f, int mode, int ilo, int ihi, int jlo, int jhi)
+/* The register whose byte lo is at first (an element inside the
+ * rectangle): its start may lie before the buffer, so it is reached
+ * through an integer, and only its lanes from lo on are touched. */
+static inline uintptr_t register_at(const char *first, int lo) { return (uintptr_t)first - (uintptr_t)lo; }
+
+/* The part of line square (i, j) (its first row and column in the
+ * rectangle's coordinates, negative before it) inside the rectangle at d
+ * and s: rows [ilo, ihi) and columns [jlo, jhi) of it, register square by
+ * register square.  Each register is loaded or stored only in the lanes
+ * inside, registers wholly outside not at all; never streamed. */
+HOT void line_square_part(relay_type t, int esz, char *d, int64_t dld, const char *s, int64_t sld, int64_t i,
+                          int64_t j, const factors *f, int mode, int ilo, int ihi, int jlo, int jhi)
 {
     const int k = SIMD_BYTES / esz, line = RL_LINE_BYTES / esz;
 #pragma GCC unroll 16
@@ -209,16 +216,16 @@ HOT void line_square_part(relay_type t, int esz, char *d, int64_t dld, const cha
             vf x[SIMD_BYTES / 4];
 #pragma GCC unroll 16
             for (int r = 0; r < k; r++) {
-                int in = r >= il && r < ih;
-                x[r] = load_part(s + (bi + r) * sld + bj * esz, in ? jl * esz : 0, in ? jh * esz : 0);
+                x[r] = (vf){0};
+                if (r >= il && r < ih)
+                    x[r] = load_part(register_at(s + (i + bi + r) * sld + (j + bj + jl) * esz, jl * esz), jl * esz, jh * esz);
             }
             transpose_square(x, esz);
 #pragma GCC unroll 16
-            for (int c = 0; c < k; c++) {
-                int in = c >= jl && c < jh, lo = in ? il * esz : 0, hi = in ? ih * esz : 0;
-                char *p = d + (bj + c) * dld + bi * esz;
-                vf old = mode == 2 ? load_part(p, lo, hi) : x[c];
-                store_part(p, update(t, x[c], (const char *)&old, f, mode), lo, hi);
+            for (int c = jl; c < jh; c++) {
+                uintptr_t p = register_at(d + (j + bj + c) * dld + (i + bi + il) * esz, il * esz);
+                vf old = mode == 2 ? load_part(p, il * esz, ih * esz) : x[c];
+                store_part(p, update(t, x[c], (const char *)&old, f, mode), il * esz, ih * esz);
             }
         }
 }
@@ -243,8 +250,8 @@ HOT void square_in_part(relay_type t, int esz, char *d, int64_t dld, const char 
                         int64_t cols, int64_t i, int64_t j, const factors *f, int mode)
 {
     const int64_t line = RL_LINE_BYTES / esz;
-    line_square_part(t, esz, d + i * esz + j * dld, dld, s + j * esz + i * sld, sld, f, mode, (int)(i < 0 ? -i : 0),
-                     (int)min64(line, rows - i), (int)(j < 0 ? -j : 0), (int)min64(line, cols - j));
+    line_square_part(t, esz, d, dld, s, sld, i, j, f, mode, (int)(i < 0 ? -i : 0), (int)min64(line, rows - i),
+                     (int)(j < 0 ? -j : 0), (int)min64(line, cols - j));
 }
 
 /* The transpose of rows x cols (at least a line each) whose squares start

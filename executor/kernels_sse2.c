@@ -4,7 +4,8 @@
  * called only when the CPU has SSE2 (kernels.c). */
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
-#include <string.h>
+
+#include "kernels_simd.h"
 
 #define SIMD_BYTES 16
 #define SIMD_SET rl_simd_sse2
@@ -33,18 +34,14 @@ static inline void stream_store(char *p, vf x) { _mm_stream_ps((float *)p, x); }
 
 /* Bytes [lo, hi) of a register through a copy: SSE2 has no masked loads
  * (maskmovdqu stores past the caches). */
-static inline vf load_part(const char *p, int lo, int hi)
+static inline vf load_part(uintptr_t p, int lo, int hi)
 {
-    float v[4] = {0};
-    memcpy((char *)v + lo, p + lo, (size_t)(hi - lo));
-    return _mm_loadu_ps(v);
+    vf x;
+    rl_part_in(&x, sizeof x, p, lo, hi);
+    return x;
 }
-static inline void store_part(char *p, vf x, int lo, int hi)
-{
-    float v[4];
-    _mm_storeu_ps(v, x);
-    memcpy(p + lo, (char *)v + lo, (size_t)(hi - lo));
-}
+
+static inline void store_part(uintptr_t p, vf x, int lo, int hi) { rl_part_out(p, &x, lo, hi); }
 
 #include "kernels_simd_template.h"
 #endif

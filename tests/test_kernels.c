@@ -16,13 +16,17 @@
  * move writes outside its rectangle's elements.
  * Every check runs once per instruction set the CPU has, each forced
  * through the dispatch, and once with the portable C loops. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <complex.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "kernels.h"
@@ -62,6 +66,8 @@ typedef struct {
     double complex alpha, beta;
     size_t dst_shift, src_shift; /* bytes past a cache line where each buffer starts */
     int large_dst;               /* moved as a piece of a large destination, one fence deferred to the end */
+    int64_t src_pad;             /* added to pad for the source's leading dimension */
+    int flush;                   /* each buffer ends where an inaccessible page begins (no shift, no guards) */
 } kernel_case;
 
 /* n bytes starting shift bytes past a cache line, between guards: a line
@@ -82,13 +88,58 @@ static char *alloc_shifted(size_t n, size_t shift)
     return p + 64 + shift;
 }
 
-static void free_shifted(char *p, size_t n, size_t shift)
+/* Whether the guards held; frees the block. */
+static int free_shifted(char *p, size_t n, size_t shift)
 {
     char *block = p - shift - 64;
     size_t total = guarded_bytes(n, shift);
-    for (size_t k = 0; k < 64 + shift; k++) assert_int_equal((unsigned char)block[k], GUARD);
-    for (size_t k = 64 + shift + n; k < total; k++) assert_int_equal((unsigned char)block[k], GUARD);
+    int intact = 1;
+    for (size_t k = 0; k < total; k++)
+        if (k < 64 + shift || k >= 64 + shift + n) intact &= (unsigned char)block[k] == GUARD;
     free(block);
+    return intact;
+}
+
+/* n bytes that end where a page mapped without access begins, so that a
+ * move reading or writing past them faults; free with free_flush. */
+static char *alloc_flush(size_t n)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = (n + page - 1) / page;
+    char *p = mmap(NULL, (pages + 1) * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(p != MAP_FAILED);
+    assert_int_equal(mprotect(p + pages * page, page, PROT_NONE), 0);
+    return p + pages * page - n;
+}
+
+static void free_flush(char *p, size_t n)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = (n + page - 1) / page;
+    munmap(p + n - pages * page, (pages + 1) * page);
+}
+
+static char *alloc_buffer(const kernel_case *kc, size_t n, size_t shift)
+{
+    return kc->flush ? alloc_flush(n) : alloc_shifted(n, shift);
+}
+
+/* Whether nothing around the buffer was written (a flush buffer would have faulted). */
+static int free_buffer(const kernel_case *kc, char *p, size_t n, size_t shift)
+{
+    if (!kc->flush) return free_shifted(p, n, shift);
+    free_flush(p, n);
+    return 1;
+}
+
+/* The case in words, for failure messages. */
+static const char *described(const kernel_case *kc)
+{
+    static char text[256];
+    snprintf(text, sizeof text, "%s: type %d op %d orders %d/%d %lldx%lld pad %lld+%lld shifts %zu/%zu alpha %g%+gi beta %g%+gi%s%s",
+             rl_isa_name(rl_kernels_isa()), kc->type, kc->op, kc->dst_order, kc->src_order, (long long)kc->rows,
+             (long long)kc->cols, (long long)kc->pad, (long long)kc->src_pad, kc->dst_shift, kc->src_shift,
+             creal(kc->alpha), cimag(kc->alpha), creal(kc->beta), cimag(kc->beta), kc->large_dst ? " large" : "",
+             kc->flush ? " flush" : "");
+    return text;
 }
 
 static void run_case(const kernel_case *kc)
@@ -96,11 +147,15 @@ static void run_case(const kernel_case *kc)
     int t = kc->op != RELAY_OP_N;
     int64_t srows = t ? kc->cols : kc->rows, scols = t ? kc->rows : kc->cols;
     int64_t dld = (kc->dst_order == RELAY_COL_MAJOR ? kc->rows : kc->cols) + kc->pad;
-    int64_t sld = (kc->src_order == RELAY_COL_MAJOR ? srows : scols) + kc->pad;
+    int64_t sld = (kc->src_order == RELAY_COL_MAJOR ? srows : scols) + kc->pad + kc->src_pad;
     int64_t dn = (kc->dst_order == RELAY_COL_MAJOR ? kc->cols : kc->rows) * dld;
     int64_t sn = (kc->src_order == RELAY_COL_MAJOR ? scols : srows) * sld;
+    if (kc->flush) { /* each buffer ends with its last element, not the padding after it */
+        dn -= dld - (kc->dst_order == RELAY_COL_MAJOR ? kc->rows : kc->cols);
+        sn -= sld - (kc->src_order == RELAY_COL_MAJOR ? srows : scols);
+    }
     size_t esz = relay_type_size(kc->type);
-    char *d = alloc_shifted((size_t)dn * esz, kc->dst_shift), *s = alloc_shifted((size_t)sn * esz, kc->src_shift);
+    char *d = alloc_buffer(kc, (size_t)dn * esz, kc->dst_shift), *s = alloc_buffer(kc, (size_t)sn * esz, kc->src_shift);
     char *d0 = malloc((size_t)dn * esz);
     for (int64_t k = 0; k < sn; k++) store(kc->type, s, k, (double)(k % 37 - 18) + I * (double)(k % 11 - 5));
     int beta_zero = kc->beta == 0;
@@ -127,20 +182,19 @@ static void run_case(const kernel_case *kc)
             store(kc->type, d0, k, want); /* round like the type does */
             double complex got = load(kc->type, d, k);
             if (got != load(kc->type, d0, k))
-                fail_msg("%s: type %d op %d orders %d/%d %lldx%lld pad %lld shifts %zu/%zu: (%lld,%lld) got %g%+gi want %g%+gi",
-                         rl_isa_name(rl_kernels_isa()), kc->type, kc->op, kc->dst_order, kc->src_order,
-                         (long long)kc->rows, (long long)kc->cols, (long long)kc->pad, kc->dst_shift, kc->src_shift,
-                         (long long)i, (long long)j, creal(got), cimag(got), creal(want), cimag(want));
+                fail_msg("%s: (%lld,%lld) got %g%+gi want %g%+gi", described(kc), (long long)i, (long long)j, creal(got),
+                         cimag(got), creal(want), cimag(want));
         }
     /* Padding between runs is untouched (NaN, where beta is zero). */
     for (int64_t k = 0; k < dn; k++) {
         int64_t inner = k % dld, inner_max = kc->dst_order == RELAY_COL_MAJOR ? kc->rows : kc->cols;
         if (inner < inner_max) continue;
         double complex v = load(kc->type, d, k);
-        assert_true(beta_zero ? isnan(creal(v)) : v == load(kc->type, d0, k));
+        if (beta_zero ? !isnan(creal(v)) : v != load(kc->type, d0, k)) fail_msg("%s: padding %lld written", described(kc), (long long)k);
     }
-    free_shifted(d, (size_t)dn * esz, kc->dst_shift);
-    free_shifted(s, (size_t)sn * esz, kc->src_shift);
+    int dst_intact = free_buffer(kc, d, (size_t)dn * esz, kc->dst_shift);
+    int src_intact = free_buffer(kc, s, (size_t)sn * esz, kc->src_shift);
+    if (!dst_intact || !src_intact) fail_msg("%s: written outside the %s", described(kc), dst_intact ? "source" : "destination");
     free(d0);
 }
 
@@ -158,7 +212,7 @@ static void all_combinations(void)
                         for (int pad = 0; pad <= 3; pad += 3) {
                             kernel_case kc = {(relay_type)type, (relay_op)op, (relay_order)(orders & 1),
                                               (relay_order)(orders >> 1), shapes[sh][0], shapes[sh][1], pad,
-                                              alphas[ab], betas[(ab + orders) % 4], 0, 0, 0};
+                                              alphas[ab], betas[(ab + orders) % 4], 0, 0, 0, 0, 0};
                             run_case(&kc);
                         }
 }
@@ -245,7 +299,7 @@ static void interiors(void)
                         int v = (int)sh + ab + orders;
                         kernel_case kc = {(relay_type)type, (relay_op)op, (relay_order)(orders & 1), (relay_order)(orders >> 1),
                                           shapes[sh][0], shapes[sh][1], pads[v % 3], alphas[ab], betas[ab],
-                                          shifts[v % 4][0], shifts[v % 4][1], 0};
+                                          shifts[v % 4][0], shifts[v % 4][1], 0, 0, 0};
                         run_case(&kc);
                     }
     }
@@ -269,7 +323,7 @@ static void streamed(void)
                 size_t esz = relay_type_size((relay_type)type);
                 kernel_case kc = {(relay_type)type, v ? RELAY_OP_C : RELAY_OP_T, RELAY_COL_MAJOR, RELAY_COL_MAJOR, rows, cols,
                                   ld_bytes / (int64_t)esz - rows + shift_odd[v][1], alphas[ab], betas[ab],
-                                  (size_t)shift_odd[v][0] * esz, 0, 0};
+                                  (size_t)shift_odd[v][0] * esz, 0, 0, 0, 0};
                 run_case(&kc);
             }
 }
@@ -292,28 +346,39 @@ static void streamed_pieces(void)
                     size_t esz = relay_type_size((relay_type)type);
                     kernel_case kc = {(relay_type)type, v ? RELAY_OP_C : RELAY_OP_T, RELAY_COL_MAJOR, RELAY_COL_MAJOR,
                                       shapes[sh][0], shapes[sh][1], 64 / (int64_t)esz, alphas[ab], betas[ab],
-                                      (size_t)v * esz, 0, 1};
+                                      (size_t)v * esz, 0, 1, 0, 0};
                     run_case(&kc);
                 }
 }
 
 /* Transposes on random rectangles (fixed seed): 1 to 80 rows and
  * columns, each buffer 0 to 60 bytes past a cache line in steps of 4 (on
- * the type's elements or not), leading dimensions padded by 0 to 20
- * elements (whole lines or not), as pieces of a large destination or not:
- * every combination of partial squares at the four edges. */
+ * the type's elements or not), each leading dimension whole lines half
+ * the time, as pieces of a large destination or not: partial squares at
+ * any of the four edges. */
 static void random_transposes(void)
 {
     const double complex alphas[] = {1, -2, 1 + 2 * I};
     const double complex betas[] = {0, 0, 0.5 - 1 * I};
     ref_rng r;
     ref_rng_seed(&r, 36);
-    for (int n = 0; n < 400; n++) {
+    for (int n = 0; n < 600; n++) {
+        kernel_case kc = {.dst_order = RELAY_COL_MAJOR, .src_order = RELAY_COL_MAJOR};
         int ab = (int)ref_rng_range(&r, 0, 2);
-        kernel_case kc = {(relay_type)ref_rng_range(&r, 0, 3), ref_rng_percent(&r, 50) ? RELAY_OP_C : RELAY_OP_T,
-                          RELAY_COL_MAJOR, RELAY_COL_MAJOR, ref_rng_range(&r, 1, 80), ref_rng_range(&r, 1, 80),
-                          ref_rng_range(&r, 0, 20), alphas[ab], betas[ab], (size_t)ref_rng_range(&r, 0, 15) * 4,
-                          (size_t)ref_rng_range(&r, 0, 15) * 4, ref_rng_percent(&r, 50)};
+        kc.type = (relay_type)ref_rng_range(&r, 0, 3);
+        kc.op = ref_rng_percent(&r, 50) ? RELAY_OP_C : RELAY_OP_T;
+        kc.rows = ref_rng_range(&r, 1, 80);
+        kc.cols = ref_rng_range(&r, 1, 80);
+        kc.alpha = alphas[ab];
+        kc.beta = betas[ab];
+        kc.dst_shift = (size_t)ref_rng_range(&r, 0, 15) * 4;
+        kc.src_shift = (size_t)ref_rng_range(&r, 0, 15) * 4;
+        kc.large_dst = ref_rng_percent(&r, 50);
+        /* Each side's leading dimension whole lines half the time (rows + pad
+         * for A, cols + pad + src_pad for B), else any. */
+        int64_t line = 64 / (int64_t)relay_type_size(kc.type);
+        kc.pad = ref_rng_percent(&r, 50) ? (line - kc.rows % line) % line + line * ref_rng_range(&r, 0, 1) : ref_rng_range(&r, 0, 20);
+        kc.src_pad = ref_rng_percent(&r, 50) ? (line - (kc.cols + kc.pad) % line) % line : ref_rng_range(&r, 0, 3);
         run_case(&kc);
     }
 }
@@ -362,6 +427,30 @@ static void test_streamed_pieces(void **state)
     for_each_isa(streamed_pieces);
 }
 
+/* Transposes whose buffers end where an inaccessible page begins, at
+ * leading dimensions that are not whole lines (the squares then start at
+ * the rectangle's corner, and the registers of its far edges reach past
+ * its last element): a lane masked off that a load or store touched
+ * would fault.  beta != 0 reads the destination too. */
+static void flush_transposes(void)
+{
+    const int64_t shapes[][2] = {{16, 16}, {17, 23}, {40, 9}, {33, 70}};
+    for (int type = 0; type < 4; type++)
+        for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++)
+            for (int ab = 0; ab < 2; ab++) {
+                kernel_case kc = {.type = (relay_type)type, .op = RELAY_OP_T, .dst_order = RELAY_COL_MAJOR,
+                                  .src_order = RELAY_COL_MAJOR, .rows = shapes[sh][0], .cols = shapes[sh][1], .pad = 1,
+                                  .alpha = 2, .beta = ab ? -1 : 0, .src_pad = 2, .flush = 1};
+                run_case(&kc);
+            }
+}
+
+static void test_flush_transposes(void **state)
+{
+    (void)state;
+    for_each_isa(flush_transposes);
+}
+
 static void test_random_transposes(void **state)
 {
     (void)state;
@@ -388,6 +477,6 @@ int main(void)
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_isa_choice), cmocka_unit_test(test_all_combinations),
                                        cmocka_unit_test(test_strided_sides), cmocka_unit_test(test_interiors),
                                        cmocka_unit_test(test_streamed), cmocka_unit_test(test_streamed_pieces),
-                                       cmocka_unit_test(test_random_transposes)};
+                                       cmocka_unit_test(test_random_transposes), cmocka_unit_test(test_flush_transposes)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
