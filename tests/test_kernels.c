@@ -352,8 +352,9 @@ static void streamed_pieces(void)
 }
 
 /* Transposes on random rectangles (fixed seed): 1 to 80 rows and
- * columns, each buffer 0 to 60 bytes past a cache line in steps of 4 (on
- * the type's elements or not), each leading dimension whole lines half
+ * columns, each buffer 0 to 63 bytes past a cache line in steps of the
+ * type's alignment (a complex one's: half its size, so off its elements
+ * too), each leading dimension whole lines half
  * the time, as pieces of a large destination or not: partial squares at
  * any of the four edges. */
 static void random_transposes(void)
@@ -371,8 +372,9 @@ static void random_transposes(void)
         kc.cols = ref_rng_range(&r, 1, 80);
         kc.alpha = alphas[ab];
         kc.beta = betas[ab];
-        kc.dst_shift = (size_t)ref_rng_range(&r, 0, 15) * 4;
-        kc.src_shift = (size_t)ref_rng_range(&r, 0, 15) * 4;
+        size_t align = relay_type_size(kc.type) / (is_complex(kc.type) ? 2 : 1); /* C's alignment of the type */
+        kc.dst_shift = (size_t)ref_rng_range(&r, 0, 64 / (int64_t)align - 1) * align;
+        kc.src_shift = (size_t)ref_rng_range(&r, 0, 64 / (int64_t)align - 1) * align;
         kc.large_dst = ref_rng_percent(&r, 50);
         /* Each side's leading dimension whole lines half the time (rows + pad
          * for A, cols + pad + src_pad for B), else any. */
