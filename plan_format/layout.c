@@ -473,6 +473,25 @@ int64_t relay_layout_local_elems(const relay_layout *l, int rank)
     return b < 0 ? 0 : l->local_elems[b];
 }
 
+relay_status relay_layout_local_shape(const relay_layout *l, int rank, int64_t *rows, int64_t *cols, int64_t *ld)
+{
+    if (!l || !rows || !cols || !ld) return rl_fail(RELAY_ERR_ARG, "relay_layout_local_shape: NULL argument");
+    if (rank < 0) return rl_fail(RELAY_ERR_ARG, "rank %d is negative", rank);
+    if (l->kind != RL_LAYOUT_BLOCK_CYCLIC)
+        return rl_fail(RELAY_ERR_UNSUPPORTED, "a grid layout places each block at an offset of its own: its local "
+                                              "buffer is flat, with no single local matrix");
+    *rows = *cols = *ld = 0;
+    int b = rl_layout_base_rank(l, rank);
+    if (b < 0 || !l->local_elems[b]) return RELAY_OK;
+    const rl_block_cyclic *bc = &l->bc;
+    int pr, pc;
+    rl_bc_coords(bc, b, &pr, &pc);
+    *rows = rl_numroc(bc->i0 + l->m, bc->mb, pr, bc->rsrc, bc->nprow);
+    *cols = rl_numroc(bc->j0 + l->n, bc->nb, pc, bc->csrc, bc->npcol);
+    *ld = l->bc_ld[b];
+    return RELAY_OK;
+}
+
 /* The grid row and column holding the layout's first block. */
 static int bc_first_row(const rl_block_cyclic *bc) { return rl_bc_block_proc(0, bc->i0, bc->mb, bc->rsrc, bc->nprow); }
 static int bc_first_col(const rl_block_cyclic *bc) { return rl_bc_block_proc(0, bc->j0, bc->nb, bc->csrc, bc->npcol); }

@@ -26,6 +26,38 @@ enum { RANDOM_LAYOUTS = 300, MAX_RANKS = 9 };
 
 /* ---- comparing relay's layout with the reference -------------------------------- */
 
+/* relay_layout_local_shape against the reference's ScaLAPACK formulas:
+ * numroc's rows and columns at the recipe's lld (or the smallest legal),
+ * 0 x 0 where a rank holds nothing; RELAY_ERR_UNSUPPORTED for grids. */
+static int local_shape_matches(const relay_layout *l, const ref_layout *r)
+{
+    for (int rank = 0; rank <= r->nranks; rank++) {
+        int64_t rows = -1, cols = -1, ld = -1, want_rows = 0, want_cols = 0, want_ld = 0;
+        relay_status st = relay_layout_local_shape(l, rank, &rows, &cols, &ld);
+        if (r->kind != REF_BLOCK_CYCLIC) {
+            if (st == RELAY_ERR_UNSUPPORTED) continue;
+            print_error("%s: local_shape of a grid layout gave %s\n", r->desc, relay_status_str(st));
+            return 0;
+        }
+        const ref_bc_params *p = &r->bc;
+        if (rank < r->nranks && ref_local_elems(r, rank)) {
+            int pr = p->grid_order == RELAY_ROW_MAJOR ? rank / p->npcol : rank % p->nprow;
+            int pc = p->grid_order == RELAY_ROW_MAJOR ? rank % p->npcol : rank / p->nprow;
+            want_rows = ref_numroc(p->m, p->mb, pr, p->rsrc, p->nprow);
+            want_cols = ref_numroc(p->n, p->nb, pc, p->csrc, p->npcol);
+            int64_t inner = p->elem_order == RELAY_COL_MAJOR ? want_rows : want_cols;
+            want_ld = p->lld ? p->lld : inner;
+        }
+        if (st != RELAY_OK || rows != want_rows || cols != want_cols || ld != want_ld) {
+            print_error("%s: local_shape(rank %d) = %s %lld x %lld at ld %lld, expected %lld x %lld at %lld\n", r->desc,
+                        rank, relay_status_str(st), (long long)rows, (long long)cols, (long long)ld,
+                        (long long)want_rows, (long long)want_cols, (long long)want_ld);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* Prints the first difference and returns 0, or returns 1 if none. */
 static int layout_matches(const relay_layout *l, const ref_layout *r)
 {
@@ -36,6 +68,7 @@ static int layout_matches(const relay_layout *l, const ref_layout *r)
                     (long long)relay_layout_cols(l), r->nranks, (long long)r->m, (long long)r->n);
         return 0;
     }
+    if (!local_shape_matches(l, r)) return 0;
     for (int rank = -1; rank <= r->nranks; rank++) {
         int64_t want = rank < 0 || rank == r->nranks ? 0 : ref_local_elems(r, rank);
         int64_t got = relay_layout_local_elems(l, rank);

@@ -46,6 +46,17 @@ RELAY_API relay_status relay_layout_grid(relay_layout **out, int nranks, int64_t
  * nothing or rank is out of range). */
 RELAY_API int64_t relay_layout_local_elems(const relay_layout *l, int rank);
 
+/* The local matrix rank stores for a block-cyclic layout, as ScaLAPACK's
+ * local array: *rows x *cols elements (numroc's counts) at leading
+ * dimension *ld, in the layout's element order.  Column-major: an
+ * ld x cols array whose first `rows` rows are the layout's; row-major: a
+ * rows x ld array whose first `cols` columns are.  A rank that holds no
+ * element, or lies past the layout's ranks, gets 0 x 0 (its buffer may be
+ * empty).  RELAY_ERR_UNSUPPORTED for grid layouts, whose blocks sit at
+ * offsets of their own in a flat buffer; RELAY_ERR_ARG for a negative rank. */
+RELAY_API relay_status relay_layout_local_shape(const relay_layout *l, int rank, int64_t *rows, int64_t *cols,
+        int64_t *ld);
+
 /* Read-only facts about a layout. */
 RELAY_API int relay_layout_nranks(const relay_layout *l);
 RELAY_API int64_t relay_layout_rows(const relay_layout *l);
