@@ -121,13 +121,19 @@ int rl_hsumma_next_grouping(const relay_hsumma_params *p, int *I, int *J)
     return 1;
 }
 
-int64_t rl_hsumma_local_elems(const relay_hsumma_params *p, int which, int rank)
+void rl_hsumma_local_dims(const relay_hsumma_params *p, int which, int rank, int64_t *rows, int64_t *cols)
 {
     rl_hsumma_dims d;
     rl_hsumma_dims_of(p, &d);
     int row = rank / p->grid_cols, col = rank % p->grid_cols;
-    int64_t rows = which == 1 ? rl_dim_local_len(&d.kb, row) : rl_dim_local_len(&d.m, row);
-    int64_t cols = which == 0 ? rl_dim_local_len(&d.ka, col) : rl_dim_local_len(&d.n, col);
+    *rows = which == 1 ? rl_dim_local_len(&d.kb, row) : rl_dim_local_len(&d.m, row);
+    *cols = which == 0 ? rl_dim_local_len(&d.ka, col) : rl_dim_local_len(&d.n, col);
+}
+
+int64_t rl_hsumma_local_elems(const relay_hsumma_params *p, int which, int rank)
+{
+    int64_t rows, cols;
+    rl_hsumma_local_dims(p, which, rank, &rows, &cols);
     return rows * cols;
 }
 

@@ -76,7 +76,9 @@ void rl_hsumma_place_of(const relay_hsumma_params *p, int group_rows, int group_
  * its columns), I-major; 0 x 0 starts at 1 x 1.  Returns 0 after the last. */
 int rl_hsumma_next_grouping(const relay_hsumma_params *p, int *group_rows, int *group_cols);
 
-/* Elements of rank's A (which 0), B (1) or C (2). */
+/* The local rows and columns of rank's A (which 0), B (1) or C (2),
+ * stored column-major at a leading dimension of its rows; and their product. */
+void rl_hsumma_local_dims(const relay_hsumma_params *p, int which, int rank, int64_t *rows, int64_t *cols);
 int64_t rl_hsumma_local_elems(const relay_hsumma_params *p, int which, int rank);
 
 /* What one rank moves in one replay with I x J groups (I = J = 0: as

@@ -5,7 +5,8 @@ Two families, as in the C API:
 * 2-D layouts of an m x n matrix (``relay/layout.h``): ScaLAPACK's
   block-cyclic distribution (:func:`block_cyclic`) and arbitrary grids of
   blocks with explicit owners (:func:`grid`).  Each rank stores its blocks
-  in one flat local buffer.
+  in one local buffer: a block-cyclic layout's is ScaLAPACK's local
+  array (:meth:`Layout.storage_shape`), a grid layout's is flat.
 * N-D layouts (``relay/nd.h``, :class:`NDLayout`): an array of 1 to 8
   dimensions on a process mesh of 1 to 4 dimensions, each mesh dimension
   with a placement as PyTorch DTensor's: :class:`Shard`,
@@ -71,6 +72,20 @@ class Layout:
     def local_elems(self, rank: int) -> int:
         """Elements rank's local buffer must hold (0 if it holds nothing)."""
         return _core.layout_local_elems(self._h, rank)
+
+    def local_shape(self, rank: int) -> tuple[int, int]:
+        """(LOCr, LOCc): the rows and columns of the matrix rank holds, as
+        ScaLAPACK's numroc counts them ((0, 0) when it holds none).  Block-
+        cyclic layouts only: a grid layout places each block at an offset of
+        its own, so its local buffer is flat (UnsupportedError)."""
+        return _core.local_shape(self._h, rank)[1]
+
+    def storage_shape(self, rank: int) -> tuple[int, int]:
+        """The local array rank stores, in the layout's order: (lld, LOCc)
+        column-major ('F', ScaLAPACK's), (LOCr, lld) row-major ('C').  Its
+        first LOCr rows and LOCc columns (:func:`relay.local_view`) are the
+        layout's.  Block-cyclic layouts only (see :meth:`local_shape`)."""
+        return _core.local_shape(self._h, rank)[0]
 
     def locate(self, i: int, j: int) -> tuple[int, int]:
         """(rank, index): where global element (i, j) lives in its owner's buffer."""
@@ -201,7 +216,11 @@ class NDLayout:
             return
         mesh = (mesh,) if isinstance(mesh, (int, np.integer)) else tuple(mesh)
         if ranks is None:
-            ranks = range(math.prod(mesh))
+            size = math.prod(mesh)
+            if not 0 <= size < 2**31:  # checked here, before a list of that many ranks is made
+                from .errors import ArgumentError
+                raise ArgumentError(f"a mesh of {mesh} holds {size} ranks, outside a communicator's [0, 2**31)")
+            ranks = range(size)
         self._h = _core.nd_layout_create(list(shape), list(mesh), np.asarray(ranks).reshape(-1).tolist(),
                                          [_placement_tuple(p) for p in placements],
                                          _order_word(order, _ORDERS, "order"),
@@ -260,10 +279,7 @@ class NDLayout:
     def storage_shape(self, rank: int) -> tuple[int, ...]:
         """The extents rank's buffer is stored at: the padded ones where
         given, else the local ones."""
-        local, padded = self.local_shape(rank), self.padded
-        if padded is None or not all(local):
-            return local
-        return tuple(p if p else e for p, e in zip(padded, local))
+        return _core.local_shape(self._h, rank)[0]
 
     def local_elems(self, rank: int) -> int:
         """Elements rank's buffer must hold, padding included (0 off the mesh)."""

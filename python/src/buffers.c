@@ -25,7 +25,8 @@ int buffer_slots_init(buffer_slots *s, const relay_plan *p, int rank)
     s->ndst = kind == RELAY_PLAN_BMMC || kind == RELAY_PLAN_HSUMMA ? 1 : count;
     s->nsrc = kind == RELAY_PLAN_BMMC ? 1 : kind == RELAY_PLAN_HSUMMA ? 2 : count;
     s->elems = PyMem_Calloc((size_t)(s->ndst + s->nsrc), sizeof *s->elems);
-    if (!s->elems) return PyErr_NoMemory(), -1;
+    s->shapes = PyMem_Calloc((size_t)(s->ndst + s->nsrc), sizeof *s->shapes);
+    if (!s->elems || !s->shapes) return buffer_slots_free(s), PyErr_NoMemory(), -1;
     if (kind == RELAY_PLAN_BMMC) {
         /* A BMMC plan moves 2^(n-p) elements of elem_size bytes each way. */
         s->itemsize = (size_t)p->bmmc->elem_size;
@@ -40,12 +41,11 @@ int buffer_slots_init(buffer_slots *s, const relay_plan *p, int rank)
     s->format = element_formats[t].format;
     s->dtype = element_formats[t].dtype;
     for (int k = 0; k < s->ndst + s->nsrc; k++) {
-        int is_dst = k < s->ndst;
-        s->elems[k] = relay_plan_buffer_elems(p, is_dst, is_dst ? k : k - s->ndst, rank);
-        if (s->elems[k] < 0) {
-            buffer_slots_free(s);
-            return core_raise(RELAY_ERR_ARG), -1;
-        }
+        int is_dst = k < s->ndst, index = is_dst ? k : k - s->ndst;
+        s->elems[k] = relay_plan_buffer_elems(p, is_dst, index, rank);
+        if (s->elems[k] < 0) core_raise(RELAY_ERR_ARG);
+        if (s->elems[k] < 0 || local_shape_of_slot(&s->shapes[k], p, is_dst, index, rank))
+            return buffer_slots_free(s), -1;
     }
     return 0;
 }
@@ -53,7 +53,9 @@ int buffer_slots_init(buffer_slots *s, const relay_plan *p, int rank)
 void buffer_slots_free(buffer_slots *s)
 {
     PyMem_Free(s->elems);
+    PyMem_Free(s->shapes);
     s->elems = NULL;
+    s->shapes = NULL;
 }
 
 /* The element format of a view without its native byte-order prefix. */
@@ -129,21 +131,6 @@ static int int_tuple(PyObject *t, Py_ssize_t *out, Py_ssize_t ndim, int allow_ne
         if (out[i] < 0 && !allow_negative) return -1;
     }
     return 0;
-}
-
-/* Whether shape and strides (bytes) lay the elements out contiguously in
- * C order (order 'C') or Fortran order ('F'); empty arrays are. */
-static int strides_contiguous(const Py_ssize_t *shape, const Py_ssize_t *strides, int ndim, size_t itemsize, char order)
-{
-    Py_ssize_t want = (Py_ssize_t)itemsize;
-    for (int i = 0; i < ndim; i++)
-        if (shape[i] == 0) return 1;
-    for (int j = 0; j < ndim; j++) {
-        int i = order == 'C' ? ndim - 1 - j : j;
-        if (shape[i] != 1 && strides[i] != want) return 0;
-        want *= shape[i];
-    }
-    return 1;
 }
 
 enum { DEVICE_MAX_DIMS = 64 };
@@ -229,26 +216,24 @@ static int device_view_get(Py_buffer *view, const buffer_slots *s, int k, PyObje
             step *= dims[i] ? dims[i] : 1;
         }
     }
-    int contiguous = !itemsize || strides_contiguous(dims, steps, ndim, itemsize, 'C') ||
-                     strides_contiguous(dims, steps, ndim, itemsize, 'F');
     const char *problem = NULL;
+    char why[768];
     if (writable && readonly) problem = "read-only";
-    else if (!contiguous) problem = "not contiguous";
     else if (!itemsize || (s->format ? !f || strcmp(f, s->format) != 0 : itemsize != s->itemsize))
         problem = "of another type";
-    else if (have < want) problem = "too small";
     else if (!ptr && have > 0) problem = "at address 0";
     Py_DECREF(cai);
     if (problem)
-        return core_buffer_error("%s is %s: expected a %sC- or F-contiguous device array of at least %lld %s%s "
-                                 "(%zu bytes each); got %lld %s (%s, %s%s)", name, problem,
-                                 writable ? "writable " : "", want, s->dtype, s->format ? "" : " of the plan's size", s->itemsize, have, type_name,
-                                 Py_TYPE(obj)->tp_name, readonly ? "read-only, " : "",
-                                 contiguous ? "contiguous" : "strided"), -1;
+        return core_buffer_error("%s is %s: expected a %sdevice array of %lld %s%s (%zu bytes each); got %lld %s (%s%s)",
+                                 name, problem, writable ? "writable " : "", want, s->dtype,
+                                 s->format ? "" : " of the plan's size", s->itemsize, have, type_name,
+                                 Py_TYPE(obj)->tp_name, readonly ? ", read-only" : ""), -1;
+    if (local_shape_check(&s->shapes[k], ndim, dims, steps, itemsize, want, why, sizeof why))
+        return core_buffer_error("%s is %s (%s)", name, why, Py_TYPE(obj)->tp_name), -1;
     view->obj = Py_NewRef(obj);
     view->buf = ptr;
     view->itemsize = (Py_ssize_t)itemsize;
-    view->len = (Py_ssize_t)(have * (long long)itemsize);
+    view->len = local_shape_span(ndim, dims, steps, itemsize);
     view->readonly = readonly;
     return 0;
 }
@@ -277,17 +262,18 @@ static int view_get(Py_buffer *view, const buffer_slots *s, int k, PyObject *obj
     }
     const char *f = bare_format(view);
     long long have = view->itemsize ? (long long)(view->len / view->itemsize) : 0;
-    const char *problem = NULL;
-    if (writable && view->readonly) problem = "read-only";
-    else if (!PyBuffer_IsContiguous(view, 'A')) problem = "not contiguous";
-    else if (s->format ? strcmp(f, s->format) != 0 : (size_t)view->itemsize != s->itemsize) problem = "of another type";
-    else if (have < want) problem = "too small";
-    if (!problem) return 0;
-    core_buffer_error("%s is %s: expected a %scontiguous buffer of at least %lld %s%s (%zu bytes each); got %lld %s "
-                      "(%s%s)", name, problem, writable ? "writable " : "", want, s->dtype,
-                      s->format ? "" : " of the plan's size", s->itemsize, have, format_name(f),
-                      view->readonly ? "read-only, " : "",
-                      PyBuffer_IsContiguous(view, 'A') ? "contiguous" : "strided");
+    char why[768];   /* PyBUF_STRIDES: shape and strides given wherever ndim > 0 */
+    if (writable && view->readonly)
+        core_buffer_error("%s is read-only: expected a writable buffer of %lld %s; got %lld %s (read-only)", name, want,
+                          s->dtype, have, format_name(f));
+    else if (s->format ? strcmp(f, s->format) != 0 : (size_t)view->itemsize != s->itemsize)
+        core_buffer_error("%s is of another type: expected %lld %s%s (%zu bytes each); got %lld %s", name, want, s->dtype,
+                          s->format ? "" : " of the plan's size", s->itemsize, have, format_name(f));
+    else if (local_shape_check(&s->shapes[k], view->ndim, view->shape, view->strides, (size_t)view->itemsize, want, why,
+                               sizeof why))
+        core_buffer_error("%s is %s", name, why);
+    else
+        return 0;
     PyBuffer_Release(view);
     return -1;
 }
@@ -307,11 +293,19 @@ static PyObject *side_items(PyObject *obj, int n, const char *side, int device)
                              n == 1 || strcmp(side, "dst") == 0 ? "destination" : "source", Py_TYPE(obj)->tp_name);
 }
 
+/* The bytes a view reaches from its first element: its span when strided
+ * (a logical view of a larger array), its length otherwise. */
+static Py_ssize_t reach(const Py_buffer *v)
+{
+    return v->strides ? local_shape_span(v->ndim, v->shape, v->strides, (size_t)v->itemsize) : v->len;
+}
+
 static int overlaps(const Py_buffer *a, const Py_buffer *b)
 {
-    if (!a->obj || !b->obj || !a->len || !b->len) return 0;
+    if (!a->obj || !b->obj) return 0;
+    Py_ssize_t na = reach(a), nb = reach(b);
     const char *x = a->buf, *y = b->buf;
-    return x < y + b->len && y < x + a->len;
+    return na && nb && x < y + nb && y < x + na;
 }
 
 /* -1 with BufferMismatch when a destination overlaps a source. */

@@ -1,8 +1,9 @@
 /* buffers.h — the buffers of one replay, read from Python objects with the
  * buffer protocol (numpy arrays, memoryviews, bytearrays ...), zero-copy.
  *
- * Each slot of a replay (dst[k], src[k]) wants a contiguous buffer of at
- * least some elements of one element type (any type of the right size for
+ * Each slot of a replay (dst[k], src[k]) wants its layout's local array
+ * on this rank, or raw storage of at least as many elements
+ * (local_shape.h), of one element type (any type of the right size for
  * BMMC plans, which move bytes), writable for destinations.  Anything else
  * is refused with relay.errors.BufferMismatch naming what was expected and
  * what was given: relay never copies a buffer behind the caller's back.
@@ -10,18 +11,20 @@
  * Executors bound to CUDA memory take device arrays instead: objects with
  * __cuda_array_interface__ (CuPy arrays, PyTorch CUDA tensors, Numba
  * device arrays), read for their data pointer, shape, strides and element
- * type and checked alike (C- or F-contiguous, the plan's type, large
- * enough, writable destinations).  Host buffers given to a CUDA executor,
+ * type and checked alike (the layout's local array, the plan's type,
+ * writable destinations).  Host buffers given to a CUDA executor,
  * and device arrays given to a host executor, are refused the same way. */
 #ifndef RELAY_PY_BUFFERS_H
 #define RELAY_PY_BUFFERS_H
 
 #include "core.h"
+#include "local_shape.h"
 
 /* What each slot wants: set once, when the executor is bound. */
 typedef struct {
     int ndst, nsrc;                /* slots of each side */
     int64_t *elems;                /* ndst + nsrc: the elements each must hold on this rank */
+    local_shape *shapes;           /* ndst + nsrc: the local array each must be */
     relay_type type;               /* of alpha and beta */
     size_t itemsize;
     const char *format;            /* the buffer protocol's format of the elements, NULL: any of itemsize */

@@ -86,6 +86,6 @@ int core_plan_options(relay_plan_options *o, PyObject *relabel, PyObject *schedu
 /* ---- the module's functions, by file ----------------------------------------- */
 
 extern PyMethodDef core_layout_methods[], core_plan_methods[], core_exec_methods[], core_info_methods[],
-    core_algorithms_methods[];
+    core_algorithms_methods[], core_local_shape_methods[];
 
 #endif

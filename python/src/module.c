@@ -237,7 +237,7 @@ PyMODINIT_FUNC PyInit__core(void)
     PyObject *m = PyModule_Create(&core_module);
     if (!m) return NULL;
     PyMethodDef *tables[] = {core_layout_methods, core_plan_methods, core_exec_methods, core_info_methods,
-                             core_algorithms_methods};
+                             core_algorithms_methods, core_local_shape_methods};
     for (size_t i = 0; i < sizeof tables / sizeof *tables; i++)
         if (add_methods(m, tables[i])) goto fail;
     for (size_t i = 0; i < sizeof types / sizeof *types; i++)

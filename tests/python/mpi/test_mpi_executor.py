@@ -19,8 +19,9 @@ import numpy as np
 import pytest
 
 import relay
-from relay_mpi_support import (check_2d, collective_skip, global_array, local_2d, plan_t, random_layout_2d, random_nd,
-                               run_transform, scalars, tol)
+from relay_mpi_support import (check_2d, collective_skip, global_array, local_2d, numroc, plan_t, random_layout_2d,
+                               random_nd, run_transform, scalars, tol)
+from scalapack_reference import indxg2p
 
 
 def fixed_pair(comm, seed=0, op="T"):
@@ -124,8 +125,8 @@ def test_buffer_mismatch(comm, chk):
             ("too small dst", np.zeros(n - 1), good_b, ["dst", "too small", "expected", "got", str(n), str(n - 1)]),
             ("too small src", good_a, np.zeros(n - 1), ["src", "too small", str(n), str(n - 1)]),
             ("read-only dst", np.zeros(n), good_b, ["dst", "read-only", "expected", "got"]),
-            ("non-contiguous dst", np.zeros(2 * n)[::2], good_b, ["dst", "not contiguous", "expected", "got"]),
-            ("non-contiguous src", good_a, np.zeros((n, 2))[:, 0], ["src", "not contiguous"]),
+            ("non-contiguous dst", np.zeros(2 * n)[::2], good_b, ["dst", "of another shape or order", "expected", "got"]),
+            ("non-contiguous src", good_a, np.zeros((n, 2))[:, 0], ["src", "of another shape or order"]),
             ("None dst", None, good_b, ["dst", "None", str(n)]),
             ("list dst", [0.0] * n, good_b, ["dst", "buffer"]),
             ("list of one float as dst", [0.0], good_b, ["dst", "buffer protocol", "float"]),
@@ -158,6 +159,68 @@ def test_buffer_mismatch(comm, chk):
         a2 = np.zeros(n)
         ex.run([good_a, a2], (good_b, 2 * good_b))
         chk.check(np.array_equal(good_a, good_b) and np.array_equal(a2, 2 * good_b), "batch replay after refusals")
+    chk.agree()
+
+
+def scalapack_local(global_values, rank, mb, nb, nprow, npcol):
+    """Rank's ScaLAPACK local matrix (LOCr x LOCc) of a block-cyclic layout
+    on a row-major grid with block (0, 0) on process (0, 0), by indxg2p."""
+    pr, pc = divmod(rank, npcol)
+    rows = [i for i in range(global_values.shape[0]) if indxg2p(i, mb, 0, nprow) == pr]
+    cols = [j for j in range(global_values.shape[1]) if indxg2p(j, nb, 0, npcol) == pc]
+    return global_values[np.ix_(rows, cols)]
+
+
+def test_local_arrays_by_shape_and_order(comm, chk):
+    """A replay takes a layout's local array (its storage, or the logical view
+    of it) or 1-D raw storage, and refuses the other order, a transpose, a
+    strided slice and other shapes: each once replayed into wrong values."""
+    size, rank = comm.size, comm.rank
+    n = 24                                       # every rank holds at least 2 rows and 2 columns below
+    B = global_array((n, n), np.float64, 7)
+    src = relay.block_cyclic(n, n, 2, 2, 1, size)
+    lld = max(numroc(n, 3, p, 0, size) for p in range(size)) + 3
+    dst = relay.block_cyclic(n, n, 3, 2, size, 1, lld=lld)
+    plan = plan_t(comm, dst, src, op="N")
+    b = np.asfortranarray(scalapack_local(B, rank, 2, 2, 1, size))
+    want = scalapack_local(B, rank, 3, 2, size, 1)
+    mloc = want.shape[0]
+    with relay.Executor(plan, comm) as ex:
+        with chk.local("2-D accepted"):
+            storage = np.full((lld, n), -1.0, order="F")
+            ex.run(storage, b)
+            chk.check(np.array_equal(storage[:mloc], want) and (storage[mloc:] == -1).all(), "the storage array")
+            storage[...] = -1
+            ex.run(storage[:mloc], b.reshape(-1, order="F"))
+            chk.check(np.array_equal(storage[:mloc], want) and (storage[mloc:] == -1).all(),
+                      "the logical view, from 1-D raw storage")
+        chk.agree("2-D accepted")
+        storage = np.zeros((lld, n), order="F")
+        cases = [("a ScaLAPACK local matrix in numpy's C order", storage, np.ascontiguousarray(b), "src"),
+                 ("the destination transposed", storage.T, b, "dst"),
+                 ("every other column", np.zeros((lld, 2 * n), order="F")[:, ::2], b, "dst"),
+                 ("the logical rows in C order", np.zeros((mloc, n)), b, "dst")]
+        for what, a, bb, slot in cases:
+            chk.raises(relay.BufferMismatch, ex.run, a, bb, what=what,
+                       words=[f"{slot} is of another shape or order", "F-ordered", "got shape"])
+    shape = (2 * size, 5)
+    layout = relay.NDLayout(shape, size, [relay.Shard(0)], order="C")
+    plan = relay.plan_nd(layout, layout, nranks=size)
+    A = global_array(shape, np.float64, 8)
+    local = np.ascontiguousarray(A[2 * rank:2 * rank + 2])
+    with relay.Executor(plan, comm) as ex:
+        with chk.local("N-D accepted"):
+            a = np.zeros((2, 5))
+            ex.run(a, local)
+            raw = np.zeros(10)
+            ex.run(raw, local.reshape(-1))
+            chk.check(np.array_equal(a, local) and np.array_equal(raw, local.reshape(-1)), "C order and raw storage")
+        chk.agree("N-D accepted")
+        for what, a in [("an F-ordered array for a C layout", np.zeros((2, 5), order="F")),
+                        ("a transposed view", np.zeros((5, 2)).T), ("a strided slice", np.zeros((2, 10))[:, ::2]),
+                        ("another shape", np.zeros((5, 2)))]:
+            chk.raises(relay.BufferMismatch, ex.run, a, local, what=what,
+                       words=["dst is of another shape or order", "C-ordered local array of shape (2, 5)"])
     chk.agree()
 
 

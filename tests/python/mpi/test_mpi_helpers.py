@@ -9,8 +9,31 @@ import numpy as np
 import pytest
 
 import relay
-from relay_mpi_support import (DTYPES, OPS, apply_op, check_local_buffer, make_local, plan_t,
+from relay_mpi_support import (DTYPES, OPS, apply_op, check_local_buffer, make_local, numroc, plan_t,
                                random_layout_2d, random_nd, random_perm, scalars, tol, values)
+
+
+def positions(layout, rank, x):
+    """A 2-D local buffer as its storage positions (ScaLAPACK's, for a
+    block-cyclic layout's local array), as global_indices numbers them."""
+    return x.reshape(-1, order="A")[:layout.local_elems(rank)]
+
+
+def storage_shape(layout, desc, rank):
+    """The local array's shape, from this suite's own reference: ScaLAPACK's
+    (lld, LOCc) for block-cyclic layouts (row-major: (LOCr, lld)), flat
+    for grids."""
+    if "mb" not in desc:
+        return (layout.local_elems(rank),)
+    pr, pc = divmod(rank, desc["npcol"]) if desc["grid_order"] == "R" else divmod(rank, desc["nprow"])[::-1]
+    if rank >= desc["nprow"] * desc["npcol"]:
+        return (0, 0)
+    rows = numroc(desc["m"], desc["mb"], pr, desc["rsrc"], desc["nprow"])
+    cols = numroc(desc["n"], desc["nb"], pc, desc["csrc"], desc["npcol"])
+    if not rows or not cols:
+        return (0, 0)
+    ld = desc["lld"] or max(1, rows if desc["order"] == "F" else cols)
+    return (ld, cols) if desc["order"] == "F" else (rows, ld)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
@@ -21,7 +44,7 @@ def test_helpers_2d(comm, chk, dtype):
         op = OPS[case % 3]
         m, n = int(rng.integers(1, 20)), int(rng.integers(1, 20))
         dst, _ = random_layout_2d(rng, m, n, comm.size)
-        src, _ = random_layout_2d(rng, *((m, n) if op == "N" else (n, m)), comm.size)
+        src, src_desc = random_layout_2d(rng, *((m, n) if op == "N" else (n, m)), comm.size)
         plan = plan_t(comm, dst, src, op=op, dtype=dtype)
         alpha, beta = scalars(dtype, case)
         fb = lambda i, j: values(dtype, case, i, j)
@@ -31,11 +54,12 @@ def test_helpers_2d(comm, chk, dtype):
         what = f"2-D helpers case {case} op {op}"
         with chk.local(what):
             b = relay.empty_local(src, rank, dtype)
-            chk.check(b.dtype == np.dtype(dtype) and b.shape == (src.local_elems(rank),), f"{what}: empty_local")
+            chk.check(b.dtype == np.dtype(dtype) and b.shape == storage_shape(src, src_desc, rank),
+                      f"{what}: empty_local {b.shape}")
             relay.fill_local(src, rank, b, fb)
             mine = make_local(src, rank, fb(*np.indices(src.shape, sparse=True)), dtype)
             held = src.global_indices(rank)[0] >= 0
-            chk.close(b[held], mine[held], f"{what}: fill_local vs global_indices")
+            chk.close(positions(src, rank, b)[held], mine[held], f"{what}: fill_local vs global_indices")
             a = relay.zeros_local(dst, rank, dtype)
             chk.check(not a.any(), f"{what}: zeros_local is not zero")
             relay.fill_local(dst, rank, a, fa)
@@ -44,13 +68,15 @@ def test_helpers_2d(comm, chk, dtype):
             ex.run(a, b, alpha, beta)
         with chk.local(what):
             relay.check_local(dst, rank, a, want, **tol(dtype))
-            check_local_buffer(chk, dst, rank, np.where(dst.global_indices(rank)[0] >= 0, a, -777.0).astype(dtype),
+            flat = positions(dst, rank, a)
+            check_local_buffer(chk, dst, rank, np.where(dst.global_indices(rank)[0] >= 0, flat, -777.0).astype(dtype),
                                want(*np.indices(dst.shape, sparse=True)), f"{what}: result", dtype)
             exp, held = relay.expected_local(dst, rank, want, dtype)
-            chk.close(a[held], exp[held], f"{what}: expected_local", **tol(dtype))
+            got = flat if exp.ndim == 1 else relay.local_view(dst, rank, a)
+            chk.close(got[held], exp[held], f"{what}: expected_local", **tol(dtype))
             if held.any():  # check_local must catch one wrong element
-                spoilt = a.copy()
-                spoilt[np.flatnonzero(held)[-1]] += 1
+                spoilt = a.copy(order="K")
+                positions(dst, rank, spoilt)[np.flatnonzero(dst.global_indices(rank)[0] >= 0)[-1]] += 1
                 chk.raises(AssertionError, relay.check_local, dst, rank, spoilt, want, words=["expected"],
                            what=f"{what}: check_local of a spoilt buffer")
         chk.agree(what)

@@ -99,6 +99,13 @@ class BlockCyclicRef:
             return self.lld
         return max(1, lr if self.order == "F" else lc)
 
+    def storage_shape(self, rank):
+        """ScaLAPACK's local array: (lld, LOCc) column-major, (LOCr, lld) row-major; 0 x 0 when empty."""
+        lr, lc = self.local_dims(rank)
+        if lr == 0 or lc == 0:
+            return (0, 0)
+        return (self.ld(rank), lc) if self.order == "F" else (lr, self.ld(rank))
+
     def local_elems(self, rank):
         if not 0 <= rank < self.nranks:
             return 0

@@ -21,24 +21,46 @@ def test_fill_and_check_2d(kw, dtype):
     layout, ref = relay.block_cyclic(*args, **kw), BlockCyclicRef(*args, **kw)
     for r in range(4):
         a = relay.empty_local(layout, r, dtype)
-        assert a.shape == (ref.local_elems(r),) and a.dtype == dtype
-        a[:] = -7
+        assert a.shape == ref.storage_shape(r) and a.dtype == dtype
+        assert a.flags.f_contiguous if ref.order == "F" else a.flags.c_contiguous
+        assert layout.storage_shape(r) == ref.storage_shape(r) and layout.local_shape(r) == ref.local_dims(r)
+        a[...] = -7
         assert relay.fill_local(layout, r, a, f2) is a
+        positions = a.reshape(-1, order=ref.order)          # ScaLAPACK's storage positions
         rows, cols = ref.global_indices(r)
-        held = rows >= 0
-        np.testing.assert_array_equal(a[held], f2(rows[held], cols[held]).astype(dtype))
-        assert (a[~held] == -7).all(), "gaps are left alone"
+        held = np.zeros(positions.size, bool)
+        held[:rows.size] = rows >= 0
+        np.testing.assert_array_equal(positions[held], f2(rows[held[:rows.size]], cols[held[:rows.size]]).astype(dtype))
+        assert (positions[~held] == -7).all(), "rows past LOCr are left alone"
         relay.check_local(layout, r, a, f2)
+        raw = np.full(ref.local_elems(r), -7, dtype)        # 1-D raw storage, ScaLAPACK's minimum size
+        relay.fill_local(layout, r, raw, f2)
+        np.testing.assert_array_equal(raw, positions[:raw.size])
         want, mask = relay.expected_local(layout, r, f2, dtype)
-        np.testing.assert_array_equal(mask, held)
-        np.testing.assert_array_equal(want[held], a[held])
+        assert want.shape == ref.local_dims(r) and mask.all()
+        view = relay.local_view(layout, r, a)
+        np.testing.assert_array_equal(view, want)
         z = relay.zeros_local(layout, r, dtype)
         assert z.shape == a.shape and not z.any()
-        if held.any():
-            k = int(np.flatnonzero(held)[-1])
-            a[k] += 1
+        if view.size:
+            view[-1, -1] += 1
+            i, j = ref.local_dims(r)
+            k = (i - 1) + (j - 1) * ref.ld(r) if ref.order == "F" else (i - 1) * ref.ld(r) + j - 1
             with pytest.raises(AssertionError, match=rf"global \({rows[k]}, {cols[k]}\)"):
                 relay.check_local(layout, r, a, f2)
+
+
+def test_local_view_refuses_other_arrays():
+    layout = relay.block_cyclic(10, 7, 3, 2, 2, 2, lld=9)
+    a = relay.empty_local(layout, 0)                         # (9, 4), column-major
+    for wrong in (np.zeros((9, 4)), a.T, a[:, ::2], a[:5], np.zeros((6, 4), order="F")):
+        with pytest.raises(relay.BufferMismatch, match=r"expected the layout's F-ordered local array of shape \(9, 4\)"):
+            relay.local_view(layout, 0, wrong)
+    with pytest.raises(relay.BufferMismatch, match=r"too small: expected at least 33 elements; got 32"):
+        relay.local_view(layout, 0, np.zeros(32))
+    assert relay.local_view(layout, 0, a[:6]).shape == (6, 4), "the logical view of the local array"
+    with pytest.raises(relay.UnsupportedError, match="flat"):
+        relay.local_view(relay.grid(2, [0, 2, 4], [0, 3], [0, 1]), 0, np.zeros(6))
 
 
 @pytest.mark.parametrize("case", [

@@ -116,10 +116,14 @@ def test_device_arrays_accepted(dtype):
     size = np.dtype(dtype).itemsize
     dst, src = FakeDeviceArray((n,), t, ptr=1 << 20), FakeDeviceArray((n,), t, ptr=1 << 30, readonly=True)
     assert check(plan, "cuda", dst, src) == ((1 << 20,), (1 << 30,))
-    # C order (implicit and explicit strides), F order, larger than needed, one slot as a sequence
-    for shape, strides in [((4, n // 4), None), ((4, n // 4), (n // 4 * size, size)), ((4, n // 4), (size, 4 * size)),
-                           ((2, n), None), ((n, 1, 1), (size, 7 * size, 0))]:
+    # the layout's local array (8 x 4, column-major), 1-D raw storage larger than needed, one slot as a sequence
+    for shape, strides in [((8, 4), (size, 8 * size)), ((2 * n,), None), ((8, 4), (size, 8 * size))]:
         assert check(plan, "cuda", FakeDeviceArray(shape, t, strides=strides), src) == ((1 << 20,), (1 << 30,))
+    # the logical view of a larger local array: rows 0-7 of a 10 x 4 one, whose lld is 10
+    tall = relay.plan_transform(relay.block_cyclic(8, 8, 2, 2, 1, 2, lld=10), relay.block_cyclic(8, 8, 2, 2, 1, 2),
+                                dtype=dtype)
+    assert check(tall, "cuda", FakeDeviceArray((8, 4), t, strides=(size, 10 * size)), src) == ((1 << 20,), (1 << 30,))
+    assert check(tall, "cuda", FakeDeviceArray((10, 4), t, strides=(size, 10 * size)), src) == ((1 << 20,), (1 << 30,))
     assert check(plan, "cuda", [dst], (src,)) == ((1 << 20,), (1 << 30,))
     # a rank whose buffers are empty may pass None, or empty arrays at address 0
     empty = relay.plan_transform(relay.block_cyclic(2, 2, 2, 2, 1, 2), relay.block_cyclic(2, 2, 2, 2, 1, 2),
@@ -139,8 +143,14 @@ def test_device_arrays_refused():
         ("big-endian dst", FakeDeviceArray((n,), ">f8"), ["of another type", "big-endian"]),
         ("unreadable typestr", FakeDeviceArray((n,), "float64"), ["of another type", "float64"]),
         ("too small dst", FakeDeviceArray((n - 1,)), ["dst is too small", "at least 32", "got 31"]),
-        ("strided dst", FakeDeviceArray((n,), strides=(16,), ptr=1 << 20), ["dst is not contiguous", "strided"]),
-        ("transposed view, neither C nor F", FakeDeviceArray((4, 4, 2), strides=(64, 8, 128)), ["not contiguous"]),
+        ("strided dst", FakeDeviceArray((n,), strides=(16,), ptr=1 << 20), ["dst is of another shape or order",
+                                                                            "strides (16,)"]),
+        ("C order for an F layout", FakeDeviceArray((8, 4)), ["of another shape or order", "F-ordered", "(8, 4)",
+                                                              "strides (8, 64)", "got shape (8, 4), strides (32, 8)"]),
+        ("the transpose", FakeDeviceArray((4, 8), strides=(64, 8)), ["of another shape or order", "got shape (4, 8)"]),
+        ("another shape, same size", FakeDeviceArray((4, 8), strides=(8, 32)), ["of another shape or order"]),
+        ("every other column", FakeDeviceArray((8, 4), strides=(8, 128)), ["of another shape or order"]),
+        ("3-D", FakeDeviceArray((8, 4, 1)), ["of another shape or order"]),
         ("dst at address 0", FakeDeviceArray((n,), ptr=0), ["address 0"]),
         ("masked dst", FakeDeviceArray((n,), mask=FakeDeviceArray((n,), "|b1")), ["malformed", "mask"]),
         ("no shape", type("NoShape", (), {"__cuda_array_interface__": {"typestr": "<f8", "data": (1, False)}})(),
