@@ -262,6 +262,40 @@ def test_plan_queries_out_of_range():
     refused(relay.ArgumentError, lambda: nd.dst_elems(-1))
 
 
+WIDE = [2**31, -2**31 - 1, 2**63, -2**63 - 1, 2**200]
+
+
+@pytest.mark.parametrize("wide", WIDE)
+def test_integers_out_of_range_raise_relay_errors(wide):
+    """Integers no C type of the call holds raise ArgumentError, never a bare OverflowError."""
+    p = relay.plan_transform(dst(), src())
+    b = p.encode()
+    lay, nd = src(), nd_a()
+    calls = [  # ranks, counts and indices: C ints
+        lambda: relay.decode(b, rank=wide), lambda: p.info(rank=wide), lambda: p.dst_elems(wide),
+        lambda: p.src_elems(0, wide), lambda: p.dst_layout(wide), lambda: lay.local_elems(wide),
+        lambda: lay.local_shape(wide), lambda: lay.global_indices(wide), lambda: nd.local_shape(wide),
+        lambda: nd.locate(wide, [0, 0]), lambda: relay.local_view(lay, wide, np.zeros(1)),
+        lambda: relay.block_cyclic(10, 7, 3, 2, wide, 2), lambda: relay.grid(wide, [0, 2], [0, 2], [0]),
+        lambda: NDLayout((10, 9), wide, [Shard(0)]), lambda: relay.plan_transform(dst(), src(), nranks=wide),
+        lambda: relay.plan_bmmc(relay.BMMC.identity(4), wide, 2),
+    ]
+    if abs(wide) >= 2**63:  # extents, indices and sizes: int64
+        calls += [
+            lambda: lay.locate(wide, 0), lambda: nd.locate(0, [wide, 0]), lambda: relay.block_cyclic(wide, 7, 3, 2, 2, 2),
+            lambda: relay.block_cyclic(10, 7, 3, 2, 2, 2, lld=wide), lambda: relay.grid(2, [0, wide], [0, 2], [0]),
+            lambda: NDLayout((wide, 9), 2, [Shard(0)]), lambda: NDLayout((10, 9), 2, [Shard(0, block=wide)]),
+            lambda: p.info(limit=wide),
+        ]
+    for call in calls:
+        try:
+            call()
+        except relay.Error as e:
+            assert e.message and not isinstance(e, OverflowError)
+        else:
+            pytest.fail(f"no error for {wide} in call {calls.index(call)}")
+
+
 def test_info_of_a_section_plan_is_refused_not_crashed():
     for r in range(4):
         part = relay.plan_transform(dst(), src(), rank=r)
