@@ -13,7 +13,7 @@ program mpi_fortran_nd
   implicit none
 
   integer(c_int64_t), parameter :: n1 = 5, n2 = 4, n3 = 7
-  integer :: rank, nranks, ierr
+  integer :: rank, nranks, ierr, failed
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -21,9 +21,9 @@ program mpi_fortran_nd
   call test_move(relay_shard(1), 'A sharded')
   call test_move(relay_replicate(), 'A replicated')
   call test_bad_arguments()
-  ierr = verdict('mpi_fortran_nd')
+  failed = verdict('mpi_fortran_nd')
   call MPI_Finalize(ierr)
-  if (ierr /= 0) stop 1
+  if (failed /= 0) stop 1
 
 contains
 
