@@ -14,20 +14,25 @@
 ! type and rank (`type(*), dimension(..)`), contiguous, of the plan's
 ! element type.  Plans with more buffers (batched transforms, HSUMMA's
 ! sources A and B) use relay_exec_run_ptrs / relay_exec_start_ptrs with
-! arrays of c_loc addresses, as C takes them.  alpha and beta are optional
-! scalars of the plan's element type (absent: 1 and 0).  The arrays reach
-! C with their descriptors (buffers.c), which refuses, with RELAY_ERR_ARG
-! and a message naming the array and the sizes, one that is smaller than
-! this rank's part of the plan, of another element size than the plan's
-! type or assumed-size, and one that is not contiguous: never copied,
-! because between relay_exec_start and relay_exec_wait relay writes into
-! the caller's own memory, which a compiler's temporary copy would not be
-! (give such arrays the TARGET attribute).  The refusing rank still takes
-! part in the exchange, so that the others complete (with NaN from it).
-! The _ptrs calls take bare addresses, whose sizes nobody can check.
+! arrays of c_loc addresses, as C takes them.  alpha and beta (none for
+! BMMC plans, which move elements as they are) are optional
+! (absent: 1 and 0), one value each of the plan's element type: the kind
+! matters, 2.0_c_double for a RELAY_DOUBLE plan (2.0 and 2 are other
+! kinds).  They are declared `dimension(..)` too, so that they reach C with
+! their descriptors, as the arrays do (buffers.c): it refuses, with
+! RELAY_ERR_ARG and a message naming what was given and what the plan
+! takes, an array that is smaller than this rank's part of the plan, of
+! another type than the plan's or assumed-size, and one that is not
+! contiguous: never copied, because between relay_exec_start and
+! relay_exec_wait relay writes into the caller's own memory, which a
+! compiler's temporary copy would not be (give such arrays the TARGET
+! attribute); an alpha or beta of another type or kind than the plan's
+! (or an array of them); arrays of addresses shorter than the plan's
+! buffer count.  The refusing rank still takes part in the exchange, so
+! that the others complete (with NaN from it).  The addresses of the
+! _ptrs calls are bare, and nobody can check their buffers' sizes.
 module relay_exec_mod
   use, intrinsic :: iso_c_binding, only: c_int, c_int64_t, c_double, c_null_ptr, c_ptr
-  use relay_fortran_internal, only: check_length
   use relay_hsumma_mod, only: relay_hsumma_network
   use relay_plan_mod, only: relay_plan
   use relay_status_mod, only: RELAY_OK
@@ -47,7 +52,7 @@ module relay_exec_mod
   type, bind(C) :: exec_buffers
     integer(c_int) :: dst_buffers = 0, src_buffers = 0   ! pointers per replay
     integer(c_int) :: opaque = 0                         ! a BMMC plan: checked in bytes
-    integer(c_int) :: type = 0                           ! a transform's element type
+    integer(c_int) :: type = 0                           ! a transform's or HSUMMA's element type
     integer(c_int64_t) :: dst_elems = 0, src_elems = 0   ! a one-pair plan's buffers
     integer(c_int64_t) :: elem_bytes = 0
   end type exec_buffers
@@ -127,17 +132,20 @@ module relay_exec_mod
       type(exec_buffers), intent(in) :: buffers
       type(*), dimension(..), intent(inout), target :: dst
       type(*), dimension(..), intent(in), target :: src
-      type(*), intent(in), optional :: alpha, beta
+      type(*), dimension(..), intent(in), optional :: alpha, beta
       integer(c_int) :: st
     end function c_exec_start_arrays
 
-    function c_exec_start(e, dst, src, alpha, beta) bind(C, name='relay_exec_start') result(st)
-      import :: c_int, c_ptr
+    function c_exec_start_ptrs(e, buffers, ndst, dst, nsrc, src, alpha, beta) &
+        bind(C, name='relay_fortran_exec_start_ptrs') result(st)
+      import :: c_int, c_ptr, exec_buffers
       type(c_ptr), value :: e
+      type(exec_buffers), intent(in) :: buffers
+      integer(c_int), value :: ndst, nsrc
       type(c_ptr), intent(in) :: dst(*), src(*)
-      type(*), intent(in), optional :: alpha, beta
+      type(*), dimension(..), intent(in), optional :: alpha, beta
       integer(c_int) :: st
-    end function c_exec_start
+    end function c_exec_start_ptrs
 
     function c_exec_wait(e) bind(C, name='relay_exec_wait') result(st)
       import :: c_int, c_ptr
@@ -261,7 +269,7 @@ contains
     type(relay_exec), intent(in) :: exec
     type(*), dimension(..), intent(inout), target :: dst
     type(*), dimension(..), intent(in), target :: src
-    type(*), intent(in), optional :: alpha, beta
+    type(*), dimension(..), intent(in), optional :: alpha, beta
     integer(c_int) :: st
     st = relay_exec_start(exec, dst, src, alpha, beta)
     if (st == RELAY_OK) st = relay_exec_wait(exec)
@@ -274,7 +282,7 @@ contains
     type(relay_exec), intent(in) :: exec
     type(*), dimension(..), intent(inout), target :: dst
     type(*), dimension(..), intent(in), target :: src
-    type(*), intent(in), optional :: alpha, beta
+    type(*), dimension(..), intent(in), optional :: alpha, beta
     integer(c_int) :: st
     st = c_exec_start_arrays(exec%ptr, exec%buffers, dst, src, alpha, beta)
   end function relay_exec_start
@@ -285,7 +293,7 @@ contains
   function relay_exec_run_ptrs(exec, dst, src, alpha, beta) result(st)
     type(relay_exec), intent(in) :: exec
     type(c_ptr), intent(in) :: dst(:), src(:)
-    type(*), intent(in), optional :: alpha, beta
+    type(*), dimension(..), intent(in), optional :: alpha, beta
     integer(c_int) :: st
     st = relay_exec_start_ptrs(exec, dst, src, alpha, beta)
     if (st == RELAY_OK) st = relay_exec_wait(exec)
@@ -295,11 +303,9 @@ contains
   function relay_exec_start_ptrs(exec, dst, src, alpha, beta) result(st)
     type(relay_exec), intent(in) :: exec
     type(c_ptr), intent(in) :: dst(:), src(:)
-    type(*), intent(in), optional :: alpha, beta
+    type(*), dimension(..), intent(in), optional :: alpha, beta
     integer(c_int) :: st
-    st = check_length('relay_exec_start', 'dst', size(dst), exec%buffers%dst_buffers)
-    if (st == RELAY_OK) st = check_length('relay_exec_start', 'src', size(src), exec%buffers%src_buffers)
-    if (st == RELAY_OK) st = c_exec_start(exec%ptr, dst, src, alpha, beta)
+    st = c_exec_start_ptrs(exec%ptr, exec%buffers, int(size(dst), c_int), dst, int(size(src), c_int), src, alpha, beta)
   end function relay_exec_start_ptrs
 
   ! Completes the replay relay_exec_start began.

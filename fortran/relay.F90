@@ -26,7 +26,8 @@
 !   destination and source arrays themselves (type(*), dimension(..): any
 !   type and rank), contiguous and never copied; relay_exec_run_ptrs /
 !   relay_exec_start_ptrs take arrays of c_loc addresses for plans with
-!   more buffers (batches, HSUMMA).  See relay_exec_mod.
+!   more buffers (batches, HSUMMA).  alpha and beta must be of the plan's
+!   kind, checked at every replay.  See relay_exec_mod.
 ! - Communicators are MPI's Fortran handles: an integer from `use mpi` or
 !   mpif.h, comm%MPI_VAL from mpi_f08.  A small C shim (shim.c) converts
 !   them with MPI_Comm_f2c, so this module needs no MPI Fortran module and

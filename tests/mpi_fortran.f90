@@ -10,10 +10,16 @@
 !   through the pointer-array calls;
 ! - a BMMC transpose and an HSUMMA product;
 ! - one rank's arrays refused (a destination too short, a source of
-!   real(c_float) for a double plan, a BMMC output too short): that rank
-!   gets RELAY_ERR_ARG naming the array and the sizes, its arrays
+!   real(c_float) for a double plan, a BMMC output too short) and one
+!   rank's alpha of a default real for a double plan: that rank gets
+!   RELAY_ERR_ARG saying what was given and what was needed, its arrays
 !   untouched; every other rank completes, with NaN exactly where the
 !   elements come from that rank; the next replay verifies everywhere;
+! - for a plan of each element type, alpha and then beta of every other
+!   kind (each real and complex kind, integers, a logical, an array)
+!   refused on every rank, the arrays untouched, and the plan's own kind
+!   replaying alpha op(B) + beta A; HSUMMA's and N-D's replays refuse
+!   another kind too;
 ! - bad arguments: a non-OK status, relay_last_error() not empty, nothing
 !   changed.
 program mpi_fortran
@@ -55,6 +61,7 @@ program mpi_fortran
   call test_bmmc()
   call test_hsumma()
   call test_refused_buffers()
+  call test_scalar_kinds()
   call test_errors()
   call test_memory_kinds()
 
@@ -522,6 +529,11 @@ contains
                 [nk_r, nc])
     c = 1
     call check_fails(relay_exec_run(exec, c, a), RELAY_ERR_ARG, 'HSUMMA replayed with one source')
+    call check_fails(relay_exec_run_ptrs(exec, [c_loc(c)], [c_loc(a)]), RELAY_ERR_ARG, 'HSUMMA: one source address')
+    call check_fails(relay_exec_run_ptrs(exec, [c_loc(c)], [c_loc(a), c_loc(b)], 1.0, 2.0), RELAY_ERR_ARG, &
+                     'HSUMMA: default reals for alpha and beta of a double plan')
+    call check(index(relay_last_error(), 'alpha is real(c_float)') > 0, 'HSUMMA: the message names alpha''s kind')
+    call check(all(c == 1), 'HSUMMA: C untouched by the refused replays')
     call check_ok(relay_exec_run_ptrs(exec, [c_loc(c)], [c_loc(a), c_loc(b)], 1.0_c_double, 2.0_c_double), &
                   'HSUMMA: relay_exec_run_ptrs')
     wrong = 0
@@ -572,7 +584,7 @@ contains
     else
       st = relay_exec_run(exec, a, b, alpha, beta)
     end if
-    call check_refusal(st, culprit, a, before, 'dst', na - 1, 8, na, 'a destination one element short')
+    call check_refusal(st, culprit, a, before, 'a destination one element short', names_sizes('dst', na - 1, 8, na, 8))
 
     culprit = nranks - 1
     call fill(RELAY_OP_N, a, rank, b, nan=.false.)
@@ -584,7 +596,18 @@ contains
     else
       st = relay_exec_run(exec, a, b, alpha, beta)
     end if
-    call check_refusal(st, culprit, a, before, 'src', nb, 4, nb, 'a real(c_float) source')
+    call check_refusal(st, culprit, a, before, 'a real(c_float) source', names_sizes('src', nb, 4, nb, 8))
+
+    culprit = nranks / 2
+    call fill(RELAY_OP_N, a, rank, b, nan=.false.)
+    before = a
+    if (rank == culprit) then
+      st = relay_exec_run(exec, a, b, 2.0, beta)
+    else
+      st = relay_exec_run(exec, a, b, alpha, beta)
+    end if
+    call check_refusal(st, culprit, a, before, 'a default real alpha', &
+                       index(relay_last_error(), 'alpha is real(c_float); the plan''s elements are real(c_double)') > 0)
 
     call fill(RELAY_OP_N, a, rank, b, nan=.false.)
     call check_ok(relay_exec_run(exec, a, b, alpha, beta), 'relay_exec_run after the refusals')
@@ -595,21 +618,141 @@ contains
     call relay_layout_free(lb)
   end subroutine test_refused_buffers
 
-  ! The outcome st of a replay of op N in which rank culprit passed as
-  ! `what` an array of `have` elements of have_bytes bytes, where `need`
-  ! doubles were needed: culprit refused, naming the sizes, its A as
-  ! before; every other rank complete, with NaN where B's elements are
-  ! culprit's and alpha op(B) + beta A0 elsewhere.
-  subroutine check_refusal(st, culprit, a, before, what, have, have_bytes, need, case)
+  ! ---- alpha and beta of the plan's kind ------------------------------------
+
+  ! For op N plans of each element type over the same values (complex ones
+  ! with equal real and imaginary parts): alpha, then beta, of every other
+  ! kind refused on every rank, the arrays untouched; the plan's own kind
+  ! replays A = alpha op(B) + beta A0.
+  subroutine test_scalar_kinds()
+    type(relay_layout) :: la, lb
+    type(relay_plan) :: plan
+    type(relay_exec) :: exec
+    real(c_double), allocatable :: a(:), b(:)
+    real(c_float), allocatable, target :: af(:), bf(:)
+    real(c_double), allocatable, target :: ad(:), bd(:)
+    complex(c_float_complex), allocatable, target :: ac(:), bc(:)
+    complex(c_double_complex), allocatable, target :: az(:), bz(:)
+    integer(c_int) :: t
+    la = make_layout(bc_dst)
+    lb = make_layout(bc_src(RELAY_OP_N))
+    allocate (a(local_elems(bc_dst, rank)), b(local_elems(bc_src(RELAY_OP_N), rank)))
+    call fill(RELAY_OP_N, a, rank, b, nan=.false.)
+    af = real(a, c_float)
+    bf = real(b, c_float)
+    ad = a
+    bd = b
+    ac = cmplx(a, a, c_float_complex)
+    bc = cmplx(b, b, c_float_complex)
+    az = cmplx(a, a, c_double_complex)
+    bz = cmplx(b, b, c_double_complex)
+    do t = RELAY_FLOAT, RELAY_CDOUBLE
+      call check_ok(relay_plan_transform(plan, nranks, la, lb, RELAY_OP_N, t), 'relay_plan_transform')
+      call check_ok(relay_exec_create(exec, plan, MPI_COMM_WORLD), 'scalar kinds: relay_exec_create')
+      select case (t)
+      case (RELAY_FLOAT)
+        call refuse_other_kinds(exec, t, af, bf, c_loc(af), bytes_of(af))
+        call check_ok(relay_exec_run(exec, af, bf, real(alpha, c_float), real(beta, c_float)), 'real(c_float) scalars')
+        call check(wrong_elements(RELAY_OP_N, real(af, c_double), rank, alpha, beta) == 0, 'real(c_float) replay')
+      case (RELAY_DOUBLE)
+        call refuse_other_kinds(exec, t, ad, bd, c_loc(ad), bytes_of(ad))
+        call check_ok(relay_exec_run(exec, ad, bd, alpha, beta), 'real(c_double) scalars')
+        call check(wrong_elements(RELAY_OP_N, ad, rank, alpha, beta) == 0, 'real(c_double) replay')
+      case (RELAY_CFLOAT)
+        call refuse_other_kinds(exec, t, ac, bc, c_loc(ac), bytes_of(ac))
+        call check_ok(relay_exec_run(exec, ac, bc, cmplx(alpha, 0, c_float_complex), cmplx(beta, 0, c_float_complex)), &
+                      'complex(c_float_complex) scalars')
+        call check(wrong_elements(RELAY_OP_N, real(real(ac), c_double), rank, alpha, beta) == 0, &
+                   'complex(c_float_complex) replay, real parts')
+        call check(wrong_elements(RELAY_OP_N, real(aimag(ac), c_double), rank, alpha, beta) == 0, &
+                   'complex(c_float_complex) replay, imaginary parts')
+      case (RELAY_CDOUBLE)
+        call refuse_other_kinds(exec, t, az, bz, c_loc(az), bytes_of(az))
+        call check_ok(relay_exec_run(exec, az, bz, cmplx(alpha, 0, c_double_complex), cmplx(beta, 0, c_double_complex)), &
+                      'complex(c_double_complex) scalars')
+        call check(wrong_elements(RELAY_OP_N, real(az), rank, alpha, beta) == 0, &
+                   'complex(c_double_complex) replay, real parts')
+        call check(wrong_elements(RELAY_OP_N, aimag(az), rank, alpha, beta) == 0, &
+                   'complex(c_double_complex) replay, imaginary parts')
+      end select
+      call relay_exec_free(exec)
+      call relay_plan_free(plan)
+    end do
+    call relay_layout_free(la)
+    call relay_layout_free(lb)
+  end subroutine test_scalar_kinds
+
+  ! The bytes of array x.
+  integer(c_size_t) function bytes_of(x)
+    class(*), intent(in) :: x(:)
+    bytes_of = size(x, kind=c_size_t) * storage_size(x) / 8
+  end function bytes_of
+
+    ! Every kind but the plan's, for alpha and then for beta, on the plan of
+  ! elem_type that exec replays over a and b (a: a_bytes bytes at a_addr).
+  subroutine refuse_other_kinds(exec, elem_type, a, b, a_addr, a_bytes)
+    type(relay_exec), intent(in) :: exec
+    integer(c_int), intent(in) :: elem_type
+    type(*), dimension(..), intent(inout), target :: a
+    type(*), dimension(..), intent(in), target :: b
+    type(c_ptr), intent(in) :: a_addr
+    integer(c_size_t), intent(in) :: a_bytes
+    if (elem_type /= RELAY_FLOAT) call refuse_kind(exec, elem_type, a, b, a_addr, a_bytes, 2.0_c_float, 'real(c_float)')
+    if (elem_type /= RELAY_DOUBLE) call refuse_kind(exec, elem_type, a, b, a_addr, a_bytes, 2.0_c_double, 'real(c_double)')
+    if (elem_type /= RELAY_CFLOAT) call refuse_kind(exec, elem_type, a, b, a_addr, a_bytes, (2.0_c_float, 0.0_c_float), &
+                                                    'complex(c_float_complex)')
+    if (elem_type /= RELAY_CDOUBLE) call refuse_kind(exec, elem_type, a, b, a_addr, a_bytes, &
+                                                     (2.0_c_double, 0.0_c_double), 'complex(c_double_complex)')
+    call refuse_kind(exec, elem_type, a, b, a_addr, a_bytes, 2, 'integer(c_int32_t)')
+    call refuse_kind(exec, elem_type, a, b, a_addr, a_bytes, 2_c_int64_t, 'integer(c_int64_t)')
+    call refuse_kind(exec, elem_type, a, b, a_addr, a_bytes, .true., 'of another type')
+    call refuse_kind(exec, elem_type, a, b, a_addr, a_bytes, [1.0_c_double, 2.0_c_double], 'an array')
+  end subroutine refuse_other_kinds
+
+  ! A replay with alpha = x, then one with beta = x, where x is `given`:
+  ! refused on every rank, saying what x is and what the plan's elements
+  ! are, a untouched.
+  subroutine refuse_kind(exec, elem_type, a, b, a_addr, a_bytes, x, given)
+    type(relay_exec), intent(in) :: exec
+    integer(c_int), intent(in) :: elem_type
+    type(*), dimension(..), intent(inout), target :: a
+    type(*), dimension(..), intent(in), target :: b
+    type(c_ptr), intent(in) :: a_addr
+    integer(c_size_t), intent(in) :: a_bytes
+    type(*), dimension(..), intent(in) :: x
+    character(len=*), intent(in) :: given
+    character(len=*), parameter :: plan_kinds(0:3) = [character(len=25) :: 'real(c_float)', 'real(c_double)', &
+                                                       'complex(c_float_complex)', 'complex(c_double_complex)']
+    integer(c_int8_t), pointer :: bytes(:)
+    integer(c_int8_t), allocatable :: before(:)
+    character(len=:), allocatable :: case, message
+    call c_f_pointer(a_addr, bytes, [a_bytes])
+    allocate (before, source=bytes)
+    case = trim(plan_kinds(elem_type)) // ' plan, alpha ' // given
+    call check_fails(relay_exec_run(exec, a, b, alpha=x), RELAY_ERR_ARG, case)
+    message = relay_last_error()
+    call check(index(message, 'alpha is ' // given) > 0 .and. index(message, 'elements are ' // &
+               trim(plan_kinds(elem_type))) > 0, case // ': the message says what alpha is and what was needed: ' // message)
+    case = trim(plan_kinds(elem_type)) // ' plan, beta ' // given
+    call check_fails(relay_exec_run(exec, a, b, beta=x), RELAY_ERR_ARG, case)
+    message = relay_last_error()
+    call check(index(message, 'beta is ' // given) > 0, case // ': the message names beta: ' // message)
+    call check(all(bytes == before), case // ': A untouched')
+  end subroutine refuse_kind
+
+  ! The outcome st of a replay of op N in which rank culprit passed
+  ! something wrong (`case`): culprit refused, its message explained (as
+  ! its caller found), its A as before; every other rank complete, with NaN
+  ! where B's elements are culprit's and alpha op(B) + beta A0 elsewhere.
+  subroutine check_refusal(st, culprit, a, before, case, explained)
     integer(c_int), intent(in) :: st
-    integer, intent(in) :: culprit, have_bytes
+    integer, intent(in) :: culprit
     real(c_double), intent(in) :: a(:), before(:)
-    character(len=*), intent(in) :: what, case
-    integer(c_int64_t), intent(in) :: have, need
+    character(len=*), intent(in) :: case
+    logical, intent(in) :: explained
     if (rank == culprit) then
       call check_fails(st, RELAY_ERR_ARG, case)
-      call check(names_sizes(what, have, have_bytes, need, 8), case // ': the message names the sizes: ' // &
-                 relay_last_error())
+      call check(explained, case // ': the message says what was given and needed: ' // relay_last_error())
       call check(all(a == before), case // ': A untouched')
     else
       call check_ok(st, 'relay_exec_run beside ' // case)

@@ -4,7 +4,8 @@
 ! (B's 2, 0, 1): A(i, j, k) = B(j, k, i) (0-based), A sharded along its
 ! second dimension, then replicated on every rank, then with B a partial
 ! sum over a mesh dimension of 1.  Every element of A is checked against
-! the test's own formula of its global index; bad arguments are refused.
+! the test's own formula of its global index; bad arguments, and alpha and
+! beta of another kind than the plan's, are refused.
 program mpi_fortran_nd
   use, intrinsic :: iso_c_binding
   use mpi
@@ -53,6 +54,7 @@ contains
     integer(c_int64_t) :: lo, hi, alo, ahi, i, j, k, extents(3)
     real(c_double), allocatable, target :: a(:, :, :), b(:, :, :)
     logical :: sharded
+    character(len=:), allocatable :: message
     ranks = [(r, r = 0, nranks - 1)]
     sharded = a_place%kind == RELAY_SHARD_KIND
     call check_ok(relay_nd_layout_create(lb, [n1, n2, n3], [int(nranks, c_int)], ranks, [relay_shard(2)], &
@@ -79,6 +81,13 @@ contains
     end do
     a = -1
     call check_ok(relay_exec_create(exec, plan, MPI_COMM_WORLD), what // ': relay_exec_create')
+    call check_fails(relay_exec_run(exec, a, b, 2.0, 0.0), RELAY_ERR_ARG, what // ': default reals for a double plan')
+    message = relay_last_error()
+    call check(index(message, 'alpha is real(c_float)') > 0, what // ': the message names alpha''s kind: ' // message)
+    call check_fails(relay_exec_run(exec, a, b, beta=0), RELAY_ERR_ARG, what // ': an integer beta')
+    message = relay_last_error()
+    call check(index(message, 'beta is integer') > 0, what // ': the message names beta''s kind: ' // message)
+    call check(all(a == -1), what // ': A untouched by the refused replays')
     call check_ok(relay_exec_run(exec, a, b), what // ': relay_exec_run')
     do k = 0, n2 - 1
       do j = alo, ahi - 1
