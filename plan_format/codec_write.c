@@ -390,7 +390,8 @@ static void encoded_free(encoded_plan *ep)
 }
 
 /* A layout a plan file can describe by its constructor's arguments: not a
- * ScaLAPACK submatrix (relay_internal_layout_submatrix). */
+ * ScaLAPACK submatrix (relay_internal_layout_submatrix) nor a layout of
+ * per-rank leading dimensions (relay_layout_block_cyclic_lds). */
 static int describable(const relay_layout *l)
 {
     return l->kind != RL_LAYOUT_BLOCK_CYCLIC || (!l->bc.i0 && !l->bc.j0 && !l->bc.lds_given);
@@ -411,7 +412,8 @@ static relay_status check_complete(const relay_plan *p, const char *what)
             return rl_fail(RELAY_ERR_ARG, "%s: the plan holds only some ranks' sections (rank %d is missing)", what, r);
     for (int k = 0; has_sections(p) && k < p->count; k++)
         if (!describable(p->pairs[k].dst) || !describable(p->pairs[k].src))
-            return rl_fail(RELAY_ERR_ARG, "%s: pair %d has a ScaLAPACK submatrix layout, which plan files cannot hold", what, k);
+            return rl_fail(RELAY_ERR_ARG, "%s: pair %d has a layout with a leading dimension per rank or a submatrix origin, which "
+                           "plan files cannot hold (give every rank one lld to save it)", what, k);
     return RELAY_OK;
 }
 

@@ -91,7 +91,7 @@ static void put_layout(XXH3_state_t *h, const relay_layout *l)
         const rl_block_cyclic *bc = &l->bc;
         int64_t fields[] = {bc->mb, bc->nb, bc->nprow, bc->npcol, bc->grid_order, bc->rsrc, bc->csrc, bc->lld};
         put_array(h, fields, sizeof fields / sizeof *fields, sizeof *fields);
-        if (bc->i0 || bc->j0 || bc->lds_given) { /* a ScaLAPACK submatrix (absent from plan files) */
+        if (bc->i0 || bc->j0 || bc->lds_given) { /* a submatrix, or lds per rank (absent from plan files) */
             put_i64(h, bc->i0);
             put_i64(h, bc->j0);
             put_array(h, l->bc_ld, (size_t)l->base_nranks, sizeof(int64_t));

@@ -166,6 +166,51 @@ relay_status relay_layout_block_cyclic(relay_layout **out, int64_t m, int64_t n,
     return bc_build(out, m, n, 0, 0, mb, nb, nprow, npcol, grid_order, rsrc, csrc, lld, NULL, elem_order);
 }
 
+/* Whether ld[0..n) are all the same, the value of ld[0]. */
+static int all_equal(const int64_t *ld, int n)
+{
+    for (int r = 1; r < n; r++)
+        if (ld[r] != ld[0]) return 0;
+    return 1;
+}
+
+/* The leading dimensions as one lld where they are one: 0 when each rank's
+ * is its smallest (ScaLAPACK's descinit default, max(1, local rows)), their
+ * common value when that is a legal shared lld; -1 when they are truly
+ * per rank.  A layout so described is the one relay_layout_block_cyclic
+ * makes, with its fingerprint, and plan files can hold it. */
+static relay_status shared_lld(int64_t *lld, int64_t m, int64_t n, int64_t mb, int64_t nb, int nprow, int npcol,
+                               relay_order grid_order, int rsrc, int csrc, const int64_t *lds, relay_order elem_order)
+{
+    relay_layout *smallest;
+    relay_status st = bc_build(&smallest, m, n, 0, 0, mb, nb, nprow, npcol, grid_order, rsrc, csrc, 0, NULL, elem_order);
+    if (st) return st;
+    int nranks = smallest->nranks;
+    for (int r = 0; r < nranks; r++)
+        if (lds[r] <= 0) {
+            relay_layout_free(smallest);
+            return rl_fail(RELAY_ERR_ARG, "block-cyclic layout: rank %d's lld %lld is not positive", r, (long long)lds[r]);
+        }
+    int each_smallest = !memcmp(smallest->bc_ld, lds, (size_t)nranks * sizeof *lds);
+    int64_t largest = 0;
+    for (int r = 0; r < nranks; r++) largest = smallest->bc_ld[r] > largest ? smallest->bc_ld[r] : largest;
+    relay_layout_free(smallest);
+    *lld = each_smallest ? 0 : all_equal(lds, nranks) && lds[0] >= largest ? lds[0] : -1;
+    return RELAY_OK;
+}
+
+relay_status relay_layout_block_cyclic_lds(relay_layout **out, int64_t m, int64_t n, int64_t mb, int64_t nb,
+        int nprow, int npcol, relay_order grid_order, int rsrc, int csrc, const int64_t *lds,
+        relay_order elem_order)
+{
+    if (!out || !lds) return rl_fail(RELAY_ERR_ARG, "relay_layout_block_cyclic_lds: NULL argument");
+    int64_t lld = -1;
+    relay_status st = shared_lld(&lld, m, n, mb, nb, nprow, npcol, grid_order, rsrc, csrc, lds, elem_order);
+    if (st) return st;
+    return bc_build(out, m, n, 0, 0, mb, nb, nprow, npcol, grid_order, rsrc, csrc, lld < 0 ? 0 : lld,
+                    lld < 0 ? lds : NULL, elem_order);
+}
+
 relay_status relay_internal_layout_submatrix(relay_layout **out, int64_t m, int64_t n, int64_t i0, int64_t j0,
         int64_t mb, int64_t nb, int nprow, int npcol, relay_order grid_order, int rsrc, int csrc, const int64_t *lld)
 {

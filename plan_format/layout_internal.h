@@ -22,8 +22,8 @@ typedef struct {
     /* A ScaLAPACK submatrix (relay_internal_layout_submatrix): the layout's
      * rows and columns start at (i0, j0) of the distributed matrix, whose
      * block (0, 0) is on (rsrc, csrc), and each rank has its own lld
-     * (bc_ld).  0, 0 and 0 for relay_layout_block_cyclic.  Only one rank's
-     * plans use them, and those are never saved. */
+     * (bc_ld; also relay_layout_block_cyclic_lds's, at (0, 0)).  0, 0 and 0
+     * for relay_layout_block_cyclic.  Plans over them are never saved. */
     int64_t i0, j0;
     int lds_given;
     /* i0 % mb and j0 % nb (ScaLAPACK's IROFF and ICOFF): the rows and

@@ -1,7 +1,8 @@
 /* test_layout.c — cmocka unit tests of relay's layouts against the serial reference.
  *
- * For hand-picked and random block-cyclic and grid layouts, and ScaLAPACK
- * submatrices (relay_internal_layout_submatrix), every element's
+ * For hand-picked and random block-cyclic and grid layouts, block-cyclic
+ * layouts with a leading dimension per rank (relay_layout_block_cyclic_lds)
+ * and ScaLAPACK submatrices (relay_internal_layout_submatrix), every element's
  * owner and local index (relay_layout_locate) and every rank's buffer size
  * (relay_layout_local_elems) must equal the reference's.  Every bad argument
  * of the constructors must return RELAY_ERR_ARG, leave *out untouched and set
@@ -326,39 +327,70 @@ static void test_block_cyclic_random(void **state)
 
 /* ---- ScaLAPACK submatrices (relay_internal_layout_submatrix) ---------------------- */
 
-/* Every element of an m x n submatrix at (i0, j0) of an M x N block-cyclic
- * matrix, each rank at its own lld, where the reference's INDXG2P and
- * INDXG2L put it; each rank's buffer ends right after its last element. */
-static void check_submatrix(ref_rng *rng)
+/* A block-cyclic matrix's m x n submatrix at (i0, j0), each rank's part
+ * stored at its own ld, lds[rank], in element order `elems`. */
+typedef struct {
+    int64_t m, n, i0, j0, mb, nb;
+    int pr, pc, rsrc, csrc;
+    relay_order grid, elems;
+    int64_t lds[9];
+} bc_case;
+
+/* Every element of c's submatrix, in layout l, where the reference's
+ * INDXG2P and INDXG2L put it; each rank's buffer ends right after its last
+ * element. */
+static void check_elements(const relay_layout *l, const bc_case *c)
 {
-    int64_t M = ref_rng_range(rng, 1, 60), N = ref_rng_range(rng, 1, 60), mb = ref_rng_range(rng, 1, 9),
-            nb = ref_rng_range(rng, 1, 9);
-    int pr = (int)ref_rng_range(rng, 1, 3), pc = (int)ref_rng_range(rng, 1, 3), rsrc = (int)ref_rng_range(rng, 0, pr - 1),
-        csrc = (int)ref_rng_range(rng, 0, pc - 1);
-    relay_order grid = ref_rng_range(rng, 0, 1) ? RELAY_ROW_MAJOR : RELAY_COL_MAJOR;
-    int64_t i0 = ref_rng_range(rng, 0, M - 1), j0 = ref_rng_range(rng, 0, N - 1);
-    int64_t m = ref_rng_range(rng, 0, M - i0), n = ref_rng_range(rng, 0, N - j0), lld[9], last[9];
-    for (int r = 0; r < pr * pc; r++) {
-        int row = grid == RELAY_ROW_MAJOR ? r / pc : r % pr;
-        int64_t rows = ref_numroc(M, mb, row, rsrc, pr);
-        lld[r] = (rows > 1 ? rows : 1) + ref_rng_range(rng, 0, 2);
-        last[r] = 0;
-    }
-    relay_layout *l;
-    assert_int_equal(relay_internal_layout_submatrix(&l, m, n, i0, j0, mb, nb, pr, pc, grid, rsrc, csrc, lld), RELAY_OK);
-    for (int64_t i = 0; i < m; i++)
-        for (int64_t j = 0; j < n; j++) {
-            int row = ref_indxg2p(i0 + i, mb, rsrc, pr), col = ref_indxg2p(j0 + j, nb, csrc, pc), rank;
-            int want = grid == RELAY_ROW_MAJOR ? row * pc + col : col * pr + row;
-            int64_t index, expect = ref_indxg2l(i0 + i, mb, pr) + ref_indxg2l(j0 + j, nb, pc) * lld[want];
+    int64_t last[9] = {0};
+    for (int64_t i = 0; i < c->m; i++)
+        for (int64_t j = 0; j < c->n; j++) {
+            int row = ref_indxg2p(c->i0 + i, c->mb, c->rsrc, c->pr), col = ref_indxg2p(c->j0 + j, c->nb, c->csrc, c->pc);
+            int want = c->grid == RELAY_ROW_MAJOR ? row * c->pc + col : col * c->pr + row, rank;
+            int64_t li = ref_indxg2l(c->i0 + i, c->mb, c->pr), lj = ref_indxg2l(c->j0 + j, c->nb, c->pc), index;
+            int64_t expect = c->elems == RELAY_COL_MAJOR ? li + lj * c->lds[want] : li * c->lds[want] + lj;
             assert_int_equal(relay_layout_locate(l, i, j, &rank, &index), RELAY_OK);
             assert_int_equal(rank, want);
             assert_int_equal(index, expect);
             if (expect + 1 > last[want]) last[want] = expect + 1;
         }
-    for (int r = 0; r < pr * pc; r++) assert_int_equal(relay_layout_local_elems(l, r), last[r]);
+    for (int r = 0; r < c->pr * c->pc; r++) assert_int_equal(relay_layout_local_elems(l, r), last[r]);
     assert_true(element_at_inverts_locate(l));
     assert_true(block_cyclic_splits_are_right(l));
+}
+
+/* Random block sizes (1 to 9) and grid (1 to 3 by 1 to 3) for c, drawn in
+ * this order. */
+static void random_grid(ref_rng *rng, bc_case *c)
+{
+    c->mb = ref_rng_range(rng, 1, 9);
+    c->nb = ref_rng_range(rng, 1, 9);
+    c->pr = (int)ref_rng_range(rng, 1, 3);
+    c->pc = (int)ref_rng_range(rng, 1, 3);
+}
+
+/* A random submatrix of an M x N block-cyclic matrix, each rank at its own
+ * lld (its smallest plus 0 to 2), checked element by element. */
+static void check_submatrix(ref_rng *rng)
+{
+    int64_t M = ref_rng_range(rng, 1, 60), N = ref_rng_range(rng, 1, 60);
+    bc_case c = {.elems = RELAY_COL_MAJOR};
+    random_grid(rng, &c);
+    c.rsrc = (int)ref_rng_range(rng, 0, c.pr - 1);
+    c.csrc = (int)ref_rng_range(rng, 0, c.pc - 1);
+    c.grid = ref_rng_range(rng, 0, 1) ? RELAY_ROW_MAJOR : RELAY_COL_MAJOR;
+    c.i0 = ref_rng_range(rng, 0, M - 1);
+    c.j0 = ref_rng_range(rng, 0, N - 1);
+    c.m = ref_rng_range(rng, 0, M - c.i0);
+    c.n = ref_rng_range(rng, 0, N - c.j0);
+    for (int r = 0; r < c.pr * c.pc; r++) {
+        int row = c.grid == RELAY_ROW_MAJOR ? r / c.pc : r % c.pr;
+        int64_t rows = ref_numroc(M, c.mb, row, c.rsrc, c.pr);
+        c.lds[r] = (rows > 1 ? rows : 1) + ref_rng_range(rng, 0, 2);
+    }
+    relay_layout *l;
+    assert_int_equal(relay_internal_layout_submatrix(&l, c.m, c.n, c.i0, c.j0, c.mb, c.nb, c.pr, c.pc, c.grid, c.rsrc,
+                                                     c.csrc, c.lds), RELAY_OK);
+    check_elements(l, &c);
     relay_layout_free(l);
 }
 
@@ -536,6 +568,91 @@ static void test_block_cyclic_rejects_bad_arguments(void **state)
     REJECT_BC(valid_block_cyclic, lld, 5);
     REJECT_BC(valid_block_cyclic, elem_order, (relay_order)2);
     REJECT_BC(valid_row_major, lld, 2);
+    assert_int_equal(failures, 0);
+}
+
+/* ---- a leading dimension per rank (relay_layout_block_cyclic_lds) ---------------- */
+
+/* A random block-cyclic matrix whose ranks each store at their own ld
+ * (their smallest, max(1, local rows or columns), plus 0 to 2), in either
+ * element order, checked element by element.  lds that are each rank's
+ * smallest make relay_layout_block_cyclic's layout of lld 0. */
+static void check_lds(ref_rng *rng)
+{
+    bc_case c = {0};
+    c.m = ref_rng_range(rng, 0, 60);
+    c.n = ref_rng_range(rng, 0, 60);
+    random_grid(rng, &c);
+    c.rsrc = (int)ref_rng_range(rng, 0, c.pr - 1);
+    c.csrc = (int)ref_rng_range(rng, 0, c.pc - 1);
+    c.grid = ref_rng_range(rng, 0, 1) ? RELAY_ROW_MAJOR : RELAY_COL_MAJOR;
+    c.elems = ref_rng_range(rng, 0, 1) ? RELAY_ROW_MAJOR : RELAY_COL_MAJOR;
+    int padded = (int)ref_rng_range(rng, 0, 1);
+    for (int r = 0; r < c.pr * c.pc; r++) {
+        int row = c.grid == RELAY_ROW_MAJOR ? r / c.pc : r % c.pr, col = c.grid == RELAY_ROW_MAJOR ? r % c.pc : r / c.pr;
+        int64_t inner = c.elems == RELAY_COL_MAJOR ? ref_numroc(c.m, c.mb, row, c.rsrc, c.pr)
+                                                   : ref_numroc(c.n, c.nb, col, c.csrc, c.pc);
+        c.lds[r] = (inner > 1 ? inner : 1) + (padded ? ref_rng_range(rng, 0, 2) : 0);
+    }
+    relay_layout *l;
+    assert_int_equal(relay_layout_block_cyclic_lds(&l, c.m, c.n, c.mb, c.nb, c.pr, c.pc, c.grid, c.rsrc, c.csrc, c.lds,
+                                                   c.elems), RELAY_OK);
+    check_elements(l, &c);
+    if (!padded) assert_true(!l->bc.lds_given && l->bc.lld == 0);
+    relay_layout_free(l);
+}
+
+static void test_lds_random(void **state)
+{
+    (void)state;
+    ref_rng rng;
+    ref_rng_seed(&rng, 17);
+    for (int c = 0; c < RANDOM_LAYOUTS; c++) check_lds(&rng);
+}
+
+/* valid_block_cyclic's matrix (10 x 7 on 2 x 3, local rows 4 on process
+ * row 0 and 6 on process row 1) at the leading dimensions args points to
+ * (6 of them, row-major grid ranks), or NULL. */
+static relay_status invoke_lds(void *args, relay_layout **out)
+{
+    return relay_layout_block_cyclic_lds(out, 10, 7, 2, 3, 2, 3, RELAY_ROW_MAJOR, 1, 2, args, RELAY_COL_MAJOR);
+}
+
+/* Descriptors' own LLDs, each rank's smallest, are relay_layout_block_cyclic's
+ * layout of lld 0 and one lld for all is its layout of that lld: plan files
+ * hold both.  Padded per rank, the layout's plans are refused by plan files,
+ * saying why.  An ld below a rank's rows, one not positive, none: refused. */
+static void test_lds_hand_picked(void **state)
+{
+    (void)state;
+    int64_t smallest[6] = {4, 4, 4, 6, 6, 6}, shared[6] = {7, 7, 7, 7, 7, 7}, padded[6] = {5, 4, 4, 6, 8, 6};
+    relay_layout *l;
+    assert_int_equal(invoke_lds(smallest, &l), RELAY_OK);
+    assert_true(!l->bc.lds_given && l->bc.lld == 0);
+    relay_layout_free(l);
+    assert_int_equal(invoke_lds(shared, &l), RELAY_OK);
+    assert_true(!l->bc.lds_given && l->bc.lld == 7);
+    relay_layout_free(l);
+
+    assert_int_equal(invoke_lds(padded, &l), RELAY_OK);
+    relay_plan *p;
+    void *bytes;
+    size_t len;
+    assert_int_equal(relay_plan_transform(&p, 6, l, l, RELAY_OP_N, RELAY_DOUBLE, NULL), RELAY_OK);
+    assert_int_equal(relay_plan_encode(p, &bytes, &len), RELAY_ERR_ARG);
+    assert_non_null(strstr(relay_last_error(), "a leading dimension per rank"));
+    relay_plan_free(p);
+    relay_layout_free(l);
+
+    int failures = 0;
+    int64_t below_rows[6] = {3, 4, 4, 6, 6, 6}, below_shared[6] = {5, 5, 5, 5, 5, 5}, zero[6] = {4, 4, 4, 6, 6, 0},
+            negative[6] = {4, -4, 4, 6, 6, 6};
+    failures += !rejected(invoke_lds, below_rows, 0, "lds: rank 0's 3 below its 4 rows");
+    failures += !rejected(invoke_lds, below_shared, 0, "lds: 5 for all, below process row 1's 6 rows");
+    failures += !rejected(invoke_lds, zero, 0, "lds: 0 for rank 5");
+    failures += !rejected(invoke_lds, negative, 0, "lds: -4 for rank 1");
+    failures += !rejected(invoke_lds, NULL, 0, "lds: NULL");
+    failures += !rejected(invoke_lds, smallest, 1, "lds: out = NULL");
     assert_int_equal(failures, 0);
 }
 
@@ -958,6 +1075,8 @@ int main(void)
         cmocka_unit_test(test_block_cyclic_random),
         cmocka_unit_test(test_submatrix_random),
         cmocka_unit_test(test_submatrix_lld),
+        cmocka_unit_test(test_lds_random),
+        cmocka_unit_test(test_lds_hand_picked),
         cmocka_unit_test(test_grid_packed_random),
         cmocka_unit_test(test_grid_explicit_random),
         cmocka_unit_test(test_grid_with_block_cyclic_storage),

@@ -25,11 +25,26 @@ typedef struct relay_layout relay_layout;
  * indxg2l(i) = (i/(mb*nprow))*mb + i%mb of process row indxg2p(i), likewise
  * for columns.  lld is the local leading dimension shared by all ranks
  * (at least the largest local row count, or column count for row-major
- * elem_order); 0 means the smallest legal one on each rank, max(1, numroc).
+ * elem_order); 0 means the smallest legal one on each rank, max(1, numroc),
+ * which is what ScaLAPACK's descinit is usually given.  A descriptor whose
+ * LLD differs between processes is relay_layout_block_cyclic_lds's.
  * The layout has nprow*npcol ranks. */
 RELAY_API relay_status relay_layout_block_cyclic(relay_layout **out, int64_t m, int64_t n,
         int64_t mb, int64_t nb, int nprow, int npcol, relay_order grid_order,
         int rsrc, int csrc, int64_t lld, relay_order elem_order);
+
+/* The same layout with each rank's own leading dimension, as ScaLAPACK
+ * descriptors carry it: lds[r] (nprow*npcol entries, by rank as grid_order
+ * numbers them) is at least 1 and, where rank r holds elements, at least
+ * its local row count (column count for row-major elem_order).  Every rank
+ * must pass the same array (gather the descriptors' LLDs, e.g. with
+ * MPI_Allgather), or the ranks hold different plans, which
+ * relay_exec_create refuses.  Where the lds are each rank's smallest, or
+ * all one legal shared lld, this is relay_layout_block_cyclic's layout;
+ * otherwise its plans cannot be saved in plan files. */
+RELAY_API relay_status relay_layout_block_cyclic_lds(relay_layout **out, int64_t m, int64_t n,
+        int64_t mb, int64_t nb, int nprow, int npcol, relay_order grid_order,
+        int rsrc, int csrc, const int64_t *lds, relay_order elem_order);
 
 /* An arbitrary grid layout over nranks ranks.  row_splits has nbr+1 strictly
  * increasing entries from 0 to m, col_splits nbc+1 from 0 to n, owners
