@@ -4,7 +4,9 @@
 !
 ! As in C, ranks, block indices and local buffer indices count from 0 (a
 ! local index k is element k+1 of a Fortran array), and sizes are
-! integer(c_int64_t).
+! integer(c_int64_t).  A ScaLAPACK descriptor's LLD is its process's own:
+! pass it with the plan's communicator (relay_layout_block_cyclic's comm),
+! and the processes gather each other's.
 module relay_layout_mod
   use, intrinsic :: iso_c_binding, only: c_int, c_int64_t, c_null_ptr, c_ptr
   use relay_fortran_internal, only: check_length
@@ -12,8 +14,8 @@ module relay_layout_mod
   implicit none
   private
   public :: relay_layout
-  public :: relay_layout_block_cyclic, relay_layout_grid, relay_layout_local_elems, relay_layout_nranks, &
-            relay_layout_rows, relay_layout_cols, relay_layout_locate, relay_layout_free
+  public :: relay_layout_block_cyclic, relay_layout_block_cyclic_lds, relay_layout_grid, relay_layout_local_elems, &
+            relay_layout_nranks, relay_layout_rows, relay_layout_cols, relay_layout_locate, relay_layout_free
 
   ! A layout handle: the C relay_layout, c_null_ptr until built.
   type :: relay_layout
@@ -31,6 +33,28 @@ module relay_layout_mod
       integer(c_int), value :: elem_order
       integer(c_int) :: st
     end function c_block_cyclic
+
+    function c_block_cyclic_lds(out, m, n, mb, nb, nprow, npcol, grid_order, rsrc, csrc, lds, elem_order) &
+        bind(C, name='relay_layout_block_cyclic_lds') result(st)
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), intent(inout) :: out
+      integer(c_int64_t), value :: m, n, mb, nb
+      integer(c_int), value :: nprow, npcol, grid_order, rsrc, csrc
+      integer(c_int64_t), intent(in) :: lds(*)
+      integer(c_int), value :: elem_order
+      integer(c_int) :: st
+    end function c_block_cyclic_lds
+
+    function c_block_cyclic_gathered(out, m, n, mb, nb, nprow, npcol, grid_order, rsrc, csrc, lld, elem_order, comm) &
+        bind(C, name='relay_fortran_layout_block_cyclic_gathered') result(st)
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), intent(inout) :: out
+      integer(c_int64_t), value :: m, n, mb, nb
+      integer(c_int), value :: nprow, npcol, grid_order, rsrc, csrc
+      integer(c_int64_t), value :: lld
+      integer(c_int), value :: elem_order, comm
+      integer(c_int) :: st
+    end function c_block_cyclic_gathered
 
     function c_grid(out, nranks, m, n, nbr, row_splits, nbc, col_splits, owners, offsets, lds, elem_order) &
         bind(C, name='relay_layout_grid') result(st)
@@ -91,15 +115,43 @@ module relay_layout_mod
 contains
 
   ! ScaLAPACK's block-cyclic layout of an m x n matrix in mb x nb blocks on
-  ! an nprow x npcol grid (relay/layout.h); lld 0: each rank's smallest.
+  ! an nprow x npcol grid (relay/layout.h).  Without comm, lld is every
+  ! rank's (0: each rank's smallest).  With comm, the communicator the plan
+  ! will replay on (collective over it), lld is this process's own, the LLD
+  ! of its ScaLAPACK descriptor (desc(9)), which may differ between
+  ! processes: they gather each other's arguments and make the layout of
+  ! every rank's LLD (relay_layout_block_cyclic_lds) on all of them, or fail
+  ! on all of them (RELAY_ERR_MISMATCH where an argument other than lld
+  ! differs between processes).
   function relay_layout_block_cyclic(layout, m, n, mb, nb, nprow, npcol, grid_order, rsrc, csrc, lld, &
-                                     elem_order) result(st)
+                                     elem_order, comm) result(st)
     type(relay_layout), intent(inout) :: layout
     integer(c_int64_t), intent(in) :: m, n, mb, nb, lld
     integer(c_int), intent(in) :: nprow, npcol, grid_order, rsrc, csrc, elem_order
+    integer, intent(in), optional :: comm
     integer(c_int) :: st
-    st = c_block_cyclic(layout%ptr, m, n, mb, nb, nprow, npcol, grid_order, rsrc, csrc, lld, elem_order)
+    if (present(comm)) then
+      st = c_block_cyclic_gathered(layout%ptr, m, n, mb, nb, nprow, npcol, grid_order, rsrc, csrc, lld, elem_order, comm)
+    else
+      st = c_block_cyclic(layout%ptr, m, n, mb, nb, nprow, npcol, grid_order, rsrc, csrc, lld, elem_order)
+    end if
   end function relay_layout_block_cyclic
+
+  ! The same with every rank's leading dimension: lds(r+1) for rank r,
+  ! nprow*npcol entries, the same array on every rank.
+  function relay_layout_block_cyclic_lds(layout, m, n, mb, nb, nprow, npcol, grid_order, rsrc, csrc, lds, &
+                                         elem_order) result(st)
+    type(relay_layout), intent(inout) :: layout
+    integer(c_int64_t), intent(in) :: m, n, mb, nb
+    integer(c_int), intent(in) :: nprow, npcol, grid_order, rsrc, csrc, elem_order
+    integer(c_int64_t), intent(in) :: lds(:)
+    integer(c_int) :: st
+    integer(c_int64_t) :: ranks
+    ranks = min(int(max(nprow, 0), c_int64_t) * max(npcol, 0), int(huge(0), c_int64_t))
+    st = check_length('relay_layout_block_cyclic_lds', 'lds', size(lds), int(ranks))
+    if (st == RELAY_OK) st = c_block_cyclic_lds(layout%ptr, m, n, mb, nb, nprow, npcol, grid_order, rsrc, csrc, lds, &
+                                                elem_order)
+  end function relay_layout_block_cyclic_lds
 
   ! An arbitrary grid over nranks ranks: row_splits(1:nbr+1),
   ! col_splits(1:nbc+1), owners(1:nbr*nbc) row-major over blocks; offsets

@@ -28,6 +28,9 @@
 !   relay_exec_start_ptrs take arrays of c_loc addresses for plans with
 !   more buffers (batches, HSUMMA).  alpha and beta must be of the plan's
 !   kind, checked at every replay.  See relay_exec_mod.
+! - ScaLAPACK descriptors: relay_layout_block_cyclic with comm takes each
+!   process's own LLD (collective); relay_layout_block_cyclic_lds every
+!   rank's.  See relay_layout_mod.
 ! - Communicators are MPI's Fortran handles: an integer from `use mpi` or
 !   mpif.h, comm%MPI_VAL from mpi_f08.  A small C shim (shim.c) converts
 !   them with MPI_Comm_f2c, so this module needs no MPI Fortran module and

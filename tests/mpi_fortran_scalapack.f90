@@ -7,6 +7,14 @@
 ! origins; the source of the redistribution on a 1 x P grid, its
 ! destination and the transposes on a near-square one.  A repeated call
 ! must hit the plan cache.
+!
+! And ScaLAPACK's descriptors as `use relay` layouts: each process passes
+! its own LLD, the one its descriptor carries, with the communicator
+! (relay_layout_block_cyclic's comm).  Descriptors from descinit whose LLDs
+! differ between processes, descinit's own and padded ones, give a plan
+! whose replay is bit for bit pdtran's on the same descriptors; an LLD below
+! one process's rows is refused on every process, and so are arguments on
+! which the processes disagree.
 program mpi_fortran_scalapack
   use, intrinsic :: iso_c_binding
   use mpi
@@ -16,7 +24,7 @@ program mpi_fortran_scalapack
 
   integer, parameter :: m = 90, n = 70
   integer :: rank, nranks, ierr, failed, pr, pc
-  integer :: row_grid, square_grid     ! BLACS contexts: 1 x P and pr x pc
+  integer :: row_grid, square_grid, column_grid   ! BLACS contexts: 1 x P, pr x pc and P x 1
   integer :: desc_row(9), desc_sq(9), desc_sq_t(9)
   external :: blacs_get, blacs_gridinit, blacs_gridinfo, blacs_gridexit, descinit
   external :: psgemr2d, pdgemr2d, pcgemr2d, pzgemr2d, pstran, pdtran, pctranu, pztranc
@@ -30,6 +38,8 @@ program mpi_fortran_scalapack
   call blacs_gridinit(row_grid, 'R', 1, nranks)
   call blacs_get(-1, 0, square_grid)
   call blacs_gridinit(square_grid, 'R', pr, pc)
+  call blacs_get(-1, 0, column_grid)
+  call blacs_gridinit(column_grid, 'R', nranks, 1)
   ! m x n in 32 x 32 blocks on 1 x P; m x n in 128 x 128 and n x m in 16 x 8 on pr x pc.
   call describe(desc_row, m, n, 32, 32, row_grid, 1, nranks)
   call describe(desc_sq, m, n, 128, 128, square_grid, pr, pc)
@@ -38,9 +48,11 @@ program mpi_fortran_scalapack
   call test_gemr2d()
   call test_tran()
   call test_cache()
+  call test_descriptor_llds()
 
   call blacs_gridexit(row_grid)
   call blacs_gridexit(square_grid)
+  call blacs_gridexit(column_grid)
   failed = verdict('mpi_fortran_scalapack')
   call MPI_Finalize(ierr)
   if (failed /= 0) stop 1
@@ -164,5 +176,79 @@ contains
     call check(relay_scalapack_cache_set_limit(0) /= 0, 'a limit of 0 plans refused')
     call check_ok(relay_scalapack_cache_set_limit(64), 'relay_scalapack_cache_set_limit')
   end subroutine test_cache
+
+  ! ---- descriptors as layouts, each process's own LLD --------------------------
+
+  ! The layout of desc's matrix on its npr x npc grid, this process passing
+  ! its LLD, desc(9), and its mb plus extra_mb (collective).
+  integer(c_int) function descriptor_layout(layout, desc, npr, npc, lld, extra_mb) result(st)
+    type(relay_layout), intent(inout) :: layout
+    integer, intent(in) :: desc(9), npr, npc, lld, extra_mb
+    st = relay_layout_block_cyclic(layout, int(desc(3), c_int64_t), int(desc(4), c_int64_t), &
+                                   int(desc(5) + extra_mb, c_int64_t), int(desc(6), c_int64_t), npr, npc, &
+                                   RELAY_ROW_MAJOR, desc(7), desc(8), int(lld, c_int64_t), RELAY_COL_MAJOR, &
+                                   comm=MPI_COMM_WORLD)
+  end function descriptor_layout
+
+  ! B: n x m in 16 x 8 blocks on P x 1 at descinit's smallest LLDs (one per
+  ! process row: they differ); C: m x n in 8 x 16 blocks on pr x pc at an
+  ! LLD padded by 1 + rank.  C := 0.5 C + 2 B^T through relay_exec_run is
+  ! ScaLAPACK's (pdgemr2d to the square grid, then pdtran).  The plan over
+  ! descinit's own LLDs can be saved, the padded one cannot (but at one
+  ! process, where its LLD is one for all).  Refused on every process: the
+  ! last process's LLD one below its rows; process 0's mb differing from
+  ! the others'.
+  subroutine test_descriptor_llds()
+    integer :: desc_b(9), desc_b_square(9), desc_c(9), info
+    integer, external :: numroc
+    type(relay_layout) :: lb, lc, bad
+    type(relay_plan) :: plan, own_llds
+    type(relay_exec) :: exec
+    real(c_double), allocatable, target :: b(:), c(:), ref(:), b_square(:)
+    integer(c_int8_t), allocatable :: bytes(:)
+    call describe(desc_b, n, m, 16, 8, column_grid, nranks, 1)
+    call descinit(desc_c, m, n, 8, 16, 0, 0, square_grid, max(1, numroc(m, 8, rank / pc, 0, pr)) + 1 + rank, info)
+    call check(info == 0, 'descinit of a padded LLD')
+    call check_ok(descriptor_layout(lb, desc_b, nranks, 1, desc_b(9), 0), 'the layout of descinit''s own LLDs')
+    call check_ok(descriptor_layout(lc, desc_c, pr, pc, desc_c(9), 0), 'the layout of padded LLDs')
+    call check_ok(relay_plan_transform(own_llds, nranks, lb, lb, RELAY_OP_N, RELAY_DOUBLE), 'a plan over own LLDs')
+    call check_ok(relay_plan_encode(own_llds, bytes), 'a plan over descinit''s own LLDs is saved')
+    call check_ok(relay_plan_transform(plan, nranks, lc, lb, RELAY_OP_T, RELAY_DOUBLE), 'a plan over padded LLDs')
+    if (nranks > 1) then
+      call check_fails(relay_plan_encode(plan, bytes), RELAY_ERR_ARG, 'a plan over padded LLDs is not saved')
+      call check(index(relay_last_error(), 'leading dimension per rank') > 0, 'the refusal says why: ' // relay_last_error())
+    else
+      call check_ok(relay_plan_encode(plan, bytes), 'a plan over one process''s padded LLD, one for all, is saved')
+    end if
+
+    allocate (b(local_size(desc_b)), c(local_size(desc_c)))
+    call values(b)
+    call values(c)
+    ref = c
+    call check(relay_plan_buffer_elems(plan, 0, 0, rank) <= size(b), 'B''s part of the plan fits the local array')
+    call check(relay_plan_buffer_elems(plan, 1, 0, rank) <= size(c), 'C''s part of the plan fits the local array')
+    call check_ok(relay_exec_create(exec, plan, MPI_COMM_WORLD), 'relay_exec_create over per-process LLDs')
+    call check_ok(relay_exec_run(exec, c, b, 2.0_c_double, 0.5_c_double), 'relay_exec_run over per-process LLDs')
+    ! pdtran takes A and C on one grid: B moves to the square grid first.
+    call describe(desc_b_square, n, m, 16, 8, square_grid, pr, pc)
+    allocate (b_square(local_size(desc_b_square)))
+    call pdgemr2d(n, m, b, 1, 1, desc_b, b_square, 1, 1, desc_b_square, column_grid)
+    call pdtran(m, n, 2.0_c_double, b_square, 1, 1, desc_b_square, 0.5_c_double, ref, 1, 1, desc_c)
+    call check(all(c == ref), 'per-process LLDs: relay''s replay = pdgemr2d then pdtran')
+    call relay_exec_free(exec)
+
+    call check_fails(descriptor_layout(bad, desc_b, nranks, 1, desc_b(9) - merge(1, 0, rank == nranks - 1), 0), &
+                     RELAY_ERR_ARG, 'the last process''s LLD below its rows, on every process')
+    call check(.not. c_associated(bad%ptr), 'a refused layout is not made')
+    if (nranks > 1) then
+      call check_fails(descriptor_layout(bad, desc_b, nranks, 1, desc_b(9), merge(1, 0, rank == 0)), &
+                       RELAY_ERR_MISMATCH, 'process 0''s mb differing, on every process')
+      call check(.not. c_associated(bad%ptr), 'a layout the processes disagree on is not made')
+    end if
+    call relay_plan_free(plan)
+    call relay_plan_free(own_llds)
+    call relay_layout_free(lb)
+    call relay_layout_free(lc)
+  end subroutine test_descriptor_llds
 
 end program mpi_fortran_scalapack
