@@ -8,8 +8,12 @@
 #     the procedures of relay's Fortran modules, which gfortran names
 #     __relay_<part>_mod_MOD_<name>) and find each other (ldd: nothing
 #     "not found");
+#   - checks the pkg-config files: an rpath to a prefix the dynamic loader
+#     does not search, none where it does (a /usr/local install staged in
+#     DESTDIR, where Debian's loader searches /usr/local/lib);
 #   - builds programs against the prefix with find_package(relay) and with
-#     pkg-config, and with a bare `-lrelay`, and runs them under mpiexec;
+#     pkg-config (no rpath of the test's own: the .pc files' must do), and
+#     with a bare `-lrelay`, and runs them under mpiexec;
 #   - where the build has the Fortran module (the environment names its
 #     compilers: RELAY_TEST_FC, and RELAY_TEST_MPIFC for MPI's), builds a
 #     planning program with the plain compiler and pkg-config relay-fortran,
@@ -70,6 +74,25 @@ for f in $libs "$P"/bin/relay-*; do
     [ -z "$missing" ] && ok "ldd $(basename "$f")" || fail "ldd $(basename "$f"): $missing"
 done
 
+# A system prefix, staged (DESTDIR) as a package's build installs it: where
+# the dynamic loader searches the prefix's libdir (/usr/local/lib, from
+# Debian's ld.so.conf), the .pc files carry no rpath (on a real install,
+# ldconfig refreshes the loader's cache); elsewhere they carry one.
+stage=$WORK/stage
+run "cmake --install to /usr/local staged in DESTDIR" env DESTDIR="$stage" cmake --install "$BUILD" --prefix /usr/local
+staged_pc=$stage/usr/local/$LIBDIR/pkgconfig/relay.pc
+ldconfig_bin=$(PATH=$PATH:/sbin:/usr/sbin command -v ldconfig)
+if [ -n "$ldconfig_bin" ] && "$ldconfig_bin" -v -N -X 2>/dev/null | grep -q "^/usr/local/$LIBDIR:"; then
+    ! grep -q -- -rpath "$staged_pc" && ok "a libdir the loader searches: no rpath in relay.pc" ||
+        fail "a libdir the loader searches: relay.pc has an rpath: $(grep Libs "$staged_pc")"
+else
+    grep -q -- "-Wl,-rpath" "$staged_pc" && ok "a libdir the loader does not search: relay.pc has an rpath" ||
+        fail "a libdir the loader does not search: relay.pc has no rpath: $(grep Libs "$staged_pc")"
+fi
+grep -q -- "-Wl,-rpath,\${libdir}" "$P/$LIBDIR/pkgconfig/relay.pc" && ok "$P: relay.pc has the rpath to its libdir" ||
+    fail "$P: relay.pc has no rpath: $(grep Libs "$P/$LIBDIR/pkgconfig/relay.pc")"
+rm -rf "$stage"
+
 # A CMake project outside the tree: find_package(relay).
 # It is built with the MPI relay was built with (compiler and launcher).
 run "configure a find_package(relay) project" cmake -S "$SRC/tests/install/consumer" -B "$WORK/consumer" \
@@ -79,14 +102,16 @@ run "build it" cmake --build "$WORK/consumer"
 run "relay::relay program under mpiexec" "$MPIEXEC" -n 4 "$WORK/consumer/consumer_demo" 300 2
 run "relay::exec program under mpiexec" "$MPIEXEC" -n 4 "$WORK/consumer/consumer_replay" "$WORK/t.plan"
 
-# pkg-config, and -lrelay alone.
+# pkg-config (whose files carry the rpath to a prefix the loader does not
+# search, so that the programs start without LD_LIBRARY_PATH), and -lrelay
+# alone (with the rpath the README gives).
 export PKG_CONFIG_PATH="$P/$LIBDIR/pkgconfig"
 rpath="-Wl,-rpath,$P/$LIBDIR"
 run "pkg-config relay-exec build" sh -c "$MPICC -o replay_pc '$SRC/tests/install/replay_only.c' \
-    \$(pkg-config --cflags --libs relay-exec) $rpath"
+    \$(pkg-config --cflags --libs relay-exec)"
 run "pkg-config relay-exec program under mpiexec" "$MPIEXEC" -n 4 ./replay_pc "$WORK/t.plan"
 run "pkg-config relay build" sh -c "$MPICC -o demo_pc -I'$SRC/examples' '$SRC/examples/demo.c' \
-    \$(pkg-config --cflags --libs relay) -lm $rpath"
+    \$(pkg-config --cflags --libs relay) -lm"
 run "pkg-config relay program under mpiexec" "$MPIEXEC" -n 2 ./demo_pc 200 1
 run "-lrelay alone build" "$MPICC" -o demo_l -I"$SRC/examples" -I"$P/include" "$SRC/examples/demo.c" \
     -L"$P/$LIBDIR" -lrelay -lm "$rpath"
@@ -96,10 +121,10 @@ run "-lrelay alone program under mpiexec" "$MPIEXEC" -n 2 ./demo_l 200 1
 if [ -n "${RELAY_TEST_FC:-}" ]; then
     FSRC=$SRC/tests/install
     run "pkg-config relay-fortran build with $RELAY_TEST_FC" sh -c "'$RELAY_TEST_FC' -o plan_f '$FSRC/fortran_plan.f90' \
-        \$(pkg-config --cflags --libs relay-fortran) $rpath"
+        \$(pkg-config --cflags --libs relay-fortran)"
     run "relay-fortran planning program" ./plan_f "$WORK/f.plan"
     run "pkg-config relay-fortran build with $RELAY_TEST_MPIFC" sh -c "'$RELAY_TEST_MPIFC' -o replay_f \
-        '$FSRC/fortran_replay.f90' \$(pkg-config --cflags --libs relay-fortran) $rpath"
+        '$FSRC/fortran_replay.f90' \$(pkg-config --cflags --libs relay-fortran)"
     run "pkg-config relay-fortran program under mpiexec" "$MPIEXEC" -n 4 ./replay_f "$WORK/f.plan"
     run "configure a find_package(relay COMPONENTS fortran) project" cmake -S "$FSRC/fortran" \
         -B "$WORK/fortran_consumer" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_Fortran_COMPILER="$RELAY_TEST_FC" \
@@ -110,7 +135,7 @@ if [ -n "${RELAY_TEST_FC:-}" ]; then
         run "ScaLAPACK program build" sh -c "'$RELAY_TEST_MPIFC' -o scf_plain '$SRC/examples/scf_redistribute.f90' \
             $RELAY_TEST_SCALAPACK_LIBS"
         run "pkg-config relay-scalapack-dropin build" sh -c "'$RELAY_TEST_MPIFC' -o scf_dropin \
-            '$SRC/examples/scf_redistribute.f90' \$(pkg-config --libs relay-scalapack-dropin) $RELAY_TEST_SCALAPACK_LIBS $rpath"
+            '$SRC/examples/scf_redistribute.f90' \$(pkg-config --libs relay-scalapack-dropin) $RELAY_TEST_SCALAPACK_LIBS"
         run "the drop-in serves the ScaLAPACK program's calls" bash "$SRC/tests/example_scf.sh" ./scf_plain ./scf_dropin \
             "$MPIEXEC" -n 4
     fi
