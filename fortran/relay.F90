@@ -11,7 +11,8 @@
 !   failure changes nothing; relay_last_error() is the message as a
 !   Fortran string (character(len=:), allocatable).  Argument kinds are
 !   C's: integer(c_int) for int and the enumerations (default integer with
-!   gfortran), integer(c_int64_t) for sizes and indices, real(c_double).
+!   gfortran), integer(c_int64_t) for sizes and indices, real(c_double);
+!   `use relay` gives these kinds (iso_c_binding's, re-exported).
 !   Ranks, pair indices and local buffer indices count from 0, as in C.
 ! - Handles are derived types holding the C pointer: type(relay_layout),
 !   type(relay_plan), type(relay_exec); component ptr is c_null_ptr until
@@ -48,6 +49,10 @@ module relay
   use relay_bmmc_mod
   use relay_hsumma_mod
   use relay_nd_mod
+  ! The kinds relay's arguments are declared with, and what the _ptrs calls
+  ! take: `use relay` alone is enough to call every procedure.
+  use, intrinsic :: iso_c_binding, only: c_int, c_int8_t, c_int64_t, c_long_long, c_size_t, c_float, c_double, &
+                                         c_float_complex, c_double_complex, c_ptr, c_null_ptr, c_loc, c_associated
 #ifdef RELAY_FORTRAN_SCALAPACK
   use relay_scalapack_mod
 #endif
