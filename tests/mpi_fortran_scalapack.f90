@@ -193,11 +193,12 @@ contains
   ! B: n x m in 16 x 8 blocks on P x 1 at descinit's smallest LLDs (one per
   ! process row: they differ); C: m x n in 8 x 16 blocks on pr x pc at an
   ! LLD padded by 1 + rank.  C := 0.5 C + 2 B^T through relay_exec_run is
-  ! ScaLAPACK's (pdgemr2d to the square grid, then pdtran).  The plan over
-  ! descinit's own LLDs can be saved, the padded one cannot (but at one
-  ! process, where its LLD is one for all).  Refused on every process: the
-  ! last process's LLD one below its rows; process 0's mb differing from
-  ! the others'.
+  ! ScaLAPACK's (pdgemr2d to the square grid, then pdtran), and so is
+  ! relay_pdtran's from B's grid to C's (which pdtran itself refuses: two
+  ! contexts).  The plan over descinit's own LLDs can be saved, the padded
+  ! one cannot (but at one process, where its LLD is one for all).  Refused
+  ! on every process: the last process's LLD one below its rows; process
+  ! 0's mb differing from the others'.
   subroutine test_descriptor_llds()
     integer :: desc_b(9), desc_b_square(9), desc_c(9), info
     integer, external :: numroc
@@ -236,6 +237,10 @@ contains
     call pdtran(m, n, 2.0_c_double, b_square, 1, 1, desc_b_square, 0.5_c_double, ref, 1, 1, desc_c)
     call check(all(c == ref), 'per-process LLDs: relay''s replay = pdgemr2d then pdtran')
     call relay_exec_free(exec)
+    call values(c)
+    call check_ok(relay_pdtran(m, n, 2.0_c_double, b, 1, 1, desc_b, 0.5_c_double, c, 1, 1, desc_c), &
+                  'relay_pdtran between two grids')
+    call check(all(c == ref), 'relay_pdtran between two grids = pdgemr2d then pdtran')
 
     call check_fails(descriptor_layout(bad, desc_b, nranks, 1, desc_b(9) - merge(1, 0, rank == nranks - 1), 0), &
                      RELAY_ERR_ARG, 'the last process''s LLD below its rows, on every process')
