@@ -3,8 +3,8 @@
  * A pack buffer is written once per replay, so the first replay of an
  * executor also touches every page of it for the first time.  Each fresh
  * 4 KiB page costs a fault, and under virtual machines a fault costs
- * microseconds: measured here, the first touch of 13 MB took 47 ms where
- * writing it again took 0.7 ms, 4.3 ms when advised as huge pages.  So
+ * microseconds: a first touch costs many times a second write, and much
+ * less when the buffer is advised as huge pages.  So
  * large buffers ask for huge pages (Linux's transparent huge pages in
  * "madvise" mode, Debian's default), and a caller whose executors mostly
  * replay once (relay_scalapack's plan cache) lends them one scratch that

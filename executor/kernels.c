@@ -24,10 +24,9 @@
 
 /* Blocking of the C loops: 64 x 64 tiles walked in 8 x 8 micro blocks.
  * Eight source lines per micro block fit the 8 ways of an L1 set even when
- * a power-of-two leading dimension maps them all to one set (with 32 x 32
- * tiles read directly, such strides thrashed L1 and cost 4-5x memcpy;
- * these loops alone cost about 2.5x on 2048^2..8192^2 doubles, where the
- * extra is the destination's read-for-ownership). */
+ * a power-of-two leading dimension maps them all to one set (32 x 32
+ * tiles read directly thrash L1 at such strides; what these loops cost
+ * beyond a memcpy is the destination's read-for-ownership). */
 enum { TILE = 64, MICRO = 8 };
 
 /* Real types conjugate to themselves. */
@@ -168,9 +167,8 @@ static int one_run(int64_t rows, int64_t dld, int64_t sld, int64_t cols)
 /* Runs of a size known here, copied inline: a small piece's columns (an
  * 8 x 8 double piece's are 64 bytes; a move of one column of each of a
  * lattice's phases, columns_across_bands) cost a call of memcpy each
- * otherwise.  With them inline a replay of a 2 x 2 copy from 8 x 8 blocks
- * to 128 x 128 took 0.76-0.84x its time (6000^2), 0.84-0.93x (4000^2):
- * benchmarks.md, "Small runs copied inline". */
+ * otherwise, which dominates copies of small blocks (a 2 x 2 copy from
+ * 8 x 8 blocks to 128 x 128). */
 #define COPY_FIXED_RUNS(BYTES)                                                              \
     case BYTES:                                                                             \
         for (int64_t j = 0; j < cols; j++) memcpy(d + (size_t)j * dstep, s + (size_t)j * sstep, BYTES); \
@@ -187,8 +185,8 @@ static int copy_small_runs(char *d, size_t dstep, const char *s, size_t sstep, i
 }
 #undef COPY_FIXED_RUNS
 
-/* Out of rl_move: inlined there, these loops slowed the transposes' path
- * (which never takes them) by 5-7% (2 x 2 4000^2 from 8 x 8 blocks). */
+/* Out of rl_move: inlined there, these loops slow the transposes' path,
+ * which never takes them. */
 __attribute__((noinline)) static void copy_runs(char *d, int64_t dld, const char *s, int64_t sld, int64_t rows, int64_t cols, size_t esz)
 {
     if (one_run(rows, dld, sld, cols)) {
@@ -336,10 +334,9 @@ static int64_t lead_of(const void *base, int64_t ld, size_t esz)
  * takes a rectangle whose columns span STREAM_SPAN_BYTES or more of dst
  * as part of a large matrix (an n = 4000 double matrix's tiles span
  * 5.8 MB), or one its caller says is (large_dst: an N-D transfer's planes,
- * each 1-2 MB of a pencil of hundreds: streamed, a 384^3 x->y reshape on
- * one rank took 145 ms instead of 514; a transform's pieces of A).
- * Measured on 4000^2..8192^2 doubles, they cut a transpose's time by
- * 20-30% here.  Below STREAM_MIN_BYTES a fence of the move's own is not
+ * each 1-2 MB of a pencil of hundreds; a transform's pieces of A): the
+ * lines such a destination would evict are lines the move reads next.
+ * Below STREAM_MIN_BYTES a fence of the move's own is not
  * worth it; a caller's deferred fence (defer_fence) is shared by all its
  * moves, so that small pieces stream too (their whole line squares, where
  * dst's leading dimension is whole lines). */
@@ -364,8 +361,8 @@ void rl_stream_fence(void)
 /* The transpose: line squares on both sides' cache lines, the edges'
  * squares in part (kernels_simd_template.h).  Pieces less than a line
  * wide stay with the C loops, and so do pieces less than two lines wide
- * off the lines (8 x 8 doubles 16 bytes past a line took 1.2x longer in
- * partial squares, docs/benchmarks.md). */
+ * off the lines (partial squares cost more there than the C loops,
+ * docs/benchmarks.md). */
 static void simd_transpose(const rl_simd_set *set, const rl_update *u, rl_side dst, rl_side src, int64_t rows,
                            int64_t cols)
 {

@@ -37,8 +37,8 @@ typedef struct {
 
 /* A destination at least this large, written once, is better written past
  * the caches (kernels.c's streaming stores): N-D reshapes of 64^3 complex
- * doubles (4 MiB) ran 15-30% slower streamed, 128^3 (32 MiB) and larger
- * faster, 384^3 3.5x. */
+ * doubles (4 MiB) ran slower streamed, those of 128^3 (32 MiB) and larger
+ * faster, the more so the larger. */
 enum { RL_LARGE_DST_BYTES = 16 << 20 };
 
 /* Reads alpha and beta (NULL: 1 and 0) as values of type t. */

@@ -25,9 +25,8 @@
  * lie on both sides' lines: leading dimensions of whole lines, kernels.c),
  * and no line has to stay in cache for a later square.  (A power-of-two
  * leading dimension still costs some: a square's source lines then share
- * one L1 set, and measured here a 4096^2 double transpose takes 1.5-1.8x
- * a memcpy against 1.2-1.4x at 4000^2; floats, 16 lines a square in a
- * 12-way L1, 2.3x.)
+ * one L1 set, so a 4096^2 double transpose is slower than a 4000^2 one;
+ * floats, 16 lines a square in a 12-way L1, more so.)
  * Line squares are walked in tiles of TILE_BYTES x TILE_BYTES, which keep
  * the pages a tile touches few.
  * The squares lie on both sides' cache lines wherever the rectangle
@@ -37,9 +36,9 @@
  * elements before it, and a square the rectangle's edge cuts moves only
  * the part inside, through load_part and store_part: no line is read or
  * written twice, and no element outside the rectangle is touched.
- * (Squares from the rectangle's corner, lines read and written across two
- * cache lines each, took 3x the time of aligned squares for 32 x 32
- * pieces with AVX-512, whose registers are lines.) */
+ * (Squares from the rectangle's corner would read and write every line
+ * across two cache lines, which with AVX-512, whose registers are lines,
+ * costs a small piece several times the aligned squares' time.) */
 #include <string.h>
 
 #include "kernels_simd.h"

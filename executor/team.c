@@ -4,8 +4,7 @@
  * other ranks of the job share them: four unbound ranks on two cores each
  * start two threads, and eight threads then take turns on two cores while
  * every parallel region waits at its barrier for a thread that is not
- * running (the copy of a 4096^2 matrix on 2 x 2 ranks took 5x longer
- * than with one thread per rank).  So the executor caps its team at its
+ * running, several times slower than one thread per rank.  So the executor caps its team at its
  * rank's share of the CPUs its node's ranks can run on: the union of their
  * affinity masks, divided among them.  Ranks bound to disjoint CPU sets
  * (Slurm's --cpus-per-task) keep their sets; unbound ranks split the node.

@@ -249,10 +249,10 @@ static int same_pattern(const rl_walk *u, const rl_walk *v)
  * fit between one band and the next, in order (taken band by band, phase
  * by phase, the pieces then go down A's columns); 1: walks[i] alone.
  * Only the side written: packing 8 x 8 blocks' phases together (B read
- * down its columns, the pack buffer written in 8 places at once) took
- * 24-32 ms a replay against 16.  Transposes gain too: 2 x 2 4000^2 from
- * 8 x 8 blocks took 62 ms against 80, from 32 x 32 (4096^2) 53-55 against
- * 59-60, their local and received lattices phases of 2 or 8. */
+ * down its columns, the pack buffer written in 8 places at once) is
+ * slower than packing them one by one.  Transposes gain too (2 x 2 from
+ * 8 x 8 or 32 x 32 blocks), their local and received lattices phases of
+ * 2 or 8. */
 static int64_t walk_phases(const rl_walk *walks, int64_t i, int64_t end)
 {
     const rl_walk *w = &walks[i];
@@ -355,10 +355,9 @@ static int by_place(const void *x, const void *y)
  * 8 blocks to 128 x 128 on 2 x 2 make 8 x 8 lattices at different phases,
  * each as sparse as the whole of A; in place order the tasks (one band
  * column each) move A column after column across all of them, ScaLAPACK's
- * order, instead of sweeping A once per lattice: 2 x 2 4000^2, unpacking
- * took 39-44 ms a replay against 75-86, packing 29-32 against 37-39.  The
- * local lattices stay in lattice order: sorted by A (or by B), moving them
- * took 49-51 ms against 35-37. */
+ * order, instead of sweeping A once per lattice, which makes unpacking
+ * and packing faster.  The local lattices stay in lattice order: sorted by
+ * A (or by B), moving them was slower. */
 static relay_status sort_tasks_by_place(rl_message_set *ms, int nmsg, int by_source)
 {
     int64_t most = 0;

@@ -19,12 +19,12 @@
  *             that every walk reads runs of at least PULL_MIN_RUN_BYTES
  *             from B (under all: any contiguous runs) and that it can read
  *             the sender (the cookie), and answers yes or no.
- * Each run read costs the kernel a lock and a page lookup, about 0.6 us
- * here: with the 1 KB runs of a 1 x 2 transpose between 32 x 32 and
- * 128 x 128 blocks, reading took as long as packing and MPI's copy
- * together, and reading whole windows of B (twice the bytes in a few runs)
- * no less; with runs of a page and more (slabs, large blocks) a pulled
- * replay took 0.72-0.78x the staged one (docs/benchmarks.md).
+ * Each run read costs the kernel a lock and a page lookup: with the 1 KB
+ * runs of a 1 x 2 transpose between 32 x 32 and 128 x 128 blocks, reading
+ * took as long as packing and MPI's copy together, and reading whole
+ * windows of B (twice the bytes in a few runs) no less; with runs of a
+ * page and more (slabs, large blocks) a pulled replay is faster than the
+ * staged one (docs/benchmarks.md).
  * A pulled message's staged request then carries the sender's B addresses
  * (one per pair of the plan) instead of its elements, and an empty
  * message back says the receiver has read them all: the sender's wait

@@ -13,8 +13,9 @@
 
 enum {
     MAX_DIM_LOG = 40,          /* m, n, k, blocks: at most 2^40 */
-    MAX_STEPS_LOG = 22         /* inner steps of one replay: at most 2^22 (walking 3 10^7 to recompute a
-                                  plan's statistics took over 10 s under the fuzzer's sanitizers) */
+    MAX_STEPS_LOG = 22         /* inner steps of one replay: at most 2^22 (walking ten times more to
+                                  recompute a plan's statistics outlasts the fuzzer's limit per input
+                                  under the sanitizers) */
 };
 #define MAX_DIM ((int64_t)1 << MAX_DIM_LOG)
 

@@ -45,8 +45,8 @@ enum { RL_FUSED_ROWS = 1, RL_FUSED_COLS = 2 };
 /* Plans of fewer ranks than this are made and encoded on one thread: a
  * thread team costs more than their sections, and inside a job whose
  * ranks share cores (every rank planning, as relay_pdgemr2d does on a
- * miss) each rank's team oversubscribes them: a 4-rank plan took 30-50 ms
- * with two threads per rank on 2 x 2 ranks of two cores, 0.5 ms with one. */
+ * miss) each rank's team oversubscribes them, and a small plan then takes
+ * many times longer than on one thread. */
 enum { RL_PARALLEL_RANKS = 64 };
 
 typedef struct {

@@ -165,7 +165,7 @@ static void set_forwarding(relay_plan *p, int forward)
  * auto whichever way leaves the busiest rank fewer bytes to send or
  * receive; on a tie, the one that packs fewer (on a shared-memory node
  * the copies are the cost: 8 tensors from 4 ranks to 2 x 2 replicas
- * replay in 0.85 of direct's time forwarded, docs/benchmarks.md), and
+ * replay faster forwarded, docs/benchmarks.md), and
  * direct if that ties too (its messages start at once), or if forwarding
  * would need more tags between two ranks than every MPI has. */
 static relay_status choose_replicas(relay_plan *p, relay_replicas how)

@@ -24,13 +24,12 @@
  * that has no active element").  The sharing is re-solved whole at each
  * event (optim Full) rather than for the flows an event touches (Lazy,
  * SimGrid's default): every flow of a fat tree touches every other through
- * the upper switches, and the bookkeeping of the partial solve cost more
- * than it saved (1,024 ranks: 7.2 s against 10.7 s; 4,096 ranks: 192 s
- * against 307 s of CPU, the same predictions).  On a torus a flow shares
- * links with its neighbours' alone, and the partial solve (Lazy) pays:
- * a 1,024-rank SUMMA step with Van de Geijn broadcasts (65,472 messages)
- * 1 s against 3 s, a 16,384-rank one with binomial broadcasts the same
- * 16 s, the same predictions to the last digit.  Small stacks (an actor
+ * the upper switches, and the bookkeeping of the partial solve costs more
+ * than it saves (the same predictions either way).  On a torus a flow
+ * shares links with its neighbours' alone, and the partial solve (Lazy)
+ * pays: a SUMMA step with Van de Geijn broadcasts runs faster, one with
+ * binomial broadcasts as fast, the same predictions to the last digit
+ * (docs/benchmarks.md).  Small stacks (an actor
  * here ran every test and a 1,024-rank plan alike in 8 KiB; 32 KiB leaves
  * 4x) and no guard pages: 65,536 actors would otherwise exhaust the
  * process's memory maps (two per guard page, and Linux allows 65,530) and

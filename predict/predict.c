@@ -133,10 +133,10 @@ typedef struct {
 
 /* Messages above which a transform plan's replay runs on relay's own
  * engine where it models the machine: SimGrid re-solves the sharing of
- * every flow in flight at each flow's end, so that 16,368 messages (1,024
- * ranks on a fat tree) take it seconds, 65,520 minutes a schedule, and a
- * million did not finish in ten; relay's engine agrees with it to 0.02% on
- * the replay, 0.12% on every rank, where both run (docs/benchmarks.md, "Predicting a replay"). */
+ * every flow in flight at each flow's end, so that its time grows as the
+ * square of the messages or faster, and a plan of a million messages does
+ * not finish; relay's engine agrees with it to 0.02% on the replay, 0.12%
+ * on every rank, where both run (docs/benchmarks.md). */
 enum { FLUID_ABOVE_MESSAGES = 20000 };
 
 static int64_t plan_messages(const relay_plan *p)

@@ -177,8 +177,8 @@ static relay_status check_tags(const nd_exec *x, MPI_Comm comm)
 }
 
 /* A message's count and datatype: bytes where they fit an int (Open MPI
- * moved a 3.5 MiB message of MPI_BYTE about 10% faster than one of a
- * derived element type), elements otherwise. */
+ * moves a message of MPI_BYTE faster than one of a derived element type),
+ * elements otherwise. */
 static int message_count(const nd_exec *x, const rl_nd_message *m, MPI_Datatype *type)
 {
     int64_t bytes = m->elems * (int64_t)x->esz;

@@ -21,9 +21,9 @@
 
 /* An activity whose event comes within this fraction of its own duration
  * after the next event is taken with it, ending that little early.  3e-4
- * keeps every rank within 0.12% of SimGrid on the plans both simulate
- * and the 65,536-rank plan's three schedules within 5 minutes; 1e-4,
- * 0.025% and over 9 (docs/benchmarks.md, "relay's own engine"). */
+ * keeps every rank within 0.12% of SimGrid on the plans both simulate;
+ * 1e-4 keeps it within 0.025% but takes the 65,536-rank plan about twice
+ * as long (docs/benchmarks.md). */
 #define SAME_TIME 3e-4
 
 /* An activity in flight: what every event reads.  A flow's rate, weight
