@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # costa.sh — optional: COSTA's ScaLAPACK-like calls (costa_pdgemr2d,
-# costa_pdtran) as one more contestant of bench/redist_bench (issue 36).
+# costa_pdtran) as one more contestant of bench/redist_bench.
 # CI does not need it.  Fetches nothing: builds COSTA 2.x from a source tree
 # you already have into PREFIX (Release, shared, its ScaLAPACK layer against
 # Debian's libscalapack-openmpi, no tests, apps or profiling, so nothing is

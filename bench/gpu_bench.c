@@ -1,5 +1,5 @@
-/* gpu_bench.c — the SPEC section 6 moves over buffers in GPU memory
- * (issue 37): relay's device replay against a device-to-device copy of
+/* gpu_bench.c — the moves of COSTA's reference case over buffers in GPU
+ * memory: relay's device replay against a device-to-device copy of
  * the same bytes (the floor), against relay's host replay of the same
  * plan, and, where the MPI takes device pointers, staged against direct.
  *

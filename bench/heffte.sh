@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# heffte.sh — relay's pencil reshapes against heFFTe's reshape3d (issue 34,
-# bench/heffte_bench.cpp).  Fetches nothing: builds heFFTe (FFTW backend,
+# heffte.sh — relay's pencil reshapes against heFFTe's reshape3d
+# (bench/heffte_bench.cpp).  Fetches nothing: builds heFFTe (FFTW backend,
 # Debian's libfftw3-dev, the default MPI, Open MPI) from a source tree you
 # already have into PREFIX, unless PREFIX already holds it; configures relay
 # (Release) in BUILD_DIR against it; builds heffte_bench; runs it RUNS times at

@@ -1,4 +1,4 @@
-/* heffte_bench.cpp — relay's 3-D pencil reshapes (issue 34) against heFFTe's
+/* heffte_bench.cpp — relay's 3-D pencil reshapes against heFFTe's
  * own reshape3d, in one job.  C++ only because heFFTe's API is; relay is
  * called through its C API exactly as bench/nd_bench.c calls it.
  *

@@ -1,5 +1,5 @@
-/* lattice_scale.c — how large and how fast structured plans are (issue
- * 15), for the plan_scale move (n x n doubles, FROM x FROM blocks on a
+/* lattice_scale.c — how large and how fast structured plans are,
+ * for the plan_scale move (n x n doubles, FROM x FROM blocks on a
  * near-square pr x pc grid numbered row-major to TO x TO blocks on pc x pr
  * numbered column-major) and for COSTA's Figure 3 (`--fig3`: 10 x 10
  * grids, row-major to column-major).

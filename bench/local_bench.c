@@ -1,4 +1,4 @@
-/* local_bench.c — local-only transforms (issue 18): an n x n matrix moved
+/* local_bench.c — local-only transforms: an n x n matrix moved
  * on one rank, every piece local, A := alpha * op(B), timed for
  *   relay      replays of a 1-rank plan (nb x nb source blocks to
  *              128 x 128; the executor's tasks, shared by OpenMP threads);

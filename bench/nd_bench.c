@@ -1,4 +1,4 @@
-/* nd_bench.c — N-D plans (issue 34) against the routines they replace, in
+/* nd_bench.c — N-D plans against the routines they replace, in
  * one job.
  *
  *   slab2d   an n x n double matrix in row slabs to its transpose in row

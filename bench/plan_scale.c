@@ -1,4 +1,4 @@
-/* plan_scale.c — planning cost at scale (SPEC section 6): time and peak
+/* plan_scale.c — planning cost at scale: time and peak
  * memory of planning a block-cyclic 32x32 -> 128x128 transform of an
  * n x n double matrix on P ranks (near-square grids), and of encoding and
  * decoding the resulting plan.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# predict_costa.sh — COSTA's section 7 by simulation (issue 38): relay's
+# predict_costa.sh — COSTA's section 7 by simulation: relay's
 # schedules with and without process relabeling, predicted by relay-dump
 # --predict on Piz Daint's model (tools/machines/dragonfly-aries.machine),
 # for the paper's cases:

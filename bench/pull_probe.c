@@ -1,4 +1,4 @@
-/* pull_probe.c — what a single-pass remote transpose would gain (issue 18),
+/* pull_probe.c — what a single-pass remote transpose would gain,
  * measured without relay: the remote half of a 1 x 2 transpose moved two
  * ways between two ranks of one node, both directions at once.
  *   three passes  the sender copies its block into a pack buffer, MPI moves

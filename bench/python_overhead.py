@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""python_overhead.py -- what relay's Python package adds to the C API (issue 35).
+"""python_overhead.py -- what relay's Python package adds to the C API.
 
 Replays: the same transform is planned once from Python (relay.plan_transform)
 and once from C (relay_plan_transform), both are bound on the same
@@ -131,7 +131,7 @@ def tiny_case(p):
 
 
 def spec_case(p, n, nb):
-    # SPEC section 6 as bench/redist_bench.c: nb x nb -> 128 x 128 blocks on
+    # COSTA's reference case as bench/redist_bench.c: nb x nb -> 128 x 128 blocks on
     # the same PR x PC grid (1x2 at 2 ranks, 2x2 at 4), transposed.
     g = near_square(p)
     return Case("spec", n, nb, g, "R", 128, g, "R", "T", p)
@@ -274,8 +274,8 @@ def main(argv=None):
     ap.add_argument("--lib", required=True, help="BUILD/bench/libpython_overhead_c.so")
     ap.add_argument("--replays", default="tiny,spec", help="comma-separated: tiny, spec (or empty)")
     ap.add_argument("--plan", action="store_true", help="time planning instead (one process)")
-    ap.add_argument("--n", type=int, default=4096, help="the SPEC case's n (default 4096)")
-    ap.add_argument("--nb", type=int, default=32, help="the SPEC case's source blocks (default 32)")
+    ap.add_argument("--n", type=int, default=4096, help="the reference case's n (default 4096)")
+    ap.add_argument("--nb", type=int, default=32, help="the reference case's source blocks (default 32)")
     ap.add_argument("--tiny-replays", type=int, default=1000)
     ap.add_argument("--spec-replays", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=9)

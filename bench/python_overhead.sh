@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# python_overhead.sh — Python's overhead over the C API (issue 35): per
-# replay on a tiny plan and on the SPEC section 6 case, and planning
+# python_overhead.sh — Python's overhead over the C API: per
+# replay on a tiny plan and on COSTA's reference case, and planning
 # (bench/python_overhead.py says how each is measured).  Builds nothing:
 # BUILD_DIR must hold relay's Python package (python/relay) and
 # bench/libpython_overhead_c.so.  Prints two markdown tables
-# (docs/benchmarks.md, "Python overhead (issue 35)", holds the latest).
+# (docs/benchmarks.md, "Python overhead", holds the latest).
 #   bash bench/python_overhead.sh [BUILD_DIR] [ROUNDS]
 #   RANKS="1 2" SPEC_RANKS=2 N=4000 bash bench/python_overhead.sh build   (a part of it;
-#   SPEC_RANKS= leaves the SPEC case out)
+#   SPEC_RANKS= leaves the reference case out)
 # PYTHON (default /usr/bin/python3) must import numpy and mpi4py.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,7 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-$here/../build}" && pwd)
 rounds=${2:-9}
 ranks=${RANKS:-1 2 4}
-spec_ranks=${SPEC_RANKS-2 4}   # empty: no SPEC case
+spec_ranks=${SPEC_RANKS-2 4}   # empty: no reference case
 n=${N:-4096}
 python=${PYTHON:-/usr/bin/python3}
 lib="$build/bench/libpython_overhead_c.so"

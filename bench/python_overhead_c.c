@@ -1,4 +1,4 @@
-/* python_overhead_c.c — the C side of bench/python_overhead.py (issue 35):
+/* python_overhead_c.c — the C side of bench/python_overhead.py:
  * a small shared library that bench/python_overhead.py loads with ctypes
  * into the Python process, so that the C API and the Python package replay
  * and plan in the same process, on the same buffers, in the same job,

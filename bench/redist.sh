@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# redist.sh — the SPEC section 6 table: relay against ScaLAPACK, a
+# redist.sh — COSTA's reference case: relay against ScaLAPACK, a
 # straightforward MPI_Alltoallv and memcpy, n x n doubles from nb x nb to
 # 128 x 128 blocks, with and without transpose, on 1x2 and 2x2 grids; then
 # the rows that FFTW-MPI's transpose expresses (redist_bench's rows mode:
@@ -24,7 +24,7 @@
 #                                              each choice, timed apart like planning, and
 #                                              relay replays the fastest)
 # --busy runs the table with a competing busy process pinned to the last
-# CPU for its whole length (SPEC section 6, contention).
+# CPU for its whole length (contention).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../scripts/env.sh"

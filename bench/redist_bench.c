@@ -1,5 +1,5 @@
-/* redist_bench.c — relay against its baselines in one mpiexec job (SPEC
- * section 6).  Two modes:
+/* redist_bench.c — relay against its baselines in one mpiexec job
+ * (COSTA's reference case, its section 7.1).  Two modes:
  *   PRxPC  an n x n double matrix moves from nb x nb blocks (32 unless
  *          given) to 128 x 128 blocks on a PR x PC grid, as a copy (op N;
  *          ScaLAPACK pdgemr2d) and as a transpose (op T; ScaLAPACK pdtran);

@@ -1,5 +1,5 @@
 /* scalapack_calls.c — relay's ScaLAPACK-compatible calls against
- * ScaLAPACK's own, call by call, in one mpiexec job (issue 16, "the cold
+ * ScaLAPACK's own, call by call, in one mpiexec job ("the cold
  * call"): a drop-in is judged by its worst call, not by its replays.
  *
  * Four sequences of calls:
@@ -12,13 +12,13 @@
  *   tran misses    CALLS calls of pdtran, C := A^T with A and C on one
  *                  grid, drawn the same way;
  *   gemr2d hits,   one shape each (n = HIT_N, 32 x 32 blocks to 128 x 128
- *   tran hits      on the squarest grid of P processes: the issue's
- *                  iterative example) called REPS times after a first,
+ *   tran hits      on the squarest grid of P processes: an
+ *                  iterative solver's move) called REPS times after a first,
  *                  untimed call that plans;
  *   grid lifetimes REPS times, a grid made (the shapes of P processes in
  *                  turn), p?gemr2d called twice on it (n = 200, the same
- *                  blocks), the grid freed, as CP2K makes and frees grids
- *                  (issue 32): relay's lifetime pays its communicator for
+ *                  blocks), the grid freed, as CP2K makes and frees grids:
+ *                  relay's lifetime pays its communicator for
  *                  the grid, a miss, a hit that binds, and freeing them.
  * Each call runs through relay (relay_pdgemr2d, relay_pdtran) and through
  * ScaLAPACK (pdgemr2d_, pdtran_) on the same arguments, the order
@@ -224,7 +224,7 @@ static call random_call(int tran)
     return c;
 }
 
-/* The issue's iterative example: n x n, 32 x 32 blocks to 128 x 128 on
+/* An iterative solver's move: n x n, 32 x 32 blocks to 128 x 128 on
  * the squarest grid. */
 static call hit_call(int tran, int n)
 {

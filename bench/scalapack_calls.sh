@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scalapack_calls.sh — issue 16's cold-call table: relay's ScaLAPACK-
+# scalapack_calls.sh — the cold-call table: relay's ScaLAPACK-
 # compatible calls against ScaLAPACK's own, call by call, at 2 and 4 ranks
 # (bench/scalapack_calls.c).  Prints one markdown table per run; RUNS runs
 # per rank count, alternating 2 and 4, so that machine noise spreads over

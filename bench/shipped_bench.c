@@ -1,5 +1,5 @@
-/* shipped_bench.c — what a shipped plan costs at relay_exec_create (issue
- * 36): an n x n double matrix moving from nb x nb to 128 x 128 blocks on a
+/* shipped_bench.c — what a shipped plan costs at relay_exec_create:
+ * an n x n double matrix moving from nb x nb to 128 x 128 blocks on a
  * PR x PC grid (op N or T), made ready to replay two ways, call by call in
  * the balanced order of executor/balanced_order.h:
  *   plan+bind  relay_plan_transform_rank for this rank, relay_exec_create;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tune.sh — what tuning chooses (relay_exec_tune, relay-run --tune), case by
-# case of the SPEC section 6 table and of the resize table: every way to
+# case of COSTA's reference table and of the resize table: every way to
 # replay each plan timed in one job, the choice that job makes, and how that
 # choice and the fixed `auto` rule fare when a second job times them all again.
 #
@@ -58,7 +58,7 @@ print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %.2f |" %
 ' "$name" "$ranks" "$picked" "$auto"
 }
 
-# SPEC section 6: n x n doubles from nb x nb to 128 x 128 blocks, 1x2 and 2x2.
+# COSTA's reference case: n x n doubles from nb x nb to 128 x 128 blocks, 1x2 and 2x2.
 for grid in 1x2 2x2; do
   ranks=$((${grid%x*} * ${grid#*x}))
   for n in $sizes; do

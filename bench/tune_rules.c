@@ -1,5 +1,5 @@
-/* tune_rules.c — how well relay_exec_tune's choice holds up afterwards
- * (issue 36): the choice its rule keeps (executor/tune_pick.c, the lowest
+/* tune_rules.c — how well relay_exec_tune's choice holds up afterwards:
+ * the choice its rule keeps (executor/tune_pick.c, the lowest
  * median) from a short run of timed replays, against no tuning at all (the
  * first choice, plain p2p), on the same times.
  * One executor per way the plan can replay (those relay_exec_tune finds,

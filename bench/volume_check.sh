@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # volume_check.sh — checks a block-cyclic plan's per-rank volumes, as
 # relay-dump --json reports them, against bench/volume_count, which counts
-# them independently (issue 15: 10^6 x 10^6 on 65,536 ranks).
+# them independently (up to 10^6 x 10^6 on 65,536 ranks).
 #   bash bench/volume_check.sh BUILD_DIR N BS BT P Q
 # plans bc:NxN:BSxBS:PxQ -> bc:NxN:BTxBT:PxQ:grid=col, prints the time and
 # peak memory of relay-plan, and "volumes agree" or the first difference.

@@ -1,6 +1,6 @@
 /* volume_count.c — an independent count of what each rank sends, receives
  * and keeps in a block-cyclic move, to check a plan's volumes (relay-dump
- * --json per_rank) at sizes no test can afford (issue 15: 10^6 x 10^6 on
+ * --json per_rank) at sizes no test can afford (10^6 x 10^6 on
  * 65,536 ranks).
  *
  * Square n x n doubles, source blocks bs x bs on a P x Q grid numbered

@@ -57,8 +57,9 @@ endif()
 
 # MPICH's MPI_STATUSES_IGNORE is the address 1, which GCC (11 and later)
 # takes for an empty array passed where MPI_Waitall declares one, warning
-# of an overflow that cannot happen (MPICH issue 5687, not to be fixed
-# there).  The Open MPI build keeps the warning for relay's own arrays.
+# of an overflow that cannot happen
+# (https://github.com/pmodels/mpich/issues/5687).  The Open MPI build
+# keeps the warning for relay's own arrays.
 if(RELAY_MPI_VENDOR STREQUAL "mpich" AND CMAKE_C_COMPILER_ID STREQUAL "GNU")
   add_compile_options($<$<COMPILE_LANGUAGE:C>:-Wno-stringop-overflow>)
 endif()

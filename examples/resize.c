@@ -1,5 +1,5 @@
 /* resize.c — an iterative solver that grows and shrinks while it runs
- * (ReSHAPE, paper 003), redistributing its block-cyclic matrix with cached
+ * (ReSHAPE, Sudarsan and Ribbens), redistributing its block-cyclic matrix with cached
  * relay plans at every resize.
  *
  * The job holds 8 ranks; the solver runs on a changing subset of them:

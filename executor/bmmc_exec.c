@@ -1,5 +1,5 @@
-/* bmmc_exec.c — performing a factored BMMC permutation (paper 004,
- * section 5 and Appendix B).
+/* bmmc_exec.c — performing a factored BMMC permutation (Cormen's BMMC
+ * paper, section 5 and Appendix B).
  *
  * Rank k holds 2^(n-p) elements; in processor-major coordinates element
  * x = (offset o, rank k).  A replay

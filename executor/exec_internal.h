@@ -1,6 +1,6 @@
 /* exec_internal.h — creating an executor for a caller that replays many
  * plans, most of them once: relay_scalapack's plan cache, whose calls with
- * ever-new arguments must cost no more than ScaLAPACK's (issue 16).
+ * ever-new arguments must cost no more than ScaLAPACK's.
  *
  * relay_exec_create duplicates the communicator and binds everything a
  * replay needs at once.  For a one-off call both are waste: a duplicate is

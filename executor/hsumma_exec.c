@@ -1,4 +1,4 @@
-/* hsumma_exec.c — replaying SUMMA and HSUMMA (paper 002, Algorithm 1).
+/* hsumma_exec.c — replaying SUMMA and HSUMMA (the HSUMMA paper, Algorithm 1).
  *
  * Rank (x, y)(i, j) — group (x, y), position (i, j) inside it — takes part
  * in four communicators, split once at bind:

@@ -1,5 +1,5 @@
-/* network.c — measuring the network for HSUMMA's model (paper 002,
- * section IV): alpha (latency) and beta (seconds per byte) by ping-pong
+/* network.c — measuring the network for HSUMMA's model (the HSUMMA
+ * paper, section IV): alpha (latency) and beta (seconds per byte) by ping-pong
  * between ranks 0 and 1, fitted through two message sizes (Hockney).
  * Used by relay_hsumma_measure_network callers and by HSUMMA's bind when a
  * plan leaves the groups to bind time (hsumma_exec.c). */

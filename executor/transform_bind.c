@@ -55,7 +55,7 @@ relay_status rl_transform_swap(rl_transform_exec *x, const rl_swap *items, const
  * moves what was checked exactly when, at each end, the runs one after
  * another are the packed form (runs_in_packed_order), and both ends cut
  * the message into the same runs.  A plan file can describe one end of a
- * message otherwise (issue 33: the same positions in another order, a
+ * message otherwise (the same positions in another order, a
  * lattice split or merged at one end): each side tells the other whether
  * it could go direct and its runs' sizes, and both go direct only if both
  * can and the sizes agree; otherwise both pack, which is always right. */

@@ -124,7 +124,7 @@ static int can_pull(rl_transform_exec *x, int k, const rl_span *theirs, const rl
         /* The pulled walk takes piece (i, j)'s element (r, c) to piece (i, j)'s
          * element (r, c): what binding's check vouched for, positions in the
          * packed form (transform_check.c), only where both ends' lattices
-         * have one packed form: the same shape, fused alike (issue 33). */
+         * have one packed form: the same shape, fused alike. */
         if (b->pair != a->pair || b->rows != a->rows || b->cols != a->cols || b->count_r != a->count_r ||
             b->count_c != a->count_c || b->fused != a->fused || !addressable(b))
             return 0;

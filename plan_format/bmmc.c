@@ -1,5 +1,5 @@
 /* bmmc.c — BMMC permutations as data: the standard constructors,
- * composition and inverse (Lemma 1 of paper 004), the change to
+ * composition and inverse (Lemma 1 of Cormen's BMMC paper), the change to
  * processor-major coordinates (section 6), and the check that a plan's
  * factors are what the executor needs (a plan file is untrusted). */
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* bmmc_plan.c — factoring a BMMC permutation (paper 004, section 4).
+/* bmmc_plan.c — factoring a BMMC permutation (Cormen's BMMC paper, section 4).
  *
  * In processor-major coordinates an index's low n-p bits are the position
  * in a rank's buffer and its high p bits the rank.  Split A as

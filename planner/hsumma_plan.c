@@ -1,4 +1,4 @@
-/* hsumma_plan.c — planning SUMMA and HSUMMA products (paper 002).
+/* hsumma_plan.c — planning SUMMA and HSUMMA products (the HSUMMA paper).
  *
  * An HSUMMA plan is its parameters (plan_format/hsumma_dist.c derives the rest);
  * planning checks them and settles the groups: as given, by the cost model

@@ -1,5 +1,5 @@
 /* reshape.c — ReSHAPE's contention-free schedule for block-cyclic resizing
- * (Sudarsan and Ribbens, paper 003, section 3.3).
+ * (Sudarsan and Ribbens, section 3.3).
  *
  * A matrix of mb x nb blocks moves from a Pr x Pc grid (P ranks) to a
  * Qr x Qc grid (Q ranks), both numbered row-major from rank 0 with the first

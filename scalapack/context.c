@@ -10,8 +10,9 @@
  * of the grid or on none, and freeing the grid deletes the attribute, whose
  * callback frees relay's communicator and plans with it.  Nothing is keyed
  * on the context number, the communicator's handle or the process map,
- * which BLACS and malloc reuse for the next grid (issue 32: some processes
- * matched a dead grid's entry, others did not, and the job hung).
+ * which BLACS and malloc reuse for the next grid (keyed on those, some
+ * processes matched a dead grid's entry, others did not, and the job
+ * hung).
  *
  * relay_scalapack_cache_clear and, for what the application left,
  * MPI_Finalize delete the attributes of the grids still alive. */

@@ -1,5 +1,5 @@
 /* mpi_grids.c — relay_scalapack over BLACS grids that an application makes
- * and frees, as CP2K and ScaLAPACK's own eigensolvers do (issue 32).
+ * and frees, as CP2K and ScaLAPACK's own eigensolvers do.
  *
  * BLACS gives a new grid the lowest free context number, and malloc often
  * gives its communicator a freed grid's address, so anything keyed on
@@ -10,7 +10,7 @@
  * each blacs_gridexit the process holds exactly the communicators it held
  * before the grid was made: relay's are freed with the grid.  Communicators
  * are counted by PMPI wrappers below, which see BLACS's and relay's alike.
- *   - the reproduction from the issue: 12 grids made and freed in turn,
+ *   - the case that once hung: 12 grids made and freed in turn,
  *     with and without one process holding an extra communicator from the
  *     third grid on (its handles then stop following the others');
  *   - RELAY_TEST_GRID_LIFETIMES (10,000 unless set) grids of changing

@@ -1,5 +1,5 @@
 /* mpi_lying_plans.c — plans read from bytes that lie consistently are
- * refused at bind (issue 17, finding 9), and plans that tell the truth
+ * refused at bind, and plans that tell the truth
  * still replay right.
  *
  * Each case plans A := op(B), encodes and decodes the plan (so that it
@@ -16,7 +16,7 @@
  *
  * Messages that travel direct (run by run from B into A, or read from the
  * peer's B under RELAY_PULL) get one end described otherwise while what
- * the message carries and its packed order stay (issue 33): a lattice
+ * the message carries and its packed order stay: a lattice
  * split at one end, across its pieces or across its one piece's columns;
  * rank 1's receive lattice over A's two consecutive packed blocks fused
  * into one stack.  Each must be refused on every rank, or bind everywhere
@@ -318,7 +318,7 @@ static int split_receive(relay_plan *p, rl_section *s, const relay_layout *a)
     return redescribe_split_receive(s, REDESCRIBE_ANY);
 }
 
-/* ---- one end of a direct message described otherwise (issue 33) --------- */
+/* ---- one end of a direct message described otherwise -------------------- */
 
 /* Re-descriptions that keep what a message carries and its packed order
  * (redescribe.h), so that binding's check passes; under p2p both ends must

@@ -1,4 +1,4 @@
-/* test_bmmc.c — BMMC permutations by planning alone (paper 004).
+/* test_bmmc.c — BMMC permutations by planning alone (Cormen's BMMC paper).
  *
  * The constructors must be the permutations their names say, checked index
  * by index against their definitions; composition and inverse must follow

@@ -93,7 +93,7 @@ static void test_round_trip_is_identical(void **state)
         }
 }
 
-/* Issue 17, finding 5: a block-cyclic layout costs O(ranks) whatever its
+/* A block-cyclic layout costs O(ranks) whatever its
  * block count, so a plan of 10^7 one-row blocks, which the planner builds,
  * is read back (its fingerprint still covers every block boundary). */
 static void test_ten_million_one_row_blocks_read_back(void **state)
@@ -138,7 +138,7 @@ static void test_save_and_load_files(void **state)
  * buffer size per pair and side) is refused from its header, before a
  * layout is built or any section read, even by a rank whose own section
  * is whole; relay_plan_file_nranks reads the rank count from the header
- * alone and refuses the same files (issue 33). */
+ * alone and refuses the same files. */
 static void test_files_too_short_for_their_sections(void **state)
 {
     (void)state;

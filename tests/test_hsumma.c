@@ -1,4 +1,4 @@
-/* test_hsumma.c — HSUMMA plans by planning alone (paper 002).
+/* test_hsumma.c — HSUMMA plans by planning alone (the HSUMMA paper).
  *
  * relay_hsumma_params_init must fill the documented defaults.  Bad requests
  * (group counts that do not divide the grid or are half automatic or

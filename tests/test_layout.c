@@ -831,7 +831,7 @@ static void test_empty_matrices(void **state)
     check_empty_layout(s, l, 2);
 }
 
-/* Sizes near 2^63 (issue 17, finding 6): every sum and product of them is
+/* Sizes near 2^63: every sum and product of them is
  * checked, so a layout is refused or has exactly the blocks its sizes give:
  * never wrapped splits, never a sanitizer report. */
 static void test_extreme_sizes_do_not_overflow(void **state)
@@ -856,7 +856,7 @@ static void test_extreme_sizes_do_not_overflow(void **state)
     assert_null(g);
 }
 
-/* Issue 17, finding 5: a block-cyclic layout holds per-rank sizes, not
+/* A block-cyclic layout holds per-rank sizes, not
  * its blocks, so 2^31 - 1 one-row blocks cost O(ranks) and answer
  * queries at the far end; 2^31 blocks are refused in one line. */
 static void test_block_count_costs_no_memory(void **state)
@@ -881,7 +881,7 @@ static void test_block_count_costs_no_memory(void **state)
     assert_non_null(strstr(relay_last_error(), "more than 2^31 block rows"));
 }
 
-/* ---- overlap of a rank's blocks (issue 17, finding 5) ---------------------------- */
+/* ---- overlap of a rank's blocks ----------------------------------------------- */
 
 enum { OVERLAP_BLOCKS = 9, OVERLAP_SPACE = 256 };
 

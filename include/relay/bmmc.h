@@ -1,4 +1,4 @@
-/* relay/bmmc.h — BMMC permutations (Cormen, paper 004): factor once,
+/* relay/bmmc.h — BMMC permutations (Cormen): factor once,
  * perform many, only data on the wire.
  *
  * N = 2^n elements, indexed 0 .. N-1, live on P = 2^p ranks.  A BMMC

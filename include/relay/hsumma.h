@@ -1,4 +1,4 @@
-/* relay/hsumma.h — SUMMA and hierarchical SUMMA (HSUMMA, paper 002):
+/* relay/hsumma.h — SUMMA and hierarchical SUMMA (HSUMMA, Quintin et al.):
  * C := alpha * A * B + beta * C on an s x t process grid, planned once.
  *
  * A is m x k, B is k x n, C is m x n.  Rank r sits at grid row r / t and

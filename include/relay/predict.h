@@ -1,5 +1,5 @@
 /* relay/predict.h — how long a plan's replay would take on a given
- * machine, predicted before running it (issue 38).
+ * machine, predicted before running it.
  *
  * A flow-level simulation (SimGrid's S4U actors, one per rank): each rank
  * does what the executor does, in its order.  A transform plan's rank

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """dropin_apps.py — Debian's own ScaLAPACK programs, unchanged, run with the
-drop-in preloaded against the same program without it (issue 32: CP2K and
-ScaLAPACK's eigensolver testers hung where grids are made and freed).
+drop-in preloaded against the same program without it (CP2K and
+ScaLAPACK's eigensolver testers once hung where grids are made and freed).
 
   dropin_apps.py cp2k-md  NP DROPIN MPIEXEC NUMPROC_FLAG [LAUNCHER_FLAGS...]
   dropin_apps.py xdsep    NP DROPIN MPIEXEC NUMPROC_FLAG [LAUNCHER_FLAGS...]

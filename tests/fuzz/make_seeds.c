@@ -124,7 +124,7 @@ static int small_moves(void)
  * more: whole 512-row columns of 8 and 12 column blocks), one over two
  * consecutive packed blocks of A, and a slab transpose whose messages a
  * receiver may pull from the sender's B (RELAY_PULL): the lattices the
- * executor moves without packing (issue 33). */
+ * executor moves without packing. */
 static int direct_moves(void)
 {
     relay_layout *a, *b, *two, *one, *rows, *cols;

@@ -15,10 +15,9 @@
  *              replays ignore changed), or it is a header-only plan whose
  *              every field a reader checks (it is a different, valid plan);
  *   lead/      accepted transform plans that mean something else: lies only
- *              a check across ranks or of coverage can catch (issue 17,
- *              findings 8 and 9);
+ *              a check across ranks or of coverage can catch;
  *   redescribed/  plans of direct messages with one end described otherwise,
- *              the same elements in the same packed order (issue 33): each
+ *              the same elements in the same packed order: each
  *              must be refused on every rank or replay right.
  * and is named npN-BASE-EDIT.plan, N its rank count.  run-npN.txt lists
  * the refused and harmless files relay-run replays at N ranks (a sample:
@@ -370,7 +369,7 @@ static int add_foreign(corpus *c, const base *b, const base *donor, const char *
     return bad;
 }
 
-/* ---- one end of a direct message described otherwise (issue 33) -------- */
+/* ---- one end of a direct message described otherwise ------------------- */
 
 /* Plans on 2 ranks whose messages travel direct (redescribe.h), op N,
  * each edited on one rank's section by each re-description that applies,
@@ -482,7 +481,7 @@ int main(int argc, char **argv)
         relay_plan_free(bases[i].plan);
         free(bases[i].bytes);
     }
-    printf("hostile corpus: %d refused, %d harmless, %d for the lead (findings 8, 9), %d with one end of a direct message "
-           "described otherwise (issue 33)\n", c.files[0], c.files[1], c.files[2], redescribed);
+    printf("hostile corpus: %d refused, %d harmless, %d caught across ranks, %d with one end of a direct message "
+           "described otherwise\n", c.files[0], c.files[1], c.files[2], redescribed);
     return bad;
 }

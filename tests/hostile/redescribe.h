@@ -1,6 +1,6 @@
 /* redescribe.h — edits of one rank's section that keep what each message
  * carries and its packed order but describe one end of it otherwise, the
- * way a plan file can (issue 33): binding's check of the packed form
+ * way a plan file can: binding's check of the packed form
  * passes them, so every way the executor moves a message (packed, direct
  * run by run, pulled from the peer's B, in chunks under a cap) must still
  * move the same elements, or refuse the plan on every rank.

@@ -11,13 +11,13 @@
 #       with between 1 and NP relay-run lines on stderr; a harmless one
 #       exits 0 with "verified: yes".
 #   replay.sh ... run-redescribed
-#       the same on every file of redescribed/ (issue 33: one end of a
-#       direct message described otherwise); prints the slowest run.
+#       the same on every file of redescribed/ (one end of a direct
+#       message described otherwise); prints the slowest run.
 #   replay.sh ... run-lead
 #       relay-run --verify on every file of lead/ at its rank count: each
 #       must be refused as above or, where its lie changes nothing the
 #       replay does (a one-rank layout of other blocks, same storage),
-#       verify; never hang or give wrong elements (issue 17, findings 8, 9).
+#       verify; never hang or give wrong elements.
 set -u
 CORPUS=$1 DUMP=$2 RUN=$3 MPIEXEC=$4 MODE=$5
 shift 5

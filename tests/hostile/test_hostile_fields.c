@@ -1,6 +1,6 @@
-/* test_hostile_fields.c — regression tests of the outside campaign's
- * findings on consistent hostile plans (issue 17), and the bounds of a
- * field added since (a predicted tuning's machine, issue 38): each file is
+/* test_hostile_fields.c — regression tests of what a campaign of
+ * consistent hostile plans found, and the bounds of a field added since
+ * (a predicted tuning's machine): each file is
  * edited as a tree and sealed again (forge.h), so only the reader's checks
  * past the checksums can refuse it, with one line naming the field. */
 #include <setjmp.h>
@@ -93,7 +93,7 @@ static msgpack_object *pair_layout(forge_plan *f, int k, const char *side)
     return forge_get(&pairs->via.array.ptr[k], side);
 }
 
-/* Finding 1: a BMMC or HSUMMA header that also carries a transform's pairs. */
+/* A BMMC or HSUMMA header that also carries a transform's pairs. */
 static void test_pairs_in_a_header_only_plan_are_refused(void **state)
 {
     (void)state;
@@ -112,7 +112,7 @@ static void test_pairs_in_a_header_only_plan_are_refused(void **state)
     free(tb);
 }
 
-/* Finding 2: the kind decides what is read: an HSUMMA header with a BMMC
+/* The kind decides what is read: an HSUMMA header with a BMMC
  * map, or a BMMC header renamed hsumma, is refused. */
 static void test_another_kinds_map_is_refused(void **state)
 {
@@ -152,7 +152,7 @@ static void test_duplicate_keys_are_refused(void **state)
     free(tb);
 }
 
-/* Finding 5: what a layout would cost is bounded before it is built: its
+/* What a layout would cost is bounded before it is built: its
  * ranks (memory), and the block boundaries of block-cyclic layouts, which
  * cost no memory but are hashed into the fingerprint (time), 2^28 in all. */
 static void test_layout_cost_is_bounded_before_it_is_built(void **state)
@@ -192,7 +192,7 @@ static void test_layout_cost_is_bounded_before_it_is_built(void **state)
     free(tb);
 }
 
-/* Finding 5: the pairs' relabeled layouts share one rank map, the plan's;
+/* The pairs' relabeled layouts share one rank map, the plan's;
  * the others have none. */
 static void test_relabeled_layouts_share_one_rank_map(void **state)
 {
@@ -213,8 +213,8 @@ static void test_relabeled_layouts_share_one_rank_map(void **state)
     free(tb);
 }
 
-/* Finding 7: BMMC rank bits near 2^31 are refused without overflowing the
- * message; and the Minor finding: a layout's message is not garbled by
+/* BMMC rank bits near 2^31 are refused without overflowing the
+ * message; and a layout's message is not garbled by
  * formatting relay_last_error() into itself. */
 static void test_messages_of_extreme_fields(void **state)
 {

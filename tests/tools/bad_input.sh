@@ -165,7 +165,7 @@ expect_mpi_error "relay-run: plan for 2 ranks run on 1" 1 good.plan
 expect_mpi_error "relay-run: plan for 2 ranks run on 3" 3 good.plan
 grep -q "is a plan for 2 ranks; this job has 3" err.txt || fail "relay-run: the mismatch is not named from the header: $(cat err.txt)"
 # A file whose header promises sections the file has no room for is refused
-# from the header (issue 33), by relay-dump and by relay-run.
+# from the header, by relay-dump and by relay-run.
 for cut in $(seq 40 20 800); do
   head -c "$(( SIZE - cut ))" good.plan > short.plan
   "$DUMP" short.plan 2>&1 | grep -q "too few for the sections of its 2 ranks" && break

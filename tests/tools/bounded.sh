@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bounded.sh — the tools' work on a plan stays bounded by what they print
 # (N-D plans: by a budget of derived runs too),
-# and sizes computed from a plan never wrap (issue 17, findings 3, 4, 10).
+# and sizes computed from a plan never wrap.
 # Every plan here is valid and written by relay-plan; the bounds are output
 # sizes and entry counts, checked exactly, plus a timeout per command far
 # above the bounded cost (seconds) and far below the unbounded one (the

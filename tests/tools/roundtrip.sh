@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # roundtrip.sh — relay-plan writes a plan, relay-dump reads it back (summary,
-# JSON with the SPEC keys and consistent volumes, one rank, SVG), and
+# JSON with the documented keys and consistent volumes, one rank, SVG), and
 # relay-run replays it as separate processes under mpiexec at 1, 2 and 4
 # ranks and verifies every element: block-cyclic layouts of every grid and
 # element order, a JSON grid layout with packed and with explicit storage,
@@ -90,12 +90,12 @@ check_case "relabel-optimal" 4 120 80 8 N d "bc:120x80:10x10:2x2" "bc:120x80:10x
 check_case "relabel-greedy-T" 4 80 120 8 T d "bc:120x80:7x9:2x2" "bc:80x120:16x16:1x4" greedy
 check_case "relabel-nodes" 4 100 100 4 N s "bc:100x100:10x10:1x4" "bc:100x100:25x25:4x1" optimal \
     --ranks-per-node 2 --node-weight 8
-# ReSHAPE: 2x2 -> 2x4 on 8 ranks (paper 003, Table 2: 2 steps, 2 copies, 6 sends).
+# ReSHAPE: 2x2 -> 2x4 on 8 ranks (the ReSHAPE paper's Table 2: 2 steps, 2 copies, 6 sends).
 check_case "reshape-4-to-8" 8 64 96 8 N d "bc:64x96:4x4:2x2" "bc:64x96:4x4:2x4" none --schedule rounds
 json_check dump.json "reshape-4-to-8: ReSHAPE steps" \
     "d['rounds'] == 2 and d['superblock'] == {'rows': 2, 'cols': 4, 'reshape_steps': 2}" \
     "sum(len(s['copies']) for s in d['steps']) == 2 and sum(len(s['sends']) for s in d['steps']) == 6"
-# 5 * 10^6 one-row blocks (issue 17, finding 5): block-cyclic layouts cost
+# 5 * 10^6 one-row blocks: block-cyclic layouts cost
 # O(ranks) however many blocks they have, so the plan file is read back.
 check_case "tall-one-row-blocks" 2 5000000 1 8 N d "bc:5000000x1:1x1:2x1" "bc:5000000x1:1000x1:1x2"
 # Every schedule, on a plan where every rank talks to every other.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# volumes.sh — relay-dump --json on a plan for 4,096 ranks prints the SPEC
-# keys, and its numbers agree with an independent count: the overlay of the
-# two block-cyclic grids computed here in Python from ScaLAPACK's owner
-# formula (every cell between consecutive cuts of both grids is one piece).
+# volumes.sh — relay-dump --json on a plan for 4,096 ranks prints the
+# documented keys, and its numbers agree with an independent count: the
+# overlay of the two block-cyclic grids computed here in Python from
+# ScaLAPACK's owner formula (every cell between consecutive cuts of both
+# grids is one piece).
 . "$(dirname "$0")/common.sh"
 
 FROM=bc:6144x8192:64x64:64x64:src=3,5

@@ -140,7 +140,7 @@ static int json_per_rank(json_writer *w, const dump_request *r, const relay_plan
     return CLI_OK;
 }
 
-/* The SPEC section 4 keys (a BMMC plan moves opaque bytes: type "bytes",
+/* The keys every --json object carries (a BMMC plan moves opaque bytes: type "bytes",
  * op N, no relabeling, one p2p wave), then the factors. */
 static int print_bmmc_json(const dump_request *r, const relay_plan *p, const bmmc_volumes *v, cli_error *e)
 {

@@ -116,7 +116,7 @@ int nd_rank_volume(const relay_plan *p, int rank, rank_volume *v, int64_t *runs,
 /* --rank R of an N-D plan (nd_rank.c). */
 int dump_nd_rank(const dump_request *r, const relay_plan *p, int rank, cli_error *e);
 
-/* ---- the SPEC section 4 keys of --json (json.c) -------------------------- */
+/* ---- the keys every --json object carries (json.c) ---------------------- */
 
 /* Starts the object on out: format_version, kind, ranks and fingerprint. */
 json_writer dump_json_open(const relay_plan *p, const char *kind, FILE *out);

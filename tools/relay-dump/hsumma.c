@@ -80,7 +80,7 @@ static void print_rank(const relay_plan *p, int rank, FILE *out)
             (long long)t.local_bytes);
 }
 
-/* One rank's traffic as a per_rank entry (SPEC section 4). */
+/* One rank's traffic as a per_rank entry of --json. */
 static void json_traffic(json_writer *w, int rank, const rl_hsumma_traffic *t)
 {
     dump_json_rank(w, rank, t->send_bytes, t->recv_bytes, t->send_msgs, t->recv_msgs, t->local_bytes);

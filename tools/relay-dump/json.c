@@ -1,5 +1,5 @@
-/* json.c — the SPEC section 4 keys that every `relay-dump --json` object
- * carries, written alike for every plan kind (see dump.h). */
+/* json.c — the keys that every `relay-dump --json` object carries
+ * (docs/cli.md), written alike for every plan kind (see dump.h). */
 #include <stdio.h>
 
 #include "dump.h"

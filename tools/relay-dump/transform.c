@@ -1,7 +1,7 @@
 /* transform.c — relay-dump for transform plans: by default a summary for
  * people (kind, ranks, type, ops, layouts, sigma, volumes, the steps of a
  * rounds schedule, a per-rank table and the largest messages); --json the
- * same facts as one JSON object with the keys of SPEC section 4; --rank R
+ * same facts as one JSON object with the keys of docs/cli.md; --rank R
  * the detail of one rank's section (section.c); --svg a heat map of the
  * rank-to-rank volumes.  Every volume is counted here from the sections'
  * messages and lattices, independently of the statistics the planner
