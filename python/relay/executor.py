@@ -39,6 +39,8 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, Optional, Sequence
 
 from . import _core
+from .algorithms import Network
+from .comms import comm_handle
 from .errors import ArgumentError
 from .plans import Plan, Tuning
 
@@ -58,16 +60,6 @@ def _close_all_at_exit() -> None:
         ex = ref()
         if ex is not None:
             ex.close()
-
-
-def _comm_handle(comm) -> int:
-    if comm is None:
-        from mpi4py import MPI
-        comm = MPI.COMM_WORLD
-    try:
-        return comm.py2f()
-    except AttributeError:
-        raise TypeError(f"comm must be an mpi4py communicator (with py2f()), not {type(comm).__name__}") from None
 
 
 def _stream_handle(stream) -> int:
@@ -188,7 +180,7 @@ class Executor:
 
     def __init__(self, plan: Plan, comm=None, *, memory: str = "host", stream=None, transport: str = "auto"):
         global _atexit_registered
-        handle = _comm_handle(comm)
+        handle = comm_handle(comm)
         stream_handle = _stream_handle(stream)
         self._h = _core.exec_create(plan._h, handle, memory, stream_handle, transport)
         self.kind = plan.kind
@@ -296,21 +288,19 @@ def tune(plan: Plan, comm=None, replays: int = 10) -> Tuning:
     records every choice's median time and the fastest in the plan, where
     executors bound in a job of the same shape find it and :meth:`Plan.save`
     keeps it.  Returns the tuning."""
-    _core.exec_tune(plan._h, _comm_handle(comm), replays)
-    return plan.tuning
+    return plan.tune(comm, replays)
 
 
 def hsumma_measure_network(comm=None):
     """Measures latency and bandwidth by ping-pong between ranks 0 and 1
     (collective); every rank gets rank 0's :class:`relay.Network`."""
-    from .algorithms import Network
-    return Network(*_core.hsumma_measure_network(_comm_handle(comm)))
+    return Network(*_core.hsumma_measure_network(comm_handle(comm)))
 
 
 def hsumma_autotune(plan: Plan, comm=None, outer_steps: int = 1) -> Plan:
     """Times ``outer_steps`` outer steps of every grouping the grid allows
     (collective) and returns a copy of the plan with the fastest groups."""
-    return Plan(_core.hsumma_autotune(plan._h, _comm_handle(comm), outer_steps))
+    return Plan(_core.hsumma_autotune(plan._h, comm_handle(comm), outer_steps))
 
 
 __all__ = ["Executor", "ExecOptions", "Memory", "Timing", "memory_supported", "tune", "hsumma_measure_network",

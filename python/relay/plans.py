@@ -24,6 +24,7 @@ from typing import Any, Optional, Sequence, Union
 import numpy as np
 
 from . import _core
+from .comms import comm_handle
 from .errors import ArgumentError
 from .layouts import AnyLayout, Layout, NDLayout
 
@@ -214,8 +215,8 @@ class Plan:
         """Times every way the executor can replay this plan on ``comm``
         (collective) and records them and the fastest in the plan; see
         :func:`relay.tune`."""
-        from .executor import tune
-        return tune(self, comm, replays)
+        _core.exec_tune(self._h, comm_handle(comm), replays)
+        return self.tuning
 
     # ---- files and bytes ---------------------------------------------------------------
 
