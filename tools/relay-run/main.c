@@ -163,13 +163,6 @@ static int agree(int status, const cli_error *e)
     return (int)worst;
 }
 
-double max_over_ranks(double v)
-{
-    double m;
-    MPI_Allreduce(&v, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return m;
-}
-
 /* ---- the plan kinds ------------------------------------------------------- */
 
 /* Each kind's fill function and check (run.h). */

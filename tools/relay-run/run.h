@@ -3,7 +3,8 @@
  * main.c: the fill function that prepares the buffers and the check of
  * what a replay wrote (transform.c, bmmc.c, hsumma.c, nd.c), --tune (tune.c,
  * HSUMMA's in hsumma.c), HSUMMA's report (hsumma.c), the per-message
- * timings of --stats (stats.c), and --calibrate (calibrate.c). */
+ * timings of --stats (stats.c), --calibrate (calibrate.c), and the largest
+ * of a value over the ranks (ranks.c). */
 #ifndef RELAY_RUN_H
 #define RELAY_RUN_H
 
@@ -75,7 +76,7 @@ int tune_plan(relay_plan **plan, const char *path, const char *out, int64_t repl
 int stats_start(relay_exec *x, cli_error *e);
 int stats_write(relay_exec *x, const relay_plan *p, const char *path, int rank, int nranks, cli_error *e);
 
-/* v's largest over MPI_COMM_WORLD (main.c).  Collective. */
+/* v's largest over MPI_COMM_WORLD (ranks.c).  Collective. */
 double max_over_ranks(double v);
 
 /* --calibrate OUT (calibrate.c): measures the node every rank runs on and
