@@ -1,10 +1,11 @@
 /* dump.h — what the files of relay-dump share: the request main.c reads
  * from the command line, what it asks of a plan (views.c), the view of
- * each plan kind (transform.c, bmmc.c, hsumma.c, nd.c), a transform
- * section's volumes and detail (section.c), the first lines and per-rank
- * table of a summary (summary.c), a plan's tuning (tuning.c), the keys
- * every --json object carries (json.c), the steps of a rounds schedule
- * (steps.c) and the heat map of --svg (heatmap_svg.c). */
+ * each plan kind (transform.c, bmmc.c, hsumma.c, nd.c with nd_rank.c and
+ * nd_text.c), a transform section's volumes and detail (section.c), the
+ * first lines and per-rank table of a summary (summary.c), a plan's
+ * tuning (tuning.c), the keys every --json object carries (json.c), the
+ * steps of a rounds schedule (steps.c) and the heat map of --svg
+ * (heatmap_svg.c). */
 #ifndef RELAY_DUMP_H
 #define RELAY_DUMP_H
 
@@ -94,9 +95,9 @@ int64_t lattice_pieces(const rl_span *spans, int64_t first, int64_t count);
  * lattices, as text or (--json) one object. */
 int dump_rank_section(const dump_request *r, const relay_plan *p, cli_error *e);
 
-/* ---- N-D plans (nd.c, nd_rank.c) ----------------------------------------- */
+/* ---- N-D plans (nd.c, nd_rank.c; their text in nd_text.c) --------------- */
 
-/* Text built piece by piece; cut when it outgrew s. */
+/* Text built piece by piece; cut when it outgrew s (nd_text.c). */
 typedef struct {
     char s[4096];
     size_t len;

@@ -13,7 +13,6 @@
  * the budget are left out, and said to be).  When every rank is derived
  * the volumes are counted from the derived transfers; otherwise they are
  * the statistics the plan carries, and the output says so. */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,34 +21,6 @@
 
 enum { PAIRS_SHOWN = 8, SEGMENTS_SHOWN = 8, SPLITS_SHOWN = 9, SPEC_SHOWN = 400 };
 #define DERIVE_RUNS ((int64_t)1 << 25) /* a few seconds of derivation */
-
-/* ---- text that grows (dump.h) ------------------------------------------------ */
-
-void nd_put(nd_text *t, const char *fmt, ...)
-{
-    size_t room = sizeof t->s - t->len;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(t->s + t->len, room, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if ((size_t)n < room) t->len += (size_t)n;
-    else t->len = sizeof t->s - 1, t->cut = 1;
-}
-
-void nd_put_list(nd_text *t, const int64_t *v, int n, const char *sep)
-{
-    for (int i = 0; i < n; i++) nd_put(t, "%s%lld", i ? sep : "", (long long)v[i]);
-}
-
-void nd_put_mesh_coords(nd_text *t, const relay_nd_layout *l, int64_t position)
-{
-    int coords[RELAY_ND_MAX_MESH];
-    rl_nd_mesh_coords(l, position, coords);
-    nd_put(t, "(");
-    for (int m = 0; m < l->mesh_ndims; m++) nd_put(t, "%s%d", m ? ", " : "", coords[m]);
-    nd_put(t, ")");
-}
 
 /* ---- a layout in words ------------------------------------------------------- */
 
