@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "cli.h"
+#include "words.h"
 
 /* ---- BMMC permutations ------------------------------------------------------- */
 

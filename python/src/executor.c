@@ -17,8 +17,8 @@
  * Thread rules: one executor serves one call at a time; a second thread's
  * call while one runs is refused (RuntimeError) rather than raced. */
 #include "buffers.h"
-#include "cli.h"
 #include "core.h"
+#include "words.h"
 
 typedef struct {
     PyObject_HEAD

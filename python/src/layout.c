@@ -5,9 +5,9 @@
 /* Python.h first, as CPython requires. */
 #include "core.h"
 
-#include "cli.h"
 #include "layout_internal.h"
 #include "nd_layout.h"
+#include "words.h"
 
 /* ---- the handle types -------------------------------------------------------- */
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cli.h"
+#include "words.h"
 
 /* relay.errors, imported at init: the class of each relay_status. */
 static PyObject *errors_module;

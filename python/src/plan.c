@@ -5,7 +5,7 @@
 /* Python.h first, as CPython requires. */
 #include "core.h"
 
-#include "cli.h"
+#include "words.h"
 
 /* ---- the handle type ------------------------------------------------------- */
 

@@ -12,10 +12,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli.h"
 #include "error.h"
 #include "json_writer.h"
 #include "plan_internal.h"
+#include "report.h"
+#include "words.h"
 
 /* relay-dump FILE [--json] [--rank R] [--svg OUT.svg] [--limit N] [--stats STATS]
  *                 [--predict MACHINE] */
