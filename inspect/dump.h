@@ -1,11 +1,12 @@
-/* dump.h — what the files of relay-dump share: the request main.c reads
- * from the command line, what it asks of a plan (views.c), the view of
- * each plan kind (transform.c, bmmc.c, hsumma.c, nd.c with nd_rank.c and
+/* dump.h — the views of a loaded plan, as relay-dump prints them and the
+ * Python binding returns them: the request (relay-dump's options, read by
+ * its main.c), what it asks of a plan (views.c), the view of each plan
+ * kind (transform.c, bmmc.c, hsumma.c, nd.c with nd_rank.c and
  * nd_text.c), a transform section's volumes and detail (section.c), the
  * first lines and per-rank table of a summary (summary.c), a plan's
  * tuning (tuning.c), the keys every --json object carries (json.c), the
- * steps of a rounds schedule (steps.c) and the heat map of --svg
- * (heatmap_svg.c). */
+ * steps of a rounds schedule (steps.c), the heat map of --svg
+ * (heatmap_svg.c) and relay-run's measured timings (stats.c). */
 #ifndef RELAY_DUMP_H
 #define RELAY_DUMP_H
 
@@ -199,13 +200,6 @@ int dump_volume_matrix(const relay_plan *p, volume_matrix *m, cli_error *e);
  * is drawn to the right of m, each under its own heading. */
 int heatmap_svg_write(const char *path, const volume_matrix *m, const char *title, const char *subtitle,
                       const volume_matrix *beside, cli_error *e);
-
-/* ---- what a replay would take (predict.c) -------------------------------- */
-
-/* --predict MACHINE of a transform plan holding every section: the
- * predicted replay on r->out (predict.c), or, in a build without SimGrid,
- * CLI_FAILED saying so (predict_none.c). */
-int dump_predict(const dump_request *r, const relay_plan *p, cli_error *e);
 
 /* ---- what relay-run --stats measured (stats.c) --------------------------- */
 

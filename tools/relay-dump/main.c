@@ -4,14 +4,16 @@
  *              [--predict MACHINE]
  *
  * Reads the options, loads the plan (only one rank's section for --rank
- * alone) and hands it to dump_plan (views.c), which writes the view of its
- * kind to stdout, or for --predict to dump_predict (predict.c, or
- * predict_none.c in a build without SimGrid).  Links relay_exec only: no planner.  Reference: docs/cli.md. */
+ * alone) and hands it to dump_plan (inspect/views.c), which writes the
+ * view of its kind to stdout, or for --predict to dump_predict
+ * (predict.c, or predict_none.c in a build without SimGrid).  Links
+ * relay_exec only: no planner.  Reference: docs/cli.md. */
 #include <limits.h>
 #include <stdio.h>
 
 #include "dump.h"
 #include "options.h"
+#include "predict.h"
 
 static const char program[] = "relay-dump";
 

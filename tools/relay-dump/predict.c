@@ -11,8 +11,8 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include "dump.h"
 #include "machine_file.h"
+#include "predict.h"
 #include "relay/predict.h"
 
 enum { SLOWEST_RANKS = 8 };

@@ -1,7 +1,7 @@
 /* predict_none.c — relay-dump --predict in a build without SimGrid
  * (cmake/RelayPredict.cmake): refuses, saying why; predict.c predicts
  * where SimGrid is. */
-#include "dump.h"
+#include "predict.h"
 
 int dump_predict(const dump_request *r, const relay_plan *p, cli_error *e)
 {
