@@ -53,7 +53,7 @@ relay_layout *core_layout_of(PyObject *obj);
 relay_nd_layout *core_nd_layout_of(PyObject *obj);
 relay_plan *core_plan_of(PyObject *obj);
 
-/* ---- errors ---------------------------------------------------------------- */
+/* ---- errors (errors.c) ------------------------------------------------------ */
 
 /* Raises the relay.errors class of status s with relay_last_error()'s words;
  * returns NULL for `return core_raise(st);`. */
@@ -65,9 +65,9 @@ PyObject *core_buffer_error(const char *fmt, ...);
 /* Imports relay.errors once, at module init; -1 on failure. */
 int core_errors_init(void);
 
-/* ---- reading Python values ------------------------------------------------- */
+/* ---- reading Python values (arguments.c) ------------------------------------ */
 
-/* A word of one of cli.h's tables (cli_type_words, ...): its index, or -1
+/* A word of one of words.h's tables (cli_type_words, ...): its index, or -1
  * with ArgumentError naming `what` and the words allowed. */
 int core_word(PyObject *obj, const char *const *words, const char *what);
 /* A sequence of integers into a new array of *n int64_t (PyMem_Free it);
