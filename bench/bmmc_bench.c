@@ -9,9 +9,10 @@
  *              with its 8-byte target index, the receiver scatters.
  * For each permutation (transpose, bit reversal, a random nonsingular
  * matrix, processor-major), the replays are interleaved round robin so that
- * the machine's drift hits all alike.  Printed per way: bytes on the wire
- * per replay (over all ranks) and the median over R replays of the slowest
- * rank's time, with the ratio to bmmc.
+ * the machine's drift hits all alike.  Prints a markdown table, a row per
+ * permutation and way: bytes on the wire per replay (over all ranks) and
+ * the median over R replays of the slowest rank's time, with the ratio to
+ * bmmc (bench/record.py keeps it).
  *
  *   mpiexec -n P bmmc_bench [n] [R]      (P a power of two) */
 #include <stdio.h>
@@ -162,14 +163,10 @@ static void compare(const char *name, const relay_bmmc *perm, int rows_log, int 
             qsort(t + w * reps, (size_t)reps, sizeof *t, cmp_double);
             med[w] = t[w * reps + reps / 2];
         }
-        printf("%-22s n=%d P=%d r=%d (%d partners)\n", name, n, nranks, info.rank, 1 << info.rank);
         for (int w = 0; w < WAYS; w++) {
-            if (w == WAY_TRANSFORM && !ways[w]) {
-                printf("  %-18s (no layout expresses it)\n", way_names[w]);
-                continue;
-            }
-            printf("  %-18s wire %10lld B  median %.6f s  ratio to bmmc %.2f\n", way_names[w], (long long)wire[w], med[w],
-                   med[w] / med[WAY_BMMC]);
+            if (w == WAY_TRANSFORM && !ways[w]) continue; /* no layout expresses it */
+            printf("| %s | %d | %d | %d | %s | %lld | %.6f | %.2f |\n", name, n, nranks, info.rank, way_names[w],
+                   (long long)wire[w], med[w], med[w] / med[WAY_BMMC]);
         }
         fflush(stdout);
     }
@@ -192,6 +189,8 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
+    if (rank == 0)
+        printf("| permutation | n | P | r | way | wire bytes | median s | / bmmc |\n|---|---|---|---|---|---|---|---|\n");
     relay_bmmc perm;
     relay_bmmc_transpose(&perm, n / 2, n - n / 2);
     compare("transpose", &perm, n / 2, reps);

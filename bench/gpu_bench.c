@@ -166,11 +166,11 @@ static void run_case(int n, int mb, int transpose)
     for (int k = 0; k < n_cont; k++) med[k] = median_of(c[k].t, reps);
     double gbs = 2.0 * (double)n * (double)n * sizeof(double) / med[0] / 1e9; /* read + written, all ranks */
     if (rank == 0) {
-        printf("%6d %dx%d->%d %s %d | %9.3f %9.3f %6.2f | %9.3f %6.2f | %7.1f | ", n, mb, mb, TARGET_MB,
+        printf("| %d | %dx%d -> %d, %s | %d | %.3f | %.3f | %.2f | %.3f | %.2f | %.1f | ", n, mb, mb, TARGET_MB,
                transpose ? "T" : "N", nranks, med[0] * 1e3, med[2] * 1e3, med[0] / med[2], med[1] * 1e3, med[0] / med[1], gbs);
-        if (n_cont == 4) printf("%9.3f %6.2f | ", med[3] * 1e3, med[3] / med[0]);
-        else printf("%9s %6s | ", "-", "-");
-        printf("%s\n", ok ? "same" : "DIFFERENT");
+        if (n_cont == 4) printf("%.3f | %.2f | ", med[3] * 1e3, med[3] / med[0]);
+        else printf("- | - | ");
+        printf("%s |\n", ok ? "same" : "DIFFERENT");
         fflush(stdout);
     }
     for (int k = 0; k < n_cont; k++) {
@@ -206,7 +206,8 @@ int main(int argc, char **argv)
         sizes[nsizes++] = 16000;
     }
     if (rank == 0)
-        printf("     n case        P | device ms   copy ms  /copy |   host ms  /host |  dev GB/s | direct ms /staged | check\n");
+        printf("| n | case | P | device ms | copy ms | device / copy | host ms | device / host | GB/s | direct ms "
+               "| direct / staged | check |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < nsizes; i++)
         for (int mb = 32; mb >= 8; mb /= 4)
             for (int tr = 0; tr < 2; tr++) run_case(sizes[i], mb, tr);

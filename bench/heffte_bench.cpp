@@ -20,8 +20,9 @@
  * relay's output is compared with every heFFTe variant's, byte for byte,
  * before timing.  Then two warm-ups each and `replays` rounds, each round
  * timing relay and every heFFTe variant in turn, each from a barrier as the
- * slowest rank's time; printed: the medians and relay / heFFTe (below 1:
- * relay is faster).
+ * slowest rank's time; printed, a markdown row per variant: the medians
+ * and relay / heFFTe (below 1: relay is faster; bench/record.py keeps the
+ * table).
  *
  *   mpiexec -n P heffte_bench [replays] [n ...]      (default: 9 replays, n = 256 384)
  *
@@ -224,7 +225,8 @@ static void pencil(int64_t n, const int *q, const int *from, const int *to, cons
     for (int v = 0; v < NALG; v++) {
         double mh = median_of(th[v].data(), replays);
         if (rank == 0)
-            std::printf("  %-34s relay %8.3f ms   %-18s %8.3f ms   relay/heFFTe %.2f\n", name, mr * 1e3, h[v].name, mh * 1e3, mr / mh);
+            std::printf("| %s | %d | %.3f | heFFTe %s | %.3f | %.2f |\n", name, nranks, mr * 1e3, h[v].name, mh * 1e3,
+                        mr / mh);
     }
     std::fflush(stdout);
     relay_done(&c);
@@ -257,6 +259,8 @@ int main(int argc, char **argv)
         std::printf("heffte_bench: %d ranks, median of %d replays each, heFFTe %d.%d.%d\n", nranks, replays, Heffte_VERSION_MAJOR,
                     Heffte_VERSION_MINOR, Heffte_VERSION_PATCH);
     load("at start");
+    if (rank == 0)
+        std::printf("\n| case | ranks | relay ms | baseline | baseline ms | relay / baseline |\n|---|---|---|---|---|---|\n");
     for (int64_t n : sizes) pencils(n);
     load("at end");
     MPI_Finalize();

@@ -168,8 +168,8 @@ static void sweep(int64_t n, int64_t b, int reps)
         printf("\nP = %d (%d x %d grid, oversubscribed on this machine), n = %lld, b = B = %lld, %d rounds; "
                "ping-pong alpha = %.3g s, beta = %.3g s/byte\n\n",
                nranks, s, t, (long long)n, (long long)b, reps, net.alpha, net.beta);
-        printf("| groups | G | comm s (median) | total s (median) | comm vs SUMMA | total vs SUMMA | model comm s |\n"
-               "|---|---|---|---|---|---|---|\n");
+        printf("| P (grid) | groups | G | comm s (median) | total s (median) | comm vs SUMMA | total vs SUMMA "
+               "| model comm s |\n|---|---|---|---|---|---|---|---|\n");
     }
     double summa_comm = 0, summa_total = 0;
     for (int k = 0; k < nc; k++) {
@@ -181,8 +181,8 @@ static void sweep(int64_t n, int64_t b, int reps)
         }
         int summa = (c[k].I == 1 && c[k].J == 1) || (c[k].I == s && c[k].J == t);
         if (rank == 0)
-            printf("| %dx%d%s | %d | %.4f | %.4f | %.2fx | %.2fx | %.4f |\n", c[k].I, c[k].J, summa ? " (SUMMA)" : "",
-                   c[k].I * c[k].J, cm, tm, summa_comm / cm, summa_total / tm, model);
+            printf("| %d (%dx%d) | %dx%d%s | %d | %.4f | %.4f | %.2fx | %.2fx | %.4f |\n", nranks, s, t, c[k].I, c[k].J,
+                   summa ? " (SUMMA)" : "", c[k].I * c[k].J, cm, tm, summa_comm / cm, summa_total / tm, model);
         relay_exec_free(c[k].e);
         free(c[k].comm);
         free(c[k].total);

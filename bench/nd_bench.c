@@ -22,8 +22,9 @@
  *            forwarding among the replicas, and as the plan chooses (auto),
  *            against relay sending each replica its part directly.
  * Every replay of relay and of its baseline are interleaved, each timed
- * from a barrier as the slowest rank's time; printed: the medians and
- * relay / baseline (below 1: relay is faster).  relay's output is
+ * from a barrier as the slowest rank's time; printed, a markdown row per
+ * case: the medians and relay / baseline (below 1: relay is faster;
+ * bench/record.py keeps the table).  relay's output is
  * compared with the baseline's, byte for byte, before timing.
  *
  *   mpiexec -n P nd_bench [replays] [case]     (case: slab2d, slab3d, pencil, dtensor, weightsync; default all) */
@@ -85,7 +86,8 @@ static void race(const char *name, void (*a)(void *), void *actx, const char *bn
         tb[i] = timed(b, bctx);
     }
     double ma = median_of(ta, replays), mb = median_of(tb, replays);
-    if (rank == 0) printf("  %-34s relay %8.3f ms   %-22s %8.3f ms   relay/baseline %.2f\n", name, ma * 1e3, bname, mb * 1e3, ma / mb);
+    if (rank == 0)
+        printf("| %s | %d | %.3f | %s | %.3f | %.2f |\n", name, nranks, ma * 1e3, bname, mb * 1e3, ma / mb);
     free(ta);
     free(tb);
 }
@@ -471,7 +473,9 @@ int main(int argc, char **argv)
     if (argc > 1) replays = atoi(argv[1]) > 0 ? atoi(argv[1]) : replays;
     const char *only = argc > 2 ? argv[2] : "";
     if (nranks > 64) die("at most 64 ranks");
-    if (rank == 0) printf("nd_bench: %d ranks, median of %d replays each\n", nranks, replays);
+    if (rank == 0)
+        printf("nd_bench: %d ranks, median of %d replays each\n\n| case | ranks | relay ms | baseline | baseline ms "
+               "| relay / baseline |\n|---|---|---|---|---|---|\n", nranks, replays);
     if (!*only || !strcmp(only, "slab2d")) slab2d(4000), slab2d(6000);
     if (!*only || !strcmp(only, "slab3d")) slab3d(256), slab3d(384);
     if (!*only || !strcmp(only, "pencil")) pencils(256), pencils(384);

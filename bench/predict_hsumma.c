@@ -81,8 +81,8 @@ static int predict_g(figure *f, int g)
     if (g == 1) f->summa_comm = comm;
     char ratio[32] = "-";
     if (f->summa_comm > 0) snprintf(ratio, sizeof ratio, "%.2fx", f->summa_comm / comm);
-    printf("| %d | %dx%d | %.3f | %.3f | %.3f | %s | %lld | %.0f |\n", g, I, J, comm, pr.compute_seconds * scale,
-           pr.seconds * scale, ratio, (long long)pr.messages, now() - t0);
+    printf("| %d (%dx%d) | %d | %dx%d | %.3f | %.3f | %.3f | %s | %lld | %.0f |\n", p, s, t, g, I, J, comm,
+           pr.compute_seconds * scale, pr.seconds * scale, ratio, (long long)pr.messages, now() - t0);
     fflush(stdout);
     return 0;
 }
@@ -98,8 +98,8 @@ int main(int argc, char **argv)
                 binomial ? RELAY_BCAST_BINOMIAL : RELAY_BCAST_VAN_DE_GEIJN, 0};
     printf("%s: n = %lld, b = B = %lld, p = %d, %s broadcasts, %lld of %lld outer steps simulated and scaled\n\n",
            f.machine, (long long)f.n, (long long)f.b, f.p, argv[6], (long long)f.steps, (long long)((f.n + f.b - 1) / f.b));
-    printf("| G | groups | comm s | compute s | replay s | SUMMA comm / comm | messages simulated | wall s |\n");
-    printf("|---|---|---|---|---|---|---|---|\n");
+    printf("| p (grid) | G | groups | comm s | compute s | replay s | SUMMA comm / comm | messages simulated | wall s |\n");
+    printf("|---|---|---|---|---|---|---|---|---|\n");
     int failed = 0;
     for (int k = 7; k < argc; k++) failed |= predict_g(&f, atoi(argv[k]));
     for (int g = 1; argc == 7 && g <= f.p; g *= 2) failed |= predict_g(&f, g);

@@ -4,7 +4,8 @@ on the times bench/tune_rules saves (CSV: one row per round, one column per
 choice, seconds), as tune_rules judges relay's own: each rule picks from
 every window of W consecutive rounds, and the pick's cost is its median
 (and mean) over the rounds outside the window divided by the best choice's
-there.  Prints each file's mean costs and their sums per rule.
+there.  Prints each file's mean costs and their sums per rule, as a
+markdown table (bench/record.py keeps it).
 
     python3 bench/tune_rules.py [W] CSV...          (W 5)
 """
@@ -88,7 +89,9 @@ def main(argv):
     if not paths:
         sys.exit(__doc__)
     total = {rule.__name__: [0.0, 0.0] for rule in RULES}
-    print("file | " + " | ".join(rule.__name__ for rule in RULES) + "   (median cost / mean cost)")
+    print("Mean cost over the windows of each file, median / mean:\n")
+    print("| file | " + " | ".join(rule.__name__ for rule in RULES) + " |")
+    print("|" + "---|" * (len(RULES) + 1))
     for path in paths:
         _, times = load(path)
         row = []
@@ -96,9 +99,9 @@ def main(argv):
             c = costs(times, rule, width)
             total[rule.__name__][0] += c[0]
             total[rule.__name__][1] += c[1]
-            row.append(f"{c[0]:.3f}/{c[1]:.3f}")
-        print(path + " | " + " | ".join(row))
-    print("sum | " + " | ".join(f"{a:.3f}/{b:.3f}" for a, b in total.values()))
+            row.append(f"{c[0]:.3f} / {c[1]:.3f}")
+        print(f"| {path} | " + " | ".join(row) + " |")
+    print("| sum | " + " | ".join(f"{a:.3f} / {b:.3f}" for a, b in total.values()) + " |")
 
 
 if __name__ == "__main__":
