@@ -36,11 +36,16 @@ for ((r = 0; r < rounds; r++)); do
       python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["verified"]; print(d["run_s_median"], d["extra_bytes"])' >> "$work/$p"
   done
 done
-base=$(cut -d' ' -f1 < "$work/p2p" | median)
-echo "| plan | cap | replay ms | / p2p | extra MiB per rank (max) |"
-echo "|---|---|---|---|---|"
-for p in "${names[@]}"; do
-  t=$(cut -d' ' -f1 < "$work/$p" | median); m=$(cut -d' ' -f2 < "$work/$p" | median)
-  cap=$("$build/bin/relay-dump" "$work/${p%+window}.plan" --json | python3 -c 'import json, sys; c = json.load(sys.stdin)["max_buffer_bytes"]; print(c if c else "none")')
-  awk -v p="$p" -v c="$cap" -v t="$t" -v b="$base" -v m="$m" 'BEGIN { printf "| %s | %s | %.2f | %.2f | %.2f |\n", p, c, t * 1e3, t / b, m / 1048576 }'
-done
+table() {
+  base=$(cut -d' ' -f1 < "$work/p2p" | median)
+  echo "| plan | cap | replay ms | / p2p | extra MiB per rank (max) |"
+  echo "|---|---|---|---|---|"
+  for p in "${names[@]}"; do
+    t=$(cut -d' ' -f1 < "$work/$p" | median); m=$(cut -d' ' -f2 < "$work/$p" | median)
+    cap=$("$build/bin/relay-dump" "$work/${p%+window}.plan" --json | python3 -c 'import json, sys; c = json.load(sys.stdin)["max_buffer_bytes"]; print(c if c else "none")')
+    awk -v p="$p" -v c="$cap" -v t="$t" -v b="$base" -v m="$m" 'BEGIN { printf "| %s | %s | %.2f | %.2f | %.2f |\n", p, c, t * 1e3, t / b, m / 1048576 }'
+  done
+}
+# The table on stdout, and in bench/results/cap.csv.
+table | tee "$work/table.md"
+python3 "$here/record.py" cap < "$work/table.md" > /dev/null

@@ -30,19 +30,24 @@ cases=(
   "transpose, then back to the first grid|bc:$n:32x32:1x$ranks|bc:$n:128x128:$ranks""x1|bc:$n:32x32:1x$ranks|T|T"
 )
 
-echo "| case | ranks | n | first ms | second ms | two-step ms | composed ms | composed / two-step |"
-echo "|---|---|---|---|---|---|---|---|"
-for c in "${cases[@]}"; do
-  IFS='|' read -r name b a1 a2 op1 op2 <<< "$c"
-  b=${b/:$n:/:${n}x$n:}; a1=${a1/:$n:/:${n}x$n:}; a2=${a2/:$n:/:${n}x$n:}
-  plan transform --ranks "$ranks" --from "$b" --to "$a1" --op "$op1" -o "$work/first.plan"
-  plan transform --ranks "$ranks" --from "$a1" --to "$a2" --op "$op2" -o "$work/second.plan"
-  plan compose "$work/first.plan" "$work/second.plan" -o "$work/both.plan"
-  : > "$work/first"; : > "$work/second"; : > "$work/both"
-  for ((r = 0; r < rounds; r++)); do
-    for p in first second both; do replay "$work/$p.plan" >> "$work/$p"; done
+table() {
+  echo "| case | ranks | n | first ms | second ms | two-step ms | composed ms | composed / two-step |"
+  echo "|---|---|---|---|---|---|---|---|"
+  for c in "${cases[@]}"; do
+    IFS='|' read -r name b a1 a2 op1 op2 <<< "$c"
+    b=${b/:$n:/:${n}x$n:}; a1=${a1/:$n:/:${n}x$n:}; a2=${a2/:$n:/:${n}x$n:}
+    plan transform --ranks "$ranks" --from "$b" --to "$a1" --op "$op1" -o "$work/first.plan"
+    plan transform --ranks "$ranks" --from "$a1" --to "$a2" --op "$op2" -o "$work/second.plan"
+    plan compose "$work/first.plan" "$work/second.plan" -o "$work/both.plan"
+    : > "$work/first"; : > "$work/second"; : > "$work/both"
+    for ((r = 0; r < rounds; r++)); do
+      for p in first second both; do replay "$work/$p.plan" >> "$work/$p"; done
+    done
+    f=$(median < "$work/first"); s=$(median < "$work/second"); o=$(median < "$work/both")
+    awk -v name="$name" -v P="$ranks" -v n="$n" -v f="$f" -v s="$s" -v o="$o" 'BEGIN {
+      printf "| %s | %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f |\n", name, P, n, f * 1e3, s * 1e3, (f + s) * 1e3, o * 1e3, o / (f + s) }'
   done
-  f=$(median < "$work/first"); s=$(median < "$work/second"); o=$(median < "$work/both")
-  awk -v name="$name" -v P="$ranks" -v n="$n" -v f="$f" -v s="$s" -v o="$o" 'BEGIN {
-    printf "| %s | %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f |\n", name, P, n, f * 1e3, s * 1e3, (f + s) * 1e3, o * 1e3, o / (f + s) }'
-done
+}
+# The table on stdout, and once every replay verified in bench/results/compose.csv.
+table | tee "$work/table.md"
+python3 "$here/record.py" compose < "$work/table.md" > /dev/null

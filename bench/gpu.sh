@@ -19,7 +19,7 @@
 #
 # run writes its logs to $OUT when set (else build-gpu/logs): gpu.log (all of
 # it), summary.txt, env.txt, configure.log, build.log, ctest.log, bench.log,
-# memcheck.log.
+# memcheck.log, and gpu_bench's rows in results/gpu.csv (bench/record.py).
 # It stays within GPU_TIME_BUDGET seconds (450); JOBS (all cores) builds,
 # GPU_BUILD_DIR (build-gpu) is the build directory, GPU_CMAKE_ARGS is added
 # to the configure line, GPU_TESTS the ctest -R regex (the GPU tests, the
@@ -360,7 +360,17 @@ run_bench() {
     tail -5 "$logs/memcheck.log" >> "$logs/bench.log"
   fi
   cat "$logs/bench.log" >&2
-  if ((rc == 0)); then echo ran; else say "gpu_bench exited with $rc" >&2; echo failed; fi
+  if ((rc == 0)); then record_bench; echo ran; else say "gpu_bench exited with $rc" >&2; echo failed; fi
+}
+
+# gpu_bench's tables into $logs/results/gpu.csv (bench/record.py), the
+# machine named by its GPU: append the rows to bench/results/gpu.csv here.
+record_bench() {
+  command -v python3 >/dev/null || { say "no python3: bench/record.py not run" >&2; return; }
+  local gpu_name
+  gpu_name=$(timeout 60 nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+  RELAY_BENCH_RESULTS=$logs/results RELAY_BENCH_MACHINE=${RELAY_BENCH_MACHINE:-"${gpu_name:-a GPU}, $(nproc --all) cores"} \
+    python3 "$repo/bench/record.py" gpu < "$logs/bench.log" > /dev/null
 }
 
 summary() {

@@ -36,10 +36,16 @@ cmake -S "$here/.." -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="
 cmake --build "$build" -j"$JOBS" --target heffte_bench
 mpiexec=$(relay_mpiexec "$build")
 
-for p in $ranks; do
-  for run in $(seq "$runs"); do
-    echo "== $p ranks, run $run; $(uptime)"
-    # shellcheck disable=SC2086  # sizes are words
-    "$mpiexec" -n "$p" "$build/bench/heffte_bench" "$replays" $sizes
+table() {
+  for p in $ranks; do
+    for run in $(seq "$runs"); do
+      echo "== $p ranks, run $run; $(uptime)"
+      # shellcheck disable=SC2086  # sizes are words
+      "$mpiexec" -n "$p" "$build/bench/heffte_bench" "$replays" $sizes
+    done
   done
-done
+}
+# The tables on stdout, and once every run succeeded in
+# bench/results/nd_heffte.csv.
+table | tee "$build/bench/nd_heffte.md"
+python3 "$here/record.py" nd_heffte < "$build/bench/nd_heffte.md" > /dev/null

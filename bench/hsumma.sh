@@ -15,7 +15,14 @@ bench="$build/bench/hsumma_bench"
 [ -x "$bench" ] || { echo "hsumma.sh: $bench not built (cmake -DCMAKE_BUILD_TYPE=Release)" >&2; exit 1; }
 export OPENBLAS_NUM_THREADS=1
 mpiexec=$(relay_mpiexec "$build")
-"$mpiexec" -n 1 "$bench" --model
-for p in 4 8 16; do
+table() {
+  "$mpiexec" -n 1 "$bench" --model
+  for p in 4 8 16; do
     "$mpiexec" -n "$p" "$bench" "$n" "$b" "$rounds"
-done
+  done
+}
+# The tables on stdout, and once every job succeeded the measured ones in
+# bench/results/hsumma.csv (the model's tables, a formula's values, are
+# not recorded).
+table | tee "$build/bench/hsumma.md"
+python3 "$here/record.py" - - hsumma < "$build/bench/hsumma.md" > /dev/null

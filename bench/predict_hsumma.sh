@@ -17,15 +17,21 @@ bench="$build/bench/predict_hsumma"
 machine="$here/../tools/machines/torus-bgp.machine"
 [ -x "$bench" ] || { echo "predict_hsumma.sh: $bench not built (needs SimGrid: relay_predict)" >&2; exit 1; }
 
-if [ "$figure" != 9 ]; then
-    echo "## Figure 8: 16384 ranks, every G"
-    "$bench" "$machine" 65536 256 16384 "$steps" "$bcast"
-    echo
-fi
-if [ "$figure" != 8 ]; then
-    echo "## Figure 9: SUMMA and every G at 2048 to 16384 ranks (the best G is the row of the least comm s)"
-    for p in 2048 4096 8192 16384; do
-        "$bench" "$machine" 65536 256 "$p" "$steps" "$bcast"
-        echo
-    done
-fi
+table() {
+  if [ "$figure" != 9 ]; then
+      echo "## Figure 8: 16384 ranks, every G"
+      "$bench" "$machine" 65536 256 16384 "$steps" "$bcast"
+      echo
+  fi
+  if [ "$figure" != 8 ]; then
+      echo "## Figure 9: SUMMA and every G at 2048 to 16384 ranks (the best G is the row of the least comm s)"
+      for p in 2048 4096 8192 16384; do
+          "$bench" "$machine" 65536 256 "$p" "$steps" "$bcast"
+          echo
+      done
+  fi
+}
+# The tables on stdout, and once every simulation succeeded in
+# bench/results/predict_hsumma.csv.
+table | tee "$build/bench/predict_hsumma.md"
+python3 "$here/record.py" predict_hsumma < "$build/bench/predict_hsumma.md" > /dev/null

@@ -24,23 +24,28 @@ replay() { RELAY_PULL=$1 "$mpiexec" -n 2 "$build/bin/relay-run" "$2" --iters "$r
              sed -n 's/.*median \([0-9.]*\) s.*verified: yes.*/\1/p'; }
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
-echo "| case | n | staged ms (RELAY_PULL=off) | pulled ms (RELAY_PULL=on) | pulled / staged |"
-echo "|---|---|---|---|---|"
-for n in ${sizes//,/ }; do
-  half=$(((n + 1) / 2))
-  "$build/bin/relay-plan" transform --ranks 2 --from "bc:${n}x${n}:${n}x${half}:1x2" \
-    --to "bc:${n}x${n}:${n}x${half}:1x2" --op T -o "$work/slab.plan" > /dev/null
-  "$build/bin/relay-plan" transform --ranks 2 --from "bc:${n}x${n}:32x32:1x2" \
-    --to "bc:${n}x${n}:128x128:1x2" --op T -o "$work/bc32.plan" > /dev/null
-  for c in slab bc32; do
-    : > "$work/off"; : > "$work/on"
-    for ((r = 0; r < rounds; r++)); do
-      replay off "$work/$c.plan" >> "$work/off"
-      replay on "$work/$c.plan" >> "$work/on"
+table() {
+  echo "| case | n | staged ms (RELAY_PULL=off) | pulled ms (RELAY_PULL=on) | pulled / staged |"
+  echo "|---|---|---|---|---|"
+  for n in ${sizes//,/ }; do
+    half=$(((n + 1) / 2))
+    "$build/bin/relay-plan" transform --ranks 2 --from "bc:${n}x${n}:${n}x${half}:1x2" \
+      --to "bc:${n}x${n}:${n}x${half}:1x2" --op T -o "$work/slab.plan" > /dev/null
+    "$build/bin/relay-plan" transform --ranks 2 --from "bc:${n}x${n}:32x32:1x2" \
+      --to "bc:${n}x${n}:128x128:1x2" --op T -o "$work/bc32.plan" > /dev/null
+    for c in slab bc32; do
+      : > "$work/off"; : > "$work/on"
+      for ((r = 0; r < rounds; r++)); do
+        replay off "$work/$c.plan" >> "$work/off"
+        replay on "$work/$c.plan" >> "$work/on"
+      done
+      off=$(median < "$work/off"); on=$(median < "$work/on")
+      [ -n "$off" ] && [ -n "$on" ] || { echo "pull.sh: a replay failed or did not verify ($c, n = $n)" >&2; exit 1; }
+      awk -v c="$c" -v n="$n" -v a="$off" -v b="$on" \
+        'BEGIN {printf "| %s | %d | %.2f | %.2f | %.2f |\n", c, n, a * 1e3, b * 1e3, b / a}'
     done
-    off=$(median < "$work/off"); on=$(median < "$work/on")
-    [ -n "$off" ] && [ -n "$on" ] || { echo "pull.sh: a replay failed or did not verify ($c, n = $n)" >&2; exit 1; }
-    awk -v c="$c" -v n="$n" -v a="$off" -v b="$on" \
-      'BEGIN {printf "| %s | %d | %.2f | %.2f | %.2f |\n", c, n, a * 1e3, b * 1e3, b / a}'
   done
-done
+}
+# The table on stdout, and once every replay succeeded in bench/results/pull.csv.
+table | tee "$work/table.md"
+python3 "$here/record.py" pull < "$work/table.md" > /dev/null

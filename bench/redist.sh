@@ -13,8 +13,8 @@
 # order that changes from round to round so that each follows each other
 # equally often (executor/balanced_order.h), WARMUP rounds of warm-up then REPS
 # timed; each time is the median over the timed rounds of the slowest rank's
-# time of one call.  Prints one markdown table (docs/benchmarks.md holds the
-# latest).
+# time of one call.  Prints one markdown table and records it
+# (bench/record.py; docs/benchmarks.md shows the latest).
 #   bash bench/redist.sh [--busy] [BUILD_DIR] [REPS] [WARMUP]   (REPS 7, WARMUP 2)
 #   SIZES=4000,4096 BLOCKS=32 GRIDS=1x2 ROWS=2 bash bench/redist.sh   (a part of it)
 #   GRIDS= bash bench/redist.sh      (the rows only; ROWS= : the grids only)
@@ -57,11 +57,19 @@ run() {
   "$mpiexec" -n "$ranks" "$bench" "$@" | tail -n +$((first ? 1 : 3))
   first=0
 }
-for grid in $grids; do
-  for nb in $blocks; do
-    run $((${grid%x*} * ${grid#*x})) "$grid" "$sizes" "$reps" "$warmup" "$nb"
+table() {
+  for grid in $grids; do
+    for nb in $blocks; do
+      run $((${grid%x*} * ${grid#*x})) "$grid" "$sizes" "$reps" "$warmup" "$nb"
+    done
   done
-done
-for p in $rows; do
-  run "$p" rows "$sizes" "$reps" "$warmup"
-done
+  for p in $rows; do
+    run "$p" rows "$sizes" "$reps" "$warmup"
+  done
+}
+# The table on stdout, and once every job succeeded into
+# bench/results/redist.csv (redist_busy.csv with --busy).
+name=redist
+[ "$busy" = 1 ] && name=redist_busy
+table | tee "$build/bench/$name.md"
+python3 "$here/record.py" "$name" < "$build/bench/$name.md" > /dev/null

@@ -16,8 +16,14 @@ hit_n=${5:-2000}
 bench="$build/bench/scalapack_calls"
 [ -x "$bench" ] || { echo "scalapack_calls.sh: $bench not built (cmake -DCMAKE_BUILD_TYPE=Release)" >&2; exit 1; }
 mpiexec=$(relay_mpiexec "$build")
-for run in $(seq "$runs"); do
-  for np in 2 4; do
-    "$mpiexec" -n "$np" "$bench" "$calls" "$reps" "$hit_n" "$run"
+table() {
+  for run in $(seq "$runs"); do
+    for np in 2 4; do
+      "$mpiexec" -n "$np" "$bench" "$calls" "$reps" "$hit_n" "$run"
+    done
   done
-done
+}
+# The tables on stdout, and once every run succeeded in
+# bench/results/scalapack_calls.csv.
+table | tee "$build/bench/scalapack_calls.md"
+python3 "$here/record.py" scalapack_calls < "$build/bench/scalapack_calls.md" > /dev/null

@@ -31,8 +31,6 @@ plan() { "$build/bin/relay-plan" transform "$@" > /dev/null; }
 tune() { "$mpiexec" -n "$1" "$build/bin/relay-run" "$2" --tune="$3" --iters "$reps" --warmup 1 --verify > /dev/null; }
 field() { "$build/bin/relay-dump" "$1" --json | python3 -c "import json, sys; d = json.load(sys.stdin); print($2)"; }
 
-echo "| case | ranks | p2p ms | p2p packed ms | p2p window ms | window / p2p | rounds ms | alltoallv ms | neighbor ms | job 1 picks | picked / fastest | auto picks | auto / fastest |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 row() { # name ranks from to op
   local name=$1 ranks=$2 from=$3 to=$4 op=$5
   plan --ranks "$ranks" --from "$from" --to "$to" --op "$op" --schedule rounds -o "$work/r.plan"
@@ -58,19 +56,26 @@ print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %.2f |" %
 ' "$name" "$ranks" "$picked" "$auto"
 }
 
-# COSTA's reference case: n x n doubles from nb x nb to 128 x 128 blocks, 1x2 and 2x2.
-for grid in 1x2 2x2; do
-  ranks=$((${grid%x*} * ${grid#*x}))
-  for n in $sizes; do
-    for nb in 32 8; do
-      for op in N T; do
-        row "$n nb$nb $op $grid" "$ranks" "bc:${n}x$n:${nb}x$nb:$grid" "bc:${n}x$n:128x128:$grid" "$op"
+table() {
+  echo "| case | ranks | p2p ms | p2p packed ms | p2p window ms | window / p2p | rounds ms | alltoallv ms | neighbor ms | job 1 picks | picked / fastest | auto picks | auto / fastest |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+  # COSTA's reference case: n x n doubles from nb x nb to 128 x 128 blocks, 1x2 and 2x2.
+  for grid in 1x2 2x2; do
+    ranks=$((${grid%x*} * ${grid#*x}))
+    for n in $sizes; do
+      for nb in 32 8; do
+        for op in N T; do
+          row "$n nb$nb $op $grid" "$ranks" "bc:${n}x$n:${nb}x$nb:$grid" "bc:${n}x$n:128x128:$grid" "$op"
+        done
       done
     done
   done
-done
-# The resize table (ReSHAPE): 4096 x 4096 in 64 x 64 blocks between grids, 8 ranks.
-[ "${RESIZE:-1}" = 0 ] && exit 0
-for move in 2x2:2x4 2x4:2x2 2x3:2x4 2x4:2x3 2x2:2x3 2x3:2x2; do
-  row "resize ${move/:/ -> }" 8 "bc:4096x4096:64x64:${move%:*}" "bc:4096x4096:64x64:${move#*:}" N
-done
+  # The resize table (ReSHAPE): 4096 x 4096 in 64 x 64 blocks between grids, 8 ranks.
+  [ "${RESIZE:-1}" = 0 ] && exit 0
+  for move in 2x2:2x4 2x4:2x2 2x3:2x4 2x4:2x3 2x2:2x3 2x3:2x2; do
+    row "resize ${move/:/ -> }" 8 "bc:4096x4096:64x64:${move%:*}" "bc:4096x4096:64x64:${move#*:}" N
+  done
+}
+# The table on stdout, and once every case ran in bench/results/tune.csv.
+table | tee "$work/table.md"
+python3 "$here/record.py" tune < "$work/table.md" > /dev/null
