@@ -5,7 +5,7 @@
  * cores, whose replays swing several-fold, none of the rules tried (the
  * default unless another wins most rounds and its upper quartile, paired
  * ratios, the mean, the upper quartile) kept choices that replayed faster
- * afterwards (docs/benchmarks.md, "What a tuning keeps"). */
+ * afterwards (docs/benchmarks.md, "Tuning"). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -54,7 +54,7 @@ HASH_COMMENT = re.compile(r"(?m)#[^\n]*$")
 # broken across lines still matches; offsets stay.
 CONTINUATION = re.compile(r"\n[ \t]*(?:\*(?!/)|#|//)")
 
-SKIPPED_FILES = {"CHANGES.md", os.path.join("tests", "tree", "references.py"), os.path.join("docs", "benchmarks.md")}
+SKIPPED_FILES = {"CHANGES.md", os.path.join("tests", "tree", "references.py")}
 
 
 def source_files(root):
