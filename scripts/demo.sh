@@ -4,11 +4,13 @@
 # package: `python3 -c "import relay"` works afterwards), and shows the
 # whole flow: plan a 32x32 -> 128x128 block-cyclic transpose offline (no
 # MPI), inspect the plan file, then replay it under mpiexec and verify
-# every element; then the same from Python.
+# every element; then the same from Python.  In a git checkout it also
+# installs the repository's commit-msg hook (scripts/install-hooks.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
 scripts/install-deps.sh
+scripts/install-hooks.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j "$JOBS" >/dev/null
 sudo_cmd=()

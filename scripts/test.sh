@@ -11,6 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
 scripts/install-deps.sh
+scripts/install-hooks.sh
 
 run_suite() { # build-dir, extra cmake args...  (ctest's own in CTEST_SELECT, if set)
   local dir=$1; shift
