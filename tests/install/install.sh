@@ -14,6 +14,7 @@
 #   - builds programs against the prefix with find_package(relay) and with
 #     pkg-config (no rpath of the test's own: the .pc files' must do), and
 #     with a bare `-lrelay`, and runs them under mpiexec;
+#   - checks that the LICENSE is installed and every .pc file names it;
 #   - where the build has the Fortran module (the environment names its
 #     compilers: RELAY_TEST_FC, and RELAY_TEST_MPIFC for MPI's), builds a
 #     planning program with the plain compiler and pkg-config relay-fortran,
@@ -106,6 +107,13 @@ run "relay::exec program under mpiexec" "$MPIEXEC" -n 4 "$WORK/consumer/consumer
 # search, so that the programs start without LD_LIBRARY_PATH), and -lrelay
 # alone (with the rpath the README gives).
 export PKG_CONFIG_PATH="$P/$LIBDIR/pkgconfig"
+# The license beside the documentation, and named by every .pc file.
+cmp -s "$SRC/LICENSE" "$P/share/doc/relay/LICENSE" && ok "LICENSE in share/doc/relay" ||
+    fail "share/doc/relay/LICENSE missing or not the source's LICENSE"
+for pc in "$P/$LIBDIR"/pkgconfig/*.pc; do
+    grep -q '^License: BSD-3-Clause$' "$pc" && ok "$(basename "$pc") names its license" ||
+        fail "$(basename "$pc") has no License: BSD-3-Clause"
+done
 rpath="-Wl,-rpath,$P/$LIBDIR"
 run "pkg-config relay-exec build" sh -c "$MPICC -o replay_pc '$SRC/tests/install/replay_only.c' \
     \$(pkg-config --cflags --libs relay-exec)"
