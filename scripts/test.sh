@@ -1,45 +1,96 @@
 #!/usr/bin/env bash
-# test.sh — installs dependencies, builds relay four times and runs the
-# tests of each under ctest: against Open MPI optimised, every test; with
-# AddressSanitizer + UndefinedBehaviorSanitizer, the cmocka unit tests and
-# the MPI tests at RELAY_ASAN_RANKS; against MPICH 4, whose MPI-4 persistent
-# collectives Open MPI 4.1 lacks, the tests that start MPI, at
-# RELAY_MPICH_RANKS; and the tests that execute those MPI-4 branches once
-# more against MPICH under the sanitizers.  Then it fuzzes the plan decoder
-# for a minute (RELAY_FUZZ_SECONDS).
+# test.sh — installs dependencies, builds relay three times and runs the
+# tests of each under ctest (docs/testing.md says what each suite covers and
+# keeps CI's budget in minutes per suite):
+#   openmpi       Open MPI, optimised: every test, the MPI tests at 1, 2, 3,
+#                 4 and 8 ranks; the CUDA backend, where a toolkit is found,
+#                 for one GPU architecture;
+#   openmpi-asan  Open MPI under AddressSanitizer + UndefinedBehaviorSanitizer:
+#                 the unit tests and the MPI tests at 1, 2 and 4 ranks;
+#   mpich-asan    MPICH 4 under the sanitizers: every test that starts MPI,
+#                 at 2 ranks, and at 4 the tests that run the MPI-4
+#                 persistent collectives Open MPI 4.1 lacks.
+# Then it fuzzes the plan decoder for a minute (RELAY_FUZZ_SECONDS), and
+# prints each suite's minutes, building and testing apart.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
+started=$SECONDS
 scripts/install-deps.sh
 scripts/install-hooks.sh
 
-run_suite() { # build-dir, extra cmake args...  (ctest's own in CTEST_SELECT, if set)
-  local dir=$1; shift
+# ---- minutes per step, printed at the end (also when a step fails) ----
+steps=()
+minutes() { awk -v s="$1" 'BEGIN { printf "%5.1f", s / 60 }'; }
+timed() { # LABEL COMMAND...: runs COMMAND and notes its minutes under LABEL
+  local label=$1 start=$SECONDS
+  shift
+  "$@"
+  steps+=("$(printf '%-34s %s min' "$label" "$(minutes $((SECONDS - start)))")")
+}
+report_minutes() {
+  echo "== minutes per suite"
+  [ ${#steps[@]} -eq 0 ] || printf '  %s\n' "${steps[@]}"
+  printf '  %-34s %s min\n' "total" "$(minutes $((SECONDS - started)))"
+}
+trap report_minutes EXIT
+steps+=("$(printf '%-34s %s min' "dependencies" "$(minutes $((SECONDS - started)))")")
+
+build() { # DIR CMAKE_ARGS...
+  local dir=$1
+  shift
   echo "== configure and build $dir $*"
   cmake -S . -B "$dir" "$@" >/dev/null
   cmake --build "$dir" -j "$JOBS" >/dev/null
-  echo "== test $dir ${CTEST_SELECT:-}"
-  (cd "$dir" && ctest --output-on-failure -j "$JOBS" --timeout 900 ${CTEST_SELECT:-})
+}
+run_tests() { # DIR CTEST_ARGS...
+  local dir=$1
+  shift
+  echo "== test $dir $*"
+  (cd "$dir" && ctest --output-on-failure -j "$JOBS" --timeout 900 "$@")
 }
 
-run_suite build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# The tests that never start MPI: the unit tests, and the checks that only
+# plan, dump, predict or read the repository's hooks.
+not_mpi='^(test_.*|hostile[.](lead[.])?dump|fuzz[.]reproducers|tools[.](volumes|predict)|hooks[.].*)$'
+# The tests that run MPI_Alltoallv_init, MPI_Neighbor_alltoallv_init
+# (alltoallv and neighbor schedules) or MPI_Bcast_init (SUMMA and HSUMMA
+# broadcasts): MPI-4, which only the MPICH suite has.
+mpi4='^(mpi_transform|mpi_exec|mpi_scalapack|mpi_lying_plans|mpi_hsumma|tools[.]roundtrip|example[.]relay_matmul)([.]|$)'
+
+# ctest -R's pattern for the MPICH suite in build DIR: every test that
+# starts MPI once, at 2 ranks where it runs at several (a name's .npN), and
+# the MPI-4 tests at 4 ranks too.
+mpich_selection() { # DIR
+  local names
+  names=$(cd "$1" && ctest -N -E "$not_mpi" | sed -n 's/^ *Test *#[0-9]*: //p' | awk -v mpi4="$mpi4" '
+    { name[NR] = $0; f = $0; if (sub(/[.]np[0-9]+$/, "", f)) { family[NR] = f; if ($0 ~ /[.]np2$/) at2[f] = 1 } }
+    END {
+      for (i = 1; i <= NR; i++) {
+        n = name[i]; f = family[i]
+        if (f == "" || !(f in at2) || n ~ /[.]np2$/ || (n ~ /[.]np4$/ && n ~ mpi4)) print n
+      }
+    }')
+  names=${names//./[.]}
+  echo "^(${names//$'\n'/|})\$"
+}
+
+# CUDA, where a toolkit is found, in the first suite only (the sanitized
+# builds leave it out) and for one architecture: it is compiled, not run,
+# on a machine without a GPU.
+cuda_arch=${RELAY_CUDA_ARCHITECTURES:-90}
+timed "openmpi: build" build build -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CUDA_ARCHITECTURES=$cuda_arch"
+timed "openmpi: test" run_tests build
 # Without relay_predict: AddressSanitizer cannot follow SimGrid's actor
 # stacks (cmake/RelayPredict.cmake), so the sanitized builds leave it out.
-# At 1, 2 and 4 ranks: 3 and 8 (oversubscribed 4x, each rank slowed 2-10x
-# by the sanitizers) ran a third of CI's time for paths the plain build
-# covers at those counts.
-run_suite build-asan -DCMAKE_BUILD_TYPE=Debug -DRELAY_SANITIZE=ON -DRELAY_BUILD_BENCH=OFF \
-  "-DRELAY_TEST_RANKS=${RELAY_ASAN_RANKS:-1;2;4}"
-# The tests that start MPI, and the Python package's offline suite; not the
-# unit tests, nor the checks that only plan, dump or predict (the same code
-# as in the first suite, MPI aside).
-CTEST_SELECT="-E ^(test_.*|hostile[.](lead[.])?dump|fuzz[.]reproducers|tools[.](volumes|predict))$" \
-  run_suite build-mpich -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPI_EXECUTABLE_SUFFIX=.mpich -DRELAY_BUILD_BENCH=OFF \
-  "-DRELAY_TEST_RANKS=${RELAY_MPICH_RANKS:-1;2;4}"
-# MPI_Alltoallv_init, MPI_Neighbor_alltoallv_init and MPI_Bcast_init run in these tests (README).
-CTEST_SELECT="-R ^(mpi_transform|mpi_exec|mpi_scalapack|mpi_lying_plans|mpi_hsumma|tools.roundtrip|example.relay_matmul)" \
-  run_suite build-mpich-asan -DCMAKE_BUILD_TYPE=Debug -DRELAY_SANITIZE=ON -DMPI_EXECUTABLE_SUFFIX=.mpich \
-  -DRELAY_BUILD_BENCH=OFF "-DRELAY_TEST_RANKS=2;4"
+sanitized=(-DCMAKE_BUILD_TYPE=Debug -DRELAY_SANITIZE=ON -DRELAY_BUILD_BENCH=OFF)
+timed "openmpi-asan: build" build build-asan "${sanitized[@]}" "-DRELAY_TEST_RANKS=${RELAY_ASAN_RANKS:-1;2;4}"
+# The entries of fixed rank counts other than 1, 2 and 4 (the transports'
+# runs at 3, the examples at 6 and 8) run in the first suite, and the
+# examples under the sanitizers in the MPICH suite.
+timed "openmpi-asan: test" run_tests build-asan -E '[.]np[^124]$'
+timed "mpich-asan: build" build build-mpich-asan "${sanitized[@]}" -DMPI_EXECUTABLE_SUFFIX=.mpich "-DRELAY_TEST_RANKS=2;4"
+timed "mpich-asan: test" run_tests build-mpich-asan -R "$(mpich_selection build-mpich-asan)"
 echo "== fuzz the plan decoder"
-scripts/fuzz.sh "${RELAY_FUZZ_SECONDS:-60}" build
+timed "fuzz" scripts/fuzz.sh "${RELAY_FUZZ_SECONDS:-60}" build
 echo "test.sh: all suites passed"
