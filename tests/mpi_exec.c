@@ -293,8 +293,8 @@ static int next_communicator_slot(void)
  * 100,000 executors the next communicator takes the same table slot as
  * before the loop, and replays in between stay correct.
  * RELAY_TEST_EXEC_CYCLES sets another count: ctest runs 100,000 once and
- * 10,000 in every other run, still far past any table of communicators a
- * leak could fill unseen (MPICH's holds 2,048).  Under
+ * 2,500 in every other run, still past any table of communicators a leak
+ * could fill unseen (MPICH's holds 2,048).  Under
  * RELAY_SHM=on, whose binding also splits the communicator by node and
  * allocates a shared-memory window each time, 2,000, and the slots are
  * taken in the middle, after two cycles in a row: with windows MPICH's
