@@ -324,8 +324,8 @@ static void test_regular(void **state)
 
 /* COSTA's Figure 3: b = 1 on a 10 x 10 grid to blocks of 10^4, n = 10^5.
  * Rank 0 holds 10^8 single elements, each a piece of its own; they are
- * 100 lattices (one per peer, itself included) of 1000 x 1000 pieces,
- * found in well under a second, which expanding them could not be. */
+ * 100 lattices (one per peer, itself included) of 1000 x 1000 pieces.
+ * How fast they are found is bench/lattice_scale's to measure. */
 static void test_costa_block_one(void **state)
 {
     (void)state;
@@ -335,7 +335,6 @@ static void test_costa_block_one(void **state)
     assert_int_equal(n.lattices, 100);
     assert_int_equal(n.most_per_message, 1);
     assert_int_equal(n.pieces, (int64_t)100000000);
-    assert_true(n.ms < 1000.0);
 }
 
 /* ---- refusals -------------------------------------------------------------------------- */
