@@ -56,22 +56,25 @@ run_tests() { # DIR CTEST_ARGS...
 # The tests that never start MPI: the unit tests, and the checks that only
 # plan, dump, predict, use Python offline or read the repository's hooks.
 not_mpi='^(test_.*|hostile[.](lead[.])?dump|fuzz[.]reproducers|tools[.](volumes|predict)|python[.]offline|example[.]python_offline|hooks[.].*)$'
-# The tests that run MPI_Alltoallv_init, MPI_Neighbor_alltoallv_init
+# The runs the MPICH suite makes at 4 ranks as well as at 2: those of the
+# tests that run MPI_Alltoallv_init, MPI_Neighbor_alltoallv_init
 # (alltoallv and neighbor schedules) or MPI_Bcast_init (SUMMA and HSUMMA
-# broadcasts): MPI-4, which only the MPICH suite has.
-mpi4='^(mpi_transform|mpi_exec|mpi_scalapack|mpi_lying_plans|mpi_hsumma|tools[.]roundtrip|example[.]relay_matmul)([.]|$)'
+# broadcasts), MPI-4, which only MPICH has here (tools.roundtrip and
+# example.relay_matmul run them too, in their one run); and those through
+# shared-memory windows (RELAY_SHM=on), whose use differs between the MPIs.
+mpich_at4='^(mpi_transform|mpi_exec|mpi_scalapack|mpi_lying_plans|mpi_hsumma)[.](.*[.])?np4$|[.]shm_on[.]np4$'
 
 # ctest -R's pattern for the MPICH suite in build DIR: every test that
 # starts MPI once, at 2 ranks where it runs at several (a name's .npN), and
-# the MPI-4 tests at 4 ranks too.
+# the runs of mpich_at4 too.
 mpich_selection() { # DIR
   local names
-  names=$(list_tests "$1" -E "$not_mpi" | awk -v mpi4="$mpi4" '
+  names=$(list_tests "$1" -E "$not_mpi" | awk -v at4="$mpich_at4" '
     { name[NR] = $0; f = $0; if (sub(/[.]np[0-9]+$/, "", f)) { family[NR] = f; if ($0 ~ /[.]np2$/) at2[f] = 1 } }
     END {
       for (i = 1; i <= NR; i++) {
         n = name[i]; f = family[i]
-        if (f == "" || !(f in at2) || n ~ /[.]np2$/ || (n ~ /[.]np4$/ && n ~ mpi4)) print n
+        if (f == "" || !(f in at2) || n ~ /[.]np2$/ || n ~ at4) print n
       }
     }')
   exactly "$names"
@@ -99,7 +102,10 @@ timed "openmpi: build" build build -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CU
 timed "openmpi: test" run_tests build
 # Without relay_predict: AddressSanitizer cannot follow SimGrid's actor
 # stacks (cmake/RelayPredict.cmake), so the sanitized builds leave it out.
-sanitized=(-DCMAKE_BUILD_TYPE=Debug -DRELAY_SANITIZE=ON -DRELAY_BUILD_BENCH=OFF)
+# Debug's assertions at -O1, as AddressSanitizer's documentation advises
+# for reasonable speed (-O0's tests ran twice as long).
+sanitized=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_C_FLAGS_DEBUG=-g -O1" "-DCMAKE_Fortran_FLAGS_DEBUG=-g -O1"
+           -DRELAY_SANITIZE=ON -DRELAY_BUILD_BENCH=OFF)
 timed "openmpi-asan: build" build build-asan "${sanitized[@]}" "-DRELAY_TEST_RANKS=${RELAY_ASAN_RANKS:-1;2;4}"
 # The entries of fixed rank counts other than 1, 2 and 4 (the transports'
 # runs at 3, the examples at 6 and 8) run in the first suite, and the
