@@ -54,8 +54,9 @@ run_tests() { # DIR CTEST_ARGS...
 }
 
 # The tests that never start MPI: the unit tests, and the checks that only
-# plan, dump, predict, use Python offline or read the repository's hooks.
-not_mpi='^(test_.*|hostile[.](lead[.])?dump|fuzz[.]reproducers|tools[.](volumes|predict)|python[.]offline|example[.]python_offline|hooks[.].*)$'
+# plan, dump, predict, use Python offline, compile Fortran interfaces or read
+# the repository's hooks.
+not_mpi='^(test_.*|hostile[.](lead[.])?dump|fuzz[.]reproducers|tools[.](volumes|predict)|python[.]offline|example[.]python_offline|fortran[.]tran_kinds|hooks[.].*)$'
 # The runs the MPICH suite makes at 4 ranks as well as at 2: those of the
 # tests that run MPI_Alltoallv_init, MPI_Neighbor_alltoallv_init
 # (alltoallv and neighbor schedules) or MPI_Bcast_init (SUMMA and HSUMMA
