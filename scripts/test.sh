@@ -26,10 +26,12 @@ scripts/install-hooks.sh
 steps=()
 minutes() { awk -v s="$1" 'BEGIN { printf "%5.1f", s / 60 }'; }
 timed() { # LABEL COMMAND...: runs COMMAND and notes its minutes under LABEL
-  local label=$1 start=$SECONDS
+  local label=$1 start=$SECONDS status=0 failed=""
   shift
-  "$@"
-  steps+=("$(printf '%-34s %s min' "$label" "$(minutes $((SECONDS - start)))")")
+  "$@" || status=$?
+  [ "$status" -eq 0 ] || failed=" (failed)"
+  steps+=("$(printf '%-34s %s min%s' "$label" "$(minutes $((SECONDS - start)))" "$failed")")
+  return "$status"
 }
 report_minutes() {
   echo "== minutes per suite"
@@ -43,8 +45,8 @@ build() { # DIR CMAKE_ARGS...
   local dir=$1
   shift
   echo "== configure and build $dir $*"
-  cmake -S . -B "$dir" "$@" >/dev/null
-  cmake --build "$dir" -j "$JOBS" >/dev/null
+  # && rather than set -e, which a caller's || (timed's) switches off.
+  cmake -S . -B "$dir" "$@" >/dev/null && cmake --build "$dir" -j "$JOBS" >/dev/null
 }
 run_tests() { # DIR CTEST_ARGS...
   local dir=$1
