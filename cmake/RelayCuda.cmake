@@ -5,6 +5,11 @@
 #                CUDACXX, or /usr/local/cuda); OFF elsewhere, which builds
 #                and tests everything else exactly as without it.
 #                CMAKE_CUDA_ARCHITECTURES defaults to 80;90 (A100, H100).
+#   RELAY_CUDA_RUNTIME   shared (default: the toolkit's libcudart.so, found at
+#                run time) or static (libcudart_static.a linked in: pip's
+#                build, setup.py, so that the wheel loads nothing from the
+#                toolkit's folder and imports on machines without one).
+#   RELAY_CUDART  the CUDA runtime target that choice names.
 # One configure line says which.
 include(CheckLanguage)
 if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
@@ -17,6 +22,11 @@ else()
   set(relay_cuda_default OFF)
 endif()
 option(RELAY_CUDA "Build the CUDA backend (device buffers)" ${relay_cuda_default})
+set(RELAY_CUDA_RUNTIME shared CACHE STRING "The CUDA runtime library relay links: shared or static")
+set_property(CACHE RELAY_CUDA_RUNTIME PROPERTY STRINGS shared static)
+if(NOT RELAY_CUDA_RUNTIME MATCHES "^(shared|static)$")
+  message(FATAL_ERROR "RELAY_CUDA_RUNTIME is '${RELAY_CUDA_RUNTIME}': shared or static")
+endif()
 if(RELAY_CUDA AND RELAY_SANITIZE)
   message(STATUS "relay: CUDA backend off (not built under the sanitizers)")
   set(RELAY_CUDA OFF)
@@ -33,4 +43,10 @@ set(CMAKE_CUDA_STANDARD 17)
 set(CMAKE_CUDA_STANDARD_REQUIRED ON)
 set(CMAKE_CUDA_VISIBILITY_PRESET hidden)
 find_package(CUDAToolkit REQUIRED)
-message(STATUS "relay: CUDA backend on (CUDA ${CUDAToolkit_VERSION}, architectures ${CMAKE_CUDA_ARCHITECTURES})")
+if(RELAY_CUDA_RUNTIME STREQUAL "static")
+  set(RELAY_CUDART CUDA::cudart_static)
+else()
+  set(RELAY_CUDART CUDA::cudart)
+endif()
+message(STATUS "relay: CUDA backend on (CUDA ${CUDAToolkit_VERSION}, architectures ${CMAKE_CUDA_ARCHITECTURES}, "
+               "${RELAY_CUDA_RUNTIME} runtime)")

@@ -26,7 +26,7 @@ function(relay_library name export_name)
   target_link_libraries(${name} PUBLIC MPI::MPI_C PRIVATE OpenMP::OpenMP_C PkgConfig::MSGPACK PkgConfig::XXHASH
                         PkgConfig::OPENBLAS m)
   if(RELAY_CUDA)
-    target_link_libraries(${name} PRIVATE CUDA::cudart ${CMAKE_DL_LIBS})
+    target_link_libraries(${name} PRIVATE ${RELAY_CUDART} ${CMAKE_DL_LIBS})
   endif()
 
   # Linking the object libraries directly puts their objects in the archive
