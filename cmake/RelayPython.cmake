@@ -1,10 +1,13 @@
 # RelayPython.cmake — whether this build makes the Python package relay
-# (python/) and whether its MPI tests can run.
+# (python/) and whether its tests can run.
 #
-#   RELAY_BUILD_PYTHON    ON by default where Python 3 with its headers and
-#                         numpy are found; OFF under the sanitizers (an
-#                         extension module under ASan needs the runtime
-#                         preloaded into python3 itself).
+#   RELAY_BUILD_PYTHON    ON by default where Python 3 with its headers is
+#                         found; OFF under the sanitizers (an extension
+#                         module under ASan needs the runtime preloaded into
+#                         python3 itself).
+#   RELAY_PYTHON_NUMPY    TRUE when that Python imports numpy, which the
+#                         package needs at run time (not to build): its
+#                         tests run only then.
 #   RELAY_PYTHON_MPI      TRUE when mpi4py is importable and built against
 #                         the MPI library this build uses (Debian's mpi4py
 #                         is built for Open MPI, the default MPI): the
@@ -23,20 +26,25 @@ else()
   set(relay_python_default ON)
 endif()
 option(RELAY_BUILD_PYTHON "Build the Python package relay" ${relay_python_default})
+set(RELAY_PYTHON_NUMPY FALSE)
 set(RELAY_PYTHON_MPI FALSE)
 if(NOT RELAY_BUILD_PYTHON)
   return()
 endif()
 
 find_package(Python3 3.9 COMPONENTS Interpreter Development.Module)
-if(Python3_FOUND)
-  execute_process(COMMAND ${Python3_EXECUTABLE} -c "import numpy" RESULT_VARIABLE relay_no_numpy OUTPUT_QUIET ERROR_QUIET)
-endif()
-if(NOT Python3_FOUND OR relay_no_numpy)
-  message(WARNING "Python 3 with its headers and numpy not found: the Python package relay is not built")
+if(NOT Python3_FOUND)
+  message(WARNING "Python 3 with its headers not found: the Python package relay is not built")
   set(RELAY_BUILD_PYTHON OFF)
   return()
 endif()
+execute_process(COMMAND ${Python3_EXECUTABLE} -c "import numpy" RESULT_VARIABLE relay_no_numpy OUTPUT_QUIET ERROR_QUIET)
+if(relay_no_numpy)
+  message(STATUS "Python package: ${Python3_EXECUTABLE} ${Python3_VERSION} has no numpy: the package is built, "
+                 "its tests are not (it needs numpy to run)")
+  return()
+endif()
+set(RELAY_PYTHON_NUMPY TRUE)
 
 # Which MPI library mpi4py was built for, asked without initialising MPI.
 execute_process(COMMAND ${Python3_EXECUTABLE} -c
