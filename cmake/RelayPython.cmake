@@ -8,6 +8,8 @@
 #   RELAY_PYTHON_NUMPY    TRUE when that Python imports numpy, which the
 #                         package needs at run time (not to build): its
 #                         tests run only then.
+#   RELAY_MPI4PY_VENDOR   the MPI library that Python's mpi4py is built
+#                         for: openmpi, mpich, unknown, or none (no mpi4py).
 #   RELAY_PYTHON_MPI      TRUE when mpi4py is importable and built against
 #                         the MPI library this build uses (Debian's mpi4py
 #                         is built for Open MPI, the default MPI): the
@@ -27,6 +29,7 @@ else()
 endif()
 option(RELAY_BUILD_PYTHON "Build the Python package relay" ${relay_python_default})
 set(RELAY_PYTHON_NUMPY FALSE)
+set(RELAY_MPI4PY_VENDOR none)
 set(RELAY_PYTHON_MPI FALSE)
 if(NOT RELAY_BUILD_PYTHON)
   return()
@@ -51,16 +54,16 @@ execute_process(COMMAND ${Python3_EXECUTABLE} -c
   "import mpi4py; mpi4py.rc.initialize = False; from mpi4py import MPI; print(MPI.Get_library_version())"
   OUTPUT_VARIABLE relay_mpi4py_library RESULT_VARIABLE relay_no_mpi4py ERROR_QUIET TIMEOUT 60)
 if(relay_no_mpi4py)
-  set(relay_mpi4py_vendor none)
+  set(RELAY_MPI4PY_VENDOR none)
 elseif(relay_mpi4py_library MATCHES "MPICH")
-  set(relay_mpi4py_vendor mpich)
+  set(RELAY_MPI4PY_VENDOR mpich)
 elseif(relay_mpi4py_library MATCHES "Open MPI")
-  set(relay_mpi4py_vendor openmpi)
+  set(RELAY_MPI4PY_VENDOR openmpi)
 else()
-  set(relay_mpi4py_vendor unknown)
+  set(RELAY_MPI4PY_VENDOR unknown)
 endif()
-if(relay_mpi4py_vendor STREQUAL RELAY_MPI_VENDOR)
+if(RELAY_MPI4PY_VENDOR STREQUAL RELAY_MPI_VENDOR)
   set(RELAY_PYTHON_MPI TRUE)
 endif()
-message(STATUS "Python package: ${Python3_EXECUTABLE} ${Python3_VERSION}; mpi4py for ${relay_mpi4py_vendor}, "
+message(STATUS "Python package: ${Python3_EXECUTABLE} ${Python3_VERSION}; mpi4py for ${RELAY_MPI4PY_VENDOR}, "
                "this build's MPI ${RELAY_MPI_VENDOR}: MPI tests of the package ${RELAY_PYTHON_MPI}")

@@ -28,6 +28,19 @@ shows complete jobs.  Errors are :class:`relay.Error` subclasses carrying
 relay's own message.
 """
 
+# The extension module first, so that a build this Python cannot load says
+# so before anything else; then what it needs to run.
+from . import _core
+from .comms import check_mpi4py, mpi_library
+
+try:
+    import numpy
+except ImportError as e:
+    raise ModuleNotFoundError(f"relay needs numpy, which this Python cannot import ({e}): install it with "
+                              f"`pip install numpy` (Debian: python3-numpy)", name="numpy") from e
+del numpy
+check_mpi4py()
+
 from .errors import (ArgumentError, BufferMismatch, Error, FormatError, MismatchError, MPIError, OutOfMemory,
                      PlanIOError, UnsupportedError, VersionError)
 from .layouts import Layout, NDLayout, Partial, Placement, Replicate, Shard, block_cyclic, grid
@@ -52,4 +65,5 @@ __all__ = [
     "Executor", "ExecOptions", "Memory", "Timing", "memory_supported", "tune", "hsumma_measure_network",
     "hsumma_autotune",
     "empty_local", "zeros_local", "local_view", "fill_local", "check_local", "expected_local",
+    "mpi_library",
 ]

@@ -340,6 +340,25 @@ static PyObject *memory_supported(PyObject *self, PyObject *obj)
     return st ? core_raise(st) : PyBool_FromLong(yes);
 }
 
+/* The MPI library this module is compiled against, named from its mpi.h
+ * (relay/comms.py compares it with mpi4py's).  Not asked of MPI at
+ * run time: MPI_Get_library_version could resolve to the library another
+ * module loaded first, the very mix-up the comparison is there to catch. */
+#if defined(OMPI_MAJOR_VERSION)
+#define CORE_MPI_LIBRARY \
+    "Open MPI " Py_STRINGIFY(OMPI_MAJOR_VERSION) "." Py_STRINGIFY(OMPI_MINOR_VERSION) "." Py_STRINGIFY(OMPI_RELEASE_VERSION)
+#elif defined(MPICH_VERSION)
+#define CORE_MPI_LIBRARY "MPICH " MPICH_VERSION
+#else
+#define CORE_MPI_LIBRARY "an MPI-" Py_STRINGIFY(MPI_VERSION) "." Py_STRINGIFY(MPI_SUBVERSION) " library"
+#endif
+
+/* mpi_library() -> str */
+static PyObject *mpi_library(PyObject *self, PyObject *unused)
+{
+    return PyUnicode_FromString(CORE_MPI_LIBRARY);
+}
+
 static PyObject *exec_time(PyObject *self, PyObject *args)
 {
     PyObject *obj;
@@ -450,6 +469,7 @@ PyMethodDef core_exec_methods[] = {
     {"exec_schedule", exec_schedule, METH_O, NULL},
     {"exec_options", exec_options, METH_O, NULL},
     {"memory_supported", memory_supported, METH_O, NULL},
+    {"mpi_library", mpi_library, METH_NOARGS, NULL},
     {"check_buffers", check_buffers, METH_VARARGS, NULL},
     {"exec_time", exec_time, METH_VARARGS, NULL},
     {"exec_timings", exec_timings, METH_O, NULL},
