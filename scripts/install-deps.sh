@@ -24,6 +24,9 @@ packages=(
   python3-numpy python3-mpi4py        #   its buffers and communicators
   python3-pytest python3-hypothesis   #   its tests
   python3-matplotlib                  #   Plan.heatmap (optional for users)
+  python3-venv python3-pip            #   pip install . into a virtual environment (pyproject.toml)
+  python3-setuptools python3-wheel    #   its build backend, offline: pip install --no-build-isolation .
+  python3-wheel-whl                   #   wheel as a wheel, for venvs of other Pythons offline (tests)
   cp2k scalapack-mpi-test             # unchanged ScaLAPACK programs run with the drop-in (tests/apps)
 )
 sudo_cmd=()
