@@ -10,7 +10,8 @@
  *      runs are the candidate peers (every replica of a destination; one
  *      chosen replica per group of a source, every partial piece);
  *   3. the transfer with a peer is the product of its coordinates' run
- *      lists, kept when the replica rule picks this pair of ranks.
+ *      lists, kept when the replica rule (nd_replicas.h) picks this pair of
+ *      ranks.
  * Both ends cut the same blocks at the same boundaries, so they derive the
  * same runs; merging runs that continue each other at both ends is a
  * function of the list, applied alike. */
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "nd_replicas.h"
 #include "nd_transfers.h"
 
 /* ---- checks every N-D pair passes ----------------------------------------- */
@@ -65,63 +67,6 @@ relay_status rl_nd_check_pair(const rl_nd_pair *pair, int nranks, relay_type typ
             st = rl_fail(RELAY_ERR_ARG, "%s: A's dimension %d has %lld elements but B's dimension %d, which the permutation puts there, has %lld",
                          what, k, (long long)pair->dst->shape[k], pair->perm[k], (long long)pair->src->shape[pair->perm[k]]);
     return st ? st : check_groups(pair, nranks, what);
-}
-
-/* ---- choosing a source replica -------------------------------------------- */
-
-/* Position of the i-th replica of the group at `coords` (replicate
- * coordinates zero), its replicate coordinates counted in mesh order. */
-static int64_t replica_position(const relay_nd_layout *src, const int *coords, int64_t i)
-{
-    int c[RELAY_ND_MAX_MESH];
-    memcpy(c, coords, (size_t)src->mesh_ndims * sizeof *c);
-    for (int m = src->mesh_ndims - 1; m >= 0; m--)
-        if (src->place[m].kind == RELAY_REPLICATE) {
-            c[m] = (int)(i % src->mesh_shape[m]);
-            i /= src->mesh_shape[m];
-        }
-    return rl_nd_mesh_position(src, c);
-}
-
-/* The index of the replica at `coords` among its group's. */
-static int64_t replica_index(const relay_nd_layout *l, const int *coords)
-{
-    int64_t i = 0;
-    for (int m = 0; m < l->mesh_ndims; m++)
-        if (l->place[m].kind == RELAY_REPLICATE) i = i * l->mesh_shape[m] + coords[m];
-    return i;
-}
-
-/* rank's replica index in l's group at `coords` (replicate coordinates
- * ignored), or -1 when it is not one of that group's replicas. */
-static int64_t member_index(const relay_nd_layout *l, const int *coords, int rank)
-{
-    int64_t at = rl_nd_position_of(l, rank);
-    int own[RELAY_ND_MAX_MESH];
-    if (at < 0) return -1;
-    rl_nd_mesh_coords(l, at, own);
-    for (int m = 0; m < l->mesh_ndims; m++)
-        if (l->place[m].kind != RELAY_REPLICATE && own[m] != coords[m]) return -1;
-    return replica_index(l, own);
-}
-
-/* Whether dst_rank holds a replica of the group at `coords`. */
-static int holds_replica(const relay_nd_layout *src, const int *coords, int dst_rank) { return member_index(src, coords, dst_rank) >= 0; }
-
-int rl_nd_source_replica(const relay_nd_layout *src, const int *coords, int dst_rank, int64_t dst_position,
-                         const int32_t *node_of_rank)
-{
-    int64_t replicas = rl_nd_replicas(src), group = replica_position(src, coords, 0);
-    if (replicas == 1) return src->mesh_ranks[group];
-    if (holds_replica(src, coords, dst_rank)) return dst_rank;
-    int64_t turn = dst_position + group, on_node = 0;
-    for (int64_t i = 0; node_of_rank && i < replicas; i++)
-        on_node += node_of_rank[src->mesh_ranks[replica_position(src, coords, i)]] == node_of_rank[dst_rank];
-    if (on_node == 0) return src->mesh_ranks[replica_position(src, coords, turn % replicas)];
-    for (int64_t i = 0, seen = 0;; i++) {
-        int r = src->mesh_ranks[replica_position(src, coords, i)];
-        if (node_of_rank[r] == node_of_rank[dst_rank] && seen++ == turn % on_node) return r;
-    }
 }
 
 /* ---- 1. cutting the rank's own blocks ------------------------------------- */
@@ -294,6 +239,7 @@ typedef struct {
     int my_coords[RELAY_ND_MAX_MESH];
     int64_t my_position;                   /* on my side's mesh */
     dim_cut cuts[RELAY_ND_MAX_DIMS];
+    rl_nd_replica_rule rule;               /* B's replica each receiver reads */
     transfer_list *out;                    /* sends or receives, by `receiving` */
     transfer_list *local;
     transfer_list *forwards;               /* receiving: what a replica passes on (sends) */
@@ -333,7 +279,7 @@ static int64_t candidates(const pair_job *job, int m, const int64_t **list, int6
 /* One destination group as seen for one source group: where its tree
  * starts and how to name its members. */
 typedef struct {
-    const pair_job *job;
+    pair_job *job;
     const int *dcoords, *scoords;        /* the groups (replicate coordinates ignored) */
     int64_t replicas, entry;
 } tree;
@@ -341,10 +287,10 @@ typedef struct {
 static int tree_rank(const tree *t, int64_t rel)
 {
     const relay_nd_layout *dst = t->job->pair->dst;
-    return dst->mesh_ranks[replica_position(dst, t->dcoords, (t->entry + rel) % t->replicas)];
+    return dst->mesh_ranks[rl_nd_replica_position(dst, t->dcoords, (t->entry + rel) % t->replicas)];
 }
 
-static int tree_holds(const tree *t, int64_t rel) { return holds_replica(t->job->pair->src, t->scoords, tree_rank(t, rel)); }
+static int tree_holds(const tree *t, int64_t rel) { return rl_nd_member_index(t->job->pair->src, t->scoords, tree_rank(t, rel)) >= 0; }
 
 static int64_t tree_parent(int64_t rel) { return rel & ~((int64_t)1 << (63 - __builtin_clzll((unsigned long long)rel))); }
 
@@ -355,15 +301,15 @@ static int64_t entry_replica(const relay_nd_layout *dst, const int *dcoords, con
 {
     int64_t rd = rl_nd_replicas(dst), rs = rl_nd_replicas(src), best = -1;
     for (int64_t i = 0; rd <= rs && i < rd; i++)
-        if (holds_replica(src, scoords, dst->mesh_ranks[replica_position(dst, dcoords, i)])) return i;
+        if (rl_nd_member_index(src, scoords, dst->mesh_ranks[rl_nd_replica_position(dst, dcoords, i)]) >= 0) return i;
     for (int64_t i = 0; rd > rs && i < rs; i++) {
-        int64_t j = member_index(dst, dcoords, src->mesh_ranks[replica_position(src, scoords, i)]);
+        int64_t j = rl_nd_member_index(dst, dcoords, src->mesh_ranks[rl_nd_replica_position(src, scoords, i)]);
         if (j >= 0 && (best < 0 || j < best)) best = j;
     }
-    return best >= 0 ? best : (replica_position(src, scoords, 0) + replica_position(dst, dcoords, 0)) % rd;
+    return best >= 0 ? best : (rl_nd_replica_position(src, scoords, 0) + rl_nd_replica_position(dst, dcoords, 0)) % rd;
 }
 
-static tree tree_of(const pair_job *job, const int *dcoords, const int *scoords)
+static tree tree_of(pair_job *job, const int *dcoords, const int *scoords)
 {
     tree t = {job, dcoords, scoords, rl_nd_replicas(job->pair->dst), 0};
     t.entry = entry_replica(job->pair->dst, dcoords, job->pair->src, scoords);
@@ -373,15 +319,18 @@ static tree tree_of(const pair_job *job, const int *dcoords, const int *scoords)
 /* The rank that packs from B what member rel gets: its nearest ancestor
  * (itself included) that holds the source group, else the replica the
  * rule picks for the entry.  O(log replicas). */
-static int tree_origin(const tree *t, int64_t rel)
+static relay_status tree_origin(const tree *t, int64_t rel, int *origin)
 {
     for (;; rel = tree_parent(rel)) {
-        if (tree_holds(t, rel)) return tree_rank(t, rel);
+        if (tree_holds(t, rel)) {
+            *origin = tree_rank(t, rel);
+            return RELAY_OK;
+        }
         if (rel == 0) break;
     }
     const relay_nd_layout *dst = t->job->pair->dst;
-    int64_t position = replica_position(dst, t->dcoords, t->entry);
-    return rl_nd_source_replica(t->job->pair->src, t->scoords, dst->mesh_ranks[position], position, t->job->p->nd->node_of_rank);
+    int64_t position = rl_nd_replica_position(dst, t->dcoords, t->entry);
+    return rl_nd_source_replica(&t->job->rule, t->scoords, dst->mesh_ranks[position], position, origin);
 }
 
 /* ---- 3'. the transfers of one peer ----------------------------------------- */
@@ -400,9 +349,12 @@ static relay_status emit(pair_job *job, transfer_list *to, int peer, int origin,
 static relay_status receive_in_tree(pair_job *job, const int *coords, const int64_t *at, int64_t partial)
 {
     tree t = tree_of(job, job->my_coords, coords);
-    int64_t rel = (replica_index(job->pair->dst, job->my_coords) - t.entry + t.replicas) % t.replicas;
-    int origin = tree_origin(&t, rel), peer = origin == job->rank || rel == 0 ? origin : tree_rank(&t, tree_parent(rel));
-    relay_status st = emit(job, peer == job->rank ? job->local : job->out, peer, origin, at, partial);
+    int64_t rel = (rl_nd_replica_index(job->pair->dst, job->my_coords) - t.entry + t.replicas) % t.replicas;
+    int origin;
+    relay_status st = tree_origin(&t, rel, &origin);
+    if (st) return st;
+    int peer = origin == job->rank || rel == 0 ? origin : tree_rank(&t, tree_parent(rel));
+    st = emit(job, peer == job->rank ? job->local : job->out, peer, origin, at, partial);
     for (int64_t step = 1; !st && step < t.replicas; step <<= 1)
         if (step > rel && rel + step < t.replicas && !tree_holds(&t, rel + step))
             st = emit(job, job->forwards, tree_rank(&t, rel + step), origin, at, partial);
@@ -414,8 +366,9 @@ static relay_status receive_in_tree(pair_job *job, const int *coords, const int6
 static relay_status receive_group(pair_job *job, const int *coords, const int64_t *at, int64_t partial)
 {
     if (forwarding(job->pair)) return receive_in_tree(job, coords, at, partial);
-    int peer = rl_nd_source_replica(job->pair->src, coords, job->rank, job->my_position, job->p->nd->node_of_rank);
-    return emit(job, peer == job->rank ? job->local : job->out, peer, peer, at, partial);
+    int peer;
+    relay_status st = rl_nd_source_replica(&job->rule, coords, job->rank, job->my_position, &peer);
+    return st ? st : emit(job, peer == job->rank ? job->local : job->out, peer, peer, at, partial);
 }
 
 /* Sending my group to the destination at `coords`, if it reads it from me
@@ -425,15 +378,16 @@ static relay_status send_group(pair_job *job, const int *coords, const int64_t *
 {
     const relay_nd_layout *dst = job->pair->dst;
     int64_t position = rl_nd_mesh_position(dst, coords);
-    int peer = dst->mesh_ranks[position];
+    int peer = dst->mesh_ranks[position], reader;
+    relay_status st;
     if (forwarding(job->pair)) {
         tree t = tree_of(job, coords, job->my_coords);
         peer = tree_rank(&t, 0);
-        if (tree_origin(&t, 0) != job->rank) return RELAY_OK;
-    } else if (rl_nd_source_replica(job->pair->src, job->my_coords, peer, position, job->p->nd->node_of_rank) != job->rank) {
-        return RELAY_OK;
+        st = tree_origin(&t, 0, &reader);
+    } else {
+        st = rl_nd_source_replica(&job->rule, job->my_coords, peer, position, &reader);
     }
-    if (peer == job->rank) return RELAY_OK; /* the receiving pass keeps local transfers */
+    if (st || reader != job->rank || peer == job->rank) return st; /* the receiving pass keeps local transfers */
     return emit(job, job->out, peer, job->rank, at, partial);
 }
 
@@ -507,6 +461,7 @@ static relay_status derive_pair(const relay_plan *p, int k, int rank, int receiv
     job.my_position = rl_nd_position_of(mine, rank);
     if (job.my_position < 0) return RELAY_OK;
     rl_nd_mesh_coords(mine, job.my_position, job.my_coords);
+    rl_nd_replica_rule_init(&job.rule, pair->src, p->nd->node_of_rank);
     relay_status st = RELAY_OK;
     int d = pair->dst->ndims;
     for (int a = 0; a < d && !st; a++) {
@@ -518,6 +473,7 @@ static relay_status derive_pair(const relay_plan *p, int k, int rank, int receiv
         if (!st && job.cuts[a].flat && (st = keep_cut(kept, job.cuts[a].flat)) == RELAY_OK) job.cuts[a].flat = NULL;
         dim_cut_free(&job.cuts[a]);
     }
+    rl_nd_replica_rule_free(&job.rule);
     return st;
 }
 

@@ -68,14 +68,6 @@ enum { RL_ND_GUARANTEED_TAGS = 32767 };
 relay_status rl_nd_part_derive(rl_nd_part *out, const relay_plan *p, int rank, unsigned which);
 void rl_nd_part_free(rl_nd_part *part);
 
-/* The rank a receiver at `dst_rank` reads the source group at mesh
- * coordinates `coords` (src's replicate coordinates ignored) from: itself
- * when it holds a replica; else one of the replicas on its node (when
- * node_of_rank is given and one is there), else one of all, spread by the
- * receiver's and the group's mesh positions. */
-int rl_nd_source_replica(const relay_nd_layout *src, const int *coords, int dst_rank, int64_t dst_position,
-                         const int32_t *node_of_rank);
-
 /* The checks a plan's pairs must pass (shapes agree after the
  * permutation, ops, ranks within nranks, no partial destination): what
  * the planner and the plan reader share.  `what` prefixes the message. */

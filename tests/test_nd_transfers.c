@@ -1,0 +1,243 @@
+/* test_nd_transfers.c — cmocka unit tests of the source replica each
+ * receiver of an N-D plan reads (plan_format/nd_replicas.h), as deriving
+ * one rank's transfers (plan_format/nd_transfers.h) picks it.
+ *
+ * The rule is checked against a reference written here from its statement
+ * (the rank itself if it holds a replica; else, with a node map, the
+ * (turn mod count)-th replica on its node in replica order; else replica
+ * turn mod replicas; turn = the receiver's mesh position + the group's),
+ * on random meshes, rank sets and node maps; and with a node map, one
+ * element replicated on 65,536 ranks to 65,536 others costs rank 0 no more
+ * than a ceiling ten times twice what it costs without one (it once
+ * scanned every replica per receiver: a minute). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "nd_transfers.h"
+#include "relay/nd.h"
+
+enum { MAXM = RELAY_ND_MAX_MESH, MAXD = RELAY_ND_MAX_DIMS };
+
+/* ---- layouts ------------------------------------------------------------------------ */
+
+/* An N-D layout: shape, mesh on consecutive ranks from first_rank (or the
+ * given ranks), placements "S<k>" with a block, "R" or "P". */
+typedef struct {
+    int ndims, mesh_ndims;
+    int64_t shape[MAXD];
+    int mesh[MAXM];
+    relay_placement place[MAXM];
+    int *ranks;
+} spec;
+
+static relay_nd_layout *build(const spec *s)
+{
+    relay_nd_desc d = {s->ndims, s->shape, s->mesh_ndims, s->mesh, s->ranks, s->place, RELAY_ROW_MAJOR, NULL};
+    relay_nd_layout *l = NULL;
+    if (relay_nd_layout_create(&l, &d)) fail_msg("layout: %s", relay_last_error());
+    return l;
+}
+
+static int *consecutive(int64_t n, int first)
+{
+    int *r = malloc((size_t)n * sizeof *r);
+    assert_non_null(r);
+    for (int64_t i = 0; i < n; i++) r[i] = first + (int)i;
+    return r;
+}
+
+static relay_placement shard(int dim, int64_t block) { return (relay_placement){RELAY_SHARD, dim, block, NULL}; }
+static relay_placement replicate(void) { return (relay_placement){RELAY_REPLICATE, 0, 0, NULL}; }
+
+typedef struct {
+    double cpu_s;
+} usage;
+
+static usage now(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (usage){u.ru_utime.tv_sec + u.ru_stime.tv_sec + 1e-6 * (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec)};
+}
+
+/* ---- the source replica: the rule's reference ---------------------------------------- */
+
+/* Mesh coordinates of position `at`, the last mesh dimension fastest. */
+static void coords_of(const relay_nd_layout *l, int64_t at, int *c)
+{
+    for (int m = l->mesh_ndims - 1; m >= 0; m--) {
+        c[m] = (int)(at % l->mesh_shape[m]);
+        at /= l->mesh_shape[m];
+    }
+}
+
+static int64_t position_of(const relay_nd_layout *l, int rank)
+{
+    for (int64_t i = 0; i < l->mesh_size; i++)
+        if (l->mesh_ranks[i] == rank) return i;
+    return -1;
+}
+
+/* The rule, from its statement: the replicas of src's group at `coords`
+ * are the mesh positions with its coordinates but along replicate mesh
+ * dimensions, in increasing position (which is replica order). */
+static int reference_rule(const relay_nd_layout *src, const int *coords, int dst_rank, int64_t dst_position, const int *node)
+{
+    int64_t n = 0, on_node = 0, *replicas = malloc((size_t)src->mesh_size * sizeof *replicas);
+    assert_non_null(replicas);
+    for (int64_t at = 0; at < src->mesh_size; at++) {
+        int c[MAXM], same = 1;
+        coords_of(src, at, c);
+        for (int m = 0; m < src->mesh_ndims; m++) same &= src->place[m].kind == RELAY_REPLICATE || c[m] == coords[m];
+        if (same) replicas[n++] = at;
+    }
+    int chosen = -1;
+    int64_t turn = dst_position + replicas[0];
+    for (int64_t i = 0; i < n; i++) {
+        if (src->mesh_ranks[replicas[i]] == dst_rank) chosen = dst_rank;
+        on_node += node && node[src->mesh_ranks[replicas[i]]] == node[dst_rank];
+    }
+    if (n == 1) chosen = src->mesh_ranks[replicas[0]];
+    if (chosen < 0 && on_node > 0)
+        for (int64_t i = 0, seen = 0; i < n; i++)
+            if (node[src->mesh_ranks[replicas[i]]] == node[dst_rank] && seen++ == turn % on_node) chosen = src->mesh_ranks[replicas[i]];
+    if (chosen < 0) chosen = src->mesh_ranks[replicas[turn % n]];
+    free(replicas);
+    return chosen;
+}
+
+/* Every transfer rank receives (and copies locally) reads the replica the
+ * reference picks for its source group. */
+static void check_rank_sources(const relay_plan *p, int rank, const int *node)
+{
+    rl_nd_part part;
+    if (rl_nd_part_derive(&part, p, rank, RL_ND_RECEIVES)) fail_msg("rank %d: %s", rank, relay_last_error());
+    for (int pass = 0; pass < 2; pass++)
+        for (int64_t i = 0, n = pass ? part.nlocal : part.nrecv; i < n; i++) {
+            const rl_nd_transfer *t = pass ? &part.local[i] : &part.recv[i];
+            const relay_nd_layout *src = p->nd->pairs[t->pair].src, *dst = p->nd->pairs[t->pair].dst;
+            int coords[MAXM];
+            coords_of(src, position_of(src, t->origin), coords);
+            int want = reference_rule(src, coords, rank, position_of(dst, rank), node);
+            if (t->origin != want || t->peer != want)
+                fail_msg("rank %d reads pair %d's group of rank %d from rank %d; the rule says %d", rank, t->pair, t->origin, t->peer, want);
+        }
+    rl_nd_part_free(&part);
+}
+
+static void random_side(spec *s, int nranks, int partial_ok)
+{
+    s->ndims = 2;
+    s->shape[0] = 1 + rand() % 7;
+    s->shape[1] = 1 + rand() % 5;
+    s->mesh_ndims = 1 + rand() % 3;
+    int size = 1, sharded[2] = {0, 0};
+    for (int m = 0; m < s->mesh_ndims; m++) {
+        s->mesh[m] = 1 + rand() % 3;
+        while (size * s->mesh[m] > nranks) s->mesh[m]--;
+        size *= s->mesh[m];
+        int pick = rand() % 4, k = rand() % 2;
+        if (pick < 2 && !sharded[k]) {
+            s->place[m] = shard(k, rand() % 3);
+            sharded[k] = 1;
+        } else {
+            s->place[m] = pick == 3 && partial_ok ? (relay_placement){RELAY_PARTIAL, 0, 0, NULL} : replicate();
+        }
+    }
+    s->ranks = malloc((size_t)size * sizeof *s->ranks);
+    int *pool = consecutive(nranks, 0);
+    for (int i = 0; i < size; i++) { /* distinct ranks drawn from the pool */
+        int j = i + rand() % (nranks - i), r = pool[j];
+        pool[j] = pool[i];
+        pool[i] = r;
+        s->ranks[i] = r;
+    }
+    free(pool);
+}
+
+static void test_replicas_follow_the_rule(void **state)
+{
+    (void)state;
+    srand(57);
+    for (int trial = 0; trial < 300; trial++) {
+        int nranks = 2 + rand() % 14, *node = malloc((size_t)nranks * sizeof *node);
+        spec to, from;
+        random_side(&to, nranks, 0);
+        random_side(&from, nranks, 1);
+        from.shape[0] = to.shape[0], from.shape[1] = to.shape[1];
+        int map = rand() % 3, per_node = 1 + rand() % 4;
+        for (int r = 0; r < nranks; r++) node[r] = map == 1 ? r / per_node : rand() % nranks;
+        relay_nd_layout *a = build(&to), *b = build(&from);
+        relay_plan_options o;
+        relay_plan_options_init(&o);
+        o.node_of_rank = map ? node : NULL;
+        o.replicas = RELAY_REPLICAS_DIRECT;
+        relay_plan *p = NULL;
+        if (relay_plan_nd(&p, nranks, a, b, RELAY_OP_N, NULL, RELAY_FLOAT, &o)) fail_msg("trial %d: %s", trial, relay_last_error());
+        for (int r = 0; r < nranks; r++) check_rank_sources(p, r, o.node_of_rank);
+        relay_plan_free(p);
+        relay_nd_layout_free(a);
+        relay_nd_layout_free(b);
+        free(to.ranks), free(from.ranks), free(node);
+    }
+}
+
+/* ---- the source replica with a node map: a table, not a scan ------------------------------ */
+
+/* One element replicated on K ranks (0..K-1) to K others (K..2K-1): rank
+ * 0's transfers, derived with node_of_rank (NULL: none). */
+static void derive_rank0(relay_plan *p, const int32_t *node_of_rank, int64_t *sent_to)
+{
+    p->nd->node_of_rank = (int32_t *)node_of_rank;
+    rl_nd_part part;
+    relay_status st = rl_nd_part_derive(&part, p, 0, RL_ND_SENDS | RL_ND_RECEIVES);
+    p->nd->node_of_rank = NULL;
+    if (st) fail_msg("rank 0: %s", relay_last_error());
+    assert_int_equal(part.nsend, 1);
+    *sent_to = part.send[0].peer;
+    rl_nd_part_free(&part);
+}
+
+static void test_node_map_costs_at_most_twice(void **state)
+{
+    (void)state;
+    enum { K = 65536 };
+    spec to = {1, 1, {1}, {K}, {replicate()}, consecutive(K, K)}, from = {1, 1, {1}, {K}, {replicate()}, consecutive(K, 0)};
+    relay_plan *p = NULL;
+    assert_int_equal(rl_nd_plan_new(&p, 2 * K, 1, RELAY_FLOAT), RELAY_OK); /* the planner would derive all 2K ranks */
+    p->nd->pairs[0] = (rl_nd_pair){.op = RELAY_OP_N, .perm = {0}, .dst = build(&to), .src = build(&from)};
+    int32_t *one_node = calloc(2 * K, sizeof *one_node);
+    assert_non_null(one_node);
+    int64_t peer_plain, peer_mapped;
+    usage t0 = now();
+    derive_rank0(p, NULL, &peer_plain);
+    usage t1 = now();
+    derive_rank0(p, one_node, &peer_mapped);
+    usage t2 = now();
+    double cpu_plain = t1.cpu_s - t0.cpu_s, cpu_mapped = t2.cpu_s - t1.cpu_s;
+    printf("  K = %d: %.3f s without a node map, %.3f s with one\n", K, cpu_plain, cpu_mapped);
+    assert_int_equal(peer_plain, K); /* the receiver at position 0 reads replica 0 either way */
+    assert_int_equal(peer_mapped, K);
+    if (cpu_mapped > 10 * (2 * cpu_plain + 0.01)) /* a ceiling ten times the target, not a speed test */
+        fail_msg("with a node map rank 0 took %.3f s of CPU, far more than twice %.3f", cpu_mapped, cpu_plain);
+    free(one_node);
+    free(to.ranks), free(from.ranks);
+    relay_plan_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_replicas_follow_the_rule),
+        cmocka_unit_test(test_node_map_costs_at_most_twice),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
