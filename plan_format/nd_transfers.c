@@ -5,7 +5,9 @@
  *   1. cut: along each of A's dimensions, the rank's own blocks (of A's
  *      layout when it receives, of B's when it sends) are cut at the other
  *      layout's block boundaries; each run is tagged with the other side's
- *      coordinate that holds it;
+ *      coordinate that holds it (nothing at all when the rank's own array
+ *      is empty: a dimension of 0 indices makes every transfer empty,
+ *      whatever the blocks of the others);
  *   2. peers: the other side's mesh positions whose coordinates all have
  *      runs are the candidate peers (every replica of a destination; one
  *      chosen replica per group of a source, every partial piece);
@@ -451,6 +453,17 @@ static void free_kept(rl_nd_run **v, int64_t n)
     free(v);
 }
 
+/* Whether the rank's own array of the pair holds no element: then it
+ * neither sends nor receives any, whatever the cuts. */
+static int holds_nothing(const relay_nd_layout *mine, const int *coords)
+{
+    int64_t extents[RELAY_ND_MAX_DIMS];
+    rl_nd_local_extents(mine, coords, extents);
+    for (int k = 0; k < mine->ndims; k++)
+        if (extents[k] == 0) return 1;
+    return 0;
+}
+
 static relay_status derive_pair(const relay_plan *p, int k, int rank, int receiving, transfer_list *out, transfer_list *local,
                                 transfer_list *forwards, kept_cuts *kept)
 {
@@ -461,6 +474,7 @@ static relay_status derive_pair(const relay_plan *p, int k, int rank, int receiv
     job.my_position = rl_nd_position_of(mine, rank);
     if (job.my_position < 0) return RELAY_OK;
     rl_nd_mesh_coords(mine, job.my_position, job.my_coords);
+    if (holds_nothing(mine, job.my_coords)) return RELAY_OK;
     rl_nd_replica_rule_init(&job.rule, pair->src, p->nd->node_of_rank);
     relay_status st = RELAY_OK;
     int d = pair->dst->ndims;

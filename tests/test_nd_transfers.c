@@ -1,15 +1,24 @@
-/* test_nd_transfers.c — cmocka unit tests of the source replica each
- * receiver of an N-D plan reads (plan_format/nd_replicas.h), as deriving
- * one rank's transfers (plan_format/nd_transfers.h) picks it.
+/* test_nd_transfers.c — cmocka unit tests of what deriving one rank's N-D
+ * transfers costs (plan_format/nd_transfers.h) and of the source replica
+ * each receiver reads.
  *
- * The rule is checked against a reference written here from its statement
- * (the rank itself if it holds a replica; else, with a node map, the
- * (turn mod count)-th replica on its node in replica order; else replica
- * turn mod replicas; turn = the receiver's mesh position + the group's),
- * on random meshes, rank sets and node maps; and with a node map, one
- * element replicated on 65,536 ranks to 65,536 others costs rank 0 no more
- * than a ceiling ten times twice what it costs without one (it once
- * scanned every replica per receiver: a minute). */
+ * Cost: empty arrays cut into 2^24 blocks of 1 along two dimensions on
+ * both sides, alone and in 8 and 3,900 pairs, made by relay's own planner
+ * (relay_plan_nd_batch).  Each is read back from its bytes, dumped as
+ * relay-dump dumps it (summary, --json, --rank 0), and every rank's
+ * transfers derived as binding derives them, under a ceiling on CPU time
+ * and peak memory from getrusage, ten times what they take here (the
+ * single pair, a plan of 455 bytes, once took 5.5 s and 1.5 GB).
+ *
+ * Replicas: the rule a receiver reads a replicated source by is checked
+ * against a reference written here from its statement (the rank itself if
+ * it holds a replica; else, with a node map, the (turn mod count)-th
+ * replica on its node in replica order; else replica turn mod replicas;
+ * turn = the receiver's mesh position + the group's), on random meshes,
+ * rank sets and node maps; and with a node map, one element replicated on
+ * 65,536 ranks to 65,536 others costs rank 0 no more than a ceiling ten
+ * times twice what it costs without one (it once scanned every replica
+ * per receiver: a minute). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +30,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "dump.h"
 #include "nd_transfers.h"
 #include "relay/nd.h"
 
@@ -57,15 +67,122 @@ static int *consecutive(int64_t n, int first)
 static relay_placement shard(int dim, int64_t block) { return (relay_placement){RELAY_SHARD, dim, block, NULL}; }
 static relay_placement replicate(void) { return (relay_placement){RELAY_REPLICATE, 0, 0, NULL}; }
 
+/* ---- cost ----------------------------------------------------------------------------- */
+
 typedef struct {
     double cpu_s;
+    long peak_kb;
 } usage;
 
 static usage now(void)
 {
     struct rusage u;
     getrusage(RUSAGE_SELF, &u);
-    return (usage){u.ru_utime.tv_sec + u.ru_stime.tv_sec + 1e-6 * (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec)};
+    return (usage){u.ru_utime.tv_sec + u.ru_stime.tv_sec + 1e-6 * (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec), u.ru_maxrss};
+}
+
+/* What dumping does with plan p: the summary, --json and --rank 0, into
+ * a stream that discards them. */
+static void dump_all_views(const relay_plan *p)
+{
+    FILE *out = fopen("/dev/null", "w");
+    assert_non_null(out);
+    dump_request requests[3] = {{.path = "p", .rank = -1, .limit = DUMP_DEFAULT_LIMIT, .out = out},
+                                {.path = "p", .json = 1, .rank = -1, .limit = DUMP_DEFAULT_LIMIT, .out = out},
+                                {.path = "p", .rank = 0, .limit = DUMP_DEFAULT_LIMIT, .out = out}};
+    for (int i = 0; i < 3; i++) {
+        cli_error e;
+        if (dump_plan(&requests[i], p, &e)) fail_msg("dump: %s", e.msg);
+    }
+    fclose(out);
+}
+
+/* Reads the plan back from its bytes, dumps it and derives every rank's
+ * transfers. */
+static void read_dump_bind(const relay_plan *planned)
+{
+    void *bytes;
+    size_t len;
+    relay_plan *p = NULL;
+    assert_int_equal(relay_plan_encode(planned, &bytes, &len), RELAY_OK);
+    if (relay_plan_decode(&p, bytes, len, -1)) fail_msg("decode: %s", relay_last_error());
+    free(bytes);
+    dump_all_views(p);
+    for (int r = 0; r < p->nranks; r++) {
+        rl_nd_part part;
+        if (rl_nd_part_derive(&part, p, r, RL_ND_SENDS | RL_ND_RECEIVES)) fail_msg("rank %d: %s", r, relay_last_error());
+        rl_nd_part_free(&part);
+    }
+    relay_plan_free(p);
+}
+
+/* pairs copies of one pair, planned; NULL when the planner refuses. */
+static relay_plan *plan_pairs(int nranks, int pairs, const spec *to, const spec *from)
+{
+    relay_nd_layout *a = build(to), *b = build(from);
+    const relay_nd_layout **as = malloc((size_t)pairs * sizeof *as), **bs = malloc((size_t)pairs * sizeof *bs);
+    relay_op *ops = malloc((size_t)pairs * sizeof *ops);
+    assert_true(as && bs && ops);
+    for (int k = 0; k < pairs; k++) as[k] = a, bs[k] = b, ops[k] = RELAY_OP_N;
+    relay_plan *p = NULL;
+    if (relay_plan_nd_batch(&p, nranks, pairs, as, bs, ops, NULL, RELAY_FLOAT, NULL)) fail_msg("plan: %s", relay_last_error());
+    free(as), free(bs), free(ops);
+    relay_nd_layout_free(a);
+    relay_nd_layout_free(b);
+    return p;
+}
+
+typedef struct {
+    const char *name;
+    int nranks, pairs;
+    spec to, from;
+    double max_cpu_s;      /* planning, reading, dumping and deriving: 10 x what they take */
+    long max_peak_kb;
+    int64_t max_file_bytes;
+} cost_case;
+
+static void check_cost(const cost_case *c)
+{
+    usage before = now();
+    relay_plan *p = plan_pairs(c->nranks, c->pairs, &c->to, &c->from);
+    void *bytes;
+    size_t len;
+    assert_int_equal(relay_plan_encode(p, &bytes, &len), RELAY_OK);
+    free(bytes);
+    read_dump_bind(p);
+    relay_plan_free(p);
+    usage after = now();
+    double cpu = after.cpu_s - before.cpu_s;
+    printf("  %s: %zu-byte plan, %.3f s CPU, peak %ld KB\n", c->name, len, cpu, after.peak_kb);
+    if ((int64_t)len > c->max_file_bytes) fail_msg("%s: the plan takes %zu bytes, not the few it should", c->name, len);
+    if (cpu > c->max_cpu_s) fail_msg("%s: %.3f s of CPU, more than %.3f", c->name, cpu, c->max_cpu_s);
+    if (after.peak_kb > c->max_peak_kb) fail_msg("%s: peak memory %ld KB, more than %ld", c->name, after.peak_kb, c->max_peak_kb);
+}
+
+#define N24 ((int64_t)1 << 24)
+
+/* [2^24, 2^24, 0] in blocks of 1 along both sharded dimensions. */
+static spec empty_cube(int m0, int m1, int first_rank)
+{
+    spec s = {3, 2, {N24, N24, 0}, {m0, m1}, {shard(0, 1), shard(1, 1)}, NULL};
+    s.ranks = consecutive(m0 * m1, first_rank);
+    return s;
+}
+
+static void test_empty_arrays_cost_nothing(void **state)
+{
+    (void)state;
+    /* In order of their memory ceilings: the peak only grows. */
+    cost_case cases[] = {
+        {"the 455-byte plan", 1, 1, empty_cube(1, 1, 0), empty_cube(1, 1, 0), 0.5, 100 * 1024, 500},
+        {"8 pairs on 2 ranks", 2, 8, empty_cube(1, 2, 0), empty_cube(2, 1, 0), 0.5, 100 * 1024, 3000},
+        {"3,900 pairs on 2 ranks", 2, 3900, empty_cube(1, 2, 0), empty_cube(2, 1, 0), 5, 200 * 1024, 2000000},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        check_cost(&cases[i]);
+        free(cases[i].to.ranks);
+        free(cases[i].from.ranks);
+    }
 }
 
 /* ---- the source replica: the rule's reference ---------------------------------------- */
@@ -236,6 +353,7 @@ static void test_node_map_costs_at_most_twice(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_empty_arrays_cost_nothing),
         cmocka_unit_test(test_replicas_follow_the_rule),
         cmocka_unit_test(test_node_map_costs_at_most_twice),
     };
