@@ -113,9 +113,10 @@ void nd_put_mesh_coords(nd_text *t, const relay_nd_layout *l, int64_t position);
 
 /* One rank's volumes in one replay, from its transfers (derived from the
  * header): bytes and messages (peers) each way, local bytes, boxes as
- * pieces and transfers as lattices; *runs: the runs its transfers hold,
- * what deriving them cost (nd_rank.c). */
-int nd_rank_volume(const relay_plan *p, int rank, rank_volume *v, int64_t *runs, cli_error *e);
+ * pieces and transfers as lattices; *work: what deriving and counting
+ * them cost, in steps (the derivation's own count plus one per transfer;
+ * nd_rank.c). */
+int nd_rank_volume(const relay_plan *p, int rank, rank_volume *v, int64_t *work, cli_error *e);
 /* --rank R of an N-D plan (nd_rank.c). */
 int dump_nd_rank(const dump_request *r, const relay_plan *p, int rank, cli_error *e);
 

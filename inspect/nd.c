@@ -7,9 +7,9 @@
  *
  * An N-D plan is its header: each rank's messages are derived from it
  * (rl_nd_part_derive) as the executor derives them when it binds, here
- * only for the ranks shown, and only while their transfers hold at most
- * DERIVE_RUNS runs in all: a header of a few KB can give every rank
- * millions of runs, and relay-dump's work stays bounded (the rows past
+ * only for the ranks shown, and only while deriving them took at most
+ * DERIVE_WORK steps in all: a header of a few KB can give every rank
+ * millions of transfers, and relay-dump's work stays bounded (the rows past
  * the budget are left out, and said to be).  When every rank is derived
  * the volumes are counted from the derived transfers; otherwise they are
  * the statistics the plan carries, and the output says so. */
@@ -20,7 +20,7 @@
 #include "nd_layout.h"
 
 enum { PAIRS_SHOWN = 8, SEGMENTS_SHOWN = 8, SPLITS_SHOWN = 9, SPEC_SHOWN = 400 };
-#define DERIVE_RUNS ((int64_t)1 << 25) /* a few seconds of derivation */
+#define DERIVE_WORK ((int64_t)1 << 25) /* about a second of derivation */
 
 /* ---- a layout in words ------------------------------------------------------- */
 
@@ -180,7 +180,7 @@ typedef struct {
     rank_volume *rows;
     int nrows;
     int all;                 /* every rank derived: the totals below are counted */
-    int cut;                 /* rows left out: their runs were past DERIVE_RUNS */
+    int cut;                 /* rows left out: deriving them was past DERIVE_WORK */
     int64_t bytes_total, bytes_remote, messages, boxes;
 } nd_volumes;
 
@@ -206,22 +206,22 @@ static int choose_ranks(const dump_request *r, const relay_plan *p, nd_volumes *
     return CLI_OK;
 }
 
-/* Derives the chosen ranks, the first of them whatever it costs and the
- * others while the runs so far stay within DERIVE_RUNS. */
+/* Derives the chosen ranks while the steps so far stay within DERIVE_WORK
+ * (one rank's derivation is bounded by the library's own budget). */
 static int count_nd_volumes(const dump_request *r, const relay_plan *p, nd_volumes *v, cli_error *e)
 {
-    int64_t runs = 0, rank_runs;
+    int64_t work = 0, rank_work;
     if (choose_ranks(r, p, v, e)) return e->status;
     for (int i = 0; i < v->nrows; i++) {
         const rank_volume *rv = &v->rows[i];
-        if (runs > DERIVE_RUNS) {
+        if (work > DERIVE_WORK) {
             v->nrows = i;
             v->all = 0;
             v->cut = 1;
             break;
         }
-        if (nd_rank_volume(p, v->ranks[i], &v->rows[i], &rank_runs, e)) return e->status;
-        runs += rank_runs;
+        if (nd_rank_volume(p, v->ranks[i], &v->rows[i], &rank_work, e)) return e->status;
+        work += rank_work;
         if (rl_add_overflows(v->bytes_remote, rv->send_bytes, &v->bytes_remote) ||
             rl_add_overflows(v->bytes_total, rv->send_bytes, &v->bytes_total) ||
             rl_add_overflows(v->bytes_total, rv->local_bytes, &v->bytes_total))
@@ -354,7 +354,7 @@ int dump_nd(const dump_request *r, const relay_plan *p, cli_error *e)
     else if (!status) {
         print_header(r, p, &v);
         status = rank_table_print(v.rows, v.ranks, v.nrows, p->nranks, r->out, e);
-        if (!status && v.cut) fprintf(r->out, "(ranks left out: deriving them would take more than 2^25 runs)\n");
+        if (!status && v.cut) fprintf(r->out, "(ranks left out: deriving them would take more than 2^25 steps)\n");
         if (!status) fprintf(r->out, "one rank's messages: relay-dump %s --rank R\n", r->path);
     }
     nd_volumes_free(&v);

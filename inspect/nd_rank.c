@@ -23,7 +23,7 @@ enum { TRANSFERS_SHOWN = 64 };
 static int64_t boxes_of(const relay_plan *p, const rl_nd_transfer *t)
 {
     int64_t boxes = 1;
-    for (int k = 0; k < p->nd->pairs[t->pair].dst->ndims; k++) boxes *= t->nruns[k];
+    for (int k = 0; k < p->nd->pairs[t->pair].dst->ndims; k++) boxes *= rl_nd_transfer_runs(t, k);
     return boxes;
 }
 
@@ -77,21 +77,12 @@ static int derive(const relay_plan *p, int rank, rl_nd_part *part, cli_error *e)
     return cli_fail_relay(e, CLI_FAILED, st, what);
 }
 
-/* The runs of a list's transfers, summed over A's dimensions. */
-static int64_t list_runs(const relay_plan *p, const rl_nd_transfer *t, int64_t n)
-{
-    int64_t runs = 0;
-    for (int64_t i = 0; i < n; i++)
-        for (int k = 0; k < p->nd->pairs[t[i].pair].dst->ndims; k++) runs += t[i].nruns[k];
-    return runs;
-}
-
-int nd_rank_volume(const relay_plan *p, int rank, rank_volume *v, int64_t *runs, cli_error *e)
+int nd_rank_volume(const relay_plan *p, int rank, rank_volume *v, int64_t *work, cli_error *e)
 {
     rl_nd_part part;
     if (derive(p, rank, &part, e)) return e->status;
     int status = part_volume(p, &part, v, e);
-    *runs = list_runs(p, part.send, part.nsend) + list_runs(p, part.recv, part.nrecv) + list_runs(p, part.local, part.nlocal);
+    *work = part.work + part.nsend + part.nrecv + part.nlocal;
     rl_nd_part_free(&part);
     return status;
 }
@@ -136,7 +127,10 @@ static void put_source(nd_text *t, const relay_plan *p, const rl_nd_transfer *x,
 
 static void put_runs(nd_text *t, const relay_plan *p, const rl_nd_transfer *x)
 {
-    nd_put_list(t, x->nruns, p->nd->pairs[x->pair].dst->ndims, " x ");
+    int64_t runs[RELAY_ND_MAX_DIMS];
+    int d = p->nd->pairs[x->pair].dst->ndims;
+    for (int k = 0; k < d; k++) runs[k] = rl_nd_transfer_runs(x, k);
+    nd_put_list(t, runs, d, " x ");
 }
 
 /* ---- text ------------------------------------------------------------------- */
@@ -235,7 +229,7 @@ static void json_transfer(json_writer *w, const relay_plan *p, const rl_nd_trans
     json_int(w, "elems", x->elems);
     json_int(w, "bytes", x->elems * (int64_t)relay_type_size(p->type));
     json_begin_array(w, "runs");
-    for (int k = 0; k < p->nd->pairs[x->pair].dst->ndims; k++) json_int(w, NULL, x->nruns[k]);
+    for (int k = 0; k < p->nd->pairs[x->pair].dst->ndims; k++) json_int(w, NULL, rl_nd_transfer_runs(x, k));
     json_end_array(w);
     json_int(w, "boxes", boxes_of(p, x));
     json_int(w, "partial", x->partial);

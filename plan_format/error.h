@@ -35,4 +35,15 @@ static inline void *rl_malloc_array(size_t count, size_t size)
 static inline int rl_mul_overflows(int64_t a, int64_t b, int64_t *out) { return __builtin_mul_overflow(a, b, out); }
 static inline int rl_add_overflows(int64_t a, int64_t b, int64_t *out) { return __builtin_add_overflow(a, b, out); }
 
+/* The greatest common divisor of a, b >= 0 (Euclid's). */
+static inline int64_t rl_gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
 #endif

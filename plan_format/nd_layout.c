@@ -60,31 +60,32 @@ int64_t rl_nd_local_extent(const relay_nd_layout *l, int k, int c)
     return extent;
 }
 
-int64_t rl_nd_block_end(const relay_nd_layout *l, int k, int64_t g)
+void rl_nd_blocks_of(const relay_nd_layout *l, int k, int c, rl_nd_blocks *out)
 {
     const rl_nd_place *s = shard_place(l, k);
     int64_t n = l->shape[k];
-    if (!s) return n;
-    if (s->splits) return s->splits[split_owner(s->splits, rl_nd_parts(l, k), g) + 1];
-    int64_t end = (g / s->block + 1) * s->block; /* no overflow: block <= n after resolution */
-    return end < n ? end : n;
+    if (!s || s->splits) {
+        int64_t lo = s ? s->splits[c] : 0, hi = s ? s->splits[c + 1] : n;
+        *out = (rl_nd_blocks){lo, hi - lo, 0, hi > lo};
+        return;
+    }
+    int64_t b = s->block, p = rl_nd_parts(l, k), nblocks = (n + b - 1) / b; /* k * b < n + b never overflows */
+    if (p == 1) { /* consecutive blocks on one coordinate: one block */
+        *out = (rl_nd_blocks){0, n, 0, n > 0};
+        return;
+    }
+    int64_t count = c < nblocks ? (nblocks - 1 - c) / p + 1 : 0;
+    *out = (rl_nd_blocks){count ? c * b : 0, b, count > 1 ? p * b : 0, count}; /* c * b < n when c holds a block, p * b when 2 */
 }
 
 void rl_nd_for_each_block(const relay_nd_layout *l, int k, int c, rl_nd_block_visitor visit, void *ctx)
 {
-    const rl_nd_place *s = shard_place(l, k);
-    int64_t n = l->shape[k];
-    if (!s) {
-        if (n > 0) visit(0, n, ctx);
-        return;
+    rl_nd_blocks x;
+    rl_nd_blocks_of(l, k, c, &x);
+    for (int64_t i = 0, n = l->shape[k]; i < x.count; i++) {
+        int64_t lo = x.first + i * x.stride;
+        visit(lo, x.len < n - lo ? lo + x.len : n, ctx);
     }
-    if (s->splits) {
-        if (s->splits[c] < s->splits[c + 1]) visit(s->splits[c], s->splits[c + 1], ctx);
-        return;
-    }
-    int64_t b = s->block, nblocks = (n + b - 1) / b; /* block indices: k * b < n + b never overflows */
-    for (int64_t blk = c; blk < nblocks; blk += rl_nd_parts(l, k))
-        visit(blk * b, blk * b + b < n ? blk * b + b : n, ctx);
 }
 
 /* ---- the mesh --------------------------------------------------------------- */

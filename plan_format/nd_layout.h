@@ -46,9 +46,19 @@ int rl_nd_owner(const relay_nd_layout *l, int k, int64_t g);
 int64_t rl_nd_local_index(const relay_nd_layout *l, int k, int64_t g);
 /* How many indices of dimension k coordinate c holds. */
 int64_t rl_nd_local_extent(const relay_nd_layout *l, int k, int c);
-/* The end (exclusive) of the block of dimension k that holds g: the next
- * index where the owner or the local numbering may change. */
-int64_t rl_nd_block_end(const relay_nd_layout *l, int k, int64_t g);
+/* The blocks of dimension k that coordinate c holds, as a progression:
+ * count blocks of len indices, block i at global index first + i * stride
+ * (the last one cut at the extent), stored one after another in the local
+ * array (block i from local index i * len).  A whole dimension, a split
+ * and a block-cyclic cut on one coordinate are one block [first, first +
+ * len) (count 1, or 0 when empty; stride 0 below 2 blocks), so that blocks
+ * are never adjacent: a run of indices held at both ends of a transfer is
+ * contiguous in both local arrays exactly while it stays in one block of
+ * each. */
+typedef struct {
+    int64_t first, len, stride, count;
+} rl_nd_blocks;
+void rl_nd_blocks_of(const relay_nd_layout *l, int k, int c, rl_nd_blocks *out);
 /* Calls visit(lo, hi, ctx) for each block [lo, hi) of dimension k that
  * coordinate c holds, in increasing order (one [0, n) when whole). */
 typedef void (*rl_nd_block_visitor)(int64_t lo, int64_t hi, void *ctx);

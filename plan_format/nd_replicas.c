@@ -93,6 +93,7 @@ static relay_status build_table(rl_nd_replica_rule *r, const int *coords, int64_
     for (int64_t k = 0; k < nslots; k++) r->slots[k].first -= r->slots[k].count;
     free(node);
     r->group = group;
+    r->work += n;
     return RELAY_OK;
 }
 

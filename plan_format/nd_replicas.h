@@ -35,6 +35,7 @@ typedef struct {
     int32_t *by_node;             /* its replica indices sorted by node, then index */
     struct rl_nd_node_slot *slots;/* open addressing: node -> its replicas in by_node */
     int64_t nslots;
+    int64_t work;                 /* replicas tabled so far */
 } rl_nd_replica_rule;
 
 void rl_nd_replica_rule_init(rl_nd_replica_rule *r, const relay_nd_layout *src, const int32_t *node_of_rank);

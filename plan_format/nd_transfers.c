@@ -2,21 +2,19 @@
  * header (nd_transfers.h).
  *
  * Per pair, in three steps:
- *   1. cut: along each of A's dimensions, the rank's own blocks (of A's
- *      layout when it receives, of B's when it sends) are cut at the other
- *      layout's block boundaries; each run is tagged with the other side's
- *      coordinate that holds it (nothing at all when the rank's own array
- *      is empty: a dimension of 0 indices makes every transfer empty,
- *      whatever the blocks of the others);
+ *   1. cut: along each of A's dimensions, the rank's own coordinate (of A's
+ *      layout when it receives, of B's when it sends) meets the other
+ *      layout's coordinates: a list of runs for each other coordinate that
+ *      shares indices with it (nd_cut.h), none at all when the rank's own
+ *      array is empty;
  *   2. peers: the other side's mesh positions whose coordinates all have
  *      runs are the candidate peers (every replica of a destination; one
  *      chosen replica per group of a source, every partial piece);
  *   3. the transfer with a peer is the product of its coordinates' run
  *      lists, kept when the replica rule (nd_replicas.h) picks this pair of
  *      ranks.
- * Both ends cut the same blocks at the same boundaries, so they derive the
- * same runs; merging runs that continue each other at both ends is a
- * function of the list, applied alike. */
+ * Both ends compute the run list of a pair of coordinates from the same two
+ * coordinates, so they derive the same runs in the same order. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,134 +69,6 @@ relay_status rl_nd_check_pair(const rl_nd_pair *pair, int nranks, relay_type typ
     return st ? st : check_groups(pair, nranks, what);
 }
 
-/* ---- 1. cutting the rank's own blocks ------------------------------------- */
-
-typedef struct {
-    int64_t coord, g;
-    rl_nd_run run;
-} tagged_run;
-
-/* The runs of one of A's dimensions, sorted by the other side's coordinate
- * and, within one, by global index; `coords` are the distinct coordinates,
- * coord i's runs being [first[i], first[i+1]). */
-typedef struct {
-    tagged_run *runs;
-    int64_t nruns, cap;
-    int64_t *coords, *first;
-    int64_t ncoords;
-    rl_nd_run *flat;         /* the runs alone, in the same order: what transfers point into */
-} dim_cut;
-
-typedef struct {
-    const relay_nd_layout *mine, *other;  /* the layout whose blocks are cut, the one that cuts */
-    int mine_dim, other_dim;
-    const relay_nd_layout *dst, *src;
-    int k, j;                             /* the dimension in A and in B */
-    dim_cut *cut;
-    int failed;
-} cut_job;
-
-static void push_run(cut_job *job, int64_t g, int64_t len)
-{
-    dim_cut *c = job->cut;
-    if (c->nruns == c->cap) {
-        int64_t cap = c->cap ? 2 * c->cap : 16;
-        tagged_run *grown = realloc(c->runs, (size_t)cap * sizeof *grown);
-        if (!grown) {
-            job->failed = 1;
-            return;
-        }
-        c->runs = grown;
-        c->cap = cap;
-    }
-    c->runs[c->nruns++] = (tagged_run){rl_nd_owner(job->other, job->other_dim, g), g,
-                                       {len, rl_nd_local_index(job->dst, job->k, g), rl_nd_local_index(job->src, job->j, g)}};
-}
-
-static void cut_block(int64_t lo, int64_t hi, void *ctx)
-{
-    cut_job *job = ctx;
-    for (int64_t g = lo; g < hi && !job->failed;) {
-        int64_t end = rl_nd_block_end(job->other, job->other_dim, g);
-        if (end > hi) end = hi;
-        push_run(job, g, end - g);
-        g = end;
-    }
-}
-
-static int by_coord_then_index(const void *a, const void *b)
-{
-    const tagged_run *x = a, *y = b;
-    if (x->coord != y->coord) return x->coord < y->coord ? -1 : 1;
-    return (x->g > y->g) - (x->g < y->g);
-}
-
-/* Runs that continue each other in the global index and at both ends
- * become one. */
-static void merge_runs(dim_cut *c)
-{
-    int64_t n = 0;
-    for (int64_t i = 0; i < c->nruns; i++) {
-        tagged_run *last = n ? &c->runs[n - 1] : NULL, *r = &c->runs[i];
-        if (last && last->coord == r->coord && last->g + last->run.len == r->g && last->run.a_lo + last->run.len == r->run.a_lo &&
-            last->run.b_lo + last->run.len == r->run.b_lo)
-            last->run.len += r->run.len;
-        else c->runs[n++] = *r;
-    }
-    c->nruns = n;
-}
-
-static relay_status index_coords(dim_cut *c)
-{
-    c->coords = rl_malloc_array((size_t)c->nruns, sizeof *c->coords);
-    c->first = rl_malloc_array((size_t)c->nruns + 1, sizeof *c->first);
-    c->flat = rl_malloc_array((size_t)c->nruns, sizeof *c->flat);
-    if (!c->coords || !c->first || !c->flat) return RL_NOMEM();
-    for (int64_t i = 0; i < c->nruns; i++) {
-        c->flat[i] = c->runs[i].run;
-        if (i == 0 || c->runs[i].coord != c->runs[i - 1].coord) {
-            c->coords[c->ncoords] = c->runs[i].coord;
-            c->first[c->ncoords++] = i;
-        }
-    }
-    c->first[c->ncoords] = c->nruns;
-    return RELAY_OK;
-}
-
-/* Cuts A's dimension k: the rank's blocks along it (mine: A's layout when
- * receiving, B's when sending) at the other layout's boundaries. */
-static relay_status cut_dimension(dim_cut *c, const rl_nd_pair *pair, int k, int receiving, int my_coord)
-{
-    int j = pair->perm[k];
-    cut_job job = {receiving ? pair->dst : pair->src, receiving ? pair->src : pair->dst, receiving ? k : j, receiving ? j : k,
-                   pair->dst, pair->src, k, j, c, 0};
-    rl_nd_for_each_block(job.mine, job.mine_dim, my_coord, cut_block, &job);
-    if (job.failed) return RL_NOMEM();
-    if (c->nruns) qsort(c->runs, (size_t)c->nruns, sizeof *c->runs, by_coord_then_index);
-    merge_runs(c);
-    return index_coords(c);
-}
-
-static void dim_cut_free(dim_cut *c)
-{
-    free(c->runs);
-    free(c->coords);
-    free(c->first);
-    free(c->flat);
-}
-
-/* Coordinate `coord`'s runs of a cut: their index range, or -1. */
-static int64_t find_coord(const dim_cut *c, int64_t coord)
-{
-    int64_t lo = 0, hi = c->ncoords;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (c->coords[mid] < coord) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < c->ncoords && c->coords[lo] == coord ? lo : -1;
-}
-
 /* ---- 3. the transfers, collected ------------------------------------------ */
 
 typedef struct {
@@ -219,16 +89,28 @@ static relay_status push_transfer(transfer_list *list, const rl_nd_transfer *t)
     return RELAY_OK;
 }
 
-/* The transfer with the peer whose coordinates give run range `at[k]` of
+/* Coordinate `coord`'s index in a cut, or -1. */
+static int64_t find_coord(const rl_nd_dim_cut *c, int64_t coord)
+{
+    int64_t lo = 0, hi = c->ncoords;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (c->coords[mid] < coord) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < c->ncoords && c->coords[lo] == coord ? lo : -1;
+}
+
+/* The transfer with the peer whose coordinates are at index `at[k]` of
  * each dimension's cut: pointers into the cuts, which the part keeps. */
-static void make_transfer(rl_nd_transfer *t, const dim_cut *cuts, const int64_t *at, int ndims)
+static void make_transfer(rl_nd_transfer *t, const rl_nd_dim_cut *cuts, const int64_t *at, int ndims)
 {
     t->elems = 1;
     for (int k = 0; k < ndims; k++) {
         int64_t first = cuts[k].first[at[k]];
-        t->nruns[k] = cuts[k].first[at[k] + 1] - first;
-        t->runs[k] = cuts[k].flat + first;
-        t->elems *= rl_nd_transfer_extent(t, k); /* at most the receiver's local elements: no overflow */
+        t->nprogs[k] = cuts[k].first[at[k] + 1] - first;
+        t->runs[k] = cuts[k].runs.v + first;
+        t->elems *= cuts[k].extent[at[k]]; /* at most the receiver's local elements: no overflow */
     }
 }
 
@@ -240,11 +122,12 @@ typedef struct {
     int pair_index, rank, receiving;
     int my_coords[RELAY_ND_MAX_MESH];
     int64_t my_position;                   /* on my side's mesh */
-    dim_cut cuts[RELAY_ND_MAX_DIMS];
+    rl_nd_dim_cut cuts[RELAY_ND_MAX_DIMS];
     rl_nd_replica_rule rule;               /* B's replica each receiver reads */
     transfer_list *out;                    /* sends or receives, by `receiving` */
     transfer_list *local;
     transfer_list *forwards;               /* receiving: what a replica passes on (sends) */
+    int64_t work;
 } pair_job;
 
 /* Whether the pair forwards among A's replicas (below). */
@@ -398,6 +281,7 @@ static relay_status visit_peer(pair_job *job, const int *coords)
 {
     const relay_nd_layout *dst = job->pair->dst, *src = job->pair->src;
     int64_t at[RELAY_ND_MAX_DIMS], partial = 0;
+    job->work++;
     for (int k = 0; k < dst->ndims; k++) {
         int coord = job->receiving ? rl_nd_dim_coord(src, job->pair->perm[k], coords) : rl_nd_dim_coord(dst, k, coords);
         if ((at[k] = find_coord(&job->cuts[k], coord)) < 0) return RELAY_OK;
@@ -427,27 +311,30 @@ static relay_status visit_peers(pair_job *job)
     }
 }
 
-/* One pair, one direction. */
-/* The run lists transfers point into, kept for the part's life. */
-typedef struct {
-    rl_nd_run **v;
-    int64_t n, cap;
-} kept_cuts;
+/* ---- one pair, one direction ------------------------------------------------------ */
 
-static relay_status keep_cut(kept_cuts *k, rl_nd_run *flat)
+/* What the part has derived so far: the run lists transfers point into,
+ * kept for its life, and the work the derivation may still take. */
+typedef struct {
+    rl_nd_runs **v;
+    int64_t n, cap;
+    int64_t work, allowance;
+} derivation;
+
+static relay_status keep_cut(derivation *dv, rl_nd_runs *runs)
 {
-    if (k->n == k->cap) {
-        int64_t cap = k->cap ? 2 * k->cap : 8;
-        rl_nd_run **grown = realloc(k->v, (size_t)cap * sizeof *grown);
+    if (dv->n == dv->cap) {
+        int64_t cap = dv->cap ? 2 * dv->cap : 8;
+        rl_nd_runs **grown = realloc(dv->v, (size_t)cap * sizeof *grown);
         if (!grown) return RL_NOMEM();
-        k->v = grown;
-        k->cap = cap;
+        dv->v = grown;
+        dv->cap = cap;
     }
-    k->v[k->n++] = flat;
+    dv->v[dv->n++] = runs;
     return RELAY_OK;
 }
 
-static void free_kept(rl_nd_run **v, int64_t n)
+static void free_kept(rl_nd_runs **v, int64_t n)
 {
     for (int64_t i = 0; v && i < n; i++) free(v[i]);
     free(v);
@@ -464,8 +351,31 @@ static int holds_nothing(const relay_nd_layout *mine, const int *coords)
     return 0;
 }
 
+/* The work a pair may take beyond the budget: a few steps per rank of its
+ * meshes and per block of the rank's own array along each dimension (the
+ * transfers and progressions it makes are allowed for as they come). */
+static int64_t pair_allowance(const rl_nd_pair *pair, const relay_nd_layout *mine, const int *coords)
+{
+    int64_t steps = pair->dst->mesh_size + pair->src->mesh_size;
+    for (int k = 0; k < mine->ndims; k++) {
+        rl_nd_blocks x;
+        rl_nd_blocks_of(mine, k, rl_nd_dim_coord(mine, k, coords), &x);
+        steps += x.count;
+    }
+    return 8 * steps;
+}
+
+static relay_status over_budget(const derivation *dv, const relay_plan *p, int k, int rank)
+{
+    if (dv->work <= RL_ND_WORK_BUDGET + dv->allowance) return RELAY_OK;
+    return rl_fail(RELAY_ERR_UNSUPPORTED,
+                   "N-D plan: deriving rank %d's transfers of pair %d of %d takes more than %lld steps, far more than its cuts and "
+                   "meshes should: relay refuses to derive them",
+                   rank, k, p->nd->count, (long long)(RL_ND_WORK_BUDGET + dv->allowance));
+}
+
 static relay_status derive_pair(const relay_plan *p, int k, int rank, int receiving, transfer_list *out, transfer_list *local,
-                                transfer_list *forwards, kept_cuts *kept)
+                                transfer_list *forwards, derivation *dv)
 {
     const rl_nd_pair *pair = &p->nd->pairs[k];
     const relay_nd_layout *mine = receiving ? pair->dst : pair->src;
@@ -475,17 +385,23 @@ static relay_status derive_pair(const relay_plan *p, int k, int rank, int receiv
     if (job.my_position < 0) return RELAY_OK;
     rl_nd_mesh_coords(mine, job.my_position, job.my_coords);
     if (holds_nothing(mine, job.my_coords)) return RELAY_OK;
+    dv->allowance += pair_allowance(pair, mine, job.my_coords);
     rl_nd_replica_rule_init(&job.rule, pair->src, p->nd->node_of_rank);
+    int64_t made = out->n + local->n + forwards->n;
     relay_status st = RELAY_OK;
     int d = pair->dst->ndims;
     for (int a = 0; a < d && !st; a++) {
         int dim_in_mine = receiving ? a : pair->perm[a];
-        st = cut_dimension(&job.cuts[a], pair, a, receiving, rl_nd_dim_coord(mine, dim_in_mine, job.my_coords));
+        st = rl_nd_cut_dimension(&job.cuts[a], pair, a, receiving, rl_nd_dim_coord(mine, dim_in_mine, job.my_coords), &job.work);
+        dv->allowance += 8 * job.cuts[a].runs.n;
     }
     if (!st) st = visit_peers(&job);
+    dv->work += job.work + job.rule.work;
+    dv->allowance += 8 * (out->n + local->n + forwards->n - made);
+    if (!st) st = over_budget(dv, p, k, rank);
     for (int a = 0; a < d; a++) {
-        if (!st && job.cuts[a].flat && (st = keep_cut(kept, job.cuts[a].flat)) == RELAY_OK) job.cuts[a].flat = NULL;
-        dim_cut_free(&job.cuts[a]);
+        if (!st && job.cuts[a].runs.v && (st = keep_cut(dv, job.cuts[a].runs.v)) == RELAY_OK) job.cuts[a].runs.v = NULL;
+        rl_nd_dim_cut_free(&job.cuts[a]);
     }
     rl_nd_replica_rule_free(&job.rule);
     return st;
@@ -519,12 +435,12 @@ void rl_nd_part_free(rl_nd_part *part)
 relay_status rl_nd_part_derive(rl_nd_part *out, const relay_plan *p, int rank, unsigned which)
 {
     transfer_list send = {0}, recv = {0}, local = {0}, ignored = {0};
-    kept_cuts kept = {0};
+    derivation dv = {0};
     relay_status st = RELAY_OK;
     for (int k = 0; k < p->nd->count && !st; k++) {
-        if (which & RL_ND_SENDS) st = derive_pair(p, k, rank, 0, &send, &ignored, &ignored, &kept);
+        if (which & RL_ND_SENDS) st = derive_pair(p, k, rank, 0, &send, &ignored, &ignored, &dv);
         if (!st)
-            st = derive_pair(p, k, rank, 1, (which & RL_ND_RECEIVES) ? &recv : &ignored, &local, (which & RL_ND_SENDS) ? &send : &ignored, &kept);
+            st = derive_pair(p, k, rank, 1, (which & RL_ND_RECEIVES) ? &recv : &ignored, &local, (which & RL_ND_SENDS) ? &send : &ignored, &dv);
         ignored.n = 0;
     }
     free(ignored.v);
@@ -532,11 +448,11 @@ relay_status rl_nd_part_derive(rl_nd_part *out, const relay_plan *p, int rank, u
         free(send.v);
         free(recv.v);
         free(local.v);
-        free_kept(kept.v, kept.n);
+        free_kept(dv.v, dv.n);
         return st;
     }
     if (send.n) qsort(send.v, (size_t)send.n, sizeof *send.v, by_peer_then_pair);
     if (recv.n) qsort(recv.v, (size_t)recv.n, sizeof *recv.v, by_peer_then_pair);
-    *out = (rl_nd_part){rank, send.n, recv.n, local.n, send.v, recv.v, local.v, kept.v, kept.n};
+    *out = (rl_nd_part){rank, send.n, recv.n, local.n, send.v, recv.v, local.v, dv.v, dv.n, dv.work};
     return RELAY_OK;
 }

@@ -34,8 +34,8 @@ int64_t rl_nd_walk_moves(const rl_nd_order *o, const rl_nd_transfer *t)
 {
     if (t->elems == 0) return 0;
     int d = o->ndims;
-    int64_t moves = t->nruns[o->order[d - 1]];
-    if (d > 1) moves *= t->nruns[o->order[d - 2]];
+    int64_t moves = rl_nd_transfer_runs(t, o->order[d - 1]);
+    if (d > 1) moves *= rl_nd_transfer_runs(t, o->order[d - 2]);
     for (int level = 0; level < d - 2; level++) moves *= rl_nd_transfer_extent(t, o->order[level]);
     return moves;
 }

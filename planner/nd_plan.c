@@ -97,7 +97,7 @@ static relay_status count_rank(const relay_plan *p, int rank, relay_plan_stats *
         const rl_nd_transfer *v = pass ? part.local : part.recv;
         for (int64_t i = 0, n = pass ? part.nlocal : part.nrecv; i < n; i++) {
             int64_t boxes = 1;
-            for (int k = 0; k < p->nd->pairs[v[i].pair].dst->ndims; k++) boxes *= v[i].nruns[k];
+            for (int k = 0; k < p->nd->pairs[v[i].pair].dst->ndims; k++) boxes *= rl_nd_transfer_runs(&v[i], k);
             add_saturating(&s->bytes_total, v[i].elems, esz);
             add_saturating(&s->pieces, boxes, 1);
         }

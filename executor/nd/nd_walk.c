@@ -21,11 +21,11 @@ void rl_nd_message_strides(rl_nd_side *side, const rl_nd_transfer *t, const rl_n
     }
 }
 
-/* Offset, in elements, of run r of dimension k, `at` positions into the
- * dimension's list. */
-static inline int64_t run_offset(const rl_nd_side *s, int k, const rl_nd_run *r, int64_t at)
+/* Offset, in elements, of run i of progression r of dimension k, `at`
+ * positions into the dimension's list. */
+static inline int64_t run_offset(const rl_nd_side *s, int k, const rl_nd_runs *r, int64_t i, int64_t at)
 {
-    int64_t first = s->kind == RL_ND_SIDE_B ? r->b_lo : s->kind == RL_ND_SIDE_A ? r->a_lo : at;
+    int64_t first = s->kind == RL_ND_SIDE_B ? r->b_lo + i * r->b_step : s->kind == RL_ND_SIDE_A ? r->a_lo + i * r->a_step : at;
     return first * s->stride[k];
 }
 
@@ -38,25 +38,37 @@ typedef struct {
     const rl_nd_side *dst, *src;
 } walk;
 
+/* The inner dimension's runs against one run of the outer one (d_o, s_o
+ * into dst and src, cols long; one column in 1-D). */
+static void walk_columns(const walk *w, int64_t doff, int64_t soff, int ko, int64_t cols)
+{
+    int ki = w->o->order[w->o->ndims - 1];
+    int64_t at = 0;
+    for (int64_t p = 0; p < w->t->nprogs[ki]; p++) {
+        const rl_nd_runs *in = &w->t->runs[ki][p];
+        for (int64_t i = 0; i < in->count; i++, at += in->len) {
+            int64_t dpos = doff + run_offset(w->dst, ki, in, i, at), spos = soff + run_offset(w->src, ki, in, i, at);
+            rl_side ds = {w->dst->base + dpos * (int64_t)w->esz, w->dst->stride[ki], ko >= 0 ? w->dst->stride[ko] : 0};
+            rl_side ss = {w->src->base + spos * (int64_t)w->esz, w->src->stride[ki], ko >= 0 ? w->src->stride[ko] : 0};
+            rl_move(w->s, w->conj, ds, ss, in->len, cols);
+        }
+    }
+}
+
 /* The two innermost dimensions: one rectangle per pair of runs (one
  * dimension: one column per run). */
 static void walk_rectangles(const walk *w, int64_t doff, int64_t soff)
 {
-    int d = w->o->ndims, ki = w->o->order[d - 1], ko = d > 1 ? w->o->order[d - 2] : -1;
-    int64_t nouter = ko >= 0 ? w->t->nruns[ko] : 1, at_o = 0;
-    for (int64_t ro = 0; ro < nouter; ro++) {
-        const rl_nd_run *outer = ko >= 0 ? &w->t->runs[ko][ro] : NULL;
-        int64_t d_o = outer ? run_offset(w->dst, ko, outer, at_o) : 0, s_o = outer ? run_offset(w->src, ko, outer, at_o) : 0;
-        int64_t cols = outer ? outer->len : 1, at_i = 0;
-        for (int64_t ri = 0; ri < w->t->nruns[ki]; ri++) {
-            const rl_nd_run *in = &w->t->runs[ki][ri];
-            int64_t dpos = doff + d_o + run_offset(w->dst, ki, in, at_i), spos = soff + s_o + run_offset(w->src, ki, in, at_i);
-            rl_side ds = {w->dst->base + dpos * (int64_t)w->esz, w->dst->stride[ki], ko >= 0 ? w->dst->stride[ko] : 0};
-            rl_side ss = {w->src->base + spos * (int64_t)w->esz, w->src->stride[ki], ko >= 0 ? w->src->stride[ko] : 0};
-            rl_move(w->s, w->conj, ds, ss, in->len, cols);
-            at_i += in->len;
-        }
-        at_o += cols;
+    int d = w->o->ndims, ko = d > 1 ? w->o->order[d - 2] : -1;
+    if (ko < 0) {
+        walk_columns(w, doff, soff, ko, 1);
+        return;
+    }
+    int64_t at = 0;
+    for (int64_t p = 0; p < w->t->nprogs[ko]; p++) {
+        const rl_nd_runs *outer = &w->t->runs[ko][p];
+        for (int64_t i = 0; i < outer->count; i++, at += outer->len)
+            walk_columns(w, doff + run_offset(w->dst, ko, outer, i, at), soff + run_offset(w->src, ko, outer, i, at), ko, outer->len);
     }
 }
 
@@ -68,11 +80,12 @@ static void walk_level(const walk *w, int level, int64_t doff, int64_t soff)
     }
     int k = w->o->order[level];
     int64_t at = 0;
-    for (int64_t r = 0; r < w->t->nruns[k]; r++) {
-        const rl_nd_run *run = &w->t->runs[k][r];
-        int64_t d0 = doff + run_offset(w->dst, k, run, at), s0 = soff + run_offset(w->src, k, run, at);
-        for (int64_t i = 0; i < run->len; i++) walk_level(w, level + 1, d0 + i * w->dst->stride[k], s0 + i * w->src->stride[k]);
-        at += run->len;
+    for (int64_t p = 0; p < w->t->nprogs[k]; p++) {
+        const rl_nd_runs *run = &w->t->runs[k][p];
+        for (int64_t r = 0; r < run->count; r++, at += run->len) {
+            int64_t d0 = doff + run_offset(w->dst, k, run, r, at), s0 = soff + run_offset(w->src, k, run, r, at);
+            for (int64_t i = 0; i < run->len; i++) walk_level(w, level + 1, d0 + i * w->dst->stride[k], s0 + i * w->src->stride[k]);
+        }
     }
 }
 

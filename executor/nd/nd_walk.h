@@ -15,9 +15,9 @@
 #include "nd_walk_order.h"
 
 /* How one side stores A's dimension k: element stride[k] apart, and the
- * first element of run r at ... (by kind):
- *   RL_ND_SIDE_B        run.b_lo * stride[k] (stride: B's along perm[k])
- *   RL_ND_SIDE_A        run.a_lo * stride[k]
+ * first element of run i of a progression r (nd_cut.h) at ... (by kind):
+ *   RL_ND_SIDE_B        (r.b_lo + i * r.b_step) * stride[k] (stride: B's along perm[k])
+ *   RL_ND_SIDE_A        (r.a_lo + i * r.a_step) * stride[k]
  *   RL_ND_SIDE_MESSAGE  (the run's first position in its dimension's list) * stride[k] */
 typedef enum { RL_ND_SIDE_B, RL_ND_SIDE_A, RL_ND_SIDE_MESSAGE } rl_nd_side_kind;
 

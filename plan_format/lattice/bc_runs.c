@@ -97,16 +97,6 @@ static int64_t blocks_met(const rl_bc_dim *d, int64_t begin, int64_t end)
     return one_block(d) ? 1 : (d->o + end - 1) / d->b - (d->o + begin) / d->b + 1;
 }
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* Indices after which d's owners repeat and its local indices shift by a
  * constant: b P, or 1 on one process; 0 when b P overflows. */
 static int64_t cycle_of(const rl_bc_dim *d)
@@ -122,7 +112,7 @@ static int64_t period_of(const rl_bc_dim *from, const rl_bc_dim *to)
 {
     int64_t cf = cycle_of(from), ct = cycle_of(to), l;
     if (!cf || !ct || (one_block(from) && one_block(to))) return 0;
-    if (rl_mul_overflows(cf / gcd64(cf, ct), ct, &l)) return 0;
+    if (rl_mul_overflows(cf / rl_gcd64(cf, ct), ct, &l)) return 0;
     return l;
 }
 
