@@ -3,7 +3,8 @@
  * Any byte string must be refused cleanly — one line of error, no plan
  * returned — or decoded into a plan that passes validation, that the
  * encoder writes back into bytes the decoder takes again, and whose
- * transform sections can be planned again from its header (replan.c).  Each input is
+ * transform sections can be planned again from its header (replan.c), and
+ * whose N-D ranks' transfers derive within their work budget.  Each input is
  * decoded whole from memory, and rank 0's part from a file (the reader
  * that seeks), an in-memory file here.  Under
  * AddressSanitizer, UndefinedBehaviorSanitizer and libFuzzer's malloc limit
@@ -28,6 +29,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "nd_transfers.h"
 #include "plan_internal.h"
 #include "plan_mutator.h"
 #include "replan.h"
@@ -103,6 +105,37 @@ static void replan_sections(const relay_plan *p)
     }
 }
 
+/* What binding does first with an N-D plan: derive a rank's transfers from
+ * the header.  For the first and last rank, where their buffers hold at
+ * most a few million elements, the derivation must succeed or fail for
+ * memory alone, within the work its budget allows: a fuzzing build's
+ * budget is small (RL_ND_WORK_BUDGET), and past it the derivation refuses
+ * with RELAY_ERR_UNSUPPORTED, which here is a cost hole, reported as a
+ * crash: work that follows neither the plan's size nor the data the rank
+ * moves. */
+enum { DERIVED_ELEMS_MAX = 1 << 22 };
+static int64_t rank_elems(const relay_plan *p, int r)
+{
+    int64_t elems = 0;
+    for (int k = 0; k < p->nd->count && elems <= DERIVED_ELEMS_MAX; k++)
+        elems += rl_nd_plan_buffer_elems(p, 1, k, r) + rl_nd_plan_buffer_elems(p, 0, k, r); /* each at most 2^56 */
+    return elems;
+}
+
+static void derive_transfers(const relay_plan *p)
+{
+    if (p->kind != RELAY_PLAN_ND) return;
+    int ranks[2] = {0, p->nranks - 1};
+    for (int i = 0; i < 2; i++) {
+        rl_nd_part part;
+        if (rank_elems(p, ranks[i]) > DERIVED_ELEMS_MAX) continue;
+        relay_status st = rl_nd_part_derive(&part, p, ranks[i], RL_ND_SENDS | RL_ND_RECEIVES);
+        if (st == RELAY_ERR_UNSUPPORTED) broken("deriving a rank's N-D transfers went past its work budget");
+        if (st == RELAY_OK) rl_nd_part_free(&part);
+        else if (relay_last_error()[0] == 0) broken("deriving a rank's N-D transfers failed without a word");
+    }
+}
+
 /* Non-zero if the decoder refused; a refusal must not return a plan. */
 static int refused(relay_status st, const relay_plan *p)
 {
@@ -119,6 +152,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!refused(st, p)) {
         round_trip(p);
         replan_sections(p);
+        derive_transfers(p);
     }
     relay_plan_free(p);
     p = NULL;
