@@ -12,7 +12,8 @@
  * millions of transfers, and relay-dump's work stays bounded (the rows past
  * the budget are left out, and said to be).  When every rank is derived
  * the volumes are counted from the derived transfers; otherwise they are
- * the statistics the plan carries, and the output says so. */
+ * the statistics the plan carries, as the file states them, and the
+ * output says so. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -251,7 +252,7 @@ static void print_header(const dump_request *r, const relay_plan *p, const nd_vo
     else fprintf(out, "  node map   none\n");
     fprintf(out, "  volumes    %lld bytes total (%s), %lld remote (%s), %lld messages, %lld boxes%s\n", (long long)v->bytes_total,
             cli_bytes(v->bytes_total).text, (long long)v->bytes_remote, cli_bytes(v->bytes_remote).text, (long long)v->messages,
-            (long long)v->boxes, v->all ? "" : " (the plan's statistics: not every rank derived)");
+            (long long)v->boxes, v->all ? "" : " (as the file states: not every rank derived)");
     dump_print_tuning(p, out);
 }
 

@@ -258,7 +258,7 @@ class Plan:
     def __repr__(self) -> str:
         f = self._facts()
         return (f"<relay.Plan {f['kind']} on {f['nranks']} ranks, {_DTYPES[f['type']].name}, {f['count']} pair(s), "
-                f"{f['stats']['bytes_remote']} bytes remote, fingerprint {f['fingerprint']:016x}>")
+                f"{f['stats']['bytes_remote']} bytes remote as the plan states, fingerprint {f['fingerprint']:016x}>")
 
 
 # ---- planning ------------------------------------------------------------------------
