@@ -19,7 +19,9 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
 
 # A sanitizer build aborts on an allocation it cannot serve unless told to
 # return NULL, as malloc does elsewhere: relay-run must handle that NULL.
-export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}allocator_may_return_null=1"
+# Its quarantine of freed memory (256 MB) would count in the peak memory
+# the N-D cases below check: a little is kept.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}allocator_may_return_null=1:quarantine_size_mb=16"
 
 # bounded WHAT MAX_BYTES COMMAND...: exits 0 within LIMIT_S seconds and
 # prints at most MAX_BYTES on stdout (into out.json).
@@ -158,6 +160,58 @@ json_check out.json "nd --json --limit 0 stops at the budget" \
     '0 < len(d["per_rank"]) < 65536 and len(d["per_rank"]) + d["per_rank_left_out"] == 65536'
 bounded "nd --rank 65535 --json --limit 8" 20000 "$DUMP" nd.plan --rank 65535 --json --limit 8
 json_check out.json "nd --rank --limit 8" 'len(d["send"]) == 8 and d["send_left_out"] == 247 and d["recv_left_out"] == 247'
+
+# N-D plans cost what their cuts cost per period, not per block.  Empty
+# arrays cut into 2^24 blocks of 1 along two dimensions on both sides (a
+# 455-byte plan whose derivation took 5.5 s and 1.5 GB per rank and pair),
+# a dimension of 2^24 in blocks of 1 on 2 ranks to blocks of 1 on 3 (2^23
+# runs a rank, one progression per pair of ranks now), and one element
+# replicated on 2048 ranks to 2048 others with a node map (each receiver
+# once scanned every replica: 25-60 s to plan).  relay-plan writes each,
+# relay-dump shows it (summary, --json, --rank 0) and relay-run binds and
+# replays it, each within a CPU-time and peak-memory ceiling from getrusage
+# about ten times what they take here (most of it starting the program).
+
+# within WHAT MAX_CPU_S MAX_KB COMMAND...: the command exits 0 having used
+# at most MAX_CPU_S seconds of CPU (its processes together) and MAX_KB of
+# peak resident memory (its largest process).
+within() {
+    local what=$1 cpu=$2 kb=$3
+    shift 3
+    "$PYTHON" -c 'import resource, subprocess, sys
+code = subprocess.run(sys.argv[3:], stdout=subprocess.DEVNULL, stderr=open("err.txt", "w")).returncode
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu, kb = u.ru_utime + u.ru_stime, u.ru_maxrss
+print(f"{cpu:.2f} s CPU, peak {kb} KB")
+sys.exit(1 if code else 2 if cpu > float(sys.argv[1]) or kb > int(sys.argv[2]) else 0)' "$cpu" "$kb" "$@" >usage.txt
+    case $? in
+    0) echo "ok: $what: $(cat usage.txt)" ;;
+    1) fail "$what: failed: $(cat err.txt)" ;;
+    *) fail "$what: $(cat usage.txt), more than $cpu s or $kb KB" ;;
+    esac
+}
+
+N24=16777216
+nd_cost() { # NAME NP MAX_CPU_S MAX_KB RELAY-PLAN-ARGS...
+    local name=$1 np=$2 cpu=$3 kb=$4
+    shift 4
+    within "$name: relay-plan" "$cpu" "$kb" "$PLAN" transform --ranks "$np" "$@" --type s -o "$name.plan"
+    within "$name: relay-dump" "$cpu" "$kb" "$DUMP" "$name.plan"
+    within "$name: relay-dump --json" "$cpu" "$kb" "$DUMP" "$name.plan" --json
+    within "$name: relay-dump --rank 0" "$cpu" "$kb" "$DUMP" "$name.plan" --rank 0 --json
+}
+nd_cost empty1 1 1 262144 --from nd:${N24}x${N24}x0:mesh=1x1:place=S0/b1,S1/b1 --to nd:${N24}x${N24}x0:mesh=1x1:place=S0/b1,S1/b1
+[ "$(wc -c <empty1.plan)" -le 455 ] || fail "empty1: the plan takes $(wc -c <empty1.plan) bytes, not 455"
+within "empty1: relay-run" 2 262144 "$MPIEXEC" -n 1 "$RUN" empty1.plan --verify
+nd_cost empty2 2 1 262144 --from nd:${N24}x${N24}x0:mesh=2x1:place=S0/b1,S1/b1 --to nd:${N24}x${N24}x0:mesh=1x2:place=S0/b1,S1/b1
+within "empty2: relay-run" 2 262144 "$MPIEXEC" -n 2 "$RUN" empty2.plan --verify
+# 64 MB of floats moved: the replay's buffers are the memory, and its
+# 2^23 runs a rank the time (one move each).
+nd_cost cyclic23 3 1 262144 --from nd:${N24}:mesh=2:place=S0/b1 --to nd:${N24}:mesh=3:place=S0/b1
+within "cyclic23: relay-run" 60 1048576 "$MPIEXEC" -n 3 "$RUN" cyclic23.plan --iters 1 --verify
+K_FROM=nd:1:mesh=2048@0-2047:place=R K_TO=nd:1:mesh=2048@2048-4095:place=R
+nd_cost replicas 4096 15 262144 --from $K_FROM --to $K_TO --ranks-per-node 4096
+nd_cost replicas-no-map 4096 15 262144 --from $K_FROM --to $K_TO
 
 # 2^61 complex doubles: 2^65 bytes, more than int64_t counts.  The planner
 # refuses such a plan (its volumes and statistics would wrap); relay-dump's
