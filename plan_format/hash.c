@@ -24,29 +24,54 @@ static void put_array(XXH3_state_t *h, const void *a, size_t count, size_t size)
     if (count) XXH3_64bits_update(h, a, count * size);
 }
 
+/* n ranks, rank_at(of, 0 .. n-1), hashed as put_array hashes an int32
+ * array of them, a chunk at a time. */
+static void put_ranks(XXH3_state_t *h, int n, int (*rank_at)(const void *of, int i), const void *of)
+{
+    int32_t chunk[1024];
+    put_i64(h, n);
+    for (int first = 0; first < n; first += 1024) {
+        int count = n - first < 1024 ? n - first : 1024;
+        for (int i = 0; i < count; i++) chunk[i] = rank_at(of, first + i);
+        XXH3_64bits_update(h, chunk, (size_t)count * sizeof *chunk);
+    }
+}
+
+static int identity_rank(const void *of, int i)
+{
+    (void)of;
+    return i;
+}
+
+static int base_rank(const void *layout, int rank) { return rl_layout_base_rank(layout, rank); }
+
 /* Sigma as put_array hashes it; a plan without one (BMMC, HSUMMA) hashes
  * the identity it stands for, streamed, so fingerprints stay those of
  * format 1 files without an array of the ranks in memory. */
 static void put_sigma(XXH3_state_t *h, const relay_plan *p)
 {
-    if (p->sigma) {
-        put_array(h, p->sigma, (size_t)p->nranks, sizeof *p->sigma);
-        return;
-    }
-    int32_t chunk[1024];
-    put_i64(h, p->nranks);
-    for (int first = 0; first < p->nranks; first += 1024) {
-        int n = p->nranks - first < 1024 ? p->nranks - first : 1024;
-        for (int i = 0; i < n; i++) chunk[i] = first + i;
-        XXH3_64bits_update(h, chunk, (size_t)n * sizeof *chunk);
-    }
+    if (p->sigma) put_array(h, p->sigma, (size_t)p->nranks, sizeof *p->sigma);
+    else put_ranks(h, p->nranks, identity_rank, NULL);
+}
+
+static XXH3_state_t *hash_begin(void)
+{
+    XXH3_state_t *h = XXH3_createState();
+    if (h) XXH3_64bits_reset(h);
+    return h;
+}
+
+static uint64_t hash_end(XXH3_state_t *h)
+{
+    uint64_t v = XXH3_64bits_digest(h);
+    XXH3_freeState(h);
+    return v;
 }
 
 uint64_t rl_section_hash(const rl_section *s, int count)
 {
-    XXH3_state_t *h = XXH3_createState();
+    XXH3_state_t *h = hash_begin();
     if (!h) return 0;
-    XXH3_64bits_reset(h);
     put_i64(h, s->rank);
     put_array(h, s->send, (size_t)s->nsend, sizeof *s->send);
     put_array(h, s->recv, (size_t)s->nrecv, sizeof *s->recv);
@@ -58,9 +83,7 @@ uint64_t rl_section_hash(const rl_section *s, int count)
     if (s->local_round >= 0) put_i64(h, s->local_round);
     put_array(h, s->src_elems, (size_t)count, sizeof(int64_t));
     put_array(h, s->dst_elems, (size_t)count, sizeof(int64_t));
-    uint64_t v = XXH3_64bits_digest(h);
-    XXH3_freeState(h);
-    return v;
+    return hash_end(h);
 }
 
 /* A layout's row (rows 1) or column block boundaries, hashed as put_array
@@ -121,6 +144,26 @@ static void put_nd_layout(XXH3_state_t *h, const relay_nd_layout *l)
     put_array(h, l->padded, (size_t)l->ndims, sizeof *l->padded);
 }
 
+/* A layout's own fingerprint, for comparing layouts outside a plan: its
+ * description as a plan's fingerprint hashes it, and the base rank whose
+ * blocks each rank holds (a plan's destination layout is relabeled). */
+uint64_t rl_layout_hash(const relay_layout *l)
+{
+    XXH3_state_t *h = hash_begin();
+    if (!h) return 0;
+    put_layout(h, l);
+    put_ranks(h, l->nranks, base_rank, l);
+    return hash_end(h);
+}
+
+uint64_t rl_nd_layout_hash(const relay_nd_layout *l)
+{
+    XXH3_state_t *h = hash_begin();
+    if (!h) return 0;
+    put_nd_layout(h, l);
+    return hash_end(h);
+}
+
 /* An N-D plan's header: its pairs and node map. */
 static void put_nd(XXH3_state_t *h, const rl_nd_plan *nd, int nranks)
 {
@@ -137,9 +180,8 @@ static void put_nd(XXH3_state_t *h, const rl_nd_plan *nd, int nranks)
 
 uint64_t rl_plan_hash(const relay_plan *p)
 {
-    XXH3_state_t *h = XXH3_createState();
+    XXH3_state_t *h = hash_begin();
     if (!h) return 0;
-    XXH3_64bits_reset(h);
     put_i64(h, RELAY_FORMAT_MAJOR);
     put_i64(h, p->kind);
     put_i64(h, p->nranks);
@@ -175,7 +217,5 @@ uint64_t rl_plan_hash(const relay_plan *p)
         put_array(h, ints, RL_HS_INTS, sizeof *ints);
         put_array(h, net, 2, sizeof *net);
     }
-    uint64_t v = XXH3_64bits_digest(h);
-    XXH3_freeState(h);
-    return v;
+    return hash_end(h);
 }

@@ -225,6 +225,10 @@ static inline int64_t rl_elem_offset(relay_order o, int64_t ld, int64_t r, int64
  * knows it: relay_exec_create compares it across ranks. */
 uint64_t rl_section_hash(const rl_section *s, int count);
 uint64_t rl_plan_hash(const relay_plan *p);
+/* A layout's fingerprint (the Python package's layout equality): its
+ * description, as the plan's fingerprint hashes it; 0 without memory. */
+uint64_t rl_layout_hash(const relay_layout *l);
+uint64_t rl_nd_layout_hash(const relay_nd_layout *l);
 
 /* One side of a local lattice (B's, or A's when dst), as a span that is not fused. */
 static inline rl_span rl_local_half(const rl_local_span *l, int dst)
