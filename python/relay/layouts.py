@@ -39,7 +39,34 @@ def _order_word(order: str, table: dict, what: str) -> str:
         raise ArgumentError(f"{what} must be one of {', '.join(table)}, not {order!r}") from None
 
 
-class Layout:
+class _Described:
+    """Equality and hashing of layouts by fingerprint: a 64-bit hash of the
+    layout's description (XXH3, as a plan's fingerprint hashes its layouts),
+    computed once.  Two layouts are equal when they are of one family and
+    their descriptions are the same: ``Shard(-1)`` and ``Shard(ndim - 1)``
+    alike, a block-cyclic layout and a grid of the same blocks not."""
+
+    __slots__ = ("_h", "_fp")
+
+    @property
+    def fingerprint(self) -> int:
+        """The 64-bit fingerprint of the layout's description."""
+        try:
+            return self._fp
+        except AttributeError:
+            self._fp = _core.layout_fingerprint(self._h)
+            return self._fp
+
+    def __eq__(self, other) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return other is self or other.fingerprint == self.fingerprint
+
+    def __hash__(self) -> int:
+        return hash(self.fingerprint)
+
+
+class Layout(_Described):
     """A 2-D layout: a global m x n matrix cut into blocks, block (i, j) held
     by one rank at an offset of its local buffer with a leading dimension,
     in column-major ('F') or row-major ('C') element order.
@@ -48,7 +75,7 @@ class Layout:
     come from :meth:`relay.Plan.dst_layout` and :meth:`relay.Plan.src_layout`.
     """
 
-    __slots__ = ("_h",)
+    __slots__ = ()
 
     def __init__(self, handle):
         self._h = handle
@@ -150,7 +177,8 @@ class Shard:
     """Cut array dimension ``dim`` across this mesh dimension's coordinates:
     in even chunks of ceil(n/p) (block 0, torch.chunk's split), block-cyclic
     in blocks of ``block``, or at explicit ``splits`` (p+1 non-decreasing
-    points from 0 to n; empty shards allowed)."""
+    points from 0 to n; empty shards allowed).  A negative ``dim`` counts
+    from the end, as numpy's axes: ``Shard(-1)`` cuts the last dimension."""
     dim: int
     block: int = 0
     splits: Optional[Sequence[int]] = None
@@ -169,9 +197,13 @@ class Partial:
 Placement = Union[Shard, Replicate, Partial]
 
 
-def _placement_tuple(p: Placement) -> tuple:
+def _placement_tuple(p: Placement, ndim: int) -> tuple:
+    """The C half's words for a placement of an array of ndim dimensions;
+    a negative dimension counts from the end (out of range, relay refuses
+    it as given)."""
     if isinstance(p, Shard):
-        return ("shard", p.dim, p.block, None if p.splits is None else list(p.splits))
+        dim = p.dim + ndim if -ndim <= p.dim < 0 else p.dim
+        return ("shard", dim, p.block, None if p.splits is None else list(p.splits))
     if isinstance(p, Replicate):
         return ("replicate", 0, 0, None)
     if isinstance(p, Partial):
@@ -187,7 +219,7 @@ def _placement_of(t: tuple) -> Placement:
     return Replicate() if kind == "replicate" else Partial()
 
 
-class NDLayout:
+class NDLayout(_Described):
     """An N-D array placed on a process mesh (relay/nd.h).
 
     Args:
@@ -206,7 +238,7 @@ class NDLayout:
     it holds, in global order (:meth:`global_indices`).
     """
 
-    __slots__ = ("_h",)
+    __slots__ = ()
 
     def __init__(self, shape: Sequence[int], mesh: Union[int, Sequence[int]],
                  placements: Sequence[Placement], *, ranks: Optional[Sequence[int]] = None,
@@ -214,6 +246,7 @@ class NDLayout:
         if _handle is not None:
             self._h = _handle
             return
+        shape = list(shape)
         mesh = (mesh,) if isinstance(mesh, (int, np.integer)) else tuple(mesh)
         if ranks is None:
             size = math.prod(mesh)
@@ -221,8 +254,8 @@ class NDLayout:
                 from .errors import ArgumentError
                 raise ArgumentError(f"a mesh of {mesh} holds {size} ranks, outside a communicator's [0, 2**31)")
             ranks = range(size)
-        self._h = _core.nd_layout_create(list(shape), list(mesh), np.asarray(ranks).reshape(-1).tolist(),
-                                         [_placement_tuple(p) for p in placements],
+        self._h = _core.nd_layout_create(shape, list(mesh), np.asarray(ranks).reshape(-1).tolist(),
+                                         [_placement_tuple(p, len(shape)) for p in placements],
                                          _order_word(order, _ORDERS, "order"),
                                          None if padded is None else list(padded))
 

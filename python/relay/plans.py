@@ -98,6 +98,10 @@ class Plan:
 
     Pickling a plan pickles its encoded bytes, so a plan built on one rank
     can be sent with mpi4py's ``comm.bcast(plan)``.
+
+    Plans are equal, and hash alike, when their fingerprints are: the same
+    movement of the same type, whatever their tuning or the sections they
+    hold (a rank's own section equals the whole plan).
     """
 
     __slots__ = ("_h", "__weakref__")
@@ -133,6 +137,14 @@ class Plan:
     def fingerprint(self) -> int:
         """The 64-bit fingerprint every rank's copy of the plan shares."""
         return self._facts()["fingerprint"]
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Plan):
+            return NotImplemented
+        return other is self or other.fingerprint == self.fingerprint
+
+    def __hash__(self) -> int:
+        return hash(self.fingerprint)
 
     @property
     def schedule(self) -> str:

@@ -7,6 +7,7 @@
 
 #include "layout_internal.h"
 #include "nd_layout.h"
+#include "plan_internal.h"
 #include "words.h"
 
 /* ---- the handle types -------------------------------------------------------- */
@@ -79,6 +80,19 @@ relay_nd_layout *core_nd_layout_of(PyObject *obj)
     if (Py_IS_TYPE(obj, &core_nd_layout_type)) return ((core_nd_layout *)obj)->layout;
     PyErr_Format(PyExc_TypeError, "expected an N-D layout handle, got %s", Py_TYPE(obj)->tp_name);
     return NULL;
+}
+
+/* A 2-D or N-D layout's fingerprint (the package's layout equality). */
+static PyObject *layout_fingerprint(PyObject *self, PyObject *h)
+{
+    uint64_t v;
+    if (Py_IS_TYPE(h, &core_nd_layout_type)) v = rl_nd_layout_hash(((core_nd_layout *)h)->layout);
+    else {
+        relay_layout *l = core_layout_of(h);
+        if (!l) return NULL;
+        v = rl_layout_hash(l);
+    }
+    return v ? PyLong_FromUnsignedLongLong(v) : PyErr_NoMemory();
 }
 
 /* ---- 2-D layouts ------------------------------------------------------------- */
@@ -453,6 +467,7 @@ PyMethodDef core_layout_methods[] = {
     {"layout_block_cyclic", layout_block_cyclic, METH_VARARGS, NULL},
     {"layout_grid", layout_grid, METH_VARARGS, NULL},
     {"layout_facts", layout_facts, METH_O, NULL},
+    {"layout_fingerprint", layout_fingerprint, METH_O, NULL},
     {"layout_local_elems", layout_local_elems, METH_VARARGS, NULL},
     {"layout_locate", layout_locate, METH_VARARGS, NULL},
     {"layout_global_indices", layout_global_indices, METH_VARARGS, NULL},

@@ -112,7 +112,7 @@ def test_bad_2d_layouts(call, match):
     (lambda: NDLayout((10,), 3, [Shard(0, block=2, splits=[0, 5, 6, 10])]), "both"),
     (lambda: NDLayout((10,), 3, [Shard(0, block=-1)]), None),
     (lambda: NDLayout((10,), 3, [Shard(1)]), "dimension 1"),
-    (lambda: NDLayout((10,), 3, [Shard(-1)]), None),
+    (lambda: NDLayout((10,), 3, [Shard(-2)]), "dimension -2"),
     (lambda: NDLayout((10, 4), (2, 2), [Shard(0), Shard(0)]), "sharded"),
     (lambda: NDLayout((10, 4), (2, 2), [Shard(0)]), "placements"),
     (lambda: NDLayout((10, 4), (2,), ["shard"]), "placement"),
