@@ -19,6 +19,11 @@ mpi4py job over fresh numpy arrays, at C speed, as often as needed::
     with relay.Executor(plan, MPI.COMM_WORLD) as ex:
         ex.run(a, b)
 
+A :class:`DistArray` carries a rank's local array with its layout and moves
+it: ``redistribute`` to another layout or placements, :func:`scatter` from
+and ``gather`` / ``full`` to a global array, each planned once and replayed
+from a cache.
+
 Executors bound with ``memory="cuda"`` replay over device arrays (CuPy,
 PyTorch CUDA tensors, Numba) on a CUDA stream, where relay was built with its
 CUDA backend (:func:`relay.memory_supported`).
@@ -51,6 +56,7 @@ from .algorithms import (BMMC, HsummaParams, Network, bmmc_info, hsumma_best_gro
 from .executor import (ExecOptions, Executor, Memory, Timing, hsumma_autotune, hsumma_measure_network,
                        memory_supported, tune)
 from .arrays import check_local, empty_local, expected_local, fill_local, local_view, zeros_local
+from .distarray import DistArray, PlanCacheInfo, plan_cache_clear, plan_cache_info, scatter
 
 __version__ = "0.1.0"
 
@@ -65,5 +71,6 @@ __all__ = [
     "Executor", "ExecOptions", "Memory", "Timing", "memory_supported", "tune", "hsumma_measure_network",
     "hsumma_autotune",
     "empty_local", "zeros_local", "local_view", "fill_local", "check_local", "expected_local",
+    "DistArray", "scatter", "plan_cache_info", "plan_cache_clear", "PlanCacheInfo",
     "mpi_library",
 ]
