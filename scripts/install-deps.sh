@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # install-deps.sh — installs everything relay needs to build, test and
-# benchmark, from Debian's packages.  Run as root (or with sudo available).
+# benchmark, from Debian's packages.  Run as root (or with sudo available);
+# `install-deps.sh --bench` adds the benchmarks' baselines.
 # Both MPI libraries are installed (relay is tested under each); Open MPI
 # stays the system's default MPI (mpicc, mpiexec: Debian's alternatives rank
 # it above MPICH, 50 to 40), MPICH is reached by its own names (mpicc.mpich,
@@ -29,6 +30,11 @@ packages=(
   python3-wheel-whl                   #   wheel as a wheel, for venvs of other Pythons offline (tests)
   cp2k scalapack-mpi-test             # unchanged ScaLAPACK programs run with the drop-in (tests/apps)
 )
+# --bench: also what only benchmarks race relay against (CI runs without it).
+bench_packages=(
+  python3-mpi4py-fft                  # mpi4py-fft's PFFT and Transfer (bench/fft_python.sh)
+)
+if [ "${1:-}" = --bench ]; then packages+=("${bench_packages[@]}"); fi
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 missing=()
