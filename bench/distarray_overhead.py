@@ -14,8 +14,9 @@ order rotating round by round:
                by placements (one more look-up)
 
 Each block starts after a barrier; its time is the slowest rank's.  The
-table gives the medians of the per-call times over the rounds, and of the
-rounds' paired differences from ``run``: the overhead per call.
+table gives the median per-call time of ``run`` over the rounds, and for
+the others the median (and range) of the rounds' paired differences from
+``run``: the overhead per call.
 
   mpiexec -n P python3 bench/distarray_overhead.py [--calls 20000] [--rounds 9] [--header]
 """
@@ -73,12 +74,14 @@ def main():
     info = relay.plan_cache_info()
     if COMM.rank == 0:
         if args.header:
-            print("| ranks | call | us/call | over run, us/call | cache hits, misses |")
-            print("|---|---|---|---|---|")
-        for k in names:
-            over = statistics.median(t - base for t, base in zip(times[k], times["run"]))
-            print(f"| {COMM.size} | {k} | {statistics.median(times[k]):.2f} ({min(times[k]):.2f}-{max(times[k]):.2f}) "
-                  f"| {'' if k == 'run' else f'**{over:.2f}**'} | {info.hits}, {info.misses} |")
+            print("| ranks | run us/call | redistribute(out=) over run, us/call | redistribute() | "
+                  "redistribute(placements, out=) | cache hits, misses |")
+            print("|---|---|---|---|---|---|")
+        cells = [f"{statistics.median(times['run']):.2f} ({min(times['run']):.2f}-{max(times['run']):.2f})"]
+        for k in names[1:]:
+            over = sorted(t - base for t, base in zip(times[k], times["run"]))
+            cells.append(f"**{statistics.median(over):.2f}** ({over[0]:.2f} to {over[-1]:.2f})")
+        print(f"| {COMM.size} | {' | '.join(cells)} | {info.hits}, {info.misses} |")
     ex.close()
     relay.plan_cache_clear()
 

@@ -172,8 +172,8 @@ def main():
     re_relay, re_theirs, re_ratio, re_lo, re_hi = race(ours.reshapes, lambda: mpi4py_fft_reshapes(fft), args.iters)
     if COMM.rank == 0:
         if args.header:
-            print("| case | ranks | moves | relay ms | mpi4py-fft ms | relay / mpi4py-fft | reshapes: relay ms "
-                  "| mpi4py-fft ms | relay / mpi4py-fft | max diff: relay vs mpi4py-fft, vs serial, round trip |")
+            print("| case | ranks | moves | FFT: relay ms | mpi4py-fft ms | relay / mpi4py-fft | reshapes: relay ms "
+                  "| Transfer ms | relay / Transfer | max diff: relay vs mpi4py-fft, vs serial, round trip |")
             print("|---|---|---|---|---|---|---|---|---|---|")
         print(f"| {args.n}^3 {args.decomp}s {mesh} | {COMM.size} | {len(fft.transfer)} | {fmt(fft_relay)} "
               f"| {fmt(fft_theirs)} | **{ratio:.2f}** ({lo:.2f}-{hi:.2f}) | {fmt(re_relay)} | {fmt(re_theirs)} "
