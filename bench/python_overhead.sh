@@ -4,7 +4,7 @@
 # (bench/python_overhead.py says how each is measured).  Builds nothing:
 # BUILD_DIR must hold relay's Python package (python/relay) and
 # bench/libpython_overhead_c.so.  Prints two markdown tables and records
-# them (bench/record.py; docs/benchmarks.md, "Python overhead", shows them).
+# them (bench/record.py; docs/benchmarks.md, "Python: overhead, ...", shows them).
 #   bash bench/python_overhead.sh [BUILD_DIR] [ROUNDS]
 #   RANKS="1 2" SPEC_RANKS=2 N=4000 bash bench/python_overhead.sh build   (a part of it;
 #   SPEC_RANKS= leaves the reference case out)
