@@ -33,9 +33,8 @@ import numpy as np
 from . import _core
 from .arrays import _geometry, local_view
 from .comms import comm_handle
-from .errors import ArgumentError
+from .errors import ArgumentError, BufferMismatch
 from .executor import Executor
-from .errors import BufferMismatch
 from .layouts import AnyLayout, Layout, NDLayout, Placement, Replicate, _placement_of, _placement_tuple, grid
 from .plans import Plan, plan_nd, plan_transform, type_word
 
@@ -278,6 +277,9 @@ class DistArray:
 
     def _placed(self, placements: Sequence[Placement]) -> NDLayout:
         """This array's layout with other placements."""
+        if not isinstance(placements, (list, tuple)):
+            raise ArgumentError(f"redistribute's target is a relay.Layout, a relay.NDLayout or a list of placements, "
+                                f"not {type(placements).__name__}")
         if not isinstance(self.layout, NDLayout):
             raise ArgumentError("placements redistribute an array of an N-D layout; this one's is 2-D: give a "
                                 "relay.Layout")

@@ -234,6 +234,8 @@ def test_refusals(comm, chk):
     chk.raises(relay.ArgumentError, d.redistribute, [relay.Shard(-4)], words=("-4",), what="Shard(-4) of 3-D")
     chk.raises(relay.ArgumentError, d.redistribute, [relay.Shard(3)], words=("dimension 3",), what="Shard(3) of 3-D")
     chk.raises(relay.ArgumentError, d.redistribute, [relay.Partial()], what="Partial target")
+    chk.raises(relay.ArgumentError, d.redistribute, relay.Shard(0), words=("list of placements",),
+               what="a placement, not a list")
     chk.raises(relay.ArgumentError, d.redistribute, [relay.Shard(0), relay.Shard(1)], what="placements of another mesh")
     m = scatter(comm, g[:, :, 0].copy(), relay.block_cyclic(5, 4, 2, 2, size, 1), 0)
     chk.raises(relay.ArgumentError, m.redistribute, [relay.Shard(0)], words=("2-D",), what="placements of a 2-D array")
