@@ -172,6 +172,9 @@ static relay_status create(relay_exec **out, const relay_plan *p, MPI_Comm comm,
 {
     if (!out || !p) return rl_fail(RELAY_ERR_ARG, "relay_exec_create: NULL argument");
     if (comm == MPI_COMM_NULL) return rl_fail(RELAY_ERR_ARG, "relay_exec_create: the communicator is MPI_COMM_NULL");
+    if (p->kind == RELAY_PLAN_INDEX) /* every rank of a job holds the same kind, so every rank refuses */
+        return rl_fail(RELAY_ERR_UNSUPPORTED, "relay_exec_create: index plans (relay/index.h) are planned, saved and read, "
+                       "but this relay does not replay them yet");
     relay_exec *e = calloc(1, sizeof *e);
     if (!e) return RL_NOMEM();
     e->kind = kind_of(p);

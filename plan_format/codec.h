@@ -8,6 +8,8 @@
                                   2: a transform plan's tuning; 3: a tuning choice's window flag) */
 #define RELAY_FORMAT_ND_MAJOR 3 /* N-D plans (kind nd), and only they: a version step that readers of 2.x refuse */
 #define RELAY_FORMAT_ND_MINOR 0
+#define RELAY_FORMAT_INDEX_MAJOR 4 /* index plans (kind index), and only they: readers of 2.x and 3.x refuse them */
+#define RELAY_FORMAT_INDEX_MINOR 0
 
 /* Sanity bounds a reader enforces before it allocates anything. */
 #define RELAY_MAX_RANKS (1 << 24)
@@ -20,8 +22,8 @@
 #include "relay/status.h"
 
 /* The version a plan of `kind` (a relay_plan_kind) is written with:
- * 3.0 for N-D plans, 2.2 for the others.  A reader takes major 2 and 3, and
- * each kind only in its own major. */
+ * 3.0 for N-D plans, 4.0 for index plans, 2.2 for the others.  A reader
+ * takes major 2, 3 and 4, and each kind only in its own major. */
 void rl_format_version(int kind, int *major, int *minor);
 
 /* The header's hash, seeded with the version so that a flipped version bit

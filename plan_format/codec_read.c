@@ -9,7 +9,9 @@
  * plan has no sections: its header's factors pass rl_bmmc_validate; nor has
  * an HSUMMA plan, whose parameters pass rl_hsumma_check, nor an N-D plan
  * (format 3.0, the only kind of that major), whose layouts and pairs pass
- * rl_nd_layout_build and rl_nd_check_pair (nd_codec.c).  A file is
+ * rl_nd_layout_build and rl_nd_check_pair (nd_codec.c).  An index plan
+ * (format 4.0, the only kind of that major) is read behind its preamble
+ * by index_codec.c.  A file is
  * read with seeks: a rank that asks for its own section reads the preamble,
  * the header and that section only. */
 #define _POSIX_C_SOURCE 200809L /* fileno, fstat */
@@ -23,9 +25,11 @@
 #include "error.h"
 #include "hsumma_dist.h"
 #include "hsumma_fields.h"
+#include "index_codec.h"
 #include "mp_reader.h"
 #include "nd_codec.h"
 #include "plan_internal.h"
+#include "stats_fields.h"
 
 /* ---- where the bytes come from: a buffer or a file ---------------------- */
 
@@ -93,10 +97,10 @@ static relay_status read_preamble(source *s, preamble *pre)
     }
     if (!magic) return rl_fail(RELAY_ERR_FORMAT, "not a relay plan (bad magic)");
     if (r.error || have != 15) return format_error(&r, "preamble");
-    if (pre->major != RELAY_FORMAT_MAJOR && pre->major != RELAY_FORMAT_ND_MAJOR)
+    if (pre->major != RELAY_FORMAT_MAJOR && pre->major != RELAY_FORMAT_ND_MAJOR && pre->major != RELAY_FORMAT_INDEX_MAJOR)
         return rl_fail(RELAY_ERR_VERSION,
-                       "plan format version %lld.%lld is not readable by this relay (reads %d.x and %d.x)%s", (long long)pre->major,
-                       (long long)pre->minor, RELAY_FORMAT_MAJOR, RELAY_FORMAT_ND_MAJOR,
+                       "plan format version %lld.%lld is not readable by this relay (reads %d.x, %d.x and %d.x)%s",
+                       (long long)pre->major, (long long)pre->minor, RELAY_FORMAT_MAJOR, RELAY_FORMAT_ND_MAJOR, RELAY_FORMAT_INDEX_MAJOR,
                        pre->major < RELAY_FORMAT_MAJOR ? ": rebuild the plan with this relay's relay-plan (same command "
                                                          "and layouts), or relay_plan_transform and relay_plan_save"
                                                        : ": it was written by a newer relay");
@@ -378,7 +382,7 @@ typedef struct {
     raw_pair *pairs;
     uint32_t npairs;
     int64_t *sigma, stats[5];
-    uint32_t nsigma, nstats, nindex;
+    uint32_t nsigma, nindex;
     uint64_t fingerprint, *index;
     relay_tuning tuning;       /* ntimed 0 unless the header has one */
     rl_nd_plan *nd;            /* an N-D plan's pairs */
@@ -386,7 +390,6 @@ typedef struct {
     uint32_t nnodes;
 } header_fields;
 
-static const char *const stat_keys[5] = {"bytes_total", "bytes_remote", "bytes_remote_identity", "messages", "pieces"};
 
 /* The layout ranks a header of this size may have its layouts allocate. */
 static int64_t layout_ranks_allowed(const header_fields *h)
@@ -415,20 +418,7 @@ static relay_status read_nd_pairs(mp_reader *r, header_fields *h)
     return rl_nd_read_pairs(r, &lim, &h->nd);
 }
 
-static relay_status read_stats(mp_reader *r, header_fields *h)
-{
-    uint32_t pairs;
-    if (!mp_read_map(r, &pairs)) return format_error(r, "header's stats");
-    for (uint32_t i = 0; i < pairs; i++) {
-        const char *key;
-        uint32_t klen;
-        if (!mp_read_str(r, &key, &klen)) return format_error(r, "header's stats");
-        int k = mp_key_index(stat_keys, 5, key, klen);
-        if (k < 0 ? !mp_skip(r) : !mp_read_ranged(r, &h->stats[k], 0, INT64_MAX)) return field_error(r, "stats", key, klen);
-        if (k >= 0) h->nstats |= 1u << k;
-    }
-    return h->nstats == 31 ? RELAY_OK : rl_fail(RELAY_ERR_FORMAT, "plan stats lack `%s`", stat_keys[__builtin_ctz(~h->nstats)]);
-}
+static relay_status read_stats(mp_reader *r, header_fields *h) { return rl_read_stats(r, h->stats); }
 
 static uint64_t *read_index(mp_reader *r, uint32_t *n)
 {
@@ -1068,11 +1058,26 @@ static relay_status check_fingerprint(const header *h)
     return RELAY_OK;
 }
 
+static relay_status read_bytes(void *s, uint64_t off, uint64_t len, const unsigned char **out, const char *what)
+{
+    return source_read(s, off, len, out, what);
+}
+
+/* An index plan's file (format 4.x, index_codec.c) behind its preamble. */
+static rl_index_file index_file(source *s, const preamble *pre)
+{
+    return (rl_index_file){read_bytes, s, s->size, pre->length, pre->header_bytes, pre->header_hash, (int)pre->minor};
+}
+
 static relay_status decode(source *s, relay_plan **out, int rank)
 {
     preamble pre = {0};
     header h = {0};
     relay_status st = read_preamble(s, &pre);
+    if (!st && pre.major == RELAY_FORMAT_INDEX_MAJOR) {
+        rl_index_file f = index_file(s, &pre);
+        return rl_index_decode(&f, rank, out);
+    }
     uint64_t after = pre.length + pre.header_bytes;
     if (!st) st = read_header(s, &pre, after <= s->size ? s->size - after : 0, &h);
     if (!st && (rank < -1 || rank >= h.plan->nranks))
@@ -1156,6 +1161,10 @@ static relay_status peek_ranks(source *s, void *arg)
     header_fields h;
     mp_reader r;
     relay_status st = read_preamble(s, &pre);
+    if (!st && pre.major == RELAY_FORMAT_INDEX_MAJOR) {
+        rl_index_file f = index_file(s, &pre);
+        return rl_index_peek_nranks(&f, arg);
+    }
     uint64_t after = pre.length + pre.header_bytes;
     if (!st) st = scan_header_of(s, &pre, after <= s->size ? s->size - after : 0, &h, &r);
     if (!st) *(int *)arg = (int)h.nranks;

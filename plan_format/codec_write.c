@@ -9,7 +9,9 @@
  *   sections  one map per rank, in rank order (BMMC, HSUMMA and N-D plans
  *             have none: the header holds the factors, the parameters or
  *             the N-D layouts, from which each rank derives its part).
- * N-D plans are format 3.0 (rl_format_version), the others 2.2.
+ * N-D plans are format 3.0, index plans 4.0 (rl_format_version: a header
+ * of its index space and buffer sizes, a section per rank holding its
+ * messages as runs), the others 2.2.
  * Sections are encoded independently (in parallel), so a reader can seek to
  * its own. */
 #include <errno.h>
@@ -22,8 +24,8 @@
 #include "codec.h"
 #include "error.h"
 #include "hsumma_fields.h"
+#include "index_plan.h"
 #include "nd_codec.h"
-#include "plan_internal.h"
 
 /* The encoded parts of a plan, before they are joined or written. */
 typedef struct {
@@ -122,7 +124,8 @@ static void pack_section(msgpack_packer *pk, const rl_section *s, int count)
 static const char *kind_name(relay_plan_kind k)
 {
     static const char *const names[] = {[RELAY_PLAN_TRANSFORM] = "transform", [RELAY_PLAN_BMMC] = "bmmc",
-                                        [RELAY_PLAN_HSUMMA] = "hsumma", [RELAY_PLAN_ND] = "nd"};
+                                        [RELAY_PLAN_HSUMMA] = "hsumma", [RELAY_PLAN_ND] = "nd",
+                                        [RELAY_PLAN_INDEX] = "index"};
     return names[k];
 }
 
@@ -304,8 +307,57 @@ static void pack_tuning(msgpack_packer *pk, const relay_tuning *t, int nd)
     }
 }
 
+/* Section index: offset (from the end of the header), size, XXH3 of the
+ * bytes, and the section's content checksum. */
+static void pack_section_index(msgpack_packer *pk, const relay_plan *p, const encoded_plan *ep)
+{
+    pack_str(pk, "sections");
+    msgpack_pack_array(pk, (size_t)p->nranks * 4);
+    uint64_t offset = 0;
+    for (int r = 0; r < p->nranks; r++) {
+        const msgpack_sbuffer *sb = &ep->sections[r];
+        msgpack_pack_uint64(pk, offset);
+        msgpack_pack_uint64(pk, sb->size);
+        msgpack_pack_uint64(pk, XXH3_64bits(sb->data, sb->size));
+        msgpack_pack_uint64(pk, p->index ? p->index->checksums[r] : p->sections[r]->checksum);
+        offset += sb->size;
+    }
+}
+
+/* An index plan's header (format 4.0): its index space, move and buffer
+ * sizes; its sections hold the messages (index_plan.h). */
+static void pack_index_header(msgpack_packer *pk, const relay_plan *p, const encoded_plan *ep)
+{
+    const rl_index_plan *x = p->index;
+    msgpack_pack_map(pk, 11);
+    pack_kind(pk, p);
+    pack_int(pk, "type", p->type);
+    pack_int(pk, "move", x->move);
+    pack_int(pk, "items", x->items);
+    pack_int(pk, "item_elems", x->item_elems);
+    pack_ints(pk, "owner_slots", x->owner_slots, (size_t)p->nranks);
+    pack_ints(pk, "holder_slots", x->holder_slots, (size_t)p->nranks);
+    pack_identity(pk, p);
+    pack_section_index(pk, p, ep);
+}
+
+static void pack_index_section(msgpack_packer *pk, const rl_index_section *s)
+{
+    msgpack_pack_map(pk, 6);
+    pack_int(pk, "rank", s->rank);
+    pack_ints(pk, "send", (const int64_t *)s->send, (size_t)s->nsend * RL_INDEX_MSG_FIELDS);
+    pack_ints(pk, "recv", (const int64_t *)s->recv, (size_t)s->nrecv * RL_INDEX_MSG_FIELDS);
+    pack_ints(pk, "local", (const int64_t *)&s->local, RL_INDEX_MSG_FIELDS);
+    pack_ints(pk, "segments", (const int64_t *)s->segs, (size_t)s->nsegs * RL_INDEX_SEG_FIELDS);
+    pack_ints(pk, "list", s->list, (size_t)s->nlist * 2);
+}
+
 static void pack_header(msgpack_packer *pk, const relay_plan *p, const encoded_plan *ep)
 {
+    if (p->index) {
+        pack_index_header(pk, p, ep);
+        return;
+    }
     if (p->bmmc) {
         pack_bmmc_header(pk, p);
         return;
@@ -339,19 +391,7 @@ static void pack_header(msgpack_packer *pk, const relay_plan *p, const encoded_p
     pack_int32s(pk, "sigma", p->sigma, (size_t)p->nranks);
     if (tuned) pack_tuning(pk, &p->tuning, 0);
     pack_identity(pk, p);
-    /* Section index: offset (from the end of the header), size, XXH3 of the
-     * bytes, and the section's content checksum (part of the fingerprint). */
-    pack_str(pk, "sections");
-    msgpack_pack_array(pk, (size_t)p->nranks * 4);
-    uint64_t offset = 0;
-    for (int r = 0; r < p->nranks; r++) {
-        const msgpack_sbuffer *sb = &ep->sections[r];
-        msgpack_pack_uint64(pk, offset);
-        msgpack_pack_uint64(pk, sb->size);
-        msgpack_pack_uint64(pk, XXH3_64bits(sb->data, sb->size));
-        msgpack_pack_uint64(pk, p->sections[r]->checksum);
-        offset += sb->size;
-    }
+    pack_section_index(pk, p, ep);
 }
 
 uint64_t rl_header_hash(const void *header, size_t len, int major, int minor)
@@ -361,9 +401,9 @@ uint64_t rl_header_hash(const void *header, size_t len, int major, int minor)
 
 void rl_format_version(int kind, int *major, int *minor)
 {
-    int nd = kind == RELAY_PLAN_ND;
-    *major = nd ? RELAY_FORMAT_ND_MAJOR : RELAY_FORMAT_MAJOR;
-    *minor = nd ? RELAY_FORMAT_ND_MINOR : RELAY_FORMAT_MINOR;
+    int nd = kind == RELAY_PLAN_ND, index = kind == RELAY_PLAN_INDEX;
+    *major = index ? RELAY_FORMAT_INDEX_MAJOR : nd ? RELAY_FORMAT_ND_MAJOR : RELAY_FORMAT_MAJOR;
+    *minor = index ? RELAY_FORMAT_INDEX_MINOR : nd ? RELAY_FORMAT_ND_MINOR : RELAY_FORMAT_MINOR;
 }
 
 static void pack_preamble(msgpack_packer *pk, const msgpack_sbuffer *header, relay_plan_kind kind)
@@ -408,7 +448,7 @@ static relay_status check_complete(const relay_plan *p, const char *what)
         if (!p->nd->pairs[k].dst || !p->nd->pairs[k].src)
             return rl_fail(RELAY_ERR_ARG, "%s: N-D pair %d has no layouts", what, k);
     for (int r = 0; has_sections(p) && r < p->nranks; r++)
-        if (!p->sections[r])
+        if (p->index ? !p->index->sections[r] : !p->sections[r])
             return rl_fail(RELAY_ERR_ARG, "%s: the plan holds only some ranks' sections (rank %d is missing)", what, r);
     for (int k = 0; has_sections(p) && k < p->count; k++)
         if (!describable(p->pairs[k].dst) || !describable(p->pairs[k].src))
@@ -431,7 +471,8 @@ static relay_status encode(const relay_plan *p, encoded_plan *ep)
         msgpack_packer pk;
         msgpack_sbuffer_init(&ep->sections[r]);
         msgpack_packer_init(&pk, &ep->sections[r], msgpack_sbuffer_write);
-        pack_section(&pk, p->sections[r], p->count);
+        if (p->index) pack_index_section(&pk, p->index->sections[r]);
+        else pack_section(&pk, p->sections[r], p->count);
         failed = failed || !ep->sections[r].data;
     }
     msgpack_packer pk;

@@ -5,7 +5,7 @@
 #include "codec.h"
 #include "error.h"
 #include "hsumma_dist.h"
-#include "plan_internal.h"
+#include "index_plan.h"
 
 int rl_op_transposes(relay_op op) { return op == RELAY_OP_T || op == RELAY_OP_C; }
 
@@ -61,6 +61,29 @@ relay_status rl_nd_plan_new(relay_plan **out, int nranks, int count, relay_type 
     return RELAY_OK;
 }
 
+relay_status rl_index_plan_new(relay_plan **out, int nranks, relay_type type, relay_index_move move, int64_t items,
+                               int64_t item_elems)
+{
+    relay_plan *p = rl_plan_alloc(nranks, 0);
+    rl_index_plan *x = rl_index_plan_body(nranks);
+    if (!p || !x) {
+        relay_plan_free(p);
+        rl_index_plan_free(x, nranks);
+        return RL_NOMEM();
+    }
+    x->move = move;
+    x->items = items;
+    x->item_elems = item_elems;
+    p->index = x;
+    p->kind = RELAY_PLAN_INDEX;
+    p->type = type;
+    p->schedule = RELAY_SCHED_P2P;
+    p->format_major = RELAY_FORMAT_INDEX_MAJOR; /* the file it makes */
+    p->format_minor = RELAY_FORMAT_INDEX_MINOR;
+    *out = p;
+    return RELAY_OK;
+}
+
 relay_status rl_nd_plan_clone(relay_plan **out, const relay_plan *p)
 {
     relay_status st = rl_nd_plan_new(out, p->nranks, p->nd->count, p->type);
@@ -92,6 +115,7 @@ void relay_plan_free(relay_plan *p)
     free(p->bmmc);
     free(p->hsumma);
     rl_nd_plan_free(p->nd);
+    rl_index_plan_free(p->index, p->nranks);
     free(p);
 }
 

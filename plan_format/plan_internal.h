@@ -172,6 +172,9 @@ int rl_nd_plan_forwards(const rl_nd_plan *nd);
 void rl_nd_plan_free(rl_nd_plan *nd);
 int64_t rl_nd_plan_buffer_elems(const relay_plan *p, int is_dst, int index, int rank);
 
+/* An index plan's body (index_plan.h). */
+typedef struct rl_index_plan rl_index_plan;
+
 struct relay_plan {
     relay_plan_kind kind;
     int32_t nranks;
@@ -193,6 +196,7 @@ struct relay_plan {
     rl_bmmc *bmmc;           /* BMMC plans only */
     rl_hsumma *hsumma;       /* HSUMMA plans only */
     rl_nd_plan *nd;          /* N-D plans only (count pairs live here; pairs stays NULL) */
+    rl_index_plan *index;    /* index plans only (relay/index.h) */
     relay_tuning tuning;     /* transform plans: what relay_exec_tune measured (ntimed 0: none);
                                 outside the fingerprint, like the file's bytes (tuning.c) */
 };

@@ -23,7 +23,9 @@
 
 static const char *kind_name(relay_plan_kind k)
 {
-    return k == RELAY_PLAN_TRANSFORM ? "transform" : k == RELAY_PLAN_BMMC ? "BMMC" : k == RELAY_PLAN_ND ? "N-D" : "HSUMMA";
+    return k == RELAY_PLAN_TRANSFORM ? "transform" : k == RELAY_PLAN_BMMC ? "BMMC" : k == RELAY_PLAN_ND ? "N-D"
+         : k == RELAY_PLAN_INDEX     ? "index"
+                                     : "HSUMMA";
 }
 
 static relay_status check_kinds(const char *what, const relay_plan *x, const relay_plan *y)
@@ -34,6 +36,8 @@ static relay_status check_kinds(const char *what, const relay_plan *x, const rel
         return rl_fail(RELAY_ERR_UNSUPPORTED, "%s: HSUMMA plans multiply matrices; only transform and BMMC plans move them", what);
     if (x->kind == RELAY_PLAN_ND)
         return rl_fail(RELAY_ERR_UNSUPPORTED, "%s: plan algebra is not available for N-D plans yet; plan the result with relay_plan_nd", what);
+    if (x->kind == RELAY_PLAN_INDEX)
+        return rl_fail(RELAY_ERR_UNSUPPORTED, "%s: plan algebra is not available for index plans; plan the result with relay_plan_index", what);
     return RELAY_OK;
 }
 

@@ -297,9 +297,10 @@ static void test_versions_magic_and_absurd_counts(void **state)
     /* A header with a ranks count far beyond the limit. */
     const unsigned char huge_ranks[] = {0x81, 0xa6, 'n', 'r', 'a', 'n', 'k', 's', 0xce, 0x7f, 0xff, 0xff, 0xff};
     const unsigned char empty_map[] = {0x80};
-    assert_int_equal(decode_bad(buf, forge(buf, "relay-plan", 4, empty_map, 1)), RELAY_ERR_VERSION);
+    assert_int_equal(decode_bad(buf, forge(buf, "relay-plan", 5, empty_map, 1)), RELAY_ERR_VERSION);
     assert_non_null(strstr(relay_last_error(), "newer"));
     assert_int_equal(decode_bad(buf, forge(buf, "relay-plan", 3, empty_map, 1)), RELAY_ERR_FORMAT); /* 3.x is read: N-D plans */
+    assert_int_equal(decode_bad(buf, forge(buf, "relay-plan", 4, empty_map, 1)), RELAY_ERR_FORMAT); /* 4.x: index plans */
     assert_int_equal(decode_bad(buf, forge(buf, "relay-plam", 2, empty_map, 1)), RELAY_ERR_FORMAT);
     assert_int_equal(decode_bad(buf, forge(buf, "relay-plan", 2, huge_map, sizeof huge_map)), RELAY_ERR_FORMAT);
     assert_int_equal(decode_bad(buf, forge(buf, "relay-plan", 2, huge_array, sizeof huge_array)), RELAY_ERR_FORMAT);
@@ -1403,7 +1404,7 @@ typedef struct {
 static const nd_defect nd_defects[] = {
     {"an N-D plan in a 2.x file", 0, 2, NULL, RELAY_ERR_FORMAT, "N-D plans are format 3.x files"},
     {"a transform kind in a 3.x file", 0, 3, kind_transform, RELAY_ERR_FORMAT, "holds N-D plans (kind nd) only"},
-    {"a newer major", 0, 4, NULL, RELAY_ERR_VERSION, "written by a newer relay"},
+    {"a newer major", 0, 5, NULL, RELAY_ERR_VERSION, "written by a newer relay"},
     {"9 dimensions", 0, 3, nine_dims, RELAY_ERR_FORMAT, "pair 0's dst layout has 9 entries in `shape`, not 1 to 8"},
     {"5 mesh dimensions", 0, 3, five_mesh_dims, RELAY_ERR_FORMAT, "has 5 entries in `mesh_shape`, not 1 to 4"},
     {"an empty mesh dimension", 0, 3, empty_mesh_dim, RELAY_ERR_FORMAT, "mesh dimension 1 has 0 ranks"},

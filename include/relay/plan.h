@@ -21,8 +21,9 @@ typedef enum { RELAY_RELABEL_NONE, RELAY_RELABEL_GREEDY, RELAY_RELABEL_OPTIMAL }
  * contention-free steps (rounds); as one MPI_Alltoallv (alltoallv); as one
  * neighbourhood alltoallv on a graph of the plan's messages (neighbor). */
 typedef enum { RELAY_SCHED_AUTO, RELAY_SCHED_P2P, RELAY_SCHED_ROUNDS, RELAY_SCHED_ALLTOALLV, RELAY_SCHED_NEIGHBOR } relay_schedule;
-/* RELAY_PLAN_ND: an N-D transform (relay/nd.h). */
-typedef enum { RELAY_PLAN_TRANSFORM, RELAY_PLAN_BMMC, RELAY_PLAN_HSUMMA, RELAY_PLAN_ND } relay_plan_kind;
+/* RELAY_PLAN_ND: an N-D transform (relay/nd.h); RELAY_PLAN_INDEX: a move
+ * between index layouts (relay/index.h). */
+typedef enum { RELAY_PLAN_TRANSFORM, RELAY_PLAN_BMMC, RELAY_PLAN_HSUMMA, RELAY_PLAN_ND, RELAY_PLAN_INDEX } relay_plan_kind;
 
 /* How the replicas of a replicated N-D destination receive (relay/nd.h):
  * each from the sources (direct), or the sources' elements reach one

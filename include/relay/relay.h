@@ -6,6 +6,7 @@
  *   relay_bmmc_*     BMMC permutations                           (bmmc.h)
  *   relay_hsumma_*   SUMMA / HSUMMA matrix products              (hsumma.h)
  *   relay_nd_*       N-D arrays on process meshes, their plans   (nd.h)
+ *   relay_index_*    index layouts: owners, ghosts, their plans  (index.h)
  *   relay_*predict*  predicted replay times on a machine model   (predict.h)
  *   relay_status     the one error convention                    (status.h) */
 #ifndef RELAY_RELAY_H
@@ -22,6 +23,7 @@
 #include "relay/bmmc.h"
 #include "relay/hsumma.h"
 #include "relay/nd.h"
+#include "relay/index.h"
 #include "relay/scalapack.h"   /* declarations only: link relay::scalapack to use them */
 #include "relay/predict.h"     /* declarations only: link relay::predict (built with SimGrid) */
 
