@@ -40,7 +40,7 @@ sources=(tests/fuzz/fuzz_plan_decode.c tests/fuzz/plan_mutator.c "${format_sourc
 # What --coverage measures: the decoder and validation files whole, and of
 # layout.c and bmmc.c the checks (their other functions serve the planner
 # and the executor).
-measured=(codec_read.c nd_codec.c mp_reader.c validate.c tuning.c hsumma_check.c hsumma_fields.c layout.c bmmc.c)
+measured=(codec_read.c nd_codec.c index_codec.c index_plan.c mp_reader.c validate.c tuning.c hsumma_check.c hsumma_fields.c layout.c bmmc.c)
 checks='^(layout\.c:)?(relay_layout_block_cyclic|relay_layout_grid|layout_new|bc_check|bc_build|bc_fill_rank_sizes|check_[a-z_]+|rl_bmmc_validate|rl_bmmc_from_factors)$'
 
 fuzz_build() { # OUTPUT FLAGS...
@@ -57,17 +57,17 @@ run_fuzzer() { # CORPUS SECONDS
   grep -E '^stat::number_of_executed_units|^Done' "$out/$1.log" || true
 }
 
-# Half the time from the seeds of every kind (grafts between kinds), a
-# sixth each from the BMMC, HSUMMA and N-D seeds alone, which the larger
-# transform plans would otherwise crowd out.
+# Half the time from the seeds of every kind (grafts between kinds), an
+# eighth each from the BMMC, HSUMMA, N-D and index seeds alone, which the
+# larger transform plans would otherwise crowd out.
 fuzz_every_kind() {
   "$build/tests/make_seeds" "$out/corpus/all"
-  for kind in bmmc hsumma nd; do
+  for kind in bmmc hsumma nd index; do
     mkdir -p "$out/corpus/$kind"
     cp "$out/corpus/all/$kind"-* "$out/corpus/$kind"
   done
   run_fuzzer all $(((seconds + 1) / 2))
-  for kind in bmmc hsumma nd; do run_fuzzer $kind $(((seconds + 5) / 6)); done
+  for kind in bmmc hsumma nd index; do run_fuzzer $kind $(((seconds + 7) / 8)); done
 }
 
 # Each crash found, with the first line of its report.  An empty input is a

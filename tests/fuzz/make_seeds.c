@@ -21,7 +21,12 @@
  *               C and Fortran order, padding), a batch with a node map
  *               (a replicated source on other ranks, a partial source to
  *               a replicated destination whose replicas forward), a 1-D
- *               move and a 2-D transpose by ops T and C. */
+ *               move and a 2-D transpose by ops T and C;
+ *   index       (format 4.0) a broadcast and a sum of a 2-D halo given as
+ *               index lists (runs, runs of runs, a listed corner), random lists (listed items,
+ *               duplicates, unsorted, an empty rank, an item no one
+ *               holds) of complex items of two elements, over more ranks
+ *               than the layouts have. */
 #include <stdio.h>
 
 #include "relay/relay.h"
@@ -35,7 +40,7 @@ static int saved;
  * call in the same argument list fills it. */
 static int save(relay_status planned, relay_plan **p)
 {
-    static const char *const kinds[] = {"transform", "bmmc", "hsumma", "nd"};
+    static const char *const kinds[] = {"transform", "bmmc", "hsumma", "nd", "index"};
     char path[4096];
     snprintf(path, sizeof path, "%s/%s-%02d.plan", dir, *p ? kinds[relay_plan_get_kind(*p)] : "none", saved++);
     int bad = planned || relay_plan_save(*p, path) != RELAY_OK;
@@ -254,6 +259,44 @@ static int nd_small(void)
     return bad;
 }
 
+/* An index layout of nranks ranks, rank r holding count[r] of items[]. */
+static relay_index_layout *index_layout(int64_t n, int64_t k, int nranks, const int64_t *count, const int64_t *items)
+{
+    relay_index_layout *l = NULL;
+    if (relay_index_layout_create(&l, n, k, nranks)) return NULL;
+    for (int r = 0; r < nranks; r++, items += count[r - 1])
+        if (relay_index_layout_set_list(l, r, count[r], items)) {
+            relay_index_layout_free(l);
+            return NULL;
+        }
+    return l;
+}
+
+/* An 8 x 8 grid (row-major items) in 2 x 2 blocks of 4 x 4, each rank's
+ * block widened by one, as lists; and random lists of 9 items. */
+static int index_plans(void)
+{
+    int64_t owned[64], held[100], owned_count[4] = {16, 16, 16, 16}, held_count[4] = {25, 25, 25, 25}, no = 0, nh = 0;
+    for (int r = 0; r < 4; r++) {
+        int64_t i0 = r / 2 * 4, j0 = r % 2 * 4;
+        for (int64_t i = i0; i < i0 + 4; i++)
+            for (int64_t j = j0; j < j0 + 4; j++) owned[no++] = i * 8 + j;
+        for (int64_t i = i0 - !!i0; i < i0 + 4 + !i0; i++)
+            for (int64_t j = j0 - !!j0; j < j0 + 4 + !j0; j++) held[nh++] = i * 8 + j;
+    }
+    const int64_t rand_owned[] = {4, 0, 7, 2, 8, 1, 3, 6}, rand_owned_count[] = {3, 0, 5};
+    const int64_t rand_held[] = {7, 7, 0, 3, 4, 8, 2, 2, 1, 6, 0, 4, 3}, rand_held_count[] = {6, 0, 5, 2};
+    relay_index_layout *l[4] = {index_layout(64, 1, 4, owned_count, owned), index_layout(64, 1, 4, held_count, held),
+                                index_layout(9, 2, 3, rand_owned_count, rand_owned), index_layout(9, 2, 4, rand_held_count, rand_held)};
+    relay_plan *p = NULL;
+    int bad = !l[0] || !l[1] || !l[2] || !l[3] || save(relay_plan_index(&p, 4, l[0], l[1], RELAY_INDEX_BROADCAST, RELAY_DOUBLE), &p) ||
+              save(relay_plan_index(&p, 4, l[0], l[1], RELAY_INDEX_REDUCE_SUM, RELAY_FLOAT), &p) ||
+              save(relay_plan_index(&p, 5, l[2], l[3], RELAY_INDEX_REDUCE_SUM, RELAY_CDOUBLE), &p) ||
+              save(relay_plan_index(&p, 4, l[2], l[3], RELAY_INDEX_BROADCAST, RELAY_CFLOAT), &p);
+    for (int i = 0; i < 4; i++) relay_index_layout_free(l[i]);
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -262,7 +305,7 @@ int main(int argc, char **argv)
     }
     dir = argv[1];
     int bad = small_moves() || lattice_moves() || direct_moves() || bmmc_plans() || hsumma_plans() || nd_pencils() ||
-              nd_groups() || nd_small();
+              nd_groups() || nd_small() || index_plans();
     if (bad) fprintf(stderr, "make_seeds: seed %d: %s\n", saved - 1, relay_last_error());
     return bad;
 }

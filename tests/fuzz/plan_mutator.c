@@ -222,7 +222,8 @@ static const char *const words[] = {
     "groups_from", "net_alpha", "net_beta", "src_elems", "dst_elems", "send", "recv", "send_lattices",
     "recv_lattices", "local", "local_round", "send_round", "recv_round", "tuning", "best", "ranks_per_node",
     "replays", "choices", "machine", "max_buffer_bytes", "nd", "perm", "shape", "mesh_shape", "mesh_ranks", "placements",
-    "dim", "block", "splits", "padded", "shard", "replicate", "partial", "C", "F", "node_of_rank", "forward", "", "unknown"};
+    "dim", "block", "splits", "padded", "shard", "replicate", "partial", "C", "F", "node_of_rank", "forward", "index", "move",
+    "items", "item_elems", "owner_slots", "holder_slots", "segments", "list", "", "unknown"};
 
 static void set_str(msgpack_object *o, const char *s)
 {
