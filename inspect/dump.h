@@ -2,7 +2,7 @@
  * Python binding returns them: the request (relay-dump's options, read by
  * its main.c), what it asks of a plan (views.c), the view of each plan
  * kind (transform.c, bmmc.c, hsumma.c, nd.c with nd_rank.c and
- * nd_text.c), a transform section's volumes and detail (section.c), the
+ * nd_text.c, index.c), a transform section's volumes and detail (section.c), the
  * first lines and per-rank table of a summary (summary.c), a plan's
  * tuning (tuning.c), the keys every --json object carries (json.c), the
  * steps of a rounds schedule (steps.c), the heat map of --svg
@@ -60,6 +60,7 @@ int dump_transform(const dump_request *r, const relay_plan *p, cli_error *e);
 int dump_bmmc(const dump_request *r, const relay_plan *p, cli_error *e);
 int dump_hsumma(const dump_request *r, const relay_plan *p, cli_error *e);
 int dump_nd(const dump_request *r, const relay_plan *p, cli_error *e);
+int dump_index(const dump_request *r, const relay_plan *p, cli_error *e);
 
 /* CLI_USAGE unless a transform plan holds the sections the request reads:
  * every one for the whole plan's views, R's for --rank R.  A plan read or

@@ -1,5 +1,5 @@
 /* views.c — what a relay-dump request asks of a loaded plan: the view of
- * its kind (transform.c, bmmc.c, hsumma.c, nd.c), written to the request's
+ * its kind (transform.c, bmmc.c, hsumma.c, nd.c, index.c), written to the request's
  * stream, after refusing what the kind does not show.  relay-dump's main.c
  * calls it on a plan file; the Python binding on a plan in memory. */
 #include "dump.h"
@@ -13,6 +13,7 @@ static const struct {
     [RELAY_PLAN_BMMC] = {dump_bmmc, "--svg: a BMMC plan's volumes are uniform (see the partners instead)"},
     [RELAY_PLAN_HSUMMA] = {dump_hsumma, "--svg: an HSUMMA plan moves broadcasts, not a volume matrix (see --rank)"},
     [RELAY_PLAN_ND] = {dump_nd, "--svg: not drawn for N-D plans, whose messages are derived per rank (see --rank)"},
+    [RELAY_PLAN_INDEX] = {dump_index, "--svg: not drawn for index plans (see the per-rank table and --rank)"},
 };
 
 int dump_plan(const dump_request *r, const relay_plan *p, cli_error *e)

@@ -9,7 +9,7 @@ const char *const cli_op_words[] = {"N", "T", "C", NULL};
 const char *const cli_relabel_words[] = {"none", "greedy", "optimal", NULL};
 const char *const cli_schedule_words[] = {"auto", "p2p", "rounds", "alltoallv", "neighbor", NULL};
 const char *const cli_order_words[] = {"col", "row", NULL};
-const char *const cli_kind_words[] = {"transform", "bmmc", "hsumma", "nd", NULL};
+const char *const cli_kind_words[] = {"transform", "bmmc", "hsumma", "nd", "index", NULL};
 const char *const cli_bcast_words[] = {"vdg", "binomial", NULL};
 const char *const cli_replicas_words[] = {"auto", "direct", "forward", NULL};
 

@@ -14,7 +14,7 @@ extern const char *const cli_op_words[];       /* relay_op: N T C */
 extern const char *const cli_relabel_words[];  /* relay_relabel: none greedy optimal */
 extern const char *const cli_schedule_words[]; /* relay_schedule: auto p2p rounds alltoallv neighbor */
 extern const char *const cli_order_words[];    /* relay_order: col row */
-extern const char *const cli_kind_words[];     /* relay_plan_kind: transform bmmc hsumma nd */
+extern const char *const cli_kind_words[];     /* relay_plan_kind: transform bmmc hsumma nd index */
 extern const char *const cli_bcast_words[];    /* relay_bcast_model: vdg binomial */
 extern const char *const cli_replicas_words[]; /* relay_replicas: auto direct forward */
 

@@ -53,6 +53,11 @@ static const char help_text[] =
     "    to and from each peer (per transfer: pair, elements, bytes, runs per A dimension,\n"
     "    the source replica it is read from, the replica of A that passed it on, the partial\n"
     "    piece it carries).  --svg is not drawn for N-D plans.\n"
+    "    For an index plan (relay-plan index): the move (broadcast or sum), the items and\n"
+    "    their elements, the volumes, the runs the planner found (runs, runs of runs, listed\n"
+    "    items), the per-rank table and rank 0's messages (--rank R: rank R's, from its\n"
+    "    section alone): per peer its items and segments, each a run (outer x inner items\n"
+    "    from a slot at two steps to a slot at two steps) or listed items.\n"
     "\n"
     "OPTIONS\n"
     "    --json         print one JSON object instead: format_version, kind, ranks, type, op,\n"
@@ -146,6 +151,8 @@ static int predict(const dump_request *r, const relay_plan *p, cli_error *e)
 {
     if (r->rank >= 0 || r->svg || r->stats)
         return cli_fail(e, CLI_USAGE, "--predict goes with FILE and --json alone, not with --rank, --svg or --stats");
+    if (relay_plan_get_kind(p) == RELAY_PLAN_INDEX)
+        return cli_fail(e, CLI_USAGE, "--predict: index plans are not replayed by this relay yet, so not predicted");
     return dump_predict(r, p, e);
 }
 

@@ -27,6 +27,8 @@ static const char help_head[] =
     "                         [--ranks-per-node K | --node-map FILE] [--node-weight W] -o FILE\n"
     "    relay-plan bmmc --ranks P (--perm NAMES [--bits N] | --matrix COLS) [...] -o FILE\n"
     "    relay-plan hsumma --grid SxT --shape MxNxK [--groups IxJ|auto] [...] -o FILE\n"
+    "    relay-plan index --ranks P --move broadcast|sum (--owners F --holders F --items N |\n"
+    "                     --halo NXxNY:PXxPY[:W]) [...] -o FILE\n"
     "    relay-plan compose FIRST SECOND -o FILE | invert PLAN -o FILE | concat X Y -o FILE\n"
     "    relay-plan --help\n"
     "\n"
@@ -72,6 +74,7 @@ static const struct {
     {"transform", plan_transform, NULL, transform_help},
     {"bmmc", plan_bmmc, "BMMC PLANS\n", bmmc_help},
     {"hsumma", plan_hsumma, "HSUMMA PLANS\n", hsumma_help},
+    {"index", plan_index, "INDEX PLANS\n", index_help},
     {"compose", plan_compose, "PLANS FROM PLANS\n", algebra_help},
     {"invert", plan_invert, NULL, NULL},
     {"concat", plan_concat, NULL, NULL},
@@ -94,14 +97,14 @@ static void print_help(void)
 static int plan_kind(int argc, char **argv, cli_error *e)
 {
     const char *kind = argc > 1 ? argv[1] : NULL;
-    if (!kind) return cli_fail(e, CLI_USAGE, "missing the plan kind: transform, bmmc, hsumma, compose, invert or concat (see --help)");
+    if (!kind) return cli_fail(e, CLI_USAGE, "missing the plan kind: transform, bmmc, hsumma, index, compose, invert or concat (see --help)");
     for (int k = 0; k < NKINDS; k++) {
         if (strcmp(kind, kinds[k].name) != 0) continue;
         int help, status = kinds[k].plan(argc, argv, &help, e);
         if (!status && help) print_help();
         return status;
     }
-    return cli_fail(e, CLI_USAGE, "unknown plan kind '%s': expected transform, bmmc, hsumma, compose, invert or concat (see --help)", kind);
+    return cli_fail(e, CLI_USAGE, "unknown plan kind '%s': expected transform, bmmc, hsumma, index, compose, invert or concat (see --help)", kind);
 }
 
 int main(int argc, char **argv)

@@ -40,12 +40,17 @@ static int save_plan(const relay_plan *plan, const char *path, cli_error *e)
 }
 
 /* What the plan is, before its volumes: an HSUMMA plan's grid, groups and
- * steps; an N-D plan's boxes (products of runs); the pieces of the others. */
+ * steps; an N-D plan's boxes (products of runs); an index plan's runs and
+ * listed items; the pieces of the others. */
 static void print_shape(const relay_plan *plan, const relay_plan_stats *s)
 {
     relay_hsumma_info h;
     if (relay_plan_get_kind(plan) == RELAY_PLAN_ND) {
         printf("%lld boxes", (long long)s->pieces);
+        return;
+    }
+    if (relay_plan_get_kind(plan) == RELAY_PLAN_INDEX) {
+        printf("%lld runs and listed items", (long long)s->pieces);
         return;
     }
     if (relay_plan_get_kind(plan) != RELAY_PLAN_HSUMMA || relay_plan_hsumma_info(plan, &h)) {

@@ -1,5 +1,5 @@
 /* plan.h — what the files of relay-plan share: the subcommand of each plan
- * kind (transform.c, bmmc.c, hsumma.c) and of plan algebra (algebra.c),
+ * kind (transform.c, bmmc.c, hsumma.c, index.c) and of plan algebra (algebra.c),
  * called by main.c; --schedule predicted (predicted.c); layouts from the
  * command line (layout_spec.c, N-D ones in nd_spec.c); writing the plan file and its summary line
  * (output.c); and the progress line (progress.c). */
@@ -14,8 +14,8 @@
 /* ---- the plan kinds ------------------------------------------------------ */
 
 /* Each kind's part of the help: transform's options, the BMMC PLANS,
- * HSUMMA PLANS and PLANS FROM PLANS sections. */
-extern const char transform_help[], bmmc_help[], hsumma_help[], algebra_help[];
+ * HSUMMA PLANS, INDEX PLANS and PLANS FROM PLANS sections. */
+extern const char transform_help[], bmmc_help[], hsumma_help[], index_help[], algebra_help[];
 
 /* `relay-plan KIND ...` (argv[1] is KIND): reads the options from argv[2],
  * then plans and writes the plan file, unless --help was given (*help set:
@@ -23,6 +23,7 @@ extern const char transform_help[], bmmc_help[], hsumma_help[], algebra_help[];
 int plan_transform(int argc, char **argv, int *help, cli_error *e);
 int plan_bmmc(int argc, char **argv, int *help, cli_error *e);
 int plan_hsumma(int argc, char **argv, int *help, cli_error *e);
+int plan_index(int argc, char **argv, int *help, cli_error *e);
 /* `relay-plan compose|invert|concat` (algebra.c): plans from plan files. */
 int plan_compose(int argc, char **argv, int *help, cli_error *e);
 int plan_invert(int argc, char **argv, int *help, cli_error *e);

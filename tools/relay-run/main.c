@@ -358,6 +358,9 @@ static int set_up(replay_state *s, const run_request *r, int rank, cli_error *e)
     int status = agree(check_job_size(r->path, e), e);
     if (!status) status = agree(load_section(s, r->path, rank, e), e);
     s->load_s = max_over_ranks(MPI_Wtime() - t0);
+    if (!status && relay_plan_get_kind(s->plan) == RELAY_PLAN_INDEX)
+        status = agree(cli_fail(e, CLI_FAILED, "%s is an index plan, which this relay plans and reads (relay-dump) but does not "
+                                "replay yet", r->path), e);
     if (!status && r->tune) status = agree(tune_plan(&s->plan, r->path, r->tune, r->iters, rank, e), e);
     if (!status) status = agree(kinds[relay_plan_get_kind(s->plan)].prepare(s->plan, rank, &s->buf, e), e);
     if (!status) {
