@@ -25,6 +25,8 @@ static int bytes_of(const relay_plan *p, int64_t items, int64_t *bytes, cli_erro
 typedef struct {
     rank_volume v;
     int64_t runs, folded, listed;
+    int64_t pieces;          /* of its sends and local moves: runs and listed items */
+    int64_t bytes_total;     /* the plan's sums (count_ranks): remote and local bytes */
 } index_volume;
 
 static int section_volume_of(const relay_plan *p, const rl_index_section *s, index_volume *iv, cli_error *e)
@@ -40,9 +42,12 @@ static int section_volume_of(const relay_plan *p, const rl_index_section *s, ind
     if (bytes_of(p, s->local.items, &iv->v.local_bytes, e)) return e->status;
     iv->v.send_msgs = s->nsend;
     iv->v.recv_msgs = s->nrecv;
+    int64_t first_recv = s->nrecv ? s->recv[0].first : s->local.first;
     for (int64_t i = 0; i < s->nsegs; i++) {
-        iv->runs += !s->segs[i].listed;
-        iv->folded += !s->segs[i].listed && s->segs[i].outer > 1;
+        const rl_index_seg *g = &s->segs[i];
+        iv->runs += !g->listed;
+        iv->folded += !g->listed && g->outer > 1;
+        if (i < first_recv || i >= s->local.first) iv->pieces += g->listed ? g->outer : 1;
     }
     iv->listed = s->nlist;
     return CLI_OK;
@@ -155,14 +160,23 @@ static int dump_index_rank(const dump_request *r, const relay_plan *p, int rank,
 
 /* ---- the whole plan --------------------------------------------------------- */
 
+/* Every rank's volumes, and in *all their sums: what the sections move,
+ * counted here rather than taken from the file's statistics. */
 static int count_ranks(const relay_plan *p, index_volume *rows, index_volume *all, cli_error *e)
 {
     *all = (index_volume){0};
     for (int r = 0; r < p->nranks; r++) {
+        const index_volume *v = &rows[r];
         if (section_volume_of(p, p->index->sections[r], &rows[r], e)) return e->status;
-        all->runs += rows[r].runs;
-        all->folded += rows[r].folded;
-        all->listed += rows[r].listed;
+        if (rl_add_overflows(all->v.send_bytes, v->v.send_bytes, &all->v.send_bytes) ||
+            rl_add_overflows(all->v.local_bytes, v->v.local_bytes, &all->v.local_bytes) ||
+            rl_add_overflows(all->v.local_bytes, all->v.send_bytes, &all->bytes_total))
+            return cli_fail(e, CLI_FAILED, "the plan moves more than 2^63 - 1 bytes");
+        all->v.send_msgs += v->v.send_msgs;
+        all->runs += v->runs;
+        all->folded += v->folded;
+        all->listed += v->listed;
+        all->pieces += v->pieces;
     }
     return CLI_OK;
 }
@@ -175,9 +189,9 @@ static void print_summary(const dump_request *r, const relay_plan *p, const inde
             x->move == RELAY_INDEX_BROADCAST ? "each owner's item to every slot that holds it"
                                              : "every holder slot added into its owner's, in (rank, slot) order");
     fprintf(out, "  items      %lld of %lld elements\n", (long long)x->items, (long long)x->item_elems);
-    fprintf(out, "volumes (one replay)\n  bytes_total   %lld (%s)\n  bytes_remote  %lld (%s)\n  messages      %lld\n",
-            (long long)p->stats.bytes_total, cli_bytes(p->stats.bytes_total).text, (long long)p->stats.bytes_remote,
-            cli_bytes(p->stats.bytes_remote).text, (long long)p->stats.messages);
+    fprintf(out, "volumes (one replay, counted from the sections)\n  bytes_total   %lld (%s)\n  bytes_remote  %lld (%s)\n"
+            "  messages      %lld\n", (long long)all->bytes_total, cli_bytes(all->bytes_total).text,
+            (long long)all->v.send_bytes, cli_bytes(all->v.send_bytes).text, (long long)all->v.send_msgs);
     fprintf(out, "runs found (both ends of each message): %lld runs, %lld of them runs of runs; %lld items listed\n",
             (long long)all->runs, (long long)all->folded, (long long)all->listed);
 }
@@ -189,8 +203,7 @@ static void print_json(const dump_request *r, const relay_plan *p, const index_v
     json_string(&w, "move", move_words[p->index->move]);
     json_int(&w, "items", p->index->items);
     json_int(&w, "item_elems", p->index->item_elems);
-    dump_json_volumes(&w, p->stats.bytes_total, p->stats.bytes_remote, p->stats.bytes_remote_identity, p->stats.messages,
-                      p->stats.pieces);
+    dump_json_volumes(&w, all->bytes_total, all->v.send_bytes, all->v.send_bytes, all->v.send_msgs, all->pieces);
     json_int(&w, "runs", all->runs);
     json_int(&w, "runs_of_runs", all->folded);
     json_int(&w, "listed_items", all->listed);

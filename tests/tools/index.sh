@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # index.sh — index plans through the tools: relay-plan index from index
 # files (items, runs, comments, ranks without a line) and from the --halo
-# generator; relay-dump's summary, --json (volumes that add up, the runs
-# found, a halo's as many whatever the grid) and --rank R (each rank's
+# generator; relay-dump's summary, --json (volumes counted from the
+# sections that add up and equal the planner's, the runs found, a halo's
+# as many whatever the grid) and --rank R (each rank's
 # messages, equal to the summary's per_rank entry); relay-run's clear
 # refusal (index plans are not replayed yet).  Then bad index files and
 # options: one line each, status 2, no plan left behind.
@@ -30,6 +31,8 @@ for move in broadcast sum; do
         "[r['rank'] for r in d['per_rank']] == [0, 1, 2, 3] and d['per_rank_left_out'] == 0" \
         "${VOLUMES_ADD_UP[@]}" \
         "d['bytes_total'] == (6 + 5 + 4) * 3 * 16" \
+        "d['bytes_total'] == int(re.search(r'(\d+) bytes total', open('plan.txt').read()).group(1))" \
+        "d['pieces'] == int(re.search(r'(\d+) runs and listed items', open('plan.txt').read()).group(1))" \
         "d['per_rank'][1] == {'rank': 1, 'send_bytes': 0, 'recv_bytes': 0, 'send_msgs': 0, 'recv_msgs': 0, 'local_bytes': 0}"
     cp dump.json whole.json
     for r in 0 1 2 3; do
