@@ -240,10 +240,29 @@ static void check_roundtrip(const relay_plan *p, const index_case *c, int64_t k,
     free(buf);
 }
 
+/* What a section holds costs at most 36 bytes per item it moves, sent,
+ * received or local, plus a segment per message: runs hold at least 4
+ * items (72 bytes), listed items 16 bytes each, and a listed segment lies
+ * between two runs or at a message's start.  Random lists, which hardly
+ * compress, cost about 16 bytes per item (per_item 20); PetscSF's graph
+ * alone holds 24 bytes per leaf at 64-bit indices. */
+static void check_memory(const relay_plan *p, int64_t per_item)
+{
+    for (int r = 0; r < relay_plan_nranks(p); r++) {
+        const rl_index_section *s = p->index->sections[r];
+        int64_t items = s->local.items;
+        for (int k = 0; k < s->nsend; k++) items += s->send[k].items;
+        for (int k = 0; k < s->nrecv; k++) items += s->recv[k].items;
+        int64_t bytes = s->nsegs * (int64_t)sizeof(rl_index_seg) + s->nlist * 2 * (int64_t)sizeof(int64_t);
+        if (bytes > per_item * items + (int64_t)sizeof(rl_index_seg) * (s->nsend + s->nrecv + 1))
+            fail_msg("rank %d's section takes %lld bytes for %lld items", r, (long long)bytes, (long long)items);
+    }
+}
+
 static const relay_type types[] = {RELAY_FLOAT, RELAY_DOUBLE, RELAY_CFLOAT, RELAY_CDOUBLE};
 static const int rank_counts[] = {1, 2, 3, 4, 8};
 
-static void plan_and_check(const index_case *c, int64_t k, relay_type t, int as_runs, uint64_t seed)
+static void plan_and_check(const index_case *c, int64_t k, relay_type t, int as_runs, uint64_t seed, int64_t per_item)
 {
     relay_index_layout *o = layout_of(&c->owners, k, as_runs), *h = layout_of(&c->holders, k, !as_runs);
     for (int move = RELAY_INDEX_BROADCAST; move <= RELAY_INDEX_REDUCE_SUM; move++) {
@@ -251,6 +270,7 @@ static void plan_and_check(const index_case *c, int64_t k, relay_type t, int as_
         assert_int_equal(relay_plan_index(&p, c->owners.nranks, o, h, (relay_index_move)move, t), RELAY_OK);
         check_move(p, c, k, t, seed);
         check_roundtrip(p, c, k, t);
+        check_memory(p, per_item);
         relay_plan_free(p);
     }
     relay_index_layout_free(o);
@@ -264,7 +284,7 @@ static void random_lists(void **state)
         for (uint64_t seed = 1; seed <= 12; seed++) {
             int everyone = seed % 3 == 0;
             index_case c = random_case(rank_counts[ip], seed * 1000 + (uint64_t)ip, everyone);
-            plan_and_check(&c, seed % 2 ? 1 : 3, types[seed % 4], (int)(seed / 2 % 2), seed);
+            plan_and_check(&c, seed % 2 ? 1 : 3, types[seed % 4], (int)(seed / 2 % 2), seed, 20);
             case_free(&c);
         }
 }
@@ -332,7 +352,7 @@ static void halo_every_type(void **state)
         for (int it = 0; it < 4; it++) {
             int p = rank_counts[ip], px = p == 8 ? 2 : p == 4 ? 2 : 1;
             index_case c = halo_case(13, px, p / px, 1 + it % 2);
-            plan_and_check(&c, it % 2 ? 3 : 1, types[it], it / 2, (uint64_t)(ip * 4 + it));
+            plan_and_check(&c, it % 2 ? 3 : 1, types[it], it / 2, (uint64_t)(ip * 4 + it), 36);
             case_free(&c);
         }
 }
