@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bounded.sh — the tools' work on a plan stays bounded by what they print
-# (N-D plans: by a budget of derived runs too),
+# (N-D plans: by a budget of derived runs too; index plans: by their file),
 # and sizes computed from a plan never wrap.
 # Every plan here is valid and written by relay-plan; the bounds are output
 # sizes and entry counts, checked exactly, plus a timeout per command far
@@ -212,6 +212,24 @@ within "cyclic23: relay-run" 60 1048576 "$MPIEXEC" -n 3 "$RUN" cyclic23.plan --i
 K_FROM=nd:1:mesh=2048@0-2047:place=R K_TO=nd:1:mesh=2048@2048-4095:place=R
 nd_cost replicas 4096 15 262144 --from $K_FROM --to $K_TO --ranks-per-node 4096
 nd_cost replicas-no-map 4096 15 262144 --from $K_FROM --to $K_TO
+
+# Index plans: the halo of a 2048 x 2048 grid on a 32 x 32 mesh, 1,024
+# ranks.  The file holds a few runs per message, not the 4 million items;
+# relay-dump reads and counts it in time linear in the file, and --json
+# --limit and --rank print what they list.
+within "index halo 1024 ranks: relay-plan" 30 1048576 "$PLAN" index --move sum --halo 2048x2048:32x32:2 -o ix.plan
+[ "$(wc -c <ix.plan)" -le 600000 ] || fail "index halo: the plan takes $(wc -c <ix.plan) bytes, more than 600000"
+within "index halo: relay-dump" 10 262144 "$DUMP" ix.plan
+bounded "index halo --json --limit 3" 3000 "$DUMP" ix.plan --json --limit 3
+json_check out.json "index halo --json --limit 3" 'len(d["per_rank"]) == 3' 'd["per_rank_left_out"] == 1021' \
+    'd["listed_items"] == 0' 'd["messages"] == 2 * (31 * 32 * 2 + 31 * 31 * 2)'
+cp out.json ix.json
+bounded "index halo --rank 1023" 3000 "$DUMP" ix.plan --rank 1023
+"$PLAN" index --move sum --halo 256x256:32x32:2 -o ix_small.plan >/dev/null 2>err.txt || fail "index small halo: $(cat err.txt)"
+"$DUMP" ix_small.plan --json >small.json
+"$PYTHON" -c 'import json; a, b = (json.load(open(f)) for f in ("ix.json", "small.json"))
+exit(a["runs"] != b["runs"] or a["runs_of_runs"] != b["runs_of_runs"])' ||
+    fail "index halo: the runs found differ between a 256 x 256 and a 2048 x 2048 grid"
 
 # 2^61 complex doubles: 2^65 bytes, more than int64_t counts.  The planner
 # refuses such a plan (its volumes and statistics would wrap); relay-dump's
