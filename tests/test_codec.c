@@ -470,6 +470,42 @@ static void test_unknown_key_is_named_in_one_line(void **state)
     relay_plan_free(p);
 }
 
+/* What lets element types beyond the four enter the format without a
+ * major step (plan-format.md, "Element types beyond the four"): a header
+ * whose `type` is past 3, or is not an integer (the array a converting
+ * plan would write), is refused with a message naming the field, checksums
+ * right or not. */
+static void test_unknown_types_are_refused(void **state)
+{
+    (void)state;
+    static const struct {
+        unsigned char value; /* one MessagePack byte in place of the type's */
+        const char *says;
+    } cases[] = {{0x04, "out of range"}, {0x10, "out of range"}, {0x90, "expected an integer"}};
+    relay_plan *p = sample_plan(2, RELAY_OP_N, 0);
+    unsigned char *buf, *copy, *value = NULL;
+    size_t len;
+    encode_ok(p, (void **)&buf, &len);
+    copy = malloc(len);
+    assert_non_null(copy);
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        memcpy(copy, buf, len);
+        for (size_t i = 0; i + 5 < len && !value; i++)
+            if (copy[i] == 0xa4 && memcmp(copy + i + 1, "type", 4) == 0) value = copy + i + 5;
+        assert_non_null(value);
+        assert_int_equal(*value, RELAY_CFLOAT); /* the sample's type, one byte */
+        *value = cases[c].value;
+        value = NULL;
+        reseal(copy, len);
+        assert_int_equal(decode_bad(copy, len), RELAY_ERR_FORMAT);
+        const char *msg = relay_last_error();
+        if (!strstr(msg, "`type`") || !strstr(msg, cases[c].says)) fail_msg("type byte 0x%02x: %s", cases[c].value, msg);
+    }
+    free(copy);
+    free(buf);
+    relay_plan_free(p);
+}
+
 /* ---- sections that lie about their lattices ----------------------------- */
 
 /* A side's element strides (rs, cs) of A's (r, c) inside a piece. */
@@ -1596,6 +1632,7 @@ int main(void)
         cmocka_unit_test(test_format_1_is_refused_with_a_rebuild_hint),
         cmocka_unit_test(test_partial_records_are_refused),
         cmocka_unit_test(test_unknown_key_is_named_in_one_line),
+        cmocka_unit_test(test_unknown_types_are_refused),
         cmocka_unit_test(test_lying_sections_are_refused),
         cmocka_unit_test(test_lattice_ending_at_its_buffer_end_is_read),
         cmocka_unit_test(test_rank_plan_is_its_part_of_the_whole),
