@@ -6,9 +6,10 @@
  * manipulation.  Complex types convert as their two real parts.  The pairs
  * that move the most data have faster loops beside: a copy for one type,
  * C's own casts between float32 and float64, the bfloat16 rounding on the
- * bits in portable C, AVX2 with F16C (convert_avx2.c) for bfloat16 and
- * float16 where the CPU has them, and float64 into those two through
- * float32 rounded to odd. */
+ * bits in portable C (and at float16's and the float8 types' last places),
+ * AVX2 with F16C (convert_avx2.c) for bfloat16 and float16 where the CPU
+ * has them, and float64 into the narrower floats through float32 rounded
+ * to odd. */
 #include <math.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -121,6 +122,45 @@ static void bfloat16_to_float_bits(void *restrict d, const void *restrict s, int
     }
 }
 
+/* float32 into a narrower format f (float16 or a float8), nearest even:
+ * where the result is normal, the bfloat16 rounding on the bits at f's
+ * last place and the exponent rebiased; below f's least normal, float32's
+ * own addition rounds, to multiples of f's least subnormal, by adding the
+ * power of two whose last place that is and reading the sum's low bits;
+ * past f's largest, infinity or (e4m3fn) NaN. */
+static inline uint32_t narrower_float(float_format f, uint32_t u)
+{
+    uint32_t a = u & 0x7fffffffu, sign = (u >> 31) << (f.exp_bits + f.man_bits), top = (1u << f.exp_bits) - 1;
+    uint32_t largest = f.ieee ? (top << f.man_bits) - 1 : (top << f.man_bits) | ((1u << f.man_bits) - 2);
+    uint32_t past = f.ieee ? sign | (top << f.man_bits) : (uint32_t)float_nan(f, (int)(u >> 31), 0);
+    int shift = 23 - f.man_bits, emin = 1 - f.bias;
+    if (a > 0x7f800000u) return (uint32_t)float_nan(f, (int)(u >> 31), (uint64_t)(a & 0x7fffffu) << 41);
+    uint32_t r;
+    if (a >= (uint32_t)(emin + 127) << 23) {
+        r = (a + (1u << (shift - 1)) - 1 + ((a >> shift) & 1u)) >> shift;
+        r -= (uint32_t)(127 - f.bias) << f.man_bits;
+    } else {
+        uint32_t magic_bits = (uint32_t)(emin - f.man_bits + 23 + 127) << 23;
+        float x, magic;
+        memcpy(&x, &a, sizeof x);
+        memcpy(&magic, &magic_bits, sizeof magic);
+        x += magic;
+        memcpy(&r, &x, sizeof r);
+        r -= magic_bits;
+    }
+    return r > largest ? past : sign | r;
+}
+
+#define NARROWER_FLOAT_LOOP(NAME, FMT, OUT)                                                       \
+    static void float_to_##NAME##_bits(void *restrict d, const void *restrict s, int64_t n)       \
+    {                                                                                             \
+        for (int64_t i = 0; i < n; i++) ((OUT *)d)[i] = (OUT)narrower_float(FMT, ((const uint32_t *)s)[i]); \
+    }
+NARROWER_FLOAT_LOOP(float16, FMT_FLOAT16, uint16_t)
+NARROWER_FLOAT_LOOP(e4m3fn, FMT_E4M3FN, uint8_t)
+NARROWER_FLOAT_LOOP(e5m2, FMT_E5M2, uint8_t)
+#undef NARROWER_FLOAT_LOOP
+
 /* float64 into float32 rounded to odd: where the cast was inexact and gave
  * an even pattern, the odd neighbour toward the exact value (infinity
  * becomes the largest finite, zero the least subnormal).  Rounding that to
@@ -154,15 +194,16 @@ static void double_through_odd_float(rl_convert_fn float_to, size_t out_bytes, v
 
 static rl_convert_fn float_loop(rl_elem to);
 
-static void double_to_bfloat16_odd(void *restrict d, const void *restrict s, int64_t n)
-{
-    double_through_odd_float(float_loop(RL_ELEM_BFLOAT16), 2, d, s, n);
-}
-
-static void double_to_float16_odd(void *restrict d, const void *restrict s, int64_t n)
-{
-    double_through_odd_float(float_loop(RL_ELEM_FLOAT16), 2, d, s, n);
-}
+#define THROUGH_ODD_FLOAT(NAME, TO, BYTES)                                                        \
+    static void double_to_##NAME##_odd(void *restrict d, const void *restrict s, int64_t n)       \
+    {                                                                                             \
+        double_through_odd_float(float_loop(TO), BYTES, d, s, n);                                 \
+    }
+THROUGH_ODD_FLOAT(bfloat16, RL_ELEM_BFLOAT16, 2)
+THROUGH_ODD_FLOAT(float16, RL_ELEM_FLOAT16, 2)
+THROUGH_ODD_FLOAT(e4m3fn, RL_ELEM_E4M3FN, 1)
+THROUGH_ODD_FLOAT(e5m2, RL_ELEM_E5M2, 1)
+#undef THROUGH_ODD_FLOAT
 
 /* ---- the instruction set in use -------------------------------------------- */
 
@@ -202,10 +243,27 @@ static const rl_convert_simd_set *simd_set(void)
 static rl_convert_fn float_loop(rl_elem to)
 {
     const rl_convert_simd_set *set = simd_set();
-    if (to == RL_ELEM_DOUBLE) return float_to_double_cast;
-    if (to == RL_ELEM_BFLOAT16) return set ? set->float_to_bfloat16 : float_to_bfloat16_bits;
-    if (to == RL_ELEM_FLOAT16 && set) return set->float_to_float16;
-    return exact_loops[RL_ELEM_FLOAT][to];
+    switch (to) {
+    case RL_ELEM_DOUBLE: return float_to_double_cast;
+    case RL_ELEM_BFLOAT16: return set ? set->float_to_bfloat16 : float_to_bfloat16_bits;
+    case RL_ELEM_FLOAT16: return set ? set->float_to_float16 : float_to_float16_bits;
+    case RL_ELEM_E4M3FN: return float_to_e4m3fn_bits;
+    case RL_ELEM_E5M2: return float_to_e5m2_bits;
+    default: return exact_loops[RL_ELEM_FLOAT][to];
+    }
+}
+
+/* The fastest loop from float64 (to a real type other than float64). */
+static rl_convert_fn double_loop(rl_elem to)
+{
+    switch (to) {
+    case RL_ELEM_FLOAT: return double_to_float_cast;
+    case RL_ELEM_BFLOAT16: return double_to_bfloat16_odd;
+    case RL_ELEM_FLOAT16: return double_to_float16_odd;
+    case RL_ELEM_E4M3FN: return double_to_e4m3fn_odd;
+    case RL_ELEM_E5M2: return double_to_e5m2_odd;
+    default: return exact_loops[RL_ELEM_DOUBLE][to];
+    }
 }
 
 /* The fastest loop of a pair of distinct real types. */
@@ -213,9 +271,7 @@ static rl_convert_fn loop_for(rl_elem to, rl_elem from)
 {
     const rl_convert_simd_set *set = simd_set();
     if (from == RL_ELEM_FLOAT) return float_loop(to);
-    if (from == RL_ELEM_DOUBLE && to == RL_ELEM_FLOAT) return double_to_float_cast;
-    if (from == RL_ELEM_DOUBLE && to == RL_ELEM_BFLOAT16) return double_to_bfloat16_odd;
-    if (from == RL_ELEM_DOUBLE && to == RL_ELEM_FLOAT16 && set) return double_to_float16_odd;
+    if (from == RL_ELEM_DOUBLE) return double_loop(to);
     if (from == RL_ELEM_BFLOAT16 && to == RL_ELEM_FLOAT) return set ? set->bfloat16_to_float : bfloat16_to_float_bits;
     if (from == RL_ELEM_FLOAT16 && to == RL_ELEM_FLOAT && set) return set->float16_to_float;
     return exact_loops[from][to];
