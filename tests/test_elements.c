@@ -141,20 +141,20 @@ static binade_rounding rounding_of(const ref_format *f, uint32_t s, uint32_t ef)
 }
 
 /* Whether a finite float32's output is its value rounded by the FPU. */
-static inline int rounds_right(const binade_rounding *b, const double *value_of, float x, uint64_t got)
+static inline int rounds_right(const binade_rounding *b, const float *value_of, float x, uint64_t got)
 {
     double r = copysign(((double)x * b->down + ROUND_TO_INTEGER - ROUND_TO_INTEGER) * b->up, (double)x);
     if (fabs(r) > b->largest) return got == b->overflow;
-    double v = value_of[got];
-    uint64_t vb, rb;
-    memcpy(&vb, &v, 8);
-    memcpy(&rb, &r, 8);
+    float v = value_of[got], rf = (float)r; /* r is a value of the narrow format: exact in float */
+    uint32_t vb, rb;
+    memcpy(&vb, &v, 4);
+    memcpy(&rb, &rf, 4);
     return vb == rb;
 }
 
-/* Checks one binade's outputs (sign s, exponent field ef) against the
+/* Checks outputs of one binade (sign s, exponent field ef) against the
  * FPU's rounding; returns the mismatches, printing the first few. */
-static int64_t check_binade(const ref_format *f, const double *value_of, uint32_t s, uint32_t ef, const uint32_t *in,
+static int64_t check_block(const ref_format *f, const float *value_of, uint32_t s, uint32_t ef, const uint32_t *in,
                             const void *out, int64_t n)
 {
     binade_rounding b = rounding_of(f, s, ef);
@@ -174,25 +174,26 @@ static int64_t check_binade(const ref_format *f, const double *value_of, uint32_
     return bad;
 }
 
-/* The decoded value of every pattern of f (NaN where it is one). */
-static double *value_table(const ref_format *f)
+/* The decoded value of every pattern of f (NaN where it is one), as float:
+ * exact for the narrow formats, and half the cache a double table takes. */
+static float *value_table(const ref_format *f)
 {
     int64_t count = INT64_C(1) << f->bits;
-    double *t = malloc((size_t)count * sizeof *t);
+    float *t = malloc((size_t)count * sizeof *t);
     for (int64_t b = 0; b < count; b++) {
         long double v;
-        t[b] = ref_decode(f, (uint64_t)b, &v) ? NAN : (double)v;
+        t[b] = ref_decode(f, (uint64_t)b, &v) ? NAN : (float)v;
     }
     return t;
 }
 
-/* XXH3-64 of a binade's float16 outputs, every NaN as 0x7e00 with its sign
- * (numpy keeps a signalling NaN's payload unquieted; relay quiets it). */
-static uint64_t canonical_digest(uint16_t *out, int64_t n)
+/* Adds float16 outputs to a binade's XXH3-64, every NaN as 0x7e00 with its
+ * sign (numpy keeps a signalling NaN's payload unquieted; relay quiets it). */
+static void add_canonical(XXH3_state_t *h, uint16_t *out, int64_t n)
 {
     for (int64_t i = 0; i < n; i++)
         if ((out[i] & 0x7fff) > 0x7c00) out[i] = (uint16_t)((out[i] & 0x8000) | 0x7e00);
-    return XXH3_64bits(out, (size_t)n * sizeof *out);
+    XXH3_64bits_update(h, out, (size_t)n * sizeof *out);
 }
 
 /* numpy 1.24's float32 -> float16 (astype) over all 2^32 patterns in order,
@@ -202,25 +203,34 @@ static const uint64_t NUMPY_FLOAT16_DIGEST = UINT64_C(0xffffb0f58f22d00f);
 
 /* Every float32 (every stride-th of each binade) into f; returns the
  * mismatches and, when the stride is 1, the digest of the outputs. */
+/* Every float32 (every stride-th of each binade) into f, a block at a time
+ * so that inputs and outputs stay in cache; returns the mismatches and,
+ * for float16, the digest of the outputs. */
 static int64_t all_floats_into(const ref_format *f, int64_t stride, uint64_t *digest)
 {
-    double *value_of = value_table(f);
+    enum { BLOCK = 1 << 14 };
+    float *value_of = value_table(f);
     uint64_t binade_digest[512];
     int64_t bad = 0, n = ((INT64_C(1) << 23) + stride - 1) / stride;
 #pragma omp parallel reduction(+ : bad)
     {
-        uint32_t *in = malloc((size_t)n * sizeof *in);
-        void *out = malloc((size_t)n * 2);
+        uint32_t in[BLOCK];
+        uint16_t out[BLOCK];
+        XXH3_state_t *h = XXH3_createState();
 #pragma omp for schedule(dynamic)
         for (int c = 0; c < 512; c++) {
             uint32_t s = (uint32_t)c >> 8, ef = (uint32_t)c & 0xff;
-            for (int64_t i = 0; i < n; i++) in[i] = s << 31 | ef << 23 | (uint32_t)(i * stride);
-            rl_elem_convert(f->type, out, RL_ELEM_FLOAT, in, n);
-            bad += check_binade(f, value_of, s, ef, in, out, n);
-            if (f->type == RL_ELEM_FLOAT16) binade_digest[c] = canonical_digest(out, n);
+            XXH3_64bits_reset(h);
+            for (int64_t i0 = 0; i0 < n; i0 += BLOCK) {
+                int64_t m = n - i0 < BLOCK ? n - i0 : BLOCK;
+                for (int64_t i = 0; i < m; i++) in[i] = s << 31 | ef << 23 | (uint32_t)((i0 + i) * stride);
+                rl_elem_convert(f->type, out, RL_ELEM_FLOAT, in, m);
+                bad += check_block(f, value_of, s, ef, in, out, m);
+                if (f->type == RL_ELEM_FLOAT16) add_canonical(h, out, m);
+            }
+            binade_digest[c] = XXH3_64bits_digest(h);
         }
-        free(in);
-        free(out);
+        XXH3_freeState(h);
     }
     *digest = XXH3_64bits(binade_digest, sizeof binade_digest);
     free(value_of);
