@@ -91,6 +91,16 @@ const char *rl_elem_not_convertible(int from, int to);
  * Only for a pair rl_elem_not_convertible accepts. */
 void rl_elem_convert(rl_elem to, void *dst, rl_elem from, const void *src, int64_t n);
 
+/* dst[i] := alpha * src[i] + beta * dst[i] for i < n, n elements of type
+ * t (src and dst do not overlap), computed in t's accumulation type and
+ * rounded to t once: float16 and bfloat16 in float32; integers modulo
+ * 2^bits (signed ones wrap as unsigned ones do); the others in themselves.
+ * alpha and beta point to values of the accumulation type (float for
+ * float16 and bfloat16, an integer of t's own type for integers).  Not
+ * for the types that move only (float8, bool: rl_elem_info_of(t)->scalars
+ * is RL_SCALARS_MOVE_ONLY), which a caller refuses. */
+void rl_elem_axpby(rl_elem t, void *dst, const void *src, int64_t n, const void *alpha, const void *beta);
+
 /* Whether the conversions may use the instruction sets the CPU has beyond
  * the compiler's baseline (AVX2 with F16C); 1 by default.  The tests turn
  * it off to check the portable loops on the same machine. */

@@ -497,6 +497,92 @@ static void test_every_pair(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* ---- arithmetic in the accumulation type ---------------------------------------- */
+
+/* bfloat16 and float16: every pattern as x against a shifted pattern as y,
+ * alpha * x + beta * y computed in float here and rounded by ref_round,
+ * once: rounding alpha * x to the format first would differ. */
+static void axpby_narrow(const ref_format *f, float alpha, float beta)
+{
+    int64_t n = INT64_C(1) << f->bits;
+    uint16_t *x = calloc((size_t)n, 2), *y = calloc((size_t)n, 2), *d = calloc((size_t)n, 2);
+    for (int64_t b = 0; b < n; b++) {
+        x[b] = (uint16_t)b;
+        y[b] = d[b] = (uint16_t)((b * 40503 + 12345) & 0xffff);
+    }
+    rl_elem_axpby(f->type, d, x, n, &alpha, &beta);
+    int64_t bad = 0;
+    for (int64_t b = 0; b < n; b++) {
+        long double vx, vy, want, got;
+        int nan_in = ref_decode(f, x[b], &vx) | ref_decode(f, y[b], &vy);
+        float sum = alpha * (float)vx + beta * (float)vy;
+        int want_nan = nan_in || isnan(sum) ? 1 : ref_round(f, sum, &want), got_nan = ref_decode(f, d[b], &got);
+        int ok = want_nan ? got_nan : !got_nan && got == want && signbit(got) == signbit(want);
+        if (!ok && bad++ < 3) print_message("%s axpby 0x%04x 0x%04x: got 0x%04x\n", rl_elem_info_of(f->type)->name, x[b], y[b], d[b]);
+    }
+    free(x);
+    free(y);
+    free(d);
+    assert_int_equal(bad, 0);
+}
+
+static void test_axpby_narrow_floats(void **state)
+{
+    for (int simd = rl_elem_simd_available(); simd >= 0; simd--) {
+        rl_elem_use_simd(simd);
+        axpby_narrow(&BF16, 0.5f, 1.0f);
+        axpby_narrow(&BF16, 1.0f / 3.0f, -1.25f);
+        axpby_narrow(&F16, 0.5f, 1.0f);
+        axpby_narrow(&F16, 3.0f, 1e-3f);
+    }
+    rl_elem_use_simd(1);
+}
+
+/* Integers: alpha * x + beta * y modulo 2^bits, here in 128-bit integers,
+ * mapped back to the type's range; signed types wrap as unsigned ones. */
+static void axpby_integers(rl_elem t, int64_t alpha, int64_t beta)
+{
+    int64_t n;
+    uint64_t *p = patterns_of(t, &n);
+    size_t size = rl_elem_info_of(t)->size;
+    int bits = (int)size * 8, is_signed = rl_elem_info_of(t)->cls == RL_CLASS_INT;
+    char *x = calloc((size_t)n, size), *d = calloc((size_t)n, size);
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t y = p[(i * 7 + 3) % n];
+        memcpy(x + (size_t)i * size, &p[i], size);
+        memcpy(d + (size_t)i * size, &y, size);
+    }
+    int64_t bad = 0;
+    char a[8], b[8];
+    memcpy(a, &alpha, size); /* little-endian: the low bytes are the value in t */
+    memcpy(b, &beta, size);
+    rl_elem_axpby(t, d, x, n, a, b);
+    for (int64_t i = 0; i < n; i++) {
+        long double vx, vy, vg;
+        value_of_element(t, load_bits(x, i, (int)size), &vx);
+        value_of_element(t, p[(i * 7 + 3) % n] & (bits == 64 ? ~UINT64_C(0) : (UINT64_C(1) << bits) - 1), &vy);
+        value_of_element(t, load_bits(d, i, (int)size), &vg);
+        __int128 want = (__int128)alpha * (__int128)vx + (__int128)beta * (__int128)vy;
+        unsigned __int128 modulus = (unsigned __int128)1 << bits;
+        unsigned __int128 m = (unsigned __int128)want % modulus;
+        __int128 w = is_signed && m >= modulus / 2 ? (__int128)m - (__int128)modulus : (__int128)m;
+        if ((__int128)vg != w && bad++ < 3) print_message("%s axpby: element %lld\n", rl_elem_info_of(t)->name, (long long)i);
+    }
+    free(p);
+    free(x);
+    free(d);
+    assert_int_equal(bad, 0);
+}
+
+static void test_axpby_integers(void **state)
+{
+    for (int t = RL_ELEM_INT8; t <= RL_ELEM_UINT64; t++) {
+        axpby_integers((rl_elem)t, 3, -5);
+        axpby_integers((rl_elem)t, -1, 1);
+        axpby_integers((rl_elem)t, 1, 0);
+    }
+}
+
 /* ---- NaN payloads, complex pairs, the table ----------------------------------------- */
 
 static void test_nan_payloads(void **state)
@@ -573,6 +659,7 @@ int main(void)
         cmocka_unit_test(test_table),          cmocka_unit_test(test_complex),
         cmocka_unit_test(test_nan_payloads),   cmocka_unit_test(test_no_double_rounding),
         cmocka_unit_test(test_every_pair),     cmocka_unit_test(test_narrow_patterns_widen),
+        cmocka_unit_test(test_axpby_narrow_floats), cmocka_unit_test(test_axpby_integers),
         cmocka_unit_test(test_float64_midpoints), cmocka_unit_test(test_float32_to_bfloat16),
         cmocka_unit_test(test_float32_to_float16), cmocka_unit_test(test_float32_to_e4m3fn),
         cmocka_unit_test(test_float32_to_e5m2),
