@@ -6,7 +6,7 @@
  * be handed.  A device kind lives in its own folder (cuda/ for
  * RELAY_MEMORY_CUDA) and fills this table; the transform executor calls it
  * at the points of a replay where the host path would move elements
- * itself (transform_pack.c, transform_schedules.c), and nowhere else, so
+ * itself (transform_pack.c, transform_replay.c), and nowhere else, so
  * the schedules (p2p, rounds, alltoallv, neighbor) run unchanged.  A
  * replay on a device kind:
  *   begin   checks that the buffers are the kind's memory, and enqueues

@@ -11,10 +11,12 @@
  *                          (binding them, and their moves)
  *   shm/                   messages packed straight into the receiver's
  *                          landing area in a shared-memory window (shm.h)
- *   transform_collective.c alltoallv and neighbor: the replay as one
- *                          collective call
- *   transform_capped.c     rounds under a memory cap: messages in chunks
- *   transform_schedules.c  a replay: start and wait of each schedule
+ *   transports/staged.c    messages packed and moved by one MPI message
+ *   schedules/             the schedules, one file each, and their table
+ *                          (schedule.h): p2p, rounds, alltoallv and
+ *                          neighbor, rounds under a memory cap
+ *   transform_replay.c     a replay: its buffers checked, the schedule's
+ *                          start and wait
  *   transform_exec.c       preparing and binding; the kind table
  *                          rl_exec_transform (exec_kind.h)
  * Each file calls only the ones listed above it. */
@@ -143,7 +145,7 @@ typedef struct {
     double *pack, *wait, *unpack;
 } rl_timing;
 
-/* A replay as one collective call (transform_collective.c): byte counts
+/* A replay as one collective call (schedules/collective.c): byte counts
  * and displacements per rank (alltoallv) or per peer (neighbor, whose
  * peers are the graph's edges), all in one allocation of `ints` ints, NULL
  * where the counts cannot be ints. */
@@ -155,7 +157,7 @@ typedef struct {
     MPI_Request req;
 } rl_collective;
 
-/* A memory cap's chunks (transform_capped.c): one side's messages cut into
+/* A memory cap's chunks (schedules/capped.c): one side's messages cut into
  * chunks of at most half the cap, each chunk a message of `set`, chunk j of
  * a message in slot j % 2 of the set's one buffer (rl_message_set_slots). */
 typedef struct {
@@ -170,6 +172,8 @@ typedef struct {
                                 slots of half the cap do not fit in it */
     rl_capped_side sends, recvs;
 } rl_capped;
+
+typedef struct rl_schedule_s rl_schedule; /* schedules/schedule.h */
 
 typedef struct rl_transform_exec_s {
     MPI_Comm comm;           /* the executor's own (exec.c owns it) */
@@ -191,6 +195,7 @@ typedef struct rl_transform_exec_s {
     int first_send;          /* sends start at the first peer above this rank and
                                 wrap around, so no rank is everybody's first target */
     relay_schedule schedule; /* as replayed: the plan's or a tuned choice (exec.c), settled at bind */
+    const rl_schedule *sched; /* ... the schedule that replays it (with the plan's memory cap, if any) */
     int packed;              /* p2p: every message packed, none direct or pulled (a tuned choice) */
     char *send_direct, *recv_direct; /* p2p: messages that travel lattice by lattice, unpacked */
     rl_direct_runs *send_runs, *recv_runs; /* per lattice of a direct message (count 0 elsewhere) */
@@ -218,8 +223,8 @@ typedef struct rl_transform_exec_s {
     const relay_plan *plan;  /* until the peers are checked, where planned: the plan, whose
                                 messages are hashed then if some rank's section is not planned */
     rl_shm shm;              /* messages through a shared-memory window (shm/) */
-    rl_collective coll;      /* alltoallv and neighbor: the call (transform_collective.c) */
-    rl_capped capped;        /* a memory cap's chunks (transform_capped.c) */
+    rl_collective coll;      /* alltoallv and neighbor: the call (schedules/collective.c) */
+    rl_capped capped;        /* a memory cap's chunks (schedules/capped.c) */
     rl_timing timing;        /* relay_exec_time (transform_timing.c) */
     relay_exec_options options; /* where the buffers live, as asked at create */
     const rl_device_kind *device; /* their kind's moves where not host memory (device_kind.h), else NULL */

@@ -12,17 +12,17 @@
  * the planner's own, a hash of which elements travel where): sections are
  * validated one by one, and a plan file can lie consistently in one of
  * them, which would leave a receive waiting forever or fill A wrongly.  Binding takes the communicator; that is
- * enough for a one-off replay (transform_schedules.c).  Binding the
- * replays, collective on the executor's communicator, settles the schedule
- * every rank can replay (a collective's int counts limit it to pack buffers
- * below 2 GiB; past that every rank replays p2p instead), creates one
- * persistent request per message (or the collective,
- * transform_collective.c), and under p2p agrees
- * with each peer on the messages that travel directly, run by run
- * (transform_bind.c), on those the receiver reads from the sender's B
- * (transform_pull.c) and on those the sender packs into the receiver's
- * landing area in a shared-memory window (shm/).  The replay is
- * transform_schedules.c. */
+ * enough for a one-off replay (transform_replay.c).  Binding the
+ * replays, collective on the executor's communicator, binds the schedule
+ * replayed (schedules/: the plan's, a tuned choice, or under a memory cap
+ * the capped one), which creates what it needs: one persistent request per
+ * message, or the collective (a collective's int counts limit it to pack
+ * buffers below 2 GiB; past that every rank replays p2p instead), and
+ * under p2p the agreement with each peer on the messages that travel
+ * directly, run by run (transform_bind.c), on those the receiver reads
+ * from the sender's B (transform_pull.c) and on those the sender packs
+ * into the receiver's landing area in a shared-memory window (shm/).  The
+ * replay is transform_replay.c. */
 #include <limits.h>
 
 #include "agree.h"
@@ -32,13 +32,12 @@
 #include "replan.h"
 #include "shm.h"
 #include "stand_in.h"
-#include "transform_bind.h"
-#include "transform_capped.h"
+#include "capped.h"
+#include "collective.h"
 #include "transform_check.h"
-#include "transform_collective.h"
 #include "transform_pack.h"
 #include "transform_pull.h"
-#include "transform_schedules.h"
+#include "transform_replay.h"
 #include "transform_timing.h"
 
 /* ---- preparing --------------------------------------------------------- */
@@ -209,6 +208,7 @@ static relay_status transform_prepare(void **state, const relay_plan *p, const r
     if (!st) st = rl_local_set_build(&x->locals, x->sec->local, x->sec->nlocal, x->pairs, x->esz);
     while (x->first_send < x->sec->nsend && x->sec->send[x->first_send].peer < x->rank) x->first_send++;
     x->schedule = p->schedule;
+    x->sched = rl_schedule_find(p->schedule, p->max_buffer_bytes != 0);
     if (!st && x->schedule == RELAY_SCHED_ROUNDS) st = build_steps(x, p->rounds);
     if (!st && p->max_buffer_bytes) st = rl_capped_prepare(x, p->max_buffer_bytes);
     if (!st) st = check_and_claim(x, p, setup->peers_checked);
@@ -267,14 +267,7 @@ static relay_status transform_check_peers(void *state, MPI_Comm comm)
     return rl_agree(comm, st, "checking the sections against each other");
 }
 
-/* ---- binding: requests ------------------------------------------------- */
-
-static relay_status create_requests(rl_transform_exec *x)
-{
-    int rc = MPI_SUCCESS;
-    for (int k = 0; k < x->sec->nrecv + x->sec->nsend && rc == MPI_SUCCESS; k++) rc = rl_transform_post_staged(x, k, 1);
-    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "creating persistent requests");
-}
+/* ---- binding ------------------------------------------------------------ */
 
 /* What a one-off replay needs: a communicator, the wire unit, the scratch. */
 static relay_status transform_bind(void *state, MPI_Comm comm, relay_internal_scratch *lent)
@@ -299,18 +292,10 @@ static relay_status transform_bind_replays(void *state, MPI_Comm comm)
         st = rl_agree(comm, st, "allocating the pack buffers");
         if (!st) st = rl_agree(comm, x->device->bind(&x->device_state, x, &x->options, comm), "binding the device's buffers");
     }
-    if (rl_schedule_is_collective(x->schedule)) {
-        if (!st) st = rl_collective_prepare(x);
-        st = rl_collective_bind(x, st); /* agreed; may settle on p2p */
-    }
-    if (!st && !rl_schedule_is_collective(x->schedule) && !x->capped.cap) st = create_requests(x); /* chunks: their own */
-    int unpacked_p2p = x->schedule == RELAY_SCHED_P2P && !x->packed;
-    if (!st && unpacked_p2p) st = rl_transform_agree_direct(x);
-    if (!st && unpacked_p2p) st = rl_transform_agree_pulls(x);
-    if (x->capped.cap) st = rl_agree(comm, st, "allocating the chunks' buffers"); /* rl_shm_bind is collective */
-    if (!st && (unpacked_p2p || x->capped.cap)) st = rl_shm_bind(x);
-    /* (a capped plan replays in rounds: nothing of it is pulled) */
-    if (!st && (unpacked_p2p || x->capped.cap) && (x->npulled || x->shm.n)) rl_transform_release_pack_buffers(x);
+    if (!x->sched && !st)
+        st = rl_fail(RELAY_ERR_UNSUPPORTED, "this relay has no schedule %d%s", (int)x->schedule,
+                     x->capped.cap ? " under a memory cap" : ""); /* the same choice, so the same verdict, on every rank */
+    if (x->sched) st = x->sched->bind(x, st);
     x->bound = st == RELAY_OK;
     return st;
 }
@@ -387,6 +372,7 @@ static void transform_choose(void *state, const relay_tuning_choice *c)
 {
     rl_transform_exec *x = state;
     x->schedule = c->schedule;
+    x->sched = rl_schedule_find(c->schedule, x->capped.cap != 0);
     x->packed = c->packed || x->device; /* device buffers are never read by MPI run by run */
     x->shm.on = rl_shm_wanted(x, c);
 }

@@ -446,7 +446,7 @@ static relay_status borrow_buffers(rl_transform_exec *x)
 
 relay_status rl_transform_hold_buffers(rl_transform_exec *x)
 {
-    /* Under a memory cap, the chunks' buffers instead of the messages' (transform_capped.c). */
+    /* Under a memory cap, the chunks' buffers instead of the messages' (schedules/capped.c). */
     rl_message_set *sends = x->capped.cap ? &x->capped.sends.set : &x->sends;
     rl_message_set *recvs = x->capped.cap ? &x->capped.recvs.set : &x->recvs;
     if (x->lent && !x->bound && !x->capped.cap) return borrow_buffers(x);

@@ -47,7 +47,7 @@ void rl_message_set_drop(rl_message_set *ms);
  * first[k+1])) in `slots` places of its buffer, each as large as the
  * largest chunk: chunk j of a message in slot j % slots, so that one chunk
  * travels while the next is packed or the one before unpacked
- * (transform_capped.c).  The buffer then holds slots such places, or one
+ * (schedules/capped.c).  The buffer then holds slots such places, or one
  * where no message has two chunks. */
 void rl_message_set_slots(rl_message_set *ms, const int64_t *first, int nmsg, int slots);
 /* Where message k of ms lies in its buffer (any address but NULL where the
@@ -75,7 +75,7 @@ void rl_transform_unpack(const rl_transform_exec *x, int k);
 void rl_transform_pack_to(const rl_transform_exec *x, int k, char *buf);
 void rl_transform_unpack_from(const rl_transform_exec *x, int k, char *buf);
 /* The same for message k (of elems elements) of another set, packed at
- * buf: a chunk (transform_capped.c) in its slot of the set's buffer, or of
+ * buf: a chunk (schedules/capped.c) in its slot of the set's buffer, or of
  * the receiver's landing area (shm/). */
 void rl_transform_pack_chunk(const rl_transform_exec *x, const rl_message_set *ms, int k, int64_t elems, char *buf);
 void rl_transform_unpack_chunk(const rl_transform_exec *x, const rl_message_set *ms, int k, int64_t elems, char *buf);

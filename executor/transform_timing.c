@@ -1,7 +1,7 @@
 /* transform_timing.c — the timings of a transform's replays
  * (relay_exec_time, relay_exec_timings): seconds per message and phase,
- * summed over the replays timed.  The replay's steps (transform_schedules.c,
- * transform_collective.c) read the clock only while timing is on, so an
+ * summed over the replays timed.  The replay's steps (schedules/) read the
+ * clock only while timing is on, so an
  * untimed replay pays a branch per step. */
 #include <string.h>
 
@@ -23,6 +23,13 @@ void rl_transform_move_locals_timed(rl_transform_exec *x)
     double t0 = rl_clock(x);
     rl_transform_move_locals(x);
     rl_time_since(x, RL_UNPACK, rl_row_local(x), t0);
+}
+
+void rl_transform_unpack_timed(rl_transform_exec *x, int k)
+{
+    double t0 = rl_clock(x);
+    rl_transform_unpack(x, k);
+    rl_time_since(x, RL_UNPACK, rl_row_recv(x, k), t0);
 }
 
 void rl_timing_replayed(rl_transform_exec *x) { x->timing.replays += x->timing.on; }

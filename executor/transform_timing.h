@@ -21,6 +21,8 @@ typedef enum { RL_PACK, RL_WAIT, RL_UNPACK } rl_phase;
 void rl_time_since(rl_transform_exec *x, rl_phase phase, int row, double since);
 /* The local lattices moved (transform_pack.c), timed. */
 void rl_transform_move_locals_timed(rl_transform_exec *x);
+/* Receive k unpacked (transform_pack.c), timed. */
+void rl_transform_unpack_timed(rl_transform_exec *x, int k);
 /* One replay completed. */
 void rl_timing_replayed(rl_transform_exec *x);
 

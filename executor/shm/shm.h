@@ -4,7 +4,7 @@
  * segment of an MPI-3 shared-memory window of the node's ranks, and the
  * receiver unpacks it from there into A: two passes over its elements
  * instead of three (pack, MPI's copy, unpack).  Under a memory cap
- * (transform_capped.c) the same chunk by chunk: the receiver's chunk
+ * (schedules/capped.c) the same chunk by chunk: the receiver's chunk
  * buffer is its segment, and each chunk lands in one of its two slots.
  *   shm_window.c  binding: the switch, the agreement with each message's
  *                 other end, the node's window and where each message
@@ -16,7 +16,7 @@
  *                 hang (RL_EXEC_SHARED_LANDINGS: relay_scalapack); and
  *                 the one step that allocates a node's window, for both
  * They call transform_bind.c and transform_pack.c, nothing above
- * (transform_schedules.c and transform_capped.c call them);
+ * (schedules/p2p.c and schedules/capped.c call them);
  * shm_window.c calls shm_landing.c. */
 #ifndef RELAY_SHM_H
 #define RELAY_SHM_H
@@ -60,7 +60,7 @@ relay_status rl_landing_reserve(rl_landing *l, MPI_Comm node, int64_t bytes, int
 /* Binding p2p replays, after the direct and pulled messages are agreed:
  * which of the others travel through the window, the window itself and
  * the requests that replace their staged ones.  Binding a memory cap's
- * replays (transform_capped.c): which messages' chunks travel through it,
+ * replays (schedules/capped.c): which messages' chunks travel through it,
  * and the window, each rank's segment its chunks' receive buffer.
  * Collective on the executor's communicator (one MPI_Allreduce says
  * whether any rank wants the window; only then is the communicator split
@@ -86,7 +86,7 @@ int rl_shm_take(rl_transform_exec *x, int k);
  * "empty"s to leave; with a borrowed landing that some rank uses, a
  * barrier of its ranks. */
 int rl_shm_done(rl_transform_exec *x);
-/* Under a memory cap (transform_capped.c), chunk by chunk, for caps whose
+/* Under a memory cap (schedules/capped.c), chunk by chunk, for caps whose
  * chunks reach 4 KiB.  The sender of send message k waits for its
  * receiver's "empty" of the next slot (the receiver took the chunk before
  * it there, or began the step), then packs chunk `chunk` of its set into

@@ -1,5 +1,5 @@
-/* transform_capped.c — replaying a plan under its memory cap
- * (relay_plan_options.max_buffer_bytes): rounds, each step's messages in
+/* capped.c — the schedule of a plan with a memory cap (schedule.h;
+ * relay_plan_options.max_buffer_bytes): rounds, each step's messages in
  * chunks of at most half the cap, through two slots of a buffer of the
  * cap's size on each side, so that a rank's staging memory is bounded
  * whatever the messages' sizes, and a chunk travels while the next one is
@@ -30,10 +30,12 @@
  * for the chunk's message.  The order of the steps and chunks is the same, a
  * sender still waits only for a receiver at the same step and an earlier
  * chunk, and the cap still bounds the staging. */
+#include "agree.h"
+#include "capped.h"
 #include "error.h"
 #include "mpi_error.h"
 #include "shm.h"
-#include "transform_capped.h"
+#include "transform_bind.h"
 #include "transform_pack.h"
 #include "transform_timing.h"
 
@@ -313,7 +315,14 @@ static int capped_step(rl_transform_exec *x, int32_t r)
     return rc;
 }
 
-int rl_capped_replay(rl_transform_exec *x)
+/* Everything happens step by step in the wait: the start has nothing to start. */
+static int start(rl_transform_exec *x)
+{
+    (void)x;
+    return MPI_SUCCESS;
+}
+
+static int wait(rl_transform_exec *x)
 {
     int rc = MPI_SUCCESS;
     for (int32_t r = 0; r < x->rounds && rc == MPI_SUCCESS; r++) {
@@ -322,6 +331,26 @@ int rl_capped_replay(rl_transform_exec *x)
     }
     return rc;
 }
+
+/* The chunks post requests of their own as they go; binding agrees on
+ * the chunks' buffers and which messages' chunks go through the window
+ * (rl_shm_bind, collective). */
+static relay_status bind(rl_transform_exec *x, relay_status local)
+{
+    relay_status st = rl_agree(x->comm, local, "allocating the chunks' buffers");
+    if (!st) st = rl_shm_bind(x);
+    if (!st && x->shm.n) rl_transform_release_pack_buffers(x);
+    return st;
+}
+
+const rl_schedule rl_schedule_capped = {
+    .name = "rounds under a memory cap",
+    .id = RELAY_SCHED_ROUNDS,
+    .capped = 1,
+    .bind = bind,
+    .start = start,
+    .wait = wait,
+};
 
 /* ---- memory ----------------------------------------------------- */
 

@@ -1,6 +1,6 @@
-/* transform_collective.c — replaying a bound transform as one collective
- * call: pack every message, one MPI call moves them all, unpack every
- * message.
+/* collective.c — the schedules that replay as one collective call
+ * (schedule.h): pack every message, one MPI call moves them all, unpack
+ * every message.
  *   alltoallv  MPI_Alltoallv on the executor's communicator: counts for
  *              every rank, zero for those it does not talk to.
  *   neighbor   MPI_Neighbor_alltoallv on a distributed graph communicator
@@ -19,11 +19,10 @@
 #include "agree.h"
 #include "error.h"
 #include "mpi_error.h"
-#include "transform_collective.h"
+#include "collective.h"
+#include "p2p.h"
 #include "transform_pack.h"
 #include "transform_timing.h"
-
-int rl_schedule_is_collective(relay_schedule s) { return s == RELAY_SCHED_ALLTOALLV || s == RELAY_SCHED_NEIGHBOR; }
 
 /* ---- counts ------------------------------------------------------------- */
 
@@ -44,7 +43,11 @@ static void fill_side(const rl_transform_exec *x, int *counts, int *displs, int 
     }
 }
 
-relay_status rl_collective_prepare(rl_transform_exec *x)
+/* The byte counts and displacements (made when the replays are bound,
+ * once the schedule is chosen), which are ints: when a pack buffer
+ * reaches 2 GiB they cannot describe it and nothing is made (settle then
+ * replays p2p). */
+static relay_status prepare(rl_transform_exec *x)
 {
     rl_collective *c = &x->coll;
     const rl_section *s = x->sec;
@@ -86,6 +89,7 @@ static relay_status settle(rl_transform_exec *x, relay_status local)
     relay_status st = rl_agree_values(x->comm, local, &cannot, 1, "binding the replays");
     if (!st && cannot) {
         x->schedule = RELAY_SCHED_P2P;
+        x->sched = &rl_schedule_p2p;
         drop_counts(&x->coll);
     }
     return st;
@@ -119,12 +123,18 @@ static relay_status create_persistent(rl_transform_exec *x)
 }
 #endif
 
-relay_status rl_collective_bind(rl_transform_exec *x, relay_status local)
+/* Every rank agrees on `local` (how binding went so far here) and on
+ * whether all can replay the collective (else all replay p2p, bound as
+ * p2p binds), then the neighbourhood schedule creates its graph
+ * communicator, and with MPI-4 the persistent collective is created; each
+ * step agreed. */
+static relay_status bind(rl_transform_exec *x, relay_status local)
 {
-    relay_status st = settle(x, local);
+    relay_status st = settle(x, local ? local : prepare(x));
+    if (!st && x->sched == &rl_schedule_p2p) return rl_p2p_bind(x, st);
     if (!st && x->schedule == RELAY_SCHED_NEIGHBOR) st = create_graph(x);
 #if MPI_VERSION >= 4
-    if (!st && rl_schedule_is_collective(x->schedule)) st = create_persistent(x);
+    if (!st) st = create_persistent(x);
 #endif
     return st;
 }
@@ -147,7 +157,7 @@ static int start_call(rl_transform_exec *x)
 #endif
 }
 
-int rl_collective_start(rl_transform_exec *x)
+static int start(rl_transform_exec *x)
 {
     for (int k = 0; k < x->sec->nsend; k++) {
         double t0 = rl_clock(x);
@@ -157,18 +167,33 @@ int rl_collective_start(rl_transform_exec *x)
     return start_call(x);
 }
 
-int rl_collective_wait(rl_transform_exec *x)
+static int wait(rl_transform_exec *x)
 {
+    rl_transform_move_locals_timed(x);
     double t0 = rl_clock(x);
     int rc = MPI_Wait(&x->coll.req, MPI_STATUS_IGNORE);
     rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
-    for (int k = 0; k < x->sec->nrecv && rc == MPI_SUCCESS; k++) {
-        t0 = rl_clock(x);
-        rl_transform_unpack(x, k);
-        rl_time_since(x, RL_UNPACK, rl_row_recv(x, k), t0);
-    }
+    for (int k = 0; k < x->sec->nrecv && rc == MPI_SUCCESS; k++) rl_transform_unpack_timed(x, k);
     return rc;
 }
+
+const rl_schedule rl_schedule_alltoallv = {
+    .name = "alltoallv",
+    .id = RELAY_SCHED_ALLTOALLV,
+    .capped = 0,
+    .bind = bind,
+    .start = start,
+    .wait = wait,
+};
+
+const rl_schedule rl_schedule_neighbor = {
+    .name = "neighbor",
+    .id = RELAY_SCHED_NEIGHBOR,
+    .capped = 0,
+    .bind = bind,
+    .start = start,
+    .wait = wait,
+};
 
 /* ---- memory ----------------------------------------------------------------- */
 
