@@ -29,7 +29,7 @@
 /* RL_EXEC_SHARED_LANDINGS: where bound p2p replays use a shared-memory
  * window (RELAY_SHM=on; the drop-in does not tune), they borrow their
  * landing area from one that outlives the executor: one per set of a
- * node's ranks, freed at MPI_Finalize (executor/shm/shm_landing.c).
+ * node's ranks, freed at MPI_Finalize (executor/transports/shm/shm_landing.c).
  * Freeing such an executor is local: no MPI_Win_free waits for the node. */
 enum { RL_EXEC_BIND_ON_REPEAT = 1, RL_EXEC_SHARED_LANDINGS = 2 };
 

@@ -4,14 +4,9 @@
  *   transform_timing.c     where a replay's time goes, step by step
  *   transform_check.c      a section read from bytes checked against the
  *                          header, walk by walk
- *   transform_bind.c       binding p2p replays with each message's other
- *                          end: the exchange, and direct messages; the
- *                          pack buffers binding found unused dropped
- *   transform_pull.c       messages the receiver reads from the sender's B
- *                          (binding them, and their moves)
- *   shm/                   messages packed straight into the receiver's
- *                          landing area in a shared-memory window (shm.h)
- *   transports/staged.c    messages packed and moved by one MPI message
+ *   transports/            how each message travels, one file each and
+ *                          their table (transport.h): staged, direct,
+ *                          pulled, through a shared-memory window
  *   schedules/             the schedules, one file each, and their table
  *                          (schedule.h): p2p, rounds, alltoallv and
  *                          neighbor, rounds under a memory cap
@@ -41,7 +36,7 @@ enum { TAG_STAGED = 0, TAG_SENDER_SIDE = 1, TAG_RECEIVER_SIDE = 2, TAG_RUN_BASE 
        TAG_PULL_DONE = TAG_RUN_BASE + TAG_RUNS, TAG_SHM_FULL, TAG_SHM_EMPTY };
 
 /* RELAY_PULL: which messages between ranks of one node their receivers
- * read from the sender's B (transform_pull.c). */
+ * read from the sender's B (transports/pull.c). */
 typedef enum { RL_PULL_OFF, RL_PULL_ON, RL_PULL_ALL } rl_pull_mode;
 
 /* A lattice as the executor walks it: count_r x count_c bands of
@@ -104,7 +99,7 @@ typedef struct {
 } rl_pair_info;
 
 /* Zero-byte notices a receiver sends each message's sender once it is
- * done with the message in a replay (transform_bind.c): a pulled
+ * done with the message in a replay (transports/exchange.c): a pulled
  * message's "read", a window message's "empty".  req: per receive the
  * send, then per send the receive (MPI_REQUEST_NULL where the message has
  * none); sent: per receive, whether this replay sent it yet. */
@@ -115,7 +110,7 @@ typedef struct {
 
 /* RELAY_SHM: messages between ranks of one node that the sender packs
  * straight into the receiver's landing area, a segment of an MPI-3
- * shared-memory window on the node's ranks (shm/). */
+ * shared-memory window on the node's ranks (transports/shm/). */
 typedef struct {
     int env;                 /* RELAY_SHM: RL_SHM_TUNED (unset), 0 off, 1 on */
     int on;                  /* this executor offers its on-node messages to the window: RELAY_SHM, else
@@ -126,8 +121,7 @@ typedef struct {
     MPI_Comm node;           /* the executor's ranks on this node, or MPI_COMM_NULL */
     MPI_Win win;             /* the node's landing areas, or MPI_WIN_NULL */
     int locked;              /* MPI_Win_lock_all held */
-    char *send_on, *recv_on; /* per message: travels through the window */
-    int n;                   /* how many, both ways */
+    int n;                   /* messages through the window, both ways */
     char **land;             /* per send k: where it lands, in the receiver's area, at land[2k]; under
                                 a memory cap, where its chunks do: slot j at land[2k + j] */
     int64_t *land_off;       /* per receive, likewise: offsets in this rank's area */
@@ -174,6 +168,7 @@ typedef struct {
 } rl_capped;
 
 typedef struct rl_schedule_s rl_schedule; /* schedules/schedule.h */
+typedef struct rl_transport_s rl_transport; /* transports/transport.h */
 
 typedef struct rl_transform_exec_s {
     MPI_Comm comm;           /* the executor's own (exec.c owns it) */
@@ -197,17 +192,18 @@ typedef struct rl_transform_exec_s {
     relay_schedule schedule; /* as replayed: the plan's or a tuned choice (exec.c), settled at bind */
     const rl_schedule *sched; /* ... the schedule that replays it (with the plan's memory cap, if any) */
     int packed;              /* p2p: every message packed, none direct or pulled (a tuned choice) */
-    char *send_direct, *recv_direct; /* p2p: messages that travel lattice by lattice, unpacked */
+    const rl_transport **send_via, **recv_via; /* per message: how it travels, agreed by both ends
+                                                  at bind (transports/); staged until then */
+    int ntaken;              /* receives a p2p wait takes as their requests complete */
     rl_direct_runs *send_runs, *recv_runs; /* per lattice of a direct message (count 0 elsewhere) */
-    int nstaged_recv;        /* receives that are not direct */
     int64_t ndirect_recv_runs, ndirect_runs;
     MPI_Request *direct_reqs; /* direct receive runs, then direct send runs */
+    int64_t *direct_first;   /* per message (receives, then sends): its first request there */
     int direct_into_a;       /* this replay receives direct runs straight into A */
     int32_t rounds;
     int *send_at, *recv_at;  /* rounds: the message of each step, or -1 */
     rl_pull_mode pull_mode;
-    char *send_pulled, *recv_pulled; /* p2p: messages the receiver reads from the sender's B */
-    int npulled;             /* how many, both ways */
+    int npulled;             /* messages the receiver reads from the sender's B, both ways */
     rl_message_set pulls;    /* their walks (B in the sender, A here) and tasks, per receive */
     int64_t *pull_pid;       /* per receive: the sender's pid */
     uint64_t *pull_from;     /* per receive: the sender's B of each pair, as it sent them */
@@ -222,7 +218,7 @@ typedef struct rl_transform_exec_s {
                                 read and equal to what its header plans (replan.h) */
     const relay_plan *plan;  /* until the peers are checked, where planned: the plan, whose
                                 messages are hashed then if some rank's section is not planned */
-    rl_shm shm;              /* messages through a shared-memory window (shm/) */
+    rl_shm shm;              /* messages through a shared-memory window (transports/shm/) */
     rl_collective coll;      /* alltoallv and neighbor: the call (schedules/collective.c) */
     rl_capped capped;        /* a memory cap's chunks (schedules/capped.c) */
     rl_timing timing;        /* relay_exec_time (transform_timing.c) */

@@ -18,27 +18,27 @@
  * the capped one), which creates what it needs: one persistent request per
  * message, or the collective (a collective's int counts limit it to pack
  * buffers below 2 GiB; past that every rank replays p2p instead), and
- * under p2p the agreement with each peer on the messages that travel
- * directly, run by run (transform_bind.c), on those the receiver reads
- * from the sender's B (transform_pull.c) and on those the sender packs
- * into the receiver's landing area in a shared-memory window (shm/).  The
- * replay is transform_replay.c. */
+ * under p2p the agreement with each peer on how each message travels
+ * (transports/: staged, direct run by run, read by the receiver from the
+ * sender's B, or packed into the receiver's landing area in a
+ * shared-memory window).  The replay is transform_replay.c. */
 #include <limits.h>
 
 #include "agree.h"
 #include "error.h"
 #include "exec_kind.h"
 #include "mpi_error.h"
+#include "capped.h"
+#include "collective.h"
+#include "pull.h"
 #include "replan.h"
 #include "shm.h"
 #include "stand_in.h"
-#include "capped.h"
-#include "collective.h"
 #include "transform_check.h"
 #include "transform_pack.h"
-#include "transform_pull.h"
 #include "transform_replay.h"
 #include "transform_timing.h"
+#include "transport.h"
 
 /* ---- preparing --------------------------------------------------------- */
 
@@ -134,18 +134,15 @@ static relay_status check_and_claim(rl_transform_exec *x, const relay_plan *p, i
     return st;
 }
 
-/* The staged messages' requests, none created yet, and the flags of direct
- * messages, all staged until binding the replays agrees otherwise. */
+/* The staged messages' requests, none created yet, every message staged
+ * until binding the replays agrees otherwise (transports/). */
 static relay_status build_requests(rl_transform_exec *x)
 {
     const rl_section *s = x->sec;
     x->reqs = rl_malloc_array((size_t)s->nrecv + (size_t)s->nsend, sizeof *x->reqs);
-    x->send_direct = rl_calloc((size_t)s->nsend + 1, 1);
-    x->recv_direct = rl_calloc((size_t)s->nrecv + 1, 1);
-    if (!x->reqs || !x->send_direct || !x->recv_direct) return RL_NOMEM();
+    if (!x->reqs) return RL_NOMEM();
     for (int k = 0; k < s->nrecv + s->nsend; k++) x->reqs[k] = MPI_REQUEST_NULL;
-    x->nstaged_recv = s->nrecv;
-    return RELAY_OK;
+    return rl_transports_stage_all(x);
 }
 
 /* Where the buffers live: the host's memory, or a device kind's
@@ -323,8 +320,11 @@ static void transform_memory(const void *state, relay_exec_memory *m)
     extra += (s->nsend_spans + s->nrecv_spans) * (int64_t)sizeof(rl_span) + s->nlocal * (int64_t)sizeof(rl_local_span);
     extra += rl_collective_bytes(x);
     extra += x->send_at ? 2 * (int64_t)x->rounds * (int64_t)sizeof(int) : 0;
-    extra += x->ndirect_runs * (int64_t)sizeof(MPI_Request) + (x->send_direct ? s->nsend + s->nrecv : 0);
-    extra += x->send_runs ? (s->nsend_spans + s->nrecv_spans) * (int64_t)sizeof(rl_direct_runs) : 0;
+    extra += x->send_via ? (s->nsend + s->nrecv) * (int64_t)sizeof *x->send_via : 0;
+    extra += x->ndirect_runs * (int64_t)sizeof(MPI_Request);
+    extra += x->send_runs ? (s->nsend_spans + s->nrecv_spans) * (int64_t)sizeof(rl_direct_runs) +
+                                (s->nsend + s->nrecv) * (int64_t)sizeof *x->direct_first
+                          : 0;
     extra += rl_transform_pulls_bytes(x);
     extra += rl_shm_bytes(x);
     extra += rl_capped_bytes(x);
@@ -345,9 +345,10 @@ static void transform_free(void *state)
     free(x->reqs);
     free(x->send_at);
     free(x->recv_at);
-    free(x->send_direct);
-    free(x->recv_direct);
+    free(x->send_via);
+    free(x->recv_via);
     free(x->direct_reqs);
+    free(x->direct_first);
     free(x->send_runs);
     free(x->recv_runs);
     free(x->claims);

@@ -22,7 +22,7 @@ relay_status rl_local_set_build(rl_message_set *ms, const rl_local_span *local, 
  * + r*rs + c*cs (A's coordinates). */
 rl_walk_side rl_packed_form(const rl_span *sp, const rl_pair_info *pi);
 /* The walk of a lattice moved straight from B to A: a local lattice, or
- * one the receiver reads from the sender's B (transform_pull.c). */
+ * one the receiver reads from the sender's B (transports/pull.c). */
 rl_walk rl_straight_walk(const rl_local_span *l, const rl_pair_info *pi);
 /* The tasks of ms's walks (made by the caller), message by message: each
  * message's lattices are walks [msg[k].first, + msg[k].count).  Tiles for

@@ -12,9 +12,9 @@
 #include "mpi_error.h"
 #include "schedule.h"
 #include "transform_pack.h"
-#include "transform_pull.h"
 #include "transform_replay.h"
 #include "transform_timing.h"
+#include "transport.h"
 
 /* The schedule a replay runs: the one bound, or before that one-off p2p
  * (a capped plan's chunks need no binding). */
@@ -76,11 +76,9 @@ relay_status rl_transform_wait(void *state)
     rl_transform_exec *x = state;
     int rc = replayed_schedule(x)->wait(x);
     relay_status device = x->device ? x->device->end(x->device_state, x) : RELAY_OK;
-    double t0 = rl_clock(x);
-    relay_status pulled = x->npulled ? rl_transform_pulls_done(x, rc == MPI_SUCCESS) : RELAY_OK;
-    rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
-    if (rc == MPI_SUCCESS && pulled == RELAY_OK) rl_timing_replayed(x);
+    relay_status reported = rc == MPI_SUCCESS ? rl_transports_report(x) : RELAY_OK;
+    if (rc == MPI_SUCCESS && reported == RELAY_OK) rl_timing_replayed(x);
     if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "completing the replay");
     if (!x->bound) rl_transform_drop_buffers(x);
-    return device ? device : pulled;
+    return device ? device : reported;
 }

@@ -8,9 +8,8 @@
 
 static int start(rl_transform_exec *x)
 {
-    MPI_Request *direct;
-    int rc = rl_p2p_start_receives(x, &direct);
-    for (int k = x->sec->nsend - 1; k >= 0 && rc == MPI_SUCCESS; k--) rc = rl_p2p_send(x, k, &direct);
+    int rc = rl_p2p_start_receives(x);
+    for (int k = x->sec->nsend - 1; k >= 0 && rc == MPI_SUCCESS; k--) rc = rl_p2p_send(x, k);
     return rc;
 }
 

@@ -34,10 +34,9 @@
 #include "capped.h"
 #include "error.h"
 #include "mpi_error.h"
-#include "shm.h"
-#include "transform_bind.h"
 #include "transform_pack.h"
 #include "transform_timing.h"
+#include "transport.h"
 
 /* Cutting a rank's messages into more chunks than this is refused: the
  * cap is too small for the matrix (each chunk costs a message per replay
@@ -227,24 +226,9 @@ int64_t rl_capped_signature(const rl_capped_side *side, int k, const rl_message 
 
 /* ---- a replay ------------------------------------------------------------------- */
 
-/* Whether message k of a side travels through the shared-memory window
- * (shm/): its sender packs each chunk straight into the receiver's slot. */
-static int through_window(const char *flags, int k) { return flags && flags[k]; }
-
-/* Chunk `chunk` of a side on its way, from or into its slot. */
-static int post_chunk(rl_transform_exec *x, const rl_capped_side *side, int64_t chunk, int sending, MPI_Request *req)
-{
-    const rl_message *m = &side->chunks[chunk];
-    int count;
-    MPI_Datatype type;
-    rl_wire_shape(x, m->elems, &count, &type);
-    void *buf = rl_message_set_at(&side->set, (int)chunk);
-    return sending ? MPI_Isend(buf, count, type, (int)m->peer, TAG_STAGED, x->comm, req)
-                   : MPI_Irecv(buf, count, type, (int)m->peer, TAG_STAGED, x->comm, req);
-}
-
-/* The receives of a step: per slot, the chunk's request and, through the
- * window, the "empty" that frees the slot for the sender. */
+/* The receives of a step: per slot, the chunk's request and, where its
+ * transport tells the sender (the window's "empty"), the notice that frees
+ * the slot. */
 typedef struct {
     MPI_Request chunk[2], empty[2];
 } step_receives;
@@ -253,43 +237,35 @@ typedef struct {
 static int expect_chunk(rl_transform_exec *x, int q, int64_t j, step_receives *in)
 {
     int slot = (int)(j % x->capped.slots);
-    if (through_window(x->shm.recv_on, q)) return rl_shm_chunk_expect(x, q, &in->chunk[slot], &in->empty[slot]);
-    return post_chunk(x, &x->capped.recvs, x->capped.recvs.first[q] + j, 0, &in->chunk[slot]);
+    return x->recv_via[q]->chunk_expect(x, q, x->capped.recvs.first[q] + j, slot, &in->chunk[slot], &in->empty[slot]);
 }
 
 /* Chunk j of send message s, into its slot once the chunk before it there
  * (whose request is *req) has left, and on its way. */
 static int send_chunk(rl_transform_exec *x, int s, int64_t j, MPI_Request *req)
 {
-    const rl_capped_side *side = &x->capped.sends;
-    int64_t chunk = side->first[s] + j;
-    int window = through_window(x->shm.send_on, s);
+    const rl_transport *via = x->send_via[s];
     double t0 = rl_clock(x);
     int rc = MPI_Wait(req, MPI_STATUS_IGNORE);
-    if (rc == MPI_SUCCESS && window) rc = rl_shm_chunk_wait_empty(x, s);
+    if (rc == MPI_SUCCESS && via->chunk_wait_free) rc = via->chunk_wait_free(x, s);
     rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
     if (rc != MPI_SUCCESS) return rc;
     t0 = rl_clock(x);
-    if (window) rc = rl_shm_chunk_send(x, s, chunk, (int)(j % x->capped.slots), req);
-    else rl_transform_pack_chunk(x, &side->set, (int)chunk, side->chunks[chunk].elems, rl_message_set_at(&side->set, (int)chunk));
+    rc = via->chunk_send(x, s, x->capped.sends.first[s] + j, (int)(j % x->capped.slots), req);
     rl_time_since(x, RL_PACK, rl_row_send(x, s), t0);
-    return window ? rc : post_chunk(x, side, chunk, 1, req);
+    return rc;
 }
 
 /* Chunk j of receive message q (of nq chunks) from its slot into A, and
  * the slot's next chunk expected. */
 static int receive_chunk(rl_transform_exec *x, int q, int64_t j, int64_t nq, step_receives *in)
 {
-    const rl_capped_side *side = &x->capped.recvs;
-    int64_t chunk = side->first[q] + j;
     double t0 = rl_clock(x);
     int rc = MPI_Wait(&in->chunk[j % x->capped.slots], MPI_STATUS_IGNORE);
     rl_time_since(x, RL_WAIT, rl_row_recv(x, q), t0);
     if (rc != MPI_SUCCESS) return rc;
     t0 = rl_clock(x);
-    char *slot = rl_message_set_at(&side->set, (int)chunk);
-    if (through_window(x->shm.recv_on, q)) rc = rl_shm_chunk_take(x, chunk);
-    else rl_transform_unpack_chunk(x, &side->set, (int)chunk, side->chunks[chunk].elems, slot);
+    rc = x->recv_via[q]->chunk_take(x, q, x->capped.recvs.first[q] + j);
     rl_time_since(x, RL_UNPACK, rl_row_recv(x, q), t0);
     return rc == MPI_SUCCESS && j + x->capped.slots < nq ? expect_chunk(x, q, j + x->capped.slots, in) : rc;
 }
@@ -333,14 +309,12 @@ static int wait(rl_transform_exec *x)
 }
 
 /* The chunks post requests of their own as they go; binding agrees on
- * the chunks' buffers and which messages' chunks go through the window
- * (rl_shm_bind, collective). */
+ * the chunks' buffers, then the transports that move chunks on how each
+ * message's chunks travel (the window's agreement is collective). */
 static relay_status bind(rl_transform_exec *x, relay_status local)
 {
     relay_status st = rl_agree(x->comm, local, "allocating the chunks' buffers");
-    if (!st) st = rl_shm_bind(x);
-    if (!st && x->shm.n) rl_transform_release_pack_buffers(x);
-    return st;
+    return st ? st : rl_transports_agree(x);
 }
 
 const rl_schedule rl_schedule_capped = {

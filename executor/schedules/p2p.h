@@ -5,12 +5,10 @@
 
 #include "schedule.h"
 
-/* Starts every receive; *direct is where the requests of the direct
- * sends' runs begin (rl_p2p_send advances it). */
-int rl_p2p_start_receives(rl_transform_exec *x, MPI_Request **direct);
-/* Send k on its way: packed and started, its runs posted, its B offered
- * or packed into the receiver's landing area, as binding agreed. */
-int rl_p2p_send(rl_transform_exec *x, int k, MPI_Request **direct);
+/* Starts every receive. */
+int rl_p2p_start_receives(rl_transform_exec *x);
+/* Send k on its way, by the transport binding agreed on for it. */
+int rl_p2p_send(rl_transform_exec *x, int k);
 /* p2p's wait and binding. */
 int rl_p2p_wait(rl_transform_exec *x);
 relay_status rl_p2p_bind(rl_transform_exec *x, relay_status local);

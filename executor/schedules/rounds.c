@@ -1,6 +1,7 @@
 /* rounds.c — the rounds schedule (schedule.h): the plan's contention-free
  * steps, each rank sending at most one message and receiving at most one
- * per step (the planner's edge colouring, docs/design.md).
+ * per step (the planner's edge colouring, docs/design.md), every message
+ * staged (binding agrees on no other transport here).
  *   start: start all receives; pack and start step 0's send.
  *   wait:  per step, the local lattices if it is theirs; wait for its
  *          receive and unpack it, wait for its send, pack and start the
@@ -12,19 +13,17 @@
 #include "staged.h"
 #include "transform_pack.h"
 #include "transform_timing.h"
+#include "transport.h"
 
 static int start_step_send(rl_transform_exec *x, int32_t step)
 {
-    if (step >= x->rounds || x->send_at[step] < 0) return MPI_SUCCESS;
-    double t0 = rl_clock(x);
-    rl_transform_pack(x, x->send_at[step]);
-    rl_time_since(x, RL_PACK, rl_row_send(x, x->send_at[step]), t0);
-    return MPI_Start(&x->reqs[x->sec->nrecv + x->send_at[step]]);
+    return step >= x->rounds || x->send_at[step] < 0 ? MPI_SUCCESS : rl_transport_send(x, x->send_at[step]);
 }
 
 static int start(rl_transform_exec *x)
 {
-    int rc = x->sec->nrecv ? MPI_Startall(x->sec->nrecv, x->reqs) : MPI_SUCCESS;
+    int rc = MPI_SUCCESS;
+    for (int k = 0; k < x->sec->nrecv && rc == MPI_SUCCESS; k++) rc = x->recv_via[k]->receive(x, k);
     return rc == MPI_SUCCESS ? start_step_send(x, 0) : rc;
 }
 
@@ -37,7 +36,7 @@ static int wait(rl_transform_exec *x)
             double t0 = rl_clock(x);
             rc = MPI_Wait(&x->reqs[x->recv_at[r]], MPI_STATUS_IGNORE);
             rl_time_since(x, RL_WAIT, rl_row_recv(x, x->recv_at[r]), t0);
-            if (rc == MPI_SUCCESS) rl_transform_unpack_timed(x, x->recv_at[r]);
+            if (rc == MPI_SUCCESS) rc = rl_transport_take(x, x->recv_at[r]);
         }
         if (rc == MPI_SUCCESS && x->send_at[r] >= 0) {
             double t0 = rl_clock(x);

@@ -2,7 +2,7 @@
  * memory on the same node with Linux's process_vm_readv, as shared-memory
  * MPI does for large messages (Open MPI's smsc/cma, MPICH's CMA path).
  * relay uses it to let the receiver of a transposing message read the
- * sender's B itself (transform_pull.c).  Elsewhere than Linux nothing can
+ * sender's B itself (pull.c).  Elsewhere than Linux nothing can
  * be read, and every caller falls back to MPI messages. */
 #ifndef RELAY_CMA_H
 #define RELAY_CMA_H

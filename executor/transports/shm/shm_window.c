@@ -1,5 +1,6 @@
 /* shm_window.c — binding messages through a shared-memory window (shm.h)
- * and freeing them.
+ * and freeing them; the transport rl_transport_window (transport.h) of
+ * these steps and shm_replay.c's.
  *
  * Binding p2p replays, after direct and pulled messages are agreed:
  *   switch    one MPI_Allreduce: does any rank have RELAY_SHM=on?  If
@@ -33,10 +34,11 @@
 #include <stdlib.h>
 
 #include "error.h"
+#include "exchange.h"
 #include "mpi_error.h"
 #include "shm.h"
-#include "transform_bind.h"
 #include "transform_pack.h"
+#include "transport.h"
 
 relay_status rl_shm_mode_from_env(int *mode)
 {
@@ -89,12 +91,11 @@ static int willing(const rl_transform_exec *x, int k, int peer_in_node)
     const rl_section *s = x->sec;
     int sending = k < s->nsend, m = sending ? k : k - s->nsend;
     if (!x->shm.on || x->shm.node == MPI_COMM_NULL || peer_in_node == MPI_UNDEFINED || message_of(s, k)->elems <= 0) return 0;
-    if (x->capped.cap) /* a capped replay sends nothing direct or pulled (send_direct is NULL) */
-        return x->capped.cap / x->capped.slots >= SMALLEST_WINDOW_CHUNK;
-    return sending ? !x->send_direct[m] && !x->send_pulled[m] : !x->recv_direct[m] && !x->recv_pulled[m];
+    if (x->capped.cap) return x->capped.cap / x->capped.slots >= SMALLEST_WINDOW_CHUNK; /* every chunked message is staged */
+    return (sending ? x->send_via[m] : x->recv_via[m]) == &rl_transport_staged;
 }
 
-/* The cards: sets send_on, recv_on and n. */
+/* The cards: the messages through the window, and how many (n). */
 static relay_status agree(rl_transform_exec *x, const int *peer_in_node)
 {
     const rl_section *s = x->sec;
@@ -108,10 +109,10 @@ static relay_status agree(rl_transform_exec *x, const int *peer_in_node)
     }
     if (!st) st = rl_transform_swap(x, items, "agreeing on messages through the shared-memory window");
     for (int k = 0; !st && k < n; k++) {
-        char on = mine[k] && theirs[k];
-        if (k < s->nsend) x->shm.send_on[k] = on;
-        else x->shm.recv_on[k - s->nsend] = on;
-        x->shm.n += on;
+        if (!mine[k] || !theirs[k]) continue;
+        if (k < s->nsend) x->send_via[k] = &rl_transport_window;
+        else x->recv_via[k - s->nsend] = &rl_transport_window;
+        x->shm.n++;
     }
     free(mine);
     free(theirs);
@@ -130,7 +131,7 @@ static int64_t message_landings(rl_transform_exec *x)
     int64_t bytes = 0;
     for (int k = 0; k < s->nrecv; k++) {
         x->shm.land_off[2 * k] = x->shm.land_off[2 * k + 1] = bytes;
-        if (x->shm.recv_on[k]) bytes += rl_padded_bytes(s->recv[k].elems * (int64_t)x->esz);
+        if (x->recv_via[k] == &rl_transport_window) bytes += rl_padded_bytes(s->recv[k].elems * (int64_t)x->esz);
     }
     return bytes;
 }
@@ -146,7 +147,7 @@ static int64_t chunk_landings(rl_transform_exec *x)
         int64_t c = chunks->first[k];
         x->shm.land_off[2 * k] = chunks->set.byte_off[c];
         x->shm.land_off[2 * k + 1] = chunks->set.byte_off[c + (chunks->first[k + 1] - c > 1)];
-        any |= x->shm.recv_on[k];
+        any |= x->recv_via[k] == &rl_transport_window;
     }
     return any ? chunks->set.byte_off[chunks->set.nmsg] : 0;
 }
@@ -187,7 +188,7 @@ static relay_status window_ranks(const rl_transform_exec *x, const int *peer_in_
     int n = 0;
     for (int k = 0; k < s->nsend; k++) {
         receiver[k] = peer_in_node[k];
-        n += x->shm.send_on[k];
+        n += x->send_via[k] == &rl_transport_window;
     }
     if (!x->shm.landing || n == 0) return RELAY_OK; /* none: the window may not even exist */
     int *mine = rl_malloc_array((size_t)n, sizeof *mine), *theirs = rl_malloc_array((size_t)n, sizeof *theirs);
@@ -197,13 +198,13 @@ static relay_status window_ranks(const rl_transform_exec *x, const int *peer_in_
         return RL_NOMEM();
     }
     for (int k = 0, i = 0; k < s->nsend; k++)
-        if (x->shm.send_on[k]) mine[i++] = peer_in_node[k];
+        if (x->send_via[k] == &rl_transport_window) mine[i++] = peer_in_node[k];
     MPI_Group node = MPI_GROUP_NULL, win = MPI_GROUP_NULL;
     int rc = MPI_Comm_group(x->shm.node, &node);
     if (rc == MPI_SUCCESS) rc = MPI_Win_get_group(x->shm.win, &win);
     if (rc == MPI_SUCCESS) rc = MPI_Group_translate_ranks(node, n, mine, win, theirs);
     for (int k = 0, i = 0; rc == MPI_SUCCESS && k < s->nsend; k++)
-        if (x->shm.send_on[k]) receiver[k] = theirs[i++];
+        if (x->send_via[k] == &rl_transport_window) receiver[k] = theirs[i++];
     if (node != MPI_GROUP_NULL) MPI_Group_free(&node);
     if (win != MPI_GROUP_NULL) MPI_Group_free(&win);
     free(mine);
@@ -223,12 +224,13 @@ static relay_status find_landings(rl_transform_exec *x, const int *peer_in_node)
     relay_status st = off && items && receiver ? RELAY_OK : RL_NOMEM();
     if (!st) st = window_ranks(x, peer_in_node, receiver);
     for (int k = 0; !st && k < s->nsend; k++)
-        if (x->shm.send_on[k]) items[k] = (rl_swap){NULL, 0, &off[2 * k], 2 * sizeof *off};
+        if (x->send_via[k] == &rl_transport_window) items[k] = (rl_swap){NULL, 0, &off[2 * k], 2 * sizeof *off};
     for (int k = 0; !st && k < s->nrecv; k++)
-        if (x->shm.recv_on[k]) items[s->nsend + k] = (rl_swap){&x->shm.land_off[2 * k], 2 * sizeof *off, NULL, 0};
+        if (x->recv_via[k] == &rl_transport_window)
+            items[s->nsend + k] = (rl_swap){&x->shm.land_off[2 * k], 2 * sizeof *off, NULL, 0};
     if (!st) st = rl_transform_swap(x, items, "telling the senders where their messages land");
     for (int k = 0; !st && k < s->nsend; k++) {
-        if (!x->shm.send_on[k]) continue;
+        if (x->send_via[k] != &rl_transport_window) continue;
         MPI_Aint size;
         int unit;
         char *base;
@@ -263,11 +265,11 @@ static relay_status create_requests(rl_transform_exec *x)
     int rc = MPI_SUCCESS;
     if (x->capped.cap) return RELAY_OK;
     for (int k = 0; k < s->nrecv && rc == MPI_SUCCESS; k++)
-        if (x->shm.recv_on[k]) rc = repost_full(x, k);
+        if (x->recv_via[k] == &rl_transport_window) rc = repost_full(x, k);
     for (int k = 0; k < s->nsend && rc == MPI_SUCCESS; k++)
-        if (x->shm.send_on[k]) rc = repost_full(x, s->nrecv + k);
+        if (x->send_via[k] == &rl_transport_window) rc = repost_full(x, s->nrecv + k);
     if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "creating the requests of messages through the window");
-    return rl_notices_create(x, &x->shm.empty, x->shm.send_on, x->shm.recv_on, TAG_SHM_EMPTY);
+    return rl_notices_create(x, &x->shm.empty, &rl_transport_window, TAG_SHM_EMPTY);
 }
 
 /* ---- binding ------------------------------------------------------------ */
@@ -275,12 +277,10 @@ static relay_status create_requests(rl_transform_exec *x)
 static relay_status allocate(rl_transform_exec *x)
 {
     const rl_section *s = x->sec;
-    x->shm.send_on = rl_calloc((size_t)s->nsend + 1, 1);
-    x->shm.recv_on = rl_calloc((size_t)s->nrecv + 1, 1);
     x->shm.land = rl_calloc(2 * (size_t)s->nsend + 1, sizeof *x->shm.land);
     x->shm.land_off = rl_calloc(2 * (size_t)s->nrecv + 1, sizeof *x->shm.land_off);
     x->shm.empty_due = rl_calloc((size_t)s->nsend + 1, 1);
-    return x->shm.send_on && x->shm.recv_on && x->shm.land && x->shm.land_off && x->shm.empty_due ? RELAY_OK : RL_NOMEM();
+    return x->shm.land && x->shm.land_off && x->shm.empty_due ? RELAY_OK : RL_NOMEM();
 }
 
 /* The node's communicator, kept only where it holds more than this rank. */
@@ -317,14 +317,14 @@ relay_status rl_shm_bind(rl_transform_exec *x)
 int64_t rl_shm_bytes(const rl_transform_exec *x)
 {
     const rl_section *s = x->sec;
-    if (!x->shm.send_on) return 0;
+    if (!x->shm.land) return 0;
     int64_t area = 0;
     for (int k = 0; k < s->nrecv; k++)
-        if (x->shm.recv_on[k])
+        if (x->recv_via[k] == &rl_transport_window)
             area = x->capped.cap ? x->capped.recvs.set.byte_off[x->capped.recvs.set.nmsg]
                                  : x->shm.land_off[2 * k] + rl_padded_bytes(s->recv[k].elems * (int64_t)x->esz);
-    return area + rl_notices_bytes(x, &x->shm.empty) + s->nsend * (int64_t)(2 + 2 * sizeof *x->shm.land) +
-           s->nrecv * (int64_t)(1 + 2 * sizeof *x->shm.land_off);
+    return area + rl_notices_bytes(x, &x->shm.empty) + s->nsend * (int64_t)(1 + 2 * sizeof *x->shm.land) +
+           s->nrecv * (int64_t)(2 * sizeof *x->shm.land_off);
 }
 
 /* The last replay's "empty"s, received before the window goes. */
@@ -344,9 +344,24 @@ void rl_shm_free(rl_transform_exec *x)
         if (x->shm.win != MPI_WIN_NULL) MPI_Win_free(&x->shm.win);
     }
     if (x->shm.node != MPI_COMM_NULL) MPI_Comm_free(&x->shm.node);
-    free(x->shm.send_on);
-    free(x->shm.recv_on);
     free(x->shm.land);
     free(x->shm.land_off);
     free(x->shm.empty_due);
 }
+
+/* ---- the transport (transport.h) -------------------------------------- */
+
+const rl_transport rl_transport_window = {
+    .name = "shared-memory window",
+    .stages_sends = 0,
+    .stages_receives = 0,
+    .agree = rl_shm_bind,
+    .receive = rl_shm_expect_full,
+    .send = rl_shm_send,
+    .take = rl_shm_take,
+    .finish = rl_shm_finish,
+    .chunk_expect = rl_shm_chunk_expect,
+    .chunk_wait_free = rl_shm_chunk_wait_free,
+    .chunk_send = rl_shm_chunk_send,
+    .chunk_take = rl_shm_chunk_take,
+};

@@ -1,4 +1,4 @@
-/* transform_pull.c — pulled messages (opt-in: RELAY_PULL=on): under p2p,
+/* pull.c — pulled messages (transport.h; opt-in: RELAY_PULL=on): under p2p,
  * a message between two ranks of one node whose lattices transpose is read
  * by its receiver straight from the sender's B (cross-memory attach,
  * cma.h), one tile at a time into a bounce buffer that stays in cache and
@@ -42,10 +42,12 @@
 #include "buffers.h"
 #include "cma.h"
 #include "error.h"
+#include "exchange.h"
 #include "mpi_error.h"
-#include "transform_bind.h"
+#include "pull.h"
 #include "transform_pack.h"
-#include "transform_pull.h"
+#include "transform_timing.h"
+#include "transport.h"
 
 enum {
     PULL_MIN_RUN_BYTES = 4096,
@@ -83,8 +85,8 @@ static int willing(const rl_transform_exec *x, int sending, int k, const rl_cma_
 {
     const rl_section *s = x->sec;
     if (x->pull_mode == RL_PULL_OFF) return 0;
-    if (sending) return me->readable && !x->send_direct[k];
-    return !x->recv_direct[k] && (x->pull_mode == RL_PULL_ALL || side_transposes(x, &s->recv[k], s->recv_spans));
+    if (sending) return me->readable && x->send_via[k] == &rl_transport_staged;
+    return x->recv_via[k] == &rl_transport_staged && (x->pull_mode == RL_PULL_ALL || side_transposes(x, &s->recv[k], s->recv_spans));
 }
 
 /* Both ends decide alike from the two cards whether the lattices travel. */
@@ -177,8 +179,8 @@ static relay_status agree(rl_transform_exec *x, pull_card *cards, rl_span *their
     }
     if (!st) st = rl_transform_swap(x, items, "agreeing on pulled messages");
     for (int k = 0; !st && k < n; k++) {
-        if (k < s->nsend) x->send_pulled[k] = pulled[k];
-        else x->recv_pulled[k - s->nsend] = pulled[k];
+        if (pulled[k] && k < s->nsend) x->send_via[k] = &rl_transport_pull;
+        if (pulled[k] && k >= s->nsend) x->recv_via[k - s->nsend] = &rl_transport_pull;
         if (k >= s->nsend && pulled[k]) x->pull_pid[k - s->nsend] = other[k].cma.pid;
         x->npulled += pulled[k];
     }
@@ -194,14 +196,14 @@ static int repost(rl_transform_exec *x)
     const rl_section *s = x->sec;
     int rc = MPI_SUCCESS, c = x->count;
     for (int k = 0; k < s->nrecv && rc == MPI_SUCCESS; k++) {
-        if (!x->recv_pulled[k]) continue;
+        if (x->recv_via[k] != &rl_transport_pull) continue;
         rc = MPI_Request_free(&x->reqs[k]);
         if (rc == MPI_SUCCESS)
             rc = MPI_Recv_init(x->pull_from + (size_t)k * c, c, MPI_UINT64_T, (int)s->recv[k].peer, TAG_STAGED, x->comm,
                                &x->reqs[k]);
     }
     for (int k = 0; k < s->nsend && rc == MPI_SUCCESS; k++) {
-        if (!x->send_pulled[k]) continue;
+        if (x->send_via[k] != &rl_transport_pull) continue;
         int r = s->nrecv + k;
         rc = MPI_Request_free(&x->reqs[r]);
         if (rc == MPI_SUCCESS)
@@ -232,7 +234,7 @@ static relay_status build_pulls(rl_transform_exec *x)
     if (!only) return RL_NOMEM();
     for (int k = 0; k < s->nrecv; k++) {
         only[k] = s->recv[k];
-        if (!x->recv_pulled[k]) only[k].count = 0;
+        if (x->recv_via[k] != &rl_transport_pull) only[k].count = 0;
     }
     relay_status st = rl_message_set_tasks(&x->pulls, only, s->nrecv, x->esz, RL_TILES_READ);
     free(only);
@@ -246,18 +248,18 @@ static relay_status build_pulls(rl_transform_exec *x)
 static relay_status allocate(rl_transform_exec *x)
 {
     const rl_section *s = x->sec;
-    x->send_pulled = rl_calloc((size_t)s->nsend + 1, 1);
-    x->recv_pulled = rl_calloc((size_t)s->nrecv + 1, 1);
     x->pull_pid = rl_calloc((size_t)s->nrecv + 1, sizeof *x->pull_pid);
     x->pull_from = rl_calloc((size_t)s->nrecv * (size_t)x->count + 1, sizeof *x->pull_from);
     x->pull_mine = rl_calloc((size_t)s->nsend * (size_t)x->count + 1, sizeof *x->pull_mine);
     x->pulls.walks = rl_malloc_array((size_t)s->nrecv_spans + 1, sizeof *x->pulls.walks);
-    if (!x->send_pulled || !x->recv_pulled || !x->pull_pid || !x->pull_from || !x->pull_mine || !x->pulls.walks)
+    if (!x->pull_pid || !x->pull_from || !x->pull_mine || !x->pulls.walks)
         return RL_NOMEM();
     return RELAY_OK;
 }
 
-relay_status rl_transform_agree_pulls(rl_transform_exec *x)
+/* Binding, after direct messages: with each peer, which of the messages
+ * still staged are pulled; their requests replace the staged ones. */
+static relay_status agree_pulls(rl_transform_exec *x)
 {
     const rl_section *s = x->sec;
     size_t n = (size_t)s->nsend + (size_t)s->nrecv;
@@ -274,19 +276,27 @@ relay_status rl_transform_agree_pulls(rl_transform_exec *x)
     free(items);
     int rc = st ? MPI_SUCCESS : repost(x);
     if (!st && rc != MPI_SUCCESS) st = rl_mpi_fail(rc, "creating the requests of pulled messages");
-    if (!st) st = rl_notices_create(x, &x->pull_done, x->send_pulled, x->recv_pulled, TAG_PULL_DONE);
+    if (!st) st = rl_notices_create(x, &x->pull_done, &rl_transport_pull, TAG_PULL_DONE);
     return st ? st : build_pulls(x);
 }
 
 /* ---- a replay ------------------------------------------------------ */
 
-int rl_transform_offer(rl_transform_exec *x, int k)
+/* The sender of pulled message k offers its B: it starts the receive of
+ * "read" and sends the addresses. */
+static int offer(rl_transform_exec *x, int k)
 {
+    double t0 = rl_clock(x);
     uint64_t *mine = x->pull_mine + (size_t)k * (size_t)x->count;
     for (int p = 0; p < x->count; p++) mine[p] = (uint64_t)(uintptr_t)x->src[p];
     int rc = MPI_Start(&x->pull_done.req[x->sec->nrecv + k]);
-    return rc == MPI_SUCCESS ? MPI_Start(&x->reqs[x->sec->nrecv + k]) : rc;
+    if (rc == MPI_SUCCESS) rc = MPI_Start(&x->reqs[x->sec->nrecv + k]);
+    rl_time_since(x, RL_PACK, rl_row_send(x, k), t0);
+    return rc;
 }
+
+/* The receiver's request of the addresses. */
+static int expect(rl_transform_exec *x, int k) { return MPI_Start(&x->reqs[k]); }
 
 /* Reads the part q of band (i, j) of walk w from the sender's B at `from`
  * into the bounce buffer, run by run; returns 0 or an errno. */
@@ -334,7 +344,10 @@ static int pull_task(const rl_transform_exec *x, int k, const rl_task *t, char *
     return 0;
 }
 
-int rl_transform_pull(rl_transform_exec *x, int k)
+/* The receiver of pulled message k, its addresses landed: reads and moves
+ * every tile into A, then tells the sender (a failed read is recorded for
+ * the report). */
+static int pull(rl_transform_exec *x, int k)
 {
     const rl_message_set *ms = &x->pulls;
     int failed = 0;
@@ -350,13 +363,26 @@ int rl_transform_pull(rl_transform_exec *x, int k)
     return rl_notice_send(&x->pull_done, k); /* even after a failed read: the sender waits for it */
 }
 
-relay_status rl_transform_pulls_done(rl_transform_exec *x, int completed)
+/* The wait's end: this replay's "read" messages, both ways.  Where the
+ * replay failed before it read everything, it first says "read" for the
+ * messages it did not read, so that their senders do not wait forever
+ * (and its reads' failures are the failure's, not reported). */
+static int finish(rl_transform_exec *x, int rc)
 {
-    int n = x->sec->nrecv + x->sec->nsend, err = x->pull_errno, rc = rl_notices_send_rest(x, &x->pull_done);
-    if (rc == MPI_SUCCESS) rc = MPI_Waitall(n, x->pull_done.req, MPI_STATUSES_IGNORE);
+    if (!x->npulled) return rc;
+    double t0 = rl_clock(x);
+    int done = rl_notices_send_rest(x, &x->pull_done);
+    if (done == MPI_SUCCESS) done = MPI_Waitall(x->sec->nrecv + x->sec->nsend, x->pull_done.req, MPI_STATUSES_IGNORE);
+    rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
+    if (rc != MPI_SUCCESS) x->pull_errno = 0;
+    return rc == MPI_SUCCESS ? done : rc;
+}
+
+/* A read that failed becomes the replay's error. */
+static relay_status report(rl_transform_exec *x)
+{
+    int err = x->pull_errno;
     x->pull_errno = 0;
-    if (!completed) return RELAY_OK; /* the caller reports its own failure */
-    if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "completing the replay");
     if (err)
         return rl_fail(RELAY_ERR_MPI, "rank %d could not read rank %d's B with process_vm_readv (%s); RELAY_PULL=off moves "
                        "it through MPI instead", x->rank, x->pull_errno_peer, strerror(err));
@@ -366,9 +392,9 @@ relay_status rl_transform_pulls_done(rl_transform_exec *x, int completed)
 int64_t rl_transform_pulls_bytes(const rl_transform_exec *x)
 {
     const rl_section *s = x->sec;
-    if (!x->send_pulled) return 0;
-    int64_t per_recv = (int64_t)(1 + sizeof *x->pull_pid) + x->count * (int64_t)sizeof *x->pull_from;
-    int64_t per_send = 1 + x->count * (int64_t)sizeof *x->pull_mine;
+    if (!x->pull_pid) return 0;
+    int64_t per_recv = (int64_t)sizeof *x->pull_pid + x->count * (int64_t)sizeof *x->pull_from;
+    int64_t per_send = x->count * (int64_t)sizeof *x->pull_mine;
     return rl_notices_bytes(x, &x->pull_done) + x->bounce_bytes * x->team + x->pulls.ntasks * (int64_t)sizeof(rl_task) + s->nrecv_spans * (int64_t)sizeof(rl_walk) +
            s->nrecv * per_recv + s->nsend * per_send;
 }
@@ -376,11 +402,21 @@ int64_t rl_transform_pulls_bytes(const rl_transform_exec *x)
 void rl_transform_pulls_free(rl_transform_exec *x)
 {
     rl_notices_free(x, &x->pull_done);
-    free(x->send_pulled);
-    free(x->recv_pulled);
     free(x->pull_pid);
     free(x->pull_from);
     free(x->pull_mine);
     free(x->bounce);
     rl_message_set_free(&x->pulls);
 }
+
+const rl_transport rl_transport_pull = {
+    .name = "pull",
+    .stages_sends = 0,
+    .stages_receives = 0,
+    .agree = agree_pulls,
+    .receive = expect,
+    .send = offer,
+    .take = pull,
+    .finish = finish,
+    .report = report,
+};

@@ -1,42 +1,8 @@
-/* transform_bind.c — what binding p2p replays settles with the other end
- * of each message (transform_exec.c calls it after creating the staged
- * requests): the exchange of a few bytes per message that this file's
- * agreement, transform_pull.c's and shm/'s use, and the agreement on direct
- * messages, which travel run by run from B into A without packing.  Also
- * the steps the opt-in transports share (transform_pull.c, shm/): their
- * environment switch, the receiver's notices to the sender, and dropping
- * the pack buffers no message stages in any more (p2p's, and a capped
- * replay's send buffer where every chunk goes through the window). */
-#include <limits.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "error.h"
-#include "mpi_error.h"
-#include "transform_bind.h"
-#include "transform_pack.h"
-
-relay_status rl_transform_swap(rl_transform_exec *x, const rl_swap *items, const char *what)
-{
-    const rl_section *s = x->sec;
-    int n = s->nsend + s->nrecv, nreq = 0, rc = MPI_SUCCESS;
-    MPI_Request *reqs = rl_malloc_array(2 * (size_t)n, sizeof *reqs);
-    if (!reqs) return RL_NOMEM();
-    for (int k = 0; k < n && rc == MPI_SUCCESS; k++) {
-        int sending = k < s->nsend, peer = (int)(sending ? s->send[k].peer : s->recv[k - s->nsend].peer);
-        int own = sending ? TAG_SENDER_SIDE : TAG_RECEIVER_SIDE, other = sending ? TAG_RECEIVER_SIDE : TAG_SENDER_SIDE;
-        if (items[k].out) rc = MPI_Isend(items[k].out, items[k].out_bytes, MPI_BYTE, peer, own, x->comm, &reqs[nreq++]);
-        if (rc == MPI_SUCCESS && items[k].in)
-            rc = MPI_Irecv(items[k].in, items[k].in_bytes, MPI_BYTE, peer, other, x->comm, &reqs[nreq++]);
-    }
-    if (rc == MPI_SUCCESS) rc = MPI_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);
-    free(reqs);
-    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, what);
-}
-
-/* ---- direct messages ---------------------------------------------------- */
-
-/* A message whose every lattice is a few long contiguous runs in the
+/* direct.c — direct messages (transport.h): a message whose every lattice
+ * is a few long contiguous runs at both ends travels run by run, straight
+ * from B into A, without packing.
+ *
+ * A message whose every lattice is a few long contiguous runs in the
  * sender's B and in the receiver's A, with nothing to transform (op N, one
  * element order), needs no packing.  Under p2p each run travels as one MPI
  * message, straight from B into A (or into its place in the receive
@@ -59,6 +25,15 @@ relay_status rl_transform_swap(rl_transform_exec *x, const rl_swap *items, const
  * lattice split or merged at one end): each side tells the other whether
  * it could go direct and its runs' sizes, and both go direct only if both
  * can and the sizes agree; otherwise both pack, which is always right. */
+#include <limits.h>
+#include <stdlib.h>
+
+#include "error.h"
+#include "exchange.h"
+#include "transform_pack.h"
+#include "transform_timing.h"
+#include "transport.h"
+
 enum { DIRECT_MIN_BYTES = 16 * 1024 };
 
 /* The runs of a lattice stored untransposed at ld in order o: column-major,
@@ -136,7 +111,8 @@ static int same_runs(const direct_card *a, const direct_card *b)
 }
 
 /* Collective in effect: each rank tells each peer of a message its side's
- * card; both ends go direct where both can and their runs agree. */
+ * card; both ends go direct where both can and their runs agree (every
+ * message is staged yet: direct is the first transport to agree). */
 static relay_status exchange_direct(rl_transform_exec *x)
 {
     const rl_section *s = x->sec;
@@ -151,9 +127,9 @@ static relay_status exchange_direct(rl_transform_exec *x)
     }
     if (!st) st = rl_transform_swap(x, items, "agreeing on direct messages");
     for (int k = 0; !st && k < n; k++) {
-        char direct = mine[k].direct && theirs[k].direct == 1 && same_runs(&mine[k], &theirs[k]);
-        if (k < s->nsend) x->send_direct[k] = direct;
-        else x->recv_direct[k - s->nsend] = direct;
+        if (!mine[k].direct || theirs[k].direct != 1 || !same_runs(&mine[k], &theirs[k])) continue;
+        if (k < s->nsend) x->send_via[k] = &rl_transport_direct;
+        else x->recv_via[k - s->nsend] = &rl_transport_direct;
     }
     free(mine);
     free(theirs);
@@ -161,122 +137,104 @@ static relay_status exchange_direct(rl_transform_exec *x)
     return st;
 }
 
-/* The runs of the lattices of direct messages (count 0 elsewhere);
- * returns how many runs there are. */
-static int64_t find_direct_runs(const rl_transform_exec *x, const rl_message *msg, int nmsg, const char *direct,
-                                const rl_span *spans, rl_direct_runs *runs)
+/* The runs of the lattices of direct messages (count 0 elsewhere), and
+ * each message's first request among the runs', numbered from `first` on;
+ * returns the request after the last. */
+static int64_t find_direct_runs(rl_transform_exec *x, const rl_message *msg, int nmsg, const rl_transport **via,
+                                const rl_span *spans, rl_direct_runs *runs, int64_t *first_req, int64_t first)
 {
-    int64_t n = 0;
-    for (int k = 0; k < nmsg; k++)
-        for (int64_t i = msg[k].first; direct[k] && i < msg[k].first + msg[k].count; i++) {
+    for (int k = 0; k < nmsg; k++) {
+        first_req[k] = first;
+        for (int64_t i = msg[k].first; via[k] == &rl_transport_direct && i < msg[k].first + msg[k].count; i++) {
             lattice_runs(x->pairs[spans[i].pair].dst_order, &spans[i], x->esz, &runs[i]);
-            n += runs[i].count;
+            first += runs[i].count;
         }
-    return n;
+    }
+    return first;
 }
 
-relay_status rl_transform_agree_direct(rl_transform_exec *x)
+/* Binding, the first agreement: which messages travel direct (both ends
+ * agree), their runs and their requests' room. */
+static relay_status agree(rl_transform_exec *x)
 {
     const rl_section *s = x->sec;
     relay_status st = exchange_direct(x);
     if (st) return st;
-    x->nstaged_recv = 0;
-    for (int k = 0; k < s->nrecv; k++) x->nstaged_recv += !x->recv_direct[k];
     x->send_runs = rl_calloc((size_t)s->nsend_spans + 1, sizeof *x->send_runs);
     x->recv_runs = rl_calloc((size_t)s->nrecv_spans + 1, sizeof *x->recv_runs);
-    if (!x->send_runs || !x->recv_runs) return RL_NOMEM();
-    x->ndirect_recv_runs = find_direct_runs(x, s->recv, s->nrecv, x->recv_direct, s->recv_spans, x->recv_runs);
-    x->ndirect_runs = x->ndirect_recv_runs + find_direct_runs(x, s->send, s->nsend, x->send_direct, s->send_spans, x->send_runs);
+    x->direct_first = rl_malloc_array((size_t)s->nrecv + (size_t)s->nsend + 1, sizeof *x->direct_first);
+    if (!x->send_runs || !x->recv_runs || !x->direct_first) return RL_NOMEM();
+    x->ndirect_recv_runs = find_direct_runs(x, s->recv, s->nrecv, x->recv_via, s->recv_spans, x->recv_runs, x->direct_first, 0);
+    x->ndirect_runs = find_direct_runs(x, s->send, s->nsend, x->send_via, s->send_spans, x->send_runs,
+                                       x->direct_first + s->nrecv, x->ndirect_recv_runs);
     x->direct_reqs = rl_malloc_array((size_t)x->ndirect_runs, sizeof *x->direct_reqs);
     return x->direct_reqs ? RELAY_OK : RL_NOMEM();
 }
 
-/* ---- what the opt-in transports share ---------------------------------- */
+/* ---- a replay ---------------------------------------------------------- */
 
-relay_status rl_env_choice(const char *name, const char *const *values, int nvalues, int *choice)
-{
-    const char *v = getenv(name);
-    *choice = 0;
-    if (!v || !*v) return RELAY_OK;
-    for (int i = 0; i < nvalues; i++)
-        if (!strcmp(v, values[i])) {
-            *choice = i;
-            return RELAY_OK;
-        }
-    return rl_fail(RELAY_ERR_ARG, "%s=%.40s: expected %s, %s%s%s", name, v, values[0], values[1], nvalues > 2 ? " or " : "",
-                   nvalues > 2 ? values[2] : "");
-}
-
-relay_status rl_notices_create(rl_transform_exec *x, rl_notices *n, const char *send_flags, const char *recv_flags, int tag)
+/* One MPI message per run of the lattices of direct message k: from B
+ * (sending), or into A or its place in the receive buffer (receiving). */
+static int post(rl_transform_exec *x, int k, int sending)
 {
     const rl_section *s = x->sec;
-    int total = s->nrecv + s->nsend, rc = MPI_SUCCESS;
-    n->req = rl_malloc_array((size_t)total + 1, sizeof *n->req);
-    n->sent = rl_calloc((size_t)s->nrecv + 1, 1);
-    if (!n->req || !n->sent) return RL_NOMEM();
-    for (int k = 0; k < total; k++) n->req[k] = MPI_REQUEST_NULL;
-    for (int k = 0; k < s->nrecv && rc == MPI_SUCCESS; k++)
-        if (recv_flags[k]) rc = MPI_Send_init(rl_no_bytes(), 0, MPI_BYTE, (int)s->recv[k].peer, tag, x->comm, &n->req[k]);
-    for (int k = 0; k < s->nsend && rc == MPI_SUCCESS; k++)
-        if (send_flags[k]) rc = MPI_Recv_init(rl_no_bytes(), 0, MPI_BYTE, (int)s->send[k].peer, tag, x->comm, &n->req[s->nrecv + k]);
-    return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "creating the requests of notices");
-}
-
-int rl_notice_send(rl_notices *n, int k)
-{
-    int rc = MPI_Start(&n->req[k]);
-    n->sent[k] = rc == MPI_SUCCESS;
-    return rc;
-}
-
-int rl_notices_send_rest(const rl_transform_exec *x, rl_notices *n)
-{
+    const rl_message *m = sending ? &s->send[k] : &s->recv[k];
+    const rl_span *spans = sending ? s->send_spans : s->recv_spans;
+    const rl_direct_runs *runs = sending ? x->send_runs : x->recv_runs;
+    char *staged = !sending && x->recvs.buf ? x->recvs.buf + x->recvs.byte_off[k] : NULL; /* k is a send's index when sending */
+    MPI_Request *req = x->direct_reqs + x->direct_first[sending ? s->nrecv + k : k];
     int rc = MPI_SUCCESS;
-    for (int k = 0; n->req && k < x->sec->nrecv; k++) {
-        int started = n->req[k] != MPI_REQUEST_NULL && !n->sent[k] ? MPI_Start(&n->req[k]) : MPI_SUCCESS;
-        rc = rc == MPI_SUCCESS ? started : rc;
-        n->sent[k] = 0;
+    int64_t n = 0;
+    for (int64_t i = m->first; i < m->first + m->count; i++) {
+        const rl_span *sp = &spans[i];
+        char *base = sending ? (char *)x->src[sp->pair] : x->direct_into_a ? x->dst[sp->pair] : NULL;
+        for (int64_t q = 0; q < runs[i].count && rc == MPI_SUCCESS; q++, n++) {
+            int tag = TAG_RUN_BASE + (int)(n % TAG_RUNS), bytes = (int)runs[i].bytes, peer = (int)m->peer;
+            char *at = base ? rl_elem_at(base, sp->off + q * runs[i].stride, x->esz) : staged;
+            rc = sending ? MPI_Isend(at, bytes, MPI_BYTE, peer, tag, x->comm, req++)
+                         : MPI_Irecv(at, bytes, MPI_BYTE, peer, tag, x->comm, req++);
+            if (!base) staged += bytes;
+        }
     }
     return rc;
 }
 
-int64_t rl_notices_bytes(const rl_transform_exec *x, const rl_notices *n)
+/* Where alpha is 1 and beta 0 the runs land in A itself; else in the
+ * receive buffer, unpacked at the wait's end. */
+static int receive(rl_transform_exec *x, int k)
 {
-    return n->req ? (x->sec->nrecv + x->sec->nsend) * (int64_t)sizeof(MPI_Request) + x->sec->nrecv : 0;
+    x->direct_into_a = x->scalars.alpha_one && x->scalars.beta_zero;
+    return post(x, k, 0);
 }
 
-void rl_notices_free(const rl_transform_exec *x, rl_notices *n)
+static int send(rl_transform_exec *x, int k) { return post(x, k, 1); }
+
+/* Waits for requests no single received message accounts for, timed. */
+static int wait_all_timed(rl_transform_exec *x, int64_t n, MPI_Request *reqs)
 {
-    int total = x->sec ? x->sec->nrecv + x->sec->nsend : 0;
-    for (int k = 0; n->req && k < total; k++)
-        if (n->req[k] != MPI_REQUEST_NULL) MPI_Request_free(&n->req[k]);
-    free(n->req);
-    free(n->sent);
-    n->req = NULL;
-    n->sent = NULL;
+    double t0 = rl_clock(x);
+    int rc = n ? MPI_Waitall((int)n, reqs, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+    rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
+    return rc;
 }
 
-static int flagged(const char *flags, int k) { return flags && flags[k]; }
-
-/* Under a cap: message k's chunks are [first[k], first[k + 1]). */
-static void release_capped_sends(rl_transform_exec *x)
+/* The runs received (and unpacked where they landed in the receive
+ * buffer), then the runs sent. */
+static int finish(rl_transform_exec *x, int rc)
 {
-    const int64_t *first = x->capped.sends.first;
-    for (int k = 0; k < x->sec->nsend; k++)
-        if (!flagged(x->shm.send_on, k) && first[k + 1] > first[k]) return;
-    rl_message_set_drop(&x->capped.sends.set);
+    if (rc == MPI_SUCCESS) rc = wait_all_timed(x, x->ndirect_recv_runs, x->direct_reqs);
+    for (int k = 0; k < x->sec->nrecv && rc == MPI_SUCCESS && !x->direct_into_a; k++)
+        if (x->recv_via[k] == &rl_transport_direct) rl_transform_unpack_timed(x, k);
+    if (rc == MPI_SUCCESS) rc = wait_all_timed(x, x->ndirect_runs - x->ndirect_recv_runs, x->direct_reqs + x->ndirect_recv_runs);
+    return rc;
 }
 
-void rl_transform_release_pack_buffers(rl_transform_exec *x)
-{
-    if (x->capped.cap) {
-        release_capped_sends(x);
-        return;
-    }
-    int staged_sends = 0, staged_recvs = 0;
-    for (int k = 0; k < x->sec->nsend; k++)
-        staged_sends += !x->send_direct[k] && !flagged(x->send_pulled, k) && !flagged(x->shm.send_on, k);
-    for (int k = 0; k < x->sec->nrecv; k++) staged_recvs += !flagged(x->recv_pulled, k) && !flagged(x->shm.recv_on, k);
-    if (!staged_sends) rl_message_set_drop(&x->sends);
-    if (!staged_recvs) rl_message_set_drop(&x->recvs);
-}
+const rl_transport rl_transport_direct = {
+    .name = "direct",
+    .stages_sends = 0,
+    .stages_receives = 1, /* where alpha is not 1 or beta not 0 */
+    .agree = agree,
+    .receive = receive,
+    .send = send,
+    .finish = finish,
+};

@@ -1,5 +1,6 @@
 /* shm_replay.c — a replay's two halves of a message through the
- * shared-memory window (shm.h; shm_window.c bound it).
+ * shared-memory window (shm.h; shm_window.c bound it and makes them the
+ * transport rl_transport_window).
  *
  * Sender (start): waits for the receiver's "empty" of the replay before
  * (none before the first), packs the message from B straight into its
@@ -15,7 +16,7 @@
  * A borrowed landing (shm_landing.c) is shared with other executors,
  * whose next replay may pack into a segment where another sender's message
  * of this one is still being unpacked: there the wait ends with a barrier
- * of the landing's ranks, every rank of which takes part (rl_shm_settles)
+ * of the landing's ranks, every rank of which takes part
  * and enters it having unpacked all it received.
  *
  * Under a memory cap the same two notices go chunk by chunk, as credits:
@@ -25,11 +26,16 @@
  * "empty" came.  A step's "empty"s and "full"s are as many as its chunks,
  * and both ends count them alike (binding compared the cuts), so no
  * notice of one step or replay is taken for another's. */
+#include "exchange.h"
 #include "shm.h"
-#include "transform_bind.h"
+#include "staged.h"
 #include "transform_pack.h"
+#include "transform_timing.h"
+#include "transport.h"
 
-int rl_shm_send(rl_transform_exec *x, int k)
+/* Waits for the "empty" of the replay before, packs message k into its
+ * landing area and starts "full". */
+static int send_into_window(rl_transform_exec *x, int k)
 {
     int r = x->sec->nrecv + k, rc = MPI_SUCCESS;
     if (x->shm.empty_due[k]) rc = MPI_Wait(&x->shm.empty.req[r], MPI_STATUS_IGNORE);
@@ -43,6 +49,17 @@ int rl_shm_send(rl_transform_exec *x, int k)
     return rc == MPI_SUCCESS ? MPI_Start(&x->reqs[r]) : rc;
 }
 
+/* The sender of message k, timed as its packing. */
+int rl_shm_send(rl_transform_exec *x, int k)
+{
+    double t0 = rl_clock(x);
+    int rc = send_into_window(x, k);
+    rl_time_since(x, RL_PACK, rl_row_send(x, k), t0);
+    return rc;
+}
+
+/* The receiver of message k, its "full" landed: unpacks it into A and
+ * sends "empty". */
 int rl_shm_take(rl_transform_exec *x, int k)
 {
     int rc = MPI_Win_sync(x->shm.win); /* the sender's stores before these loads */
@@ -52,22 +69,32 @@ int rl_shm_take(rl_transform_exec *x, int k)
     return rc == MPI_SUCCESS ? rl_notice_send(&x->shm.empty, k) : rc;
 }
 
-int rl_shm_done(rl_transform_exec *x)
+/* A replay's end, even after a failure (the senders wait for "empty"):
+ * sends the "empty" of messages it did not take and waits for its
+ * "empty"s to leave; with a borrowed landing that some rank uses, a
+ * barrier of its ranks. */
+int rl_shm_finish(rl_transform_exec *x, int rc)
 {
-    int rc = rl_notices_send_rest(x, &x->shm.empty);
-    if (rc == MPI_SUCCESS && x->sec->nrecv) rc = MPI_Waitall(x->sec->nrecv, x->shm.empty.req, MPI_STATUSES_IGNORE);
-    return rc == MPI_SUCCESS && x->shm.settle ? MPI_Barrier(x->shm.node) : rc;
+    if (!x->shm.n && !x->shm.settle) return rc;
+    int done = rl_notices_send_rest(x, &x->shm.empty);
+    if (done == MPI_SUCCESS && x->sec->nrecv) done = MPI_Waitall(x->sec->nrecv, x->shm.empty.req, MPI_STATUSES_IGNORE);
+    if (done == MPI_SUCCESS && x->shm.settle) done = MPI_Barrier(x->shm.node);
+    return rc == MPI_SUCCESS ? done : rc;
 }
 
 /* ---- chunks under a memory cap -------------------------------------- */
 
 static int peer_of(const rl_message *msg, int k) { return (int)msg[k].peer; }
 
-int rl_shm_chunk_wait_empty(rl_transform_exec *x, int k)
+/* Under a memory cap: the sender of send message k waits for its
+ * receiver's "empty" of the next slot (the receiver took the chunk before
+ * it there, or began the step). */
+int rl_shm_chunk_wait_free(rl_transform_exec *x, int k)
 {
     return MPI_Recv(rl_no_bytes(), 0, MPI_BYTE, peer_of(x->sec->send, k), TAG_SHM_EMPTY, x->comm, MPI_STATUS_IGNORE);
 }
 
+/* ... packs chunk `chunk` of its set into slot `slot` and starts "full". */
 int rl_shm_chunk_send(rl_transform_exec *x, int k, int64_t chunk, int slot, MPI_Request *full)
 {
     const rl_capped_side *side = &x->capped.sends;
@@ -78,7 +105,10 @@ int rl_shm_chunk_send(rl_transform_exec *x, int k, int64_t chunk, int slot, MPI_
     return rc == MPI_SUCCESS ? MPI_Isend(rl_no_bytes(), 0, MPI_BYTE, peer_of(x->sec->send, k), TAG_SHM_FULL, x->comm, full) : rc;
 }
 
-int rl_shm_chunk_expect(rl_transform_exec *x, int k, MPI_Request *full, MPI_Request *empty)
+/* The receiver of receive message k, for the next chunk of a slot: posts
+ * the chunk's "full" and sends "empty" (once that slot's "empty" before it
+ * has left), the slot free for the sender. */
+int rl_shm_chunk_expect(rl_transform_exec *x, int k, int64_t chunk, int slot, MPI_Request *full, MPI_Request *empty)
 {
     int peer = peer_of(x->sec->recv, k), rc = MPI_Wait(empty, MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS) rc = MPI_Irecv(rl_no_bytes(), 0, MPI_BYTE, peer, TAG_SHM_FULL, x->comm, full);
@@ -88,7 +118,9 @@ int rl_shm_chunk_expect(rl_transform_exec *x, int k, MPI_Request *full, MPI_Requ
     return rc == MPI_SUCCESS ? MPI_Isend(rl_no_bytes(), 0, MPI_BYTE, peer, TAG_SHM_EMPTY, x->comm, empty) : rc;
 }
 
-int rl_shm_chunk_take(rl_transform_exec *x, int64_t chunk)
+/* The receiver, the chunk's "full" landed: the chunk taken from its slot
+ * into A. */
+int rl_shm_chunk_take(rl_transform_exec *x, int q, int64_t chunk)
 {
     const rl_capped_side *side = &x->capped.recvs;
     int rc = MPI_Win_sync(x->shm.win); /* the sender's stores before these loads */
@@ -97,3 +129,5 @@ int rl_shm_chunk_take(rl_transform_exec *x, int64_t chunk)
     rl_transform_unpack_chunk(x, &side->set, (int)chunk, side->chunks[chunk].elems, slot);
     return MPI_SUCCESS;
 }
+
+int rl_shm_expect_full(rl_transform_exec *x, int k) { return rl_staged_start(x, k); }

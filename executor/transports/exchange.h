@@ -1,7 +1,8 @@
-/* transform_bind.h — binding p2p replays with the other end of each
- * message (transform_bind.c). */
-#ifndef RELAY_TRANSFORM_BIND_H
-#define RELAY_TRANSFORM_BIND_H
+/* exchange.h — what binding and replaying transports share (exchange.c):
+ * the exchange with the other end of each message at bind, an opt-in
+ * transport's environment switch, and the receiver's notices. */
+#ifndef RELAY_EXCHANGE_H
+#define RELAY_EXCHANGE_H
 
 #include "transform.h"
 
@@ -17,19 +18,14 @@ typedef struct {
 } rl_swap;
 relay_status rl_transform_swap(rl_transform_exec *x, const rl_swap *items, const char *what);
 
-/* Which messages travel direct, run by run (both ends agree), their runs
- * and their requests' room. */
-relay_status rl_transform_agree_direct(rl_transform_exec *x);
-
 /* An opt-in transport's environment switch `name`: *choice the index in
  * `values` (nvalues of them) of its value, 0 where unset or empty; any
  * other value fails with RELAY_ERR_ARG naming them. */
 relay_status rl_env_choice(const char *name, const char *const *values, int nvalues, int *choice);
 
-/* Notices (transform.h) of the messages flagged in send_flags and
- * recv_flags (per send, per receive), tagged `tag`: persistent zero-byte
- * requests, receiver to sender. */
-relay_status rl_notices_create(rl_transform_exec *x, rl_notices *n, const char *send_flags, const char *recv_flags, int tag);
+/* Notices (transform.h) of the messages that travel by transport t,
+ * tagged `tag`: persistent zero-byte requests, receiver to sender. */
+relay_status rl_notices_create(rl_transform_exec *x, rl_notices *n, const rl_transport *t, int tag);
 /* The receiver of message k is done with it in this replay. */
 int rl_notice_send(rl_notices *n, int k);
 /* A replay's end on the receiving side: sends the notices it has not sent
@@ -38,14 +34,5 @@ int rl_notice_send(rl_notices *n, int k);
 int rl_notices_send_rest(const rl_transform_exec *x, rl_notices *n);
 int64_t rl_notices_bytes(const rl_transform_exec *x, const rl_notices *n);
 void rl_notices_free(const rl_transform_exec *x, rl_notices *n);
-
-/* Once every way a message can travel is agreed (direct, pulled, through
- * the window), drops the pack buffers nothing stages in.  Unpacked p2p: a
- * side's, where none of its messages is staged (direct receives stage in
- * theirs when alpha is not 1 or beta not 0, so receives drop it only when
- * none is direct).  Under a cap: the chunks' send buffer, where every
- * chunk this rank sends goes through the window (packed straight into the
- * receiver's slot). */
-void rl_transform_release_pack_buffers(rl_transform_exec *x);
 
 #endif

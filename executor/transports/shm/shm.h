@@ -15,9 +15,10 @@
  *                 free executors where a window's collective free would
  *                 hang (RL_EXEC_SHARED_LANDINGS: relay_scalapack); and
  *                 the one step that allocates a node's window, for both
- * They call transform_bind.c and transform_pack.c, nothing above
- * (schedules/p2p.c and schedules/capped.c call them);
- * shm_window.c calls shm_landing.c. */
+ * They call exchange.c, staged.c and transform_pack.c, nothing above
+ * (the schedules reach them through the transport table: shm_window.c
+ * defines rl_transport_window, transport.h); shm_window.c calls
+ * shm_replay.c and shm_landing.c. */
 #ifndef RELAY_SHM_H
 #define RELAY_SHM_H
 
@@ -74,34 +75,21 @@ int64_t rl_shm_bytes(const rl_transform_exec *x);
  * executor is). */
 void rl_shm_free(rl_transform_exec *x);
 
-/* A replay.  The sender of message k (as the section numbers its sends):
- * waits for "empty" of the replay before, packs into the landing area and
- * sends "full". */
+/* A replay's steps (shm_replay.c), as the transport's table names them
+ * (transport.h).  p2p: the receiver expects "full" of message k; the
+ * sender, timed as its packing, waits for "empty" of the replay before,
+ * packs into the landing area and starts "full"; the receiver, "full"
+ * landed, unpacks into A and sends "empty"; a replay's end, even after a
+ * failure (the senders wait for "empty"), sends the "empty"s not sent and
+ * waits for them to leave, with a borrowed landing a barrier of its ranks.
+ * Under a memory cap, chunk by chunk (transport.h's chunk steps). */
+int rl_shm_expect_full(rl_transform_exec *x, int k);
 int rl_shm_send(rl_transform_exec *x, int k);
-/* The receiver of message k, its "full" landed: unpacks it into A and
- * sends "empty". */
 int rl_shm_take(rl_transform_exec *x, int k);
-/* A replay's end: sends the "empty" of messages it did not take (a replay
- * that failed half-way still releases their senders) and waits for its
- * "empty"s to leave; with a borrowed landing that some rank uses, a
- * barrier of its ranks. */
-int rl_shm_done(rl_transform_exec *x);
-/* Under a memory cap (schedules/capped.c), chunk by chunk, for caps whose
- * chunks reach 4 KiB.  The sender of send message k waits for its
- * receiver's "empty" of the next slot (the receiver took the chunk before
- * it there, or began the step), then packs chunk `chunk` of its set into
- * slot `slot` and starts "full" (*full). */
-int rl_shm_chunk_wait_empty(rl_transform_exec *x, int k);
-int rl_shm_chunk_send(rl_transform_exec *x, int k, int64_t chunk, int slot, MPI_Request *full);
-/* The receiver of receive message k, for the next chunk of a slot: posts
- * the chunk's "full" (*full) and sends "empty" (*empty, once that slot's
- * "empty" before it has left), the slot free for the sender. */
-int rl_shm_chunk_expect(rl_transform_exec *x, int k, MPI_Request *full, MPI_Request *empty);
-/* The receiver, the chunk's "full" landed: chunk `chunk` of its set taken
- * from its slot into A. */
-int rl_shm_chunk_take(rl_transform_exec *x, int64_t chunk);
-
-/* Whether a replay's wait calls rl_shm_done. */
-static inline int rl_shm_settles(const rl_transform_exec *x) { return x->shm.n > 0 || x->shm.settle; }
+int rl_shm_finish(rl_transform_exec *x, int rc);
+int rl_shm_chunk_expect(rl_transform_exec *x, int q, int64_t chunk, int slot, MPI_Request *full, MPI_Request *empty);
+int rl_shm_chunk_wait_free(rl_transform_exec *x, int s);
+int rl_shm_chunk_send(rl_transform_exec *x, int s, int64_t chunk, int slot, MPI_Request *full);
+int rl_shm_chunk_take(rl_transform_exec *x, int q, int64_t chunk);
 
 #endif
