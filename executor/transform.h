@@ -1,6 +1,10 @@
 /* transform.h — the transform replay's state, shared by its files:
- *   transform_pack.c       walks, tasks, message sets, and the moves of
- *                          elements (pack, unpack, local copies)
+ *   messages/              the message set the section lowers to
+ *                          (message_set.h): messages, boxes, pack buffers
+ *   transform_pack.c       walks and tasks of the message set's boxes, and
+ *                          the moves of elements (pack, unpack, local
+ *                          copies)
+ *   transform_lower.c      the section as a message set
  *   transform_timing.c     where a replay's time goes, step by step
  *   transform_check.c      a section read from bytes checked against the
  *                          header, walk by walk
@@ -23,9 +27,8 @@
 #include "exec_internal.h"
 #include "device_kind.h"
 #include "kernels.h"
+#include "message_set.h"
 #include "plan_internal.h"
-
-enum { WIRE_UNIT = 1 << 16 }; /* messages over INT_MAX bytes travel in units of this many bytes */
 
 /* Tags on the executor's communicator: staged (packed) messages, the
  * binding's exchanges with the other end of each message (on direct,
@@ -73,17 +76,14 @@ typedef struct {
     int64_t r0, r1, c0, c1;
 } rl_band_cut;
 
-/* The walks (one per lattice), tasks and pack buffer of all sends, all
- * receives, or the local copies (which have no buffer). */
+/* The walks (one per box of the message set) and tasks of all sends, all
+ * receives, or the local copies. */
 typedef struct {
     rl_walk *walks;
     rl_task *tasks;
     int64_t ntasks;
     int64_t *first;          /* per message: its tasks are [first[k], first[k+1]) */
-    int64_t *byte_off;       /* per message: offset in the pack buffer; byte_off[nmsg] its size */
-    int nmsg;
-    char *buf;               /* NULL while not held (rl_message_set_hold) */
-} rl_message_set;
+} rl_walk_set;
 
 /* A lattice that travels direct: `count` contiguous runs of `bytes` bytes
  * in this rank's buffer, `stride` elements apart from its offset on, one
@@ -152,11 +152,13 @@ typedef struct {
 } rl_collective;
 
 /* A memory cap's chunks (schedules/capped.c): one side's messages cut into
- * chunks of at most half the cap, each chunk a message of `set`, chunk j of
- * a message in slot j % 2 of the set's one buffer (rl_message_set_slots). */
+ * chunks of at most half the cap, each chunk a message of `set` (its one
+ * direction, *chunks) walked by `walks`, chunk j of a message in slot j % 2
+ * of the side's one buffer (rl_msg_side_slots). */
 typedef struct {
-    rl_message_set set;
-    rl_message *chunks;      /* peer, lattices in the set's walks, elements */
+    rl_msgset set;
+    rl_msg_side *chunks;     /* set's direction that holds the chunks */
+    rl_walk_set walks;
     int64_t *first;          /* per message k: its chunks are [first[k], first[k+1]) */
 } rl_capped_side;
 
@@ -179,10 +181,11 @@ typedef struct rl_transform_exec_s {
     int count;
     rl_pair_info *pairs;
     rl_section *sec;
-    rl_message_set sends, recvs, locals;
+    rl_msgset set;           /* the section as a message set: what the replay moves (messages/) */
+    rl_walk_set send_walks, recv_walks, local_walks; /* ... how this rank moves its boxes' elements */
     relay_internal_scratch *lent; /* the caller's, for replays before they are bound, or NULL */
-    int buffers_lent;        /* sends.buf and recvs.buf point into *lent */
-    MPI_Datatype unit;       /* WIRE_UNIT bytes: messages over INT_MAX bytes travel in these */
+    int buffers_lent;        /* the set's pack buffers point into *lent */
+    MPI_Datatype unit;       /* RL_WIRE_UNIT bytes: messages over INT_MAX bytes travel in these */
     int bound;               /* replays bound: persistent requests, the schedule settled,
                                 direct messages agreed; before, a replay is a one-off p2p
                                 with requests of its own, every message packed */
@@ -204,7 +207,7 @@ typedef struct rl_transform_exec_s {
     int *send_at, *recv_at;  /* rounds: the message of each step, or -1 */
     rl_pull_mode pull_mode;
     int npulled;             /* messages the receiver reads from the sender's B, both ways */
-    rl_message_set pulls;    /* their walks (B in the sender, A here) and tasks, per receive */
+    rl_walk_set pulls;       /* their walks (B in the sender, A here) and tasks, per receive */
     int64_t *pull_pid;       /* per receive: the sender's pid */
     uint64_t *pull_from;     /* per receive: the sender's B of each pair, as it sent them */
     uint64_t *pull_mine;     /* this rank's B of each pair, as sent to the ranks that read it */

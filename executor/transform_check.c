@@ -152,7 +152,7 @@ static verdict check_task(const checker *ck, const rl_walk *w, const rl_task *t,
 
 /* Message k of a set (of elems elements): its hash, never 0, and in *bad
  * the first wrong lattice as lattice * VERDICTS + verdict (INT64_MAX: none). */
-static uint64_t check_message(const checker *ck, const rl_message_set *ms, int k, int64_t elems, move_kind kind, int64_t *bad)
+static uint64_t check_message(const checker *ck, const rl_walk_set *ms, int k, int64_t elems, move_kind kind, int64_t *bad)
 {
     uint64_t hash = 0;
     int64_t worst = INT64_MAX;
@@ -182,7 +182,7 @@ static relay_status lattice_fails(const checker *ck, move_kind kind, int64_t bad
 }
 
 /* Every message of a set, or the local lattices (hash NULL). */
-static relay_status check_set(const checker *ck, const rl_message_set *ms, const rl_message *msg, int nmsg, move_kind kind,
+static relay_status check_set(const checker *ck, const rl_walk_set *ms, const rl_message *msg, int nmsg, move_kind kind,
                               uint64_t *hash)
 {
     for (int k = 0; k < nmsg; k++) {
@@ -270,11 +270,11 @@ relay_status rl_transform_check_section(const rl_transform_exec *x, const relay_
     relay_status st = checker_init(&ck, x, p);
     if (!st) st = check_counts(&ck);
     if (!st) st = checker_hold_bitmaps(&ck, p);
-    if (!st) st = check_set(&ck, &x->sends, s->send, s->nsend, SEND, send_hash);
-    if (!st) st = check_set(&ck, &x->recvs, s->recv, s->nrecv, RECEIVE, recv_hash);
+    if (!st) st = check_set(&ck, &x->send_walks, s->send, s->nsend, SEND, send_hash);
+    if (!st) st = check_set(&ck, &x->recv_walks, s->recv, s->nrecv, RECEIVE, recv_hash);
     rl_message all = {-1, 0, s->nlocal, 0};
     for (int64_t i = 0; i < s->nlocal; i++) all.elems += rl_local_span_elems(&s->local[i]);
-    if (!st) st = check_set(&ck, &x->locals, &all, 1, LOCAL, NULL);
+    if (!st) st = check_set(&ck, &x->local_walks, &all, 1, LOCAL, NULL);
     checker_free(&ck);
     return st;
 }

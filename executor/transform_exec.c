@@ -35,6 +35,7 @@
 #include "shm.h"
 #include "stand_in.h"
 #include "transform_check.h"
+#include "transform_lower.h"
 #include "transform_pack.h"
 #include "transform_replay.h"
 #include "transform_timing.h"
@@ -42,9 +43,9 @@
 
 /* ---- preparing --------------------------------------------------------- */
 
-static void index_steps(int *at, const int64_t *step, int nmsg)
+static void index_steps(int *at, const rl_msg_side *side)
 {
-    for (int k = 0; k < nmsg; k++) at[step[k]] = k;
+    for (int k = 0; k < side->n; k++) at[side->msg[k].step] = k;
 }
 
 /* Rounds: which send and which receive (if any) each step holds. */
@@ -55,8 +56,8 @@ static relay_status build_steps(rl_transform_exec *x, int32_t rounds)
     x->recv_at = rl_malloc_array((size_t)rounds, sizeof *x->recv_at);
     if (!x->send_at || !x->recv_at) return RL_NOMEM();
     for (int32_t r = 0; r < rounds; r++) x->send_at[r] = x->recv_at[r] = -1;
-    if (x->sec->nsend) index_steps(x->send_at, x->sec->send_round, x->sec->nsend);
-    if (x->sec->nrecv) index_steps(x->recv_at, x->sec->recv_round, x->sec->nrecv);
+    index_steps(x->send_at, &x->set.send);
+    index_steps(x->recv_at, &x->set.recv);
     return RELAY_OK;
 }
 
@@ -200,10 +201,12 @@ static relay_status transform_prepare(void **state, const relay_plan *p, const r
     for (int k = 0; k < p->count; k++)
         x->pairs[k] = (rl_pair_info){p->pairs[k].op, p->pairs[k].dst->order, p->pairs[k].src->order};
     rl_scalars_set(&x->plain, x->type, NULL, NULL);
-    st = rl_message_set_build(&x->sends, x->sec->send, x->sec->nsend, x->sec->send_spans, x->pairs, 1, x->esz);
-    if (!st) st = rl_message_set_build(&x->recvs, x->sec->recv, x->sec->nrecv, x->sec->recv_spans, x->pairs, 0, x->esz);
-    if (!st) st = rl_local_set_build(&x->locals, x->sec->local, x->sec->nlocal, x->pairs, x->esz);
-    while (x->first_send < x->sec->nsend && x->sec->send[x->first_send].peer < x->rank) x->first_send++;
+    st = rl_transform_lower(&x->set, x->sec, x->pairs, x->count, x->esz);
+    if (!st) st = rl_walk_set_build(&x->send_walks, &x->set, &x->set.send, 1);
+    if (!st) st = rl_walk_set_build(&x->recv_walks, &x->set, &x->set.recv, 0);
+    if (!st) st = rl_local_walks_build(&x->local_walks, &x->set);
+    if (!st) st = rl_msgset_layout(&x->set);
+    while (x->first_send < x->set.send.n && x->set.send.msg[x->first_send].peer < x->rank) x->first_send++;
     x->schedule = p->schedule;
     x->sched = rl_schedule_find(p->schedule, p->max_buffer_bytes != 0);
     if (!st && x->schedule == RELAY_SCHED_ROUNDS) st = build_steps(x, p->rounds);
@@ -272,7 +275,7 @@ static relay_status transform_bind(void *state, MPI_Comm comm, relay_internal_sc
     rl_transform_exec *x = state;
     x->comm = comm;
     x->lent = lent;
-    int rc = MPI_Type_contiguous(WIRE_UNIT, MPI_BYTE, &x->unit);
+    int rc = MPI_Type_contiguous(RL_WIRE_UNIT, MPI_BYTE, &x->unit);
     if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&x->unit);
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "MPI_Type_contiguous");
 }
@@ -301,22 +304,22 @@ static relay_status transform_bind_replays(void *state, MPI_Comm comm)
 
 /* A pack buffer's bytes, unless binding found it unused and dropped it or
  * a memory cap's chunks stage the messages instead (rl_capped_bytes). */
-static int64_t pack_bytes(const rl_transform_exec *x, const rl_message_set *ms)
+static int64_t pack_bytes(const rl_transform_exec *x, const rl_msg_side *side)
 {
-    return x->capped.cap || (x->bound && !ms->buf) ? 0 : ms->byte_off[ms->nmsg];
+    return x->capped.cap || (x->bound && !side->buf) ? 0 : rl_msg_side_bytes(side);
 }
 
 static void transform_memory(const void *state, relay_exec_memory *m)
 {
     const rl_transform_exec *x = state;
     const rl_section *s = x->sec;
-    int64_t remote = 0, extra = pack_bytes(x, &x->sends) + pack_bytes(x, &x->recvs);
+    int64_t remote = 0, extra = pack_bytes(x, &x->set.send) + pack_bytes(x, &x->set.recv) + rl_msgset_bytes(&x->set);
     for (int k = 0; k < s->nsend; k++) remote += s->send[k].elems * (int64_t)x->esz;
     for (int k = 0; k < s->nrecv; k++) remote += s->recv[k].elems * (int64_t)x->esz;
     int64_t lattices = s->nsend_spans + s->nrecv_spans + s->nlocal;
-    extra += (x->sends.ntasks + x->recvs.ntasks + x->locals.ntasks) * (int64_t)sizeof(rl_task);
+    extra += (x->send_walks.ntasks + x->recv_walks.ntasks + x->local_walks.ntasks) * (int64_t)sizeof(rl_task);
     extra += lattices * (int64_t)sizeof(rl_walk);
-    extra += (int64_t)(s->nsend + s->nrecv) * (int64_t)(sizeof(MPI_Request) + 2 * sizeof(int64_t) + sizeof(rl_message));
+    extra += (int64_t)(s->nsend + s->nrecv) * (int64_t)(sizeof(MPI_Request) + sizeof(int64_t) + sizeof(rl_message));
     extra += (s->nsend_spans + s->nrecv_spans) * (int64_t)sizeof(rl_span) + s->nlocal * (int64_t)sizeof(rl_local_span);
     extra += rl_collective_bytes(x);
     extra += x->send_at ? 2 * (int64_t)x->rounds * (int64_t)sizeof(int) : 0;
@@ -357,9 +360,10 @@ static void transform_free(void *state)
     rl_shm_free(x);
     rl_transform_drop_buffers(x); /* the scratch's memory is not ours to free */
     rl_capped_free(&x->capped);
-    rl_message_set_free(&x->sends);
-    rl_message_set_free(&x->recvs);
-    rl_message_set_free(&x->locals);
+    rl_walk_set_free(&x->send_walks);
+    rl_walk_set_free(&x->recv_walks);
+    rl_walk_set_free(&x->local_walks);
+    rl_msgset_free(&x->set);
     free(x->pairs);
     free(x->dst);
     free(x->src);

@@ -3,11 +3,10 @@
  * messages it receives into A (applying alpha, beta and the pair's op), and
  * the local lattices straight from B to A.
  *
- * A packed message holds its lattices one after the other, each as units
- * stored tightly in B's element order: its pieces, or all its pieces along
- * a fused dimension (plan_internal.h); sender and receiver list the same
- * lattices, so nothing but the elements travels.  At prepare time each
- * lattice becomes a walk (transform.h):
+ * At bind each box of the message set the section lowers to
+ * (transform_lower.c: a lattice, count_r x count_c pieces of rows x cols,
+ * between the user's buffer and its place in the packed message) becomes a
+ * walk (transform.h):
  * along each dimension whose pieces touch on both sides of the move (as
  * in a pack buffer they always do) the pieces merge into one band, so a
  * lattice moves as one strided rectangle, one per piece column or row, or
@@ -39,86 +38,43 @@ enum {
 
 /* ---- walks: lattices as bands ---------------------------------------- */
 
-/* One dimension of a lattice on one side: pieces `step` apart, elements
- * of a piece `stride` apart. */
-typedef struct {
-    int64_t step, stride;
-} axis;
-
-/* A lattice on one side: piece (i, j) starts at off + i*r.step + j*c.step. */
-typedef struct {
-    int64_t off;
-    axis r, c;
-} lattice_side;
-
-/* Pieces of len elements touch along an axis when each starts where the
- * one before ends (one element long, they touch at any step). */
-static int touches(int64_t len, axis a) { return len == 1 || a.step == len * a.stride; }
+/* Pieces of len elements touch along a dimension (pieces `step` apart,
+ * their elements `stride` apart) when each starts where the one before
+ * ends (one element long, they touch at any step). */
+static int touches(int64_t len, int64_t step, int64_t stride) { return len == 1 || step == len * stride; }
 
 /* Along a dimension where the pieces touch on both sides, count pieces of
  * len elements become one band of count * len, whose elements are the
  * pieces' strides apart (the pieces' steps when they are single elements). */
-static void merge_axis(int64_t *len, int64_t *count, axis *a, axis *b)
+static void merge_axis(int64_t *len, int64_t *count, int64_t *a_step, int64_t *a_stride, int64_t *b_step, int64_t *b_stride)
 {
-    if (*count == 1 || !touches(*len, *a) || !touches(*len, *b)) return;
+    if (*count == 1 || !touches(*len, *a_step, *a_stride) || !touches(*len, *b_step, *b_stride)) return;
     if (*len == 1) {
-        a->stride = a->step;
-        b->stride = b->step;
+        *a_stride = *a_step;
+        *b_stride = *b_step;
     }
-    a->step = b->step = 0;
+    *a_step = *b_step = 0;
     *len *= *count;
     *count = 1;
 }
 
-static rl_walk_side walk_side(lattice_side s) { return (rl_walk_side){s.off, s.r.step, s.c.step, s.r.stride, s.c.stride}; }
-
-static rl_walk walk_of(int64_t pair, int64_t rows, int64_t cols, int64_t count_r, int64_t count_c, lattice_side from,
-                       lattice_side to)
+rl_walk rl_walk_of(int64_t pair, int64_t rows, int64_t cols, int64_t count_r, int64_t count_c, rl_walk_side from,
+                   rl_walk_side to)
 {
-    merge_axis(&rows, &count_r, &from.r, &to.r);
-    merge_axis(&cols, &count_c, &from.c, &to.c);
-    return (rl_walk){pair, rows, cols, count_r, count_c, walk_side(from), walk_side(to), RL_LINES_NONE, RL_LINES_NONE};
+    merge_axis(&rows, &count_r, &from.step_r, &from.rs, &to.step_r, &to.rs);
+    merge_axis(&cols, &count_c, &from.step_c, &from.cs, &to.step_c, &to.cs);
+    return (rl_walk){pair, rows, cols, count_r, count_c, from, to, RL_LINES_NONE, RL_LINES_NONE};
 }
 
-/* A lattice in a rank's buffer stored at ld in order o. */
-static lattice_side buffer_side(int64_t off, int64_t step_r, int64_t step_c, int64_t ld, relay_order o, int transposed)
+/* The walk of box b: a lattice (transform_lower.c), its columns' runs
+ * outside its rows'. */
+static rl_walk walk_of_box(const rl_msgset *set, const rl_box *b)
 {
-    int64_t rs, cs;
-    rl_strides(o, ld, transposed, &rs, &cs);
-    return (lattice_side){off, {step_r, rs}, {step_c, cs}};
-}
-
-/* A lattice at element pos of its packed message (plan_internal.h): units
- * one after another, i inner, each stored tightly in B's element order
- * (transposed when the op transposes); a unit is a piece, or all the
- * pieces of a fused dimension. */
-static lattice_side packed_side(const rl_span *sp, const rl_pair_info *pi, int64_t pos)
-{
-    int fr = (sp->fused & RL_FUSED_ROWS) != 0, fc = (sp->fused & RL_FUSED_COLS) != 0;
-    int64_t ur = fr ? sp->count_r * sp->rows : sp->rows, uc = fc ? sp->count_c * sp->cols : sp->cols;
-    int64_t units_down = fr ? 1 : sp->count_r, rs, cs;
-    int tr = rl_op_transposes(pi->op);
-    rl_strides(pi->src_order, (pi->src_order == RELAY_COL_MAJOR) != tr ? ur : uc, tr, &rs, &cs);
-    return (lattice_side){pos, {fr ? sp->rows * rs : ur * uc, rs}, {fc ? sp->cols * cs : units_down * ur * uc, cs}};
-}
-
-rl_walk_side rl_packed_form(const rl_span *sp, const rl_pair_info *pi) { return walk_side(packed_side(sp, pi, 0)); }
-
-/* The walk of message lattice sp at element pos of its message: from B
- * into the pack buffer (sending) or from the pack buffer into A. */
-static rl_walk message_walk(const rl_span *sp, const rl_pair_info *pi, int64_t pos, int sending)
-{
-    lattice_side packed = packed_side(sp, pi, pos);
-    lattice_side mine = sending ? buffer_side(sp->off, sp->step_r, sp->step_c, sp->ld, pi->src_order, rl_op_transposes(pi->op))
-                                : buffer_side(sp->off, sp->step_r, sp->step_c, sp->ld, pi->dst_order, 0);
-    return walk_of(sp->pair, sp->rows, sp->cols, sp->count_r, sp->count_c, sending ? mine : packed, sending ? packed : mine);
-}
-
-rl_walk rl_straight_walk(const rl_local_span *l, const rl_pair_info *pi)
-{
-    lattice_side b = buffer_side(l->src_off, l->src_step_r, l->src_step_c, l->src_ld, pi->src_order, rl_op_transposes(pi->op));
-    lattice_side a = buffer_side(l->dst_off, l->dst_step_r, l->dst_step_c, l->dst_ld, pi->dst_order, 0);
-    return walk_of(l->pair, l->rows, l->cols, l->count_r, l->count_c, b, a);
+    const rl_box_dim *c = rl_box_dim_of(set, b, 0), *r = rl_box_dim_of(set, b, 1);
+    const rl_runs *cr = rl_dim_runs(set, c), *rr = rl_dim_runs(set, r);
+    rl_walk_side from = {cr->from + rr->from, rr->from_step, cr->from_step, r->from_stride, c->from_stride};
+    rl_walk_side to = {cr->to + rr->to, rr->to_step, cr->to_step, r->to_stride, c->to_stride};
+    return rl_walk_of(b->pair, rr->len, cr->len, rr->count, cr->count, from, to);
 }
 
 /* ---- tasks: walks cut into tiles of about CHUNK_ELEMS elements -------- */
@@ -308,7 +264,7 @@ static int64_t walk_tasks(rl_walk *w, int64_t phases, size_t esz, rl_tiles tiles
     return n;
 }
 
-relay_status rl_message_set_tasks(rl_message_set *ms, const rl_message *msg, int nmsg, size_t esz, rl_tiles tiles)
+relay_status rl_walk_set_tasks(rl_walk_set *ms, const rl_msg *msg, int nmsg, size_t esz, rl_tiles tiles)
 {
     int64_t n = 0;
     for (int k = 0; k < nmsg; k++)
@@ -358,7 +314,7 @@ static int by_place(const void *x, const void *y)
  * order, instead of sweeping A once per lattice, which makes unpacking
  * and packing faster.  The local lattices stay in lattice order: sorted by
  * A (or by B), moving them was slower. */
-static relay_status sort_tasks_by_place(rl_message_set *ms, int nmsg, int by_source)
+static relay_status sort_tasks_by_place(rl_walk_set *ms, int nmsg, int by_source)
 {
     int64_t most = 0;
     for (int k = 0; k < nmsg; k++) most = ms->first[k + 1] - ms->first[k] > most ? ms->first[k + 1] - ms->first[k] : most;
@@ -379,67 +335,43 @@ static relay_status sort_tasks_by_place(rl_message_set *ms, int nmsg, int by_sou
     return RELAY_OK;
 }
 
-/* ---- message sets: the walks, tasks and pack buffer of all sends (or receives) */
+/* ---- walk sets: the walks and tasks of a side's messages ------------- */
 
-int64_t rl_padded_bytes(int64_t bytes)
+relay_status rl_walk_set_build(rl_walk_set *ws, const rl_msgset *set, const rl_msg_side *side, int sending)
 {
-    int64_t unit = bytes > INT_MAX ? WIRE_UNIT : ALIGN;
-    return (bytes + unit - 1) / unit * unit;
+    ws->walks = rl_malloc_array((size_t)side->nboxes, sizeof *ws->walks);
+    if (!ws->walks) return RL_NOMEM();
+    for (int64_t i = 0; i < side->nboxes; i++) ws->walks[i] = walk_of_box(set, &side->boxes[i]);
+    relay_status st = rl_walk_set_tasks(ws, side->msg, side->n, set->esz, RL_TILES_MOVE);
+    return st ? st : sort_tasks_by_place(ws, side->n, sending);
 }
 
-/* Each message's offset in the pack buffer (held later: rl_message_set_hold). */
-static relay_status buffer_offsets(rl_message_set *ms, const rl_message *msg, int nmsg, size_t esz)
+relay_status rl_local_walks_build(rl_walk_set *ws, const rl_msgset *set)
 {
-    ms->byte_off = rl_malloc_array((size_t)nmsg + 1, sizeof *ms->byte_off);
-    if (!ms->byte_off) return RL_NOMEM();
-    ms->byte_off[0] = 0;
-    for (int k = 0; k < nmsg; k++) {
-        int64_t b;
-        if (rl_mul_overflows(msg[k].elems, (int64_t)esz, &b) || rl_add_overflows(ms->byte_off[k], rl_padded_bytes(b), &ms->byte_off[k + 1]))
-            return rl_fail(RELAY_ERR_ARG, "message of %lld elements is too large", (long long)msg[k].elems);
-    }
-    ms->nmsg = nmsg;
-    return RELAY_OK;
+    ws->walks = rl_malloc_array((size_t)set->nlocal, sizeof *ws->walks);
+    if (!ws->walks) return RL_NOMEM();
+    for (int64_t i = 0; i < set->nlocal; i++) ws->walks[i] = walk_of_box(set, &set->local[i]);
+    rl_msg all = {.peer = -1, .step = -1, .passes_on = -1, .first = 0, .count = set->nlocal};
+    return rl_walk_set_tasks(ws, &all, 1, set->esz, RL_TILES_MOVE);
 }
 
-relay_status rl_message_set_build(rl_message_set *ms, const rl_message *msg, int nmsg, const rl_span *spans,
-                                  const rl_pair_info *pairs, int sending, size_t esz)
+void rl_walk_set_free(rl_walk_set *ws)
 {
-    int64_t nspans = nmsg ? msg[nmsg - 1].first + msg[nmsg - 1].count : 0;
-    ms->walks = rl_malloc_array((size_t)nspans, sizeof *ms->walks);
-    if (!ms->walks) return RL_NOMEM();
-    for (int k = 0; k < nmsg; k++) {
-        int64_t pos = 0;
-        for (int64_t i = msg[k].first; i < msg[k].first + msg[k].count; i++) {
-            ms->walks[i] = message_walk(&spans[i], &pairs[spans[i].pair], pos, sending);
-            pos += rl_span_elems(&spans[i]);
-        }
-    }
-    relay_status st = rl_message_set_tasks(ms, msg, nmsg, esz, RL_TILES_MOVE);
-    if (!st) st = buffer_offsets(ms, msg, nmsg, esz);
-    return st ? st : sort_tasks_by_place(ms, nmsg, sending);
+    free(ws->walks);
+    free(ws->tasks);
+    free(ws->first);
 }
 
-relay_status rl_local_set_build(rl_message_set *ms, const rl_local_span *local, int64_t nlocal, const rl_pair_info *pairs,
-                                size_t esz)
-{
-    ms->walks = rl_malloc_array((size_t)nlocal, sizeof *ms->walks);
-    if (!ms->walks) return RL_NOMEM();
-    for (int64_t i = 0; i < nlocal; i++) ms->walks[i] = rl_straight_walk(&local[i], &pairs[local[i].pair]);
-    rl_message all = {-1, 0, nlocal, 0};
-    return rl_message_set_tasks(ms, &all, 1, esz, RL_TILES_MOVE);
-}
+/* ---- pack buffers ------------------------------------------------------ */
 
-static int64_t buffer_bytes(const rl_message_set *ms) { return ms->byte_off ? ms->byte_off[ms->nmsg] : 0; }
-
-/* Sends, then receives, in the caller's scratch (sizes are ALIGN-padded). */
+/* Sends, then receives, in the caller's scratch (sizes are padded). */
 static relay_status borrow_buffers(rl_transform_exec *x)
 {
-    int64_t send = buffer_bytes(&x->sends), total = send + buffer_bytes(&x->recvs);
+    int64_t send = rl_msg_side_bytes(&x->set.send), total = send + rl_msg_side_bytes(&x->set.recv);
     char *buf = total ? rl_scratch_lend(x->lent, (size_t)total) : NULL;
     if (total && !buf) return rl_fail(RELAY_ERR_NOMEM, "cannot allocate %lld bytes of message buffers", (long long)total);
-    x->sends.buf = send ? buf : NULL;
-    x->recvs.buf = total > send ? buf + send : NULL;
+    x->set.send.buf = send ? buf : NULL;
+    x->set.recv.buf = total > send ? buf + send : NULL;
     x->buffers_lent = 1;
     return RELAY_OK;
 }
@@ -447,70 +379,24 @@ static relay_status borrow_buffers(rl_transform_exec *x)
 relay_status rl_transform_hold_buffers(rl_transform_exec *x)
 {
     /* Under a memory cap, the chunks' buffers instead of the messages' (schedules/capped.c). */
-    rl_message_set *sends = x->capped.cap ? &x->capped.sends.set : &x->sends;
-    rl_message_set *recvs = x->capped.cap ? &x->capped.recvs.set : &x->recvs;
+    rl_msg_side *sends = x->capped.cap ? x->capped.sends.chunks : &x->set.send;
+    rl_msg_side *recvs = x->capped.cap ? x->capped.recvs.chunks : &x->set.recv;
     if (x->lent && !x->bound && !x->capped.cap) return borrow_buffers(x);
-    relay_status st = rl_message_set_hold(sends);
-    return st ? st : rl_message_set_hold(recvs);
+    relay_status st = rl_msg_side_hold(sends);
+    return st ? st : rl_msg_side_hold(recvs);
 }
 
 void rl_transform_drop_buffers(rl_transform_exec *x)
 {
-    rl_message_set_drop(&x->capped.sends.set);
-    rl_message_set_drop(&x->capped.recvs.set);
+    if (x->capped.sends.chunks) rl_msg_side_drop(x->capped.sends.chunks);
+    if (x->capped.recvs.chunks) rl_msg_side_drop(x->capped.recvs.chunks);
     if (x->buffers_lent) {
-        x->sends.buf = x->recvs.buf = NULL;
+        x->set.send.buf = x->set.recv.buf = NULL;
         x->buffers_lent = 0;
         return;
     }
-    rl_message_set_drop(&x->sends);
-    rl_message_set_drop(&x->recvs);
-}
-
-static char nothing;
-
-void *rl_no_bytes(void) { return &nothing; }
-
-void *rl_message_set_buf(const rl_message_set *ms) { return ms->buf ? ms->buf : rl_no_bytes(); }
-
-relay_status rl_message_set_hold(rl_message_set *ms)
-{
-    int64_t bytes = buffer_bytes(ms);
-    if (ms->buf || !bytes) return RELAY_OK;
-    ms->buf = rl_buffer_alloc((size_t)bytes);
-    return ms->buf ? RELAY_OK : rl_fail(RELAY_ERR_NOMEM, "cannot allocate %lld bytes of message buffers", (long long)bytes);
-}
-
-void rl_message_set_drop(rl_message_set *ms)
-{
-    free(ms->buf);
-    ms->buf = NULL;
-}
-
-void rl_message_set_slots(rl_message_set *ms, const int64_t *first, int nmsg, int slots)
-{
-    int64_t largest = 0, most_chunks = 0;
-    for (int k = 0; k < ms->nmsg; k++)
-        if (ms->byte_off[k + 1] - ms->byte_off[k] > largest) largest = ms->byte_off[k + 1] - ms->byte_off[k];
-    for (int m = 0; m < nmsg; m++) {
-        if (first[m + 1] - first[m] > most_chunks) most_chunks = first[m + 1] - first[m];
-        for (int64_t k = first[m]; k < first[m + 1]; k++) ms->byte_off[k] = (k - first[m]) % slots * largest;
-    }
-    ms->byte_off[ms->nmsg] = (most_chunks > 1 ? slots : 1) * largest;
-}
-
-void *rl_message_set_at(const rl_message_set *ms, int k)
-{
-    return ms->buf ? ms->buf + ms->byte_off[k] : rl_message_set_buf(ms);
-}
-
-void rl_message_set_free(rl_message_set *ms)
-{
-    free(ms->walks);
-    free(ms->tasks);
-    free(ms->first);
-    free(ms->byte_off);
-    free(ms->buf);
+    rl_msg_side_drop(&x->set.send);
+    rl_msg_side_drop(&x->set.recv);
 }
 
 /* ---- one task's memory moves ----------------------------------------- */
@@ -626,7 +512,7 @@ typedef enum { PACK, UNPACK, LOCAL } move_kind;
  * writes once: where this pair's A is larger than the caches, its pieces
  * are streamed past them whatever their size, and the task's moves share
  * one fence. */
-static void move_task(const rl_transform_exec *x, const rl_message_set *ms, const rl_task *t, char *buf, move_kind kind)
+static void move_task(const rl_transform_exec *x, const rl_walk_set *ms, const rl_task *t, char *buf, move_kind kind)
 {
     const rl_walk *w = &ms->walks[t->walk];
     char *b = (char *)x->src[w->pair], *a = x->dst[w->pair];
@@ -647,17 +533,18 @@ int rl_threads_for(const rl_transform_exec *x, int64_t elems) { return elems >= 
 
 /* Moves message k of a set (of elems elements) to or from its packed
  * form at buf. */
-static void move_message_at(const rl_transform_exec *x, const rl_message_set *ms, int64_t elems, int k, move_kind kind,
+static void move_message_at(const rl_transform_exec *x, const rl_walk_set *ms, int64_t elems, int k, move_kind kind,
                             char *buf)
 {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(rl_threads_for(x, elems))
     for (int64_t t = ms->first[k]; t < ms->first[k + 1]; t++) move_task(x, ms, &ms->tasks[t], buf, kind);
 }
 
-/* Moves message k of a set, its packed form in the set's buffer. */
-static void move_message(const rl_transform_exec *x, const rl_message_set *ms, int64_t elems, int k, move_kind kind)
+/* Moves message k of a side (its walks ms), its packed form in the side's
+ * buffer. */
+static void move_message(const rl_transform_exec *x, const rl_walk_set *ms, const rl_msg_side *side, int k, move_kind kind)
 {
-    move_message_at(x, ms, elems, k, kind, ms->buf ? ms->buf + ms->byte_off[k] : NULL);
+    move_message_at(x, ms, side->msg[k].elems, k, kind, side->buf ? side->buf + side->byte_off[k] : NULL);
 }
 
 /* On a device kind (device_kind.h) the device moves the elements: packing
@@ -666,31 +553,31 @@ static void move_message(const rl_transform_exec *x, const rl_message_set *ms, i
 void rl_transform_pack(const rl_transform_exec *x, int k)
 {
     if (x->device) x->device->pack(x->device_state, x, k);
-    else move_message(x, &x->sends, x->sec->send[k].elems, k, PACK);
+    else move_message(x, &x->send_walks, &x->set.send, k, PACK);
 }
 
 void rl_transform_unpack(const rl_transform_exec *x, int k)
 {
     if (x->device) x->device->unpack(x->device_state, x, k);
-    else move_message(x, &x->recvs, x->sec->recv[k].elems, k, UNPACK);
+    else move_message(x, &x->recv_walks, &x->set.recv, k, UNPACK);
 }
 
 void rl_transform_pack_to(const rl_transform_exec *x, int k, char *buf)
 {
-    move_message_at(x, &x->sends, x->sec->send[k].elems, k, PACK, buf);
+    move_message_at(x, &x->send_walks, x->set.send.msg[k].elems, k, PACK, buf);
 }
 
 void rl_transform_unpack_from(const rl_transform_exec *x, int k, char *buf)
 {
-    move_message_at(x, &x->recvs, x->sec->recv[k].elems, k, UNPACK, buf);
+    move_message_at(x, &x->recv_walks, x->set.recv.msg[k].elems, k, UNPACK, buf);
 }
 
-void rl_transform_pack_chunk(const rl_transform_exec *x, const rl_message_set *ms, int k, int64_t elems, char *buf)
+void rl_transform_pack_chunk(const rl_transform_exec *x, const rl_walk_set *ms, int k, int64_t elems, char *buf)
 {
     move_message_at(x, ms, elems, k, PACK, buf);
 }
 
-void rl_transform_unpack_chunk(const rl_transform_exec *x, const rl_message_set *ms, int k, int64_t elems, char *buf)
+void rl_transform_unpack_chunk(const rl_transform_exec *x, const rl_walk_set *ms, int k, int64_t elems, char *buf)
 {
     move_message_at(x, ms, elems, k, UNPACK, buf);
 }
@@ -702,7 +589,7 @@ void rl_wire_shape(const rl_transform_exec *x, int64_t elems, int *count, MPI_Da
         *count = (int)bytes;
         *type = MPI_BYTE;
     } else {
-        *count = (int)(rl_padded_bytes(bytes) / WIRE_UNIT);
+        *count = (int)(rl_padded_bytes(bytes) / RL_WIRE_UNIT);
         *type = x->unit;
     }
 }
@@ -711,6 +598,6 @@ void rl_transform_move_locals(const rl_transform_exec *x)
 {
     if (x->device) return;
     int64_t elems = 0;
-    for (int64_t i = 0; i < x->sec->nlocal; i++) elems += rl_local_span_elems(&x->sec->local[i]);
-    move_message(x, &x->locals, elems, 0, LOCAL);
+    for (int64_t i = 0; i < x->set.nlocal; i++) elems += x->set.local[i].elems;
+    move_message_at(x, &x->local_walks, elems, 0, LOCAL, NULL);
 }

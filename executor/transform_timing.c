@@ -55,16 +55,16 @@ relay_status rl_transform_time(void *state, int on)
 /* Row r's kind, peer and bytes per replay. */
 static relay_exec_timing row_of(const rl_transform_exec *x, int r)
 {
-    const rl_section *s = x->sec;
+    const rl_msgset *s = &x->set;
     int64_t esz = (int64_t)x->esz;
-    if (r < s->nsend) return (relay_exec_timing){RELAY_TIMING_SEND, (int)s->send[r].peer, s->send[r].elems * esz, 0, 0, 0};
+    if (r < s->send.n) return (relay_exec_timing){RELAY_TIMING_SEND, s->send.msg[r].peer, s->send.msg[r].elems * esz, 0, 0, 0};
     if (r < rl_row_local(x)) {
-        const rl_message *m = &s->recv[r - s->nsend];
-        return (relay_exec_timing){RELAY_TIMING_RECV, (int)m->peer, m->elems * esz, 0, 0, 0};
+        const rl_msg *m = &s->recv.msg[r - s->send.n];
+        return (relay_exec_timing){RELAY_TIMING_RECV, m->peer, m->elems * esz, 0, 0, 0};
     }
     if (r == rl_row_completion(x)) return (relay_exec_timing){RELAY_TIMING_COMPLETION, x->rank, 0, 0, 0, 0};
     int64_t local = 0;
-    for (int64_t i = 0; i < s->nlocal; i++) local += rl_local_span_elems(&s->local[i]);
+    for (int64_t i = 0; i < s->nlocal; i++) local += s->local[i].elems;
     return (relay_exec_timing){RELAY_TIMING_LOCAL, x->rank, local * esz, 0, 0, 0};
 }
 

@@ -9,9 +9,9 @@
 /* The rows of a rank's timings: its sends, its receives, its local
  * lattices, and the waiting no received message accounts for. */
 static inline int rl_row_send(const rl_transform_exec *x, int k) { (void)x; return k; }
-static inline int rl_row_recv(const rl_transform_exec *x, int k) { return x->sec->nsend + k; }
-static inline int rl_row_local(const rl_transform_exec *x) { return x->sec->nsend + x->sec->nrecv; }
-static inline int rl_row_completion(const rl_transform_exec *x) { return x->sec->nsend + x->sec->nrecv + 1; }
+static inline int rl_row_recv(const rl_transform_exec *x, int k) { return x->set.send.n + k; }
+static inline int rl_row_local(const rl_transform_exec *x) { return x->set.send.n + x->set.recv.n; }
+static inline int rl_row_completion(const rl_transform_exec *x) { return x->set.send.n + x->set.recv.n + 1; }
 
 /* Now, for a step about to be timed (0 while timing is off). */
 static inline double rl_clock(const rl_transform_exec *x) { return x->timing.on ? MPI_Wtime() : 0.0; }

@@ -9,7 +9,7 @@
 static int start(rl_transform_exec *x)
 {
     int rc = rl_p2p_start_receives(x);
-    for (int k = x->sec->nsend - 1; k >= 0 && rc == MPI_SUCCESS; k--) rc = rl_p2p_send(x, k);
+    for (int k = x->set.send.n - 1; k >= 0 && rc == MPI_SUCCESS; k--) rc = rl_p2p_send(x, k);
     return rc;
 }
 

@@ -155,23 +155,16 @@ static void rank_init(emulation *em, int r)
     er->x = state;
     if (st) fail_msg("rank %d: prepare: %s: %s", r, relay_status_str(st), relay_last_error());
     const rl_transform_exec *x = er->x;
-    const rl_section *s = x->sec;
-    assert_int_equal(rl_dev_table_build(&er->tables[RL_DEV_PACK], &x->sends, s->send, s->nsend, x->pairs, RL_DEV_PACK,
-                                        x->esz),
-                     RELAY_OK);
-    assert_int_equal(rl_dev_table_build(&er->tables[RL_DEV_UNPACK], &x->recvs, s->recv, s->nrecv, x->pairs,
-                                        RL_DEV_UNPACK, x->esz),
-                     RELAY_OK);
-    assert_int_equal(rl_dev_table_build(&er->tables[RL_DEV_LOCAL], &x->locals, NULL, (int)s->nlocal, x->pairs,
-                                        RL_DEV_LOCAL, x->esz),
-                     RELAY_OK);
+    assert_int_equal(rl_dev_table_build(&er->tables[RL_DEV_PACK], &x->set, RL_DEV_PACK), RELAY_OK);
+    assert_int_equal(rl_dev_table_build(&er->tables[RL_DEV_UNPACK], &x->set, RL_DEV_UNPACK), RELAY_OK);
+    assert_int_equal(rl_dev_table_build(&er->tables[RL_DEV_LOCAL], &x->set, RL_DEV_LOCAL), RELAY_OK);
     for (int k = 0; k < tc->count; k++) {
         matrix_buffer(&er->a[k], &em->dst_ref[k], r, tc->type);
         matrix_buffer(&er->b[k], &tc->src[k], r, tc->type);
         fill_buffers(&em->t[k], &er->a[k], &er->b[k]);
     }
-    pack_buffer(&er->send, x->sends.byte_off[x->sends.nmsg], x->esz);
-    pack_buffer(&er->recv, x->recvs.byte_off[x->recvs.nmsg], x->esz);
+    pack_buffer(&er->send, rl_msg_side_bytes(&x->set.send), x->esz);
+    pack_buffer(&er->recv, rl_msg_side_bytes(&x->set.recv), x->esz);
 }
 
 static void rank_free(const walk_case *tc, emu_rank *er)
@@ -269,7 +262,7 @@ static void deliver(emulation *em, int r, int k)
         return;
     }
     size_t bytes = (size_t)sent->elems * eq->x->esz;
-    memcpy((char *)eq->recv.data + eq->x->recvs.byte_off[m], (const char *)er->send.data + er->x->sends.byte_off[k],
+    memcpy((char *)eq->recv.data + eq->x->set.recv.byte_off[m], (const char *)er->send.data + er->x->set.send.byte_off[k],
            bytes);
 }
 
@@ -313,9 +306,9 @@ static void check_never_written(const emu_buffer *eb, int r, const char *what)
 /* Each element of each packed message written once, padding never. */
 static void check_packed(const emu_rank *er, int r)
 {
-    const rl_message_set *ms = &er->x->sends;
+    const rl_msg_side *ms = &er->x->set.send;
     int64_t esz = (int64_t)er->x->esz, idx = 0;
-    for (int k = 0; k < ms->nmsg; k++) {
+    for (int k = 0; k < ms->n; k++) {
         int64_t first = ms->byte_off[k] / esz, end = first + er->x->sec->send[k].elems;
         for (; idx < ms->byte_off[k + 1] / esz; idx++)
             if (er->send.writes[idx] != (idx >= first && idx < end))

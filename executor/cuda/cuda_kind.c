@@ -156,10 +156,8 @@ static relay_status settle_transport(rl_cuda *c, relay_transport asked, MPI_Comm
 
 static relay_status upload_tables(rl_cuda *c, const rl_transform_exec *x)
 {
-    const rl_section *s = x->sec;
-    relay_status st = rl_dev_table_build(&c->tables[RL_DEV_PACK], &x->sends, s->send, s->nsend, x->pairs, RL_DEV_PACK, x->esz);
-    if (!st) st = rl_dev_table_build(&c->tables[RL_DEV_UNPACK], &x->recvs, s->recv, s->nrecv, x->pairs, RL_DEV_UNPACK, x->esz);
-    if (!st) st = rl_dev_table_build(&c->tables[RL_DEV_LOCAL], &x->locals, NULL, (int)s->nlocal, x->pairs, RL_DEV_LOCAL, x->esz);
+    relay_status st = RELAY_OK;
+    for (int t = 0; t < 3 && !st; t++) st = rl_dev_table_build(&c->tables[t], &x->set, (rl_dev_phase)t);
     for (int t = 0; t < 3 && !st; t++) {
         size_t bytes = (size_t)c->tables[t].nwalks * sizeof(rl_dev_walk);
         if (!bytes) continue;
@@ -195,12 +193,12 @@ static relay_status place_buffers(rl_cuda *c, rl_transform_exec *x)
     if (st) return st;
     if (c->direct) {
         rl_transform_drop_buffers(x);
-        x->sends.buf = c->send;
-        x->recvs.buf = c->recv;
+        x->set.send.buf = c->send;
+        x->set.recv.buf = c->recv;
         return RELAY_OK;
     }
-    c->host_send = x->sends.buf;
-    c->host_recv = x->recvs.buf;
+    c->host_send = x->set.send.buf;
+    c->host_recv = x->set.recv.buf;
     c->pinned_send = pin(c->host_send, c->send_bytes);
     c->pinned_recv = pin(c->host_recv, c->recv_bytes);
     return RELAY_OK;
@@ -226,15 +224,15 @@ static relay_status cuda_bind(void **state, rl_transform_exec *x, const relay_ex
     *state = c;
     if (!c) return RL_NOMEM();
     c->stream = (cudaStream_t)opt->stream;
-    c->send_bytes = x->sends.byte_off ? x->sends.byte_off[x->sends.nmsg] : 0;
-    c->recv_bytes = x->recvs.byte_off ? x->recvs.byte_off[x->recvs.nmsg] : 0;
+    c->send_bytes = rl_msg_side_bytes(&x->set.send);
+    c->recv_bytes = rl_msg_side_bytes(&x->set.recv);
     relay_status st = settle_transport(c, opt->transport, comm);
     if (!st) st = cuda_fail(cudaGetDevice(&c->device), "finding the current device");
     if (!st) st = upload_tables(c, x);
     if (!st) st = place_buffers(c, x);
     if (!st) st = cuda_fail(cudaMallocHost((void **)&c->host_ptrs, 2 * (size_t)x->count * sizeof(void *)), "allocating");
     if (!st) st = cuda_fail(cudaMalloc((void **)&c->ptrs, 2 * (size_t)x->count * sizeof(void *)), "allocating");
-    if (!st) st = make_events(c, x->sec->nsend);
+    if (!st) st = make_events(c, x->set.send.n);
     if (st) {
         cuda_free(c, x);
         *state = NULL;
@@ -285,14 +283,14 @@ static void move(rl_cuda *c, const rl_transform_exec *x, rl_dev_phase t, void *p
     note(c, (cudaError_t)rl_dev_move(&l, x->type, &d, c->stream));
 }
 
-static int64_t message_bytes(const rl_transform_exec *x, const rl_message *m) { return m->elems * (int64_t)x->esz; }
+static int64_t message_bytes(const rl_transform_exec *x, const rl_msg *m) { return m->elems * (int64_t)x->esz; }
 
 /* STAGED: each message to the host as soon as the packing is done. */
 static void copy_sends_out(rl_cuda *c, const rl_transform_exec *x)
 {
-    for (int k = 0; k < x->sec->nsend; k++) {
-        int64_t at = x->sends.byte_off[k];
-        note(c, cudaMemcpyAsync(c->host_send + at, c->send + at, (size_t)message_bytes(x, &x->sec->send[k]),
+    for (int k = 0; k < x->set.send.n; k++) {
+        int64_t at = x->set.send.byte_off[k];
+        note(c, cudaMemcpyAsync(c->host_send + at, c->send + at, (size_t)message_bytes(x, &x->set.send.msg[k]),
                                 cudaMemcpyDeviceToHost, c->stream));
         note(c, cudaEventRecord(c->sent[k], c->stream));
     }
@@ -329,8 +327,8 @@ static void cuda_unpack(void *state, const rl_transform_exec *x, int k)
 {
     rl_cuda *c = state;
     if (c->direct) return;
-    int64_t at = x->recvs.byte_off[k];
-    note(c, cudaMemcpyAsync(c->recv + at, c->host_recv + at, (size_t)message_bytes(x, &x->sec->recv[k]),
+    int64_t at = x->set.recv.byte_off[k];
+    note(c, cudaMemcpyAsync(c->recv + at, c->host_recv + at, (size_t)message_bytes(x, &x->set.recv.msg[k]),
                             cudaMemcpyHostToDevice, c->stream));
 }
 
@@ -374,8 +372,8 @@ static void cuda_free(void *state, rl_transform_exec *x)
 {
     rl_cuda *c = state;
     if (c->done) cudaEventSynchronize(c->done);
-    if (c->direct && x->sends.buf == c->send) x->sends.buf = NULL; /* the host's were dropped at bind */
-    if (c->direct && x->recvs.buf == c->recv) x->recvs.buf = NULL;
+    if (c->direct && x->set.send.buf == c->send) x->set.send.buf = NULL; /* the host's were dropped at bind */
+    if (c->direct && x->set.recv.buf == c->recv) x->set.recv.buf = NULL;
     if (c->pinned_send) cudaHostUnregister(c->host_send);
     if (c->pinned_recv) cudaHostUnregister(c->host_recv);
     for (int k = 0; c->sent && k < c->nsent; k++)

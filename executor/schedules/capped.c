@@ -34,6 +34,7 @@
 #include "capped.h"
 #include "error.h"
 #include "mpi_error.h"
+#include "transform_lower.h"
 #include "transform_pack.h"
 #include "transform_timing.h"
 #include "transport.h"
@@ -168,7 +169,9 @@ static void cut_messages(chunker *c, const rl_message *msg, int nmsg, const rl_s
     if (first) first[nmsg] = c->nchunks;
 }
 
-/* One side's chunks as a message set whose messages share one buffer. */
+/* One side's chunks as a message set (one direction of it) whose
+ * messages share one buffer, and their walks; the boxes, once walked, are
+ * not kept. */
 static relay_status build_side(rl_transform_exec *x, rl_capped_side *side, const rl_message *msg, int nmsg, const rl_span *spans,
                                int sending)
 {
@@ -180,16 +183,20 @@ static relay_status build_side(rl_transform_exec *x, rl_capped_side *side, const
                        (long long)x->capped.cap, x->rank, sending ? "sends" : "receives", MOST_CHUNKS);
     side->first = rl_malloc_array((size_t)nmsg + 1, sizeof *side->first);
     c.spans = rl_malloc_array((size_t)c.nspans, sizeof *c.spans);
-    side->chunks = rl_malloc_array((size_t)c.nchunks, sizeof *side->chunks);
-    relay_status st = side->first && c.spans && side->chunks ? RELAY_OK : RL_NOMEM();
+    c.chunks = rl_malloc_array((size_t)c.nchunks, sizeof *c.chunks);
+    relay_status st = side->first && c.spans && c.chunks ? RELAY_OK : RL_NOMEM();
     if (!st) {
-        c.chunks = side->chunks;
         c.nspans = c.nchunks = c.filled = 0;
         cut_messages(&c, msg, nmsg, spans, x->pairs, sending, side->first);
-        st = rl_message_set_build(&side->set, side->chunks, (int)c.nchunks, c.spans, x->pairs, sending, x->esz);
+        st = rl_transform_lower_chunks(&side->set, c.chunks, (int)c.nchunks, c.spans, x->pairs, sending, x->esz);
     }
-    if (!st) rl_message_set_slots(&side->set, side->first, nmsg, x->capped.slots);
+    side->chunks = sending ? &side->set.send : &side->set.recv;
+    if (!st) st = rl_walk_set_build(&side->walks, &side->set, side->chunks, sending);
+    if (!st) st = rl_msgset_layout(&side->set);
+    if (!st) rl_msg_side_slots(side->chunks, side->first, nmsg, x->capped.slots);
+    rl_msgset_forget_boxes(&side->set);
     free(c.spans);
+    free(c.chunks);
     return st;
 }
 
@@ -333,19 +340,19 @@ const rl_schedule rl_schedule_capped = {
  * it the window's segment (which rl_shm_bytes counts). */
 static int64_t buffer_bytes(const rl_transform_exec *x, const rl_capped_side *side)
 {
-    const rl_message_set *ms = &side->set;
-    return x->bound && (!ms->buf || ms->buf == x->shm.area) ? 0 : ms->byte_off[ms->nmsg];
+    const rl_msg_side *chunks = side->chunks;
+    return x->bound && (!chunks->buf || chunks->buf == x->shm.area) ? 0 : rl_msg_side_bytes(chunks);
 }
 
 /* A side's buffer and lists: tasks, walks (one per sub-lattice), chunks
  * with their first tasks and offsets, and each message's first chunk. */
 static int64_t side_bytes(const rl_transform_exec *x, const rl_capped_side *side, int nmsg)
 {
-    if (!side->first) return 0;
-    int64_t chunks = side->first[nmsg], walks = chunks ? side->chunks[chunks - 1].first + side->chunks[chunks - 1].count : 0;
-    return buffer_bytes(x, side) + side->set.ntasks * (int64_t)sizeof(rl_task) +
-           walks * (int64_t)sizeof(rl_walk) + chunks * (int64_t)(sizeof(rl_message) + 2 * sizeof(int64_t)) +
-           ((int64_t)nmsg + 1) * (int64_t)sizeof(int64_t);
+    if (!side->chunks) return 0;
+    const rl_msg_side *c = side->chunks;
+    int64_t walks = c->n ? c->msg[c->n - 1].first + c->msg[c->n - 1].count : 0;
+    return buffer_bytes(x, side) + rl_msgset_bytes(&side->set) + side->walks.ntasks * (int64_t)sizeof(rl_task) +
+           walks * (int64_t)sizeof(rl_walk) + c->n * (int64_t)sizeof(int64_t) + ((int64_t)nmsg + 1) * (int64_t)sizeof(int64_t);
 }
 
 int64_t rl_capped_bytes(const rl_transform_exec *x)
@@ -355,10 +362,10 @@ int64_t rl_capped_bytes(const rl_transform_exec *x)
 
 void rl_capped_free(rl_capped *c)
 {
-    rl_message_set_free(&c->sends.set);
-    rl_message_set_free(&c->recvs.set);
+    rl_msgset_free(&c->sends.set);
+    rl_msgset_free(&c->recvs.set);
+    rl_walk_set_free(&c->sends.walks);
+    rl_walk_set_free(&c->recvs.walks);
     free(c->sends.first);
     free(c->recvs.first);
-    free(c->sends.chunks);
-    free(c->recvs.chunks);
 }

@@ -27,19 +27,18 @@
 /* ---- counts ------------------------------------------------------------- */
 
 /* Slot of message k: its peer (alltoallv) or its place among the peers. */
-static int slot_of(const rl_transform_exec *x, const rl_message *msg, int k)
+static int slot_of(const rl_transform_exec *x, const rl_msg *msg, int k)
 {
-    return x->schedule == RELAY_SCHED_NEIGHBOR ? k : (int)msg[k].peer;
+    return x->schedule == RELAY_SCHED_NEIGHBOR ? k : msg[k].peer;
 }
 
-static void fill_side(const rl_transform_exec *x, int *counts, int *displs, int *peers, const rl_message *msg, int nmsg,
-                      const int64_t *byte_off)
+static void fill_side(const rl_transform_exec *x, int *counts, int *displs, int *peers, const rl_msg_side *side)
 {
-    for (int k = 0; k < nmsg; k++) {
-        int at = slot_of(x, msg, k);
-        counts[at] = (int)(msg[k].elems * (int64_t)x->esz);
-        displs[at] = (int)byte_off[k];
-        if (peers) peers[k] = (int)msg[k].peer;
+    for (int k = 0; k < side->n; k++) {
+        int at = slot_of(x, side->msg, k);
+        counts[at] = (int)(side->msg[k].elems * (int64_t)x->esz);
+        displs[at] = (int)side->byte_off[k];
+        if (peers) peers[k] = side->msg[k].peer;
     }
 }
 
@@ -50,10 +49,10 @@ static void fill_side(const rl_transform_exec *x, int *counts, int *displs, int 
 static relay_status prepare(rl_transform_exec *x)
 {
     rl_collective *c = &x->coll;
-    const rl_section *s = x->sec;
-    if (x->sends.byte_off[s->nsend] > INT_MAX || x->recvs.byte_off[s->nrecv] > INT_MAX) return RELAY_OK;
+    const rl_msgset *s = &x->set;
+    if (rl_msg_side_bytes(&s->send) > INT_MAX || rl_msg_side_bytes(&s->recv) > INT_MAX) return RELAY_OK;
     int neighbor = x->schedule == RELAY_SCHED_NEIGHBOR;
-    int64_t sends = neighbor ? s->nsend : x->nranks, recvs = neighbor ? s->nrecv : x->nranks;
+    int64_t sends = neighbor ? s->send.n : x->nranks, recvs = neighbor ? s->recv.n : x->nranks;
     c->ints = 2 * (sends + recvs) + (neighbor ? sends + recvs : 0);
     c->send_counts = rl_calloc((size_t)c->ints, sizeof *c->send_counts);
     if (!c->send_counts) return RL_NOMEM();
@@ -64,8 +63,8 @@ static relay_status prepare(rl_transform_exec *x)
         c->destinations = c->recv_displs + recvs;
         c->sources = c->destinations + sends;
     }
-    fill_side(x, c->send_counts, c->send_displs, c->destinations, s->send, s->nsend, x->sends.byte_off);
-    fill_side(x, c->recv_counts, c->recv_displs, c->sources, s->recv, s->nrecv, x->recvs.byte_off);
+    fill_side(x, c->send_counts, c->send_displs, c->destinations, &s->send);
+    fill_side(x, c->recv_counts, c->recv_displs, c->sources, &s->recv);
     return RELAY_OK;
 }
 
@@ -101,7 +100,7 @@ static relay_status settle(rl_transform_exec *x, relay_status local)
 static relay_status create_graph(rl_transform_exec *x)
 {
     const rl_collective *c = &x->coll;
-    int rc = MPI_Dist_graph_create_adjacent(x->comm, x->sec->nrecv, c->sources, c->recv_counts, x->sec->nsend, c->destinations,
+    int rc = MPI_Dist_graph_create_adjacent(x->comm, x->set.recv.n, c->sources, c->recv_counts, x->set.send.n, c->destinations,
                                             c->send_counts, MPI_INFO_NULL, 0, &x->coll.graph);
     if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(x->coll.graph, MPI_ERRORS_RETURN);
     return rl_agree(x->comm, rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "MPI_Dist_graph_create_adjacent"),
@@ -112,7 +111,7 @@ static relay_status create_graph(rl_transform_exec *x)
 static relay_status create_persistent(rl_transform_exec *x)
 {
     const rl_collective *c = &x->coll;
-    void *sb = rl_message_set_buf(&x->sends), *rb = rl_message_set_buf(&x->recvs);
+    void *sb = rl_msg_side_buf(&x->set.send), *rb = rl_msg_side_buf(&x->set.recv);
     int rc = x->schedule == RELAY_SCHED_NEIGHBOR
                  ? MPI_Neighbor_alltoallv_init(sb, c->send_counts, c->send_displs, MPI_BYTE, rb, c->recv_counts, c->recv_displs,
                                                MPI_BYTE, c->graph, MPI_INFO_NULL, &x->coll.req)
@@ -148,7 +147,7 @@ static int start_call(rl_transform_exec *x)
     return MPI_Start(&x->coll.req);
 #else
     const rl_collective *c = &x->coll;
-    void *sb = rl_message_set_buf(&x->sends), *rb = rl_message_set_buf(&x->recvs);
+    void *sb = rl_msg_side_buf(&x->set.send), *rb = rl_msg_side_buf(&x->set.recv);
     if (x->schedule == RELAY_SCHED_NEIGHBOR)
         return MPI_Ineighbor_alltoallv(sb, c->send_counts, c->send_displs, MPI_BYTE, rb, c->recv_counts, c->recv_displs, MPI_BYTE,
                                        c->graph, &x->coll.req);
@@ -159,7 +158,7 @@ static int start_call(rl_transform_exec *x)
 
 static int start(rl_transform_exec *x)
 {
-    for (int k = 0; k < x->sec->nsend; k++) {
+    for (int k = 0; k < x->set.send.n; k++) {
         double t0 = rl_clock(x);
         rl_transform_pack(x, k);
         rl_time_since(x, RL_PACK, rl_row_send(x, k), t0);
@@ -173,7 +172,7 @@ static int wait(rl_transform_exec *x)
     double t0 = rl_clock(x);
     int rc = MPI_Wait(&x->coll.req, MPI_STATUS_IGNORE);
     rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
-    for (int k = 0; k < x->sec->nrecv && rc == MPI_SUCCESS; k++) rl_transform_unpack_timed(x, k);
+    for (int k = 0; k < x->set.recv.n && rc == MPI_SUCCESS; k++) rl_transform_unpack_timed(x, k);
     return rc;
 }
 

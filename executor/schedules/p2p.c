@@ -22,7 +22,7 @@
 int rl_p2p_start_receives(rl_transform_exec *x)
 {
     int rc = MPI_SUCCESS;
-    for (int k = 0; k < x->sec->nrecv && rc == MPI_SUCCESS; k++) rc = x->recv_via[k]->receive(x, k);
+    for (int k = 0; k < x->set.recv.n && rc == MPI_SUCCESS; k++) rc = x->recv_via[k]->receive(x, k);
     return rc;
 }
 
@@ -31,25 +31,25 @@ int rl_p2p_send(rl_transform_exec *x, int k) { return rl_transport_send(x, k); }
 static int start(rl_transform_exec *x)
 {
     int rc = rl_p2p_start_receives(x);
-    for (int n = 0; n < x->sec->nsend && rc == MPI_SUCCESS; n++) rc = rl_p2p_send(x, (x->first_send + n) % x->sec->nsend);
+    for (int n = 0; n < x->set.send.n && rc == MPI_SUCCESS; n++) rc = rl_p2p_send(x, (x->first_send + n) % x->set.send.n);
     return rc;
 }
 
 int rl_p2p_wait(rl_transform_exec *x)
 {
-    const rl_section *s = x->sec;
+    const rl_msgset *s = &x->set;
     int rc = MPI_SUCCESS;
     rl_transform_move_locals_timed(x);
     for (int n = 0; n < x->ntaken && rc == MPI_SUCCESS; n++) {
         int k;
         double t0 = rl_clock(x);
-        rc = MPI_Waitany(s->nrecv, x->reqs, &k, MPI_STATUS_IGNORE);
+        rc = MPI_Waitany(s->recv.n, x->reqs, &k, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS || k == MPI_UNDEFINED) continue;
         rl_time_since(x, RL_WAIT, rl_row_recv(x, k), t0);
         rc = rl_transport_take(x, k);
     }
     double t0 = rl_clock(x);
-    if (rc == MPI_SUCCESS && s->nsend) rc = MPI_Waitall(s->nsend, x->reqs + s->nrecv, MPI_STATUSES_IGNORE);
+    if (rc == MPI_SUCCESS && s->send.n) rc = MPI_Waitall(s->send.n, x->reqs + s->recv.n, MPI_STATUSES_IGNORE);
     rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
     return rl_transports_finish(x, rc); /* even after a failure: senders may wait for this rank's notices */
 }

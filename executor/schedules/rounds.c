@@ -23,7 +23,7 @@ static int start_step_send(rl_transform_exec *x, int32_t step)
 static int start(rl_transform_exec *x)
 {
     int rc = MPI_SUCCESS;
-    for (int k = 0; k < x->sec->nrecv && rc == MPI_SUCCESS; k++) rc = x->recv_via[k]->receive(x, k);
+    for (int k = 0; k < x->set.recv.n && rc == MPI_SUCCESS; k++) rc = x->recv_via[k]->receive(x, k);
     return rc == MPI_SUCCESS ? start_step_send(x, 0) : rc;
 }
 
@@ -31,7 +31,7 @@ static int wait(rl_transform_exec *x)
 {
     int rc = MPI_SUCCESS;
     for (int32_t r = 0; r < x->rounds && rc == MPI_SUCCESS; r++) {
-        if (r == x->sec->local_round) rl_transform_move_locals_timed(x);
+        if (r == x->set.local_step) rl_transform_move_locals_timed(x);
         if (x->recv_at[r] >= 0) {
             double t0 = rl_clock(x);
             rc = MPI_Wait(&x->reqs[x->recv_at[r]], MPI_STATUS_IGNORE);
@@ -40,7 +40,7 @@ static int wait(rl_transform_exec *x)
         }
         if (rc == MPI_SUCCESS && x->send_at[r] >= 0) {
             double t0 = rl_clock(x);
-            rc = MPI_Wait(&x->reqs[x->sec->nrecv + x->send_at[r]], MPI_STATUS_IGNORE);
+            rc = MPI_Wait(&x->reqs[x->set.recv.n + x->send_at[r]], MPI_STATUS_IGNORE);
             rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
         }
         if (rc == MPI_SUCCESS) rc = start_step_send(x, r + 1);

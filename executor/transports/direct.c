@@ -30,6 +30,7 @@
 
 #include "error.h"
 #include "exchange.h"
+#include "transform_lower.h"
 #include "transform_pack.h"
 #include "transform_timing.h"
 #include "transport.h"
@@ -181,7 +182,7 @@ static int post(rl_transform_exec *x, int k, int sending)
     const rl_message *m = sending ? &s->send[k] : &s->recv[k];
     const rl_span *spans = sending ? s->send_spans : s->recv_spans;
     const rl_direct_runs *runs = sending ? x->send_runs : x->recv_runs;
-    char *staged = !sending && x->recvs.buf ? x->recvs.buf + x->recvs.byte_off[k] : NULL; /* k is a send's index when sending */
+    char *staged = !sending && x->set.recv.buf ? x->set.recv.buf + x->set.recv.byte_off[k] : NULL; /* k is a send's index when sending */
     MPI_Request *req = x->direct_reqs + x->direct_first[sending ? s->nrecv + k : k];
     int rc = MPI_SUCCESS;
     int64_t n = 0;

@@ -13,12 +13,12 @@
 
 relay_status rl_transform_swap(rl_transform_exec *x, const rl_swap *items, const char *what)
 {
-    const rl_section *s = x->sec;
-    int n = s->nsend + s->nrecv, nreq = 0, rc = MPI_SUCCESS;
+    const rl_msgset *s = &x->set;
+    int n = s->send.n + s->recv.n, nreq = 0, rc = MPI_SUCCESS;
     MPI_Request *reqs = rl_malloc_array(2 * (size_t)n, sizeof *reqs);
     if (!reqs) return RL_NOMEM();
     for (int k = 0; k < n && rc == MPI_SUCCESS; k++) {
-        int sending = k < s->nsend, peer = (int)(sending ? s->send[k].peer : s->recv[k - s->nsend].peer);
+        int sending = k < s->send.n, peer = rl_msg_of(s, k)->peer;
         int own = sending ? TAG_SENDER_SIDE : TAG_RECEIVER_SIDE, other = sending ? TAG_RECEIVER_SIDE : TAG_SENDER_SIDE;
         if (items[k].out) rc = MPI_Isend(items[k].out, items[k].out_bytes, MPI_BYTE, peer, own, x->comm, &reqs[nreq++]);
         if (rc == MPI_SUCCESS && items[k].in)
@@ -47,16 +47,16 @@ relay_status rl_env_choice(const char *name, const char *const *values, int nval
 
 relay_status rl_notices_create(rl_transform_exec *x, rl_notices *n, const rl_transport *t, int tag)
 {
-    const rl_section *s = x->sec;
-    int total = s->nrecv + s->nsend, rc = MPI_SUCCESS;
+    const rl_msgset *s = &x->set;
+    int total = s->recv.n + s->send.n, rc = MPI_SUCCESS;
     n->req = rl_malloc_array((size_t)total + 1, sizeof *n->req);
-    n->sent = rl_calloc((size_t)s->nrecv + 1, 1);
+    n->sent = rl_calloc((size_t)s->recv.n + 1, 1);
     if (!n->req || !n->sent) return RL_NOMEM();
     for (int k = 0; k < total; k++) n->req[k] = MPI_REQUEST_NULL;
-    for (int k = 0; k < s->nrecv && rc == MPI_SUCCESS; k++)
-        if (x->recv_via[k] == t) rc = MPI_Send_init(rl_no_bytes(), 0, MPI_BYTE, (int)s->recv[k].peer, tag, x->comm, &n->req[k]);
-    for (int k = 0; k < s->nsend && rc == MPI_SUCCESS; k++)
-        if (x->send_via[k] == t) rc = MPI_Recv_init(rl_no_bytes(), 0, MPI_BYTE, (int)s->send[k].peer, tag, x->comm, &n->req[s->nrecv + k]);
+    for (int k = 0; k < s->recv.n && rc == MPI_SUCCESS; k++)
+        if (x->recv_via[k] == t) rc = MPI_Send_init(rl_no_bytes(), 0, MPI_BYTE, (int)s->recv.msg[k].peer, tag, x->comm, &n->req[k]);
+    for (int k = 0; k < s->send.n && rc == MPI_SUCCESS; k++)
+        if (x->send_via[k] == t) rc = MPI_Recv_init(rl_no_bytes(), 0, MPI_BYTE, (int)s->send.msg[k].peer, tag, x->comm, &n->req[s->recv.n + k]);
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "creating the requests of notices");
 }
 
@@ -70,7 +70,7 @@ int rl_notice_send(rl_notices *n, int k)
 int rl_notices_send_rest(const rl_transform_exec *x, rl_notices *n)
 {
     int rc = MPI_SUCCESS;
-    for (int k = 0; n->req && k < x->sec->nrecv; k++) {
+    for (int k = 0; n->req && k < x->set.recv.n; k++) {
         int started = n->req[k] != MPI_REQUEST_NULL && !n->sent[k] ? MPI_Start(&n->req[k]) : MPI_SUCCESS;
         rc = rc == MPI_SUCCESS ? started : rc;
         n->sent[k] = 0;
@@ -80,12 +80,12 @@ int rl_notices_send_rest(const rl_transform_exec *x, rl_notices *n)
 
 int64_t rl_notices_bytes(const rl_transform_exec *x, const rl_notices *n)
 {
-    return n->req ? (x->sec->nrecv + x->sec->nsend) * (int64_t)sizeof(MPI_Request) + x->sec->nrecv : 0;
+    return n->req ? (x->set.recv.n + x->set.send.n) * (int64_t)sizeof(MPI_Request) + x->set.recv.n : 0;
 }
 
 void rl_notices_free(const rl_transform_exec *x, rl_notices *n)
 {
-    int total = x->sec ? x->sec->nrecv + x->sec->nsend : 0;
+    int total = x->set.recv.n + x->set.send.n;
     for (int k = 0; n->req && k < total; k++)
         if (n->req[k] != MPI_REQUEST_NULL) MPI_Request_free(&n->req[k]);
     free(n->req);

@@ -45,6 +45,7 @@
 #include "exchange.h"
 #include "mpi_error.h"
 #include "pull.h"
+#include "transform_lower.h"
 #include "transform_pack.h"
 #include "transform_timing.h"
 #include "transport.h"
@@ -140,8 +141,6 @@ static int can_pull(rl_transform_exec *x, int k, const rl_span *theirs, const rl
     return rl_cma_can_read(me, sender);
 }
 
-/* Message k of the exchanges (sends, then receives) as the section has it. */
-static const rl_message *message_of(const rl_section *s, int k) { return k < s->nsend ? &s->send[k] : &s->recv[k - s->nsend]; }
 
 /* The three exchanges (see the top of this file): `pulled` holds, per
  * message, first whether it is a candidate, then the verdict; sets the
@@ -155,12 +154,12 @@ static relay_status agree(rl_transform_exec *x, pull_card *cards, rl_span *their
     if (x->pull_mode != RL_PULL_OFF) rl_cma_card_make(&me);
     for (int k = 0; k < n; k++) {
         int sending = k < s->nsend;
-        mine[k] = (pull_card){me, message_of(s, k)->count, willing(x, sending, sending ? k : k - s->nsend, &me)};
+        mine[k] = (pull_card){me, rl_msg_of(&x->set, k)->count, willing(x, sending, sending ? k : k - s->nsend, &me)};
         items[k] = (rl_swap){&mine[k], sizeof *mine, &other[k], sizeof *other};
     }
     relay_status st = rl_transform_swap(x, items, "exchanging the cards of pulled messages");
     for (int k = 0; !st && k < n; k++) {
-        const rl_message *m = message_of(s, k);
+        const rl_msg *m = rl_msg_of(&x->set, k);
         int bytes = (int)(m->count * (int64_t)sizeof(rl_span));
         pulled[k] = (char)candidate(&mine[k], &other[k]);
         offers += pulled[k] && k < s->nsend;
@@ -215,7 +214,7 @@ static int repost(rl_transform_exec *x)
 
 /* The largest part of a band any task moves: what one thread's bounce
  * buffer holds. */
-static int64_t largest_cut(const rl_message_set *ms, size_t esz)
+static int64_t largest_cut(const rl_walk_set *ms, size_t esz)
 {
     int64_t most = 0;
     for (int64_t t = 0; t < ms->ntasks; t++) {
@@ -229,14 +228,14 @@ static int64_t largest_cut(const rl_message_set *ms, size_t esz)
  * bounce buffers. */
 static relay_status build_pulls(rl_transform_exec *x)
 {
-    const rl_section *s = x->sec;
-    rl_message *only = rl_malloc_array((size_t)s->nrecv, sizeof *only);
+    const rl_msg_side *recv = &x->set.recv;
+    rl_msg *only = rl_malloc_array((size_t)recv->n, sizeof *only);
     if (!only) return RL_NOMEM();
-    for (int k = 0; k < s->nrecv; k++) {
-        only[k] = s->recv[k];
+    for (int k = 0; k < recv->n; k++) {
+        only[k] = recv->msg[k];
         if (x->recv_via[k] != &rl_transport_pull) only[k].count = 0;
     }
-    relay_status st = rl_message_set_tasks(&x->pulls, only, s->nrecv, x->esz, RL_TILES_READ);
+    relay_status st = rl_walk_set_tasks(&x->pulls, only, recv->n, x->esz, RL_TILES_READ);
     free(only);
     if (st) return st;
     x->bounce_bytes = (largest_cut(&x->pulls, x->esz) * (int64_t)x->esz + 63) / 64 * 64;
@@ -349,7 +348,7 @@ static int pull_task(const rl_transform_exec *x, int k, const rl_task *t, char *
  * the report). */
 static int pull(rl_transform_exec *x, int k)
 {
-    const rl_message_set *ms = &x->pulls;
+    const rl_walk_set *ms = &x->pulls;
     int failed = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(rl_threads_for(x, x->sec->recv[k].elems)) reduction(max : failed)
     for (int64_t t = ms->first[k]; t < ms->first[k + 1]; t++) {
@@ -406,7 +405,7 @@ void rl_transform_pulls_free(rl_transform_exec *x)
     free(x->pull_from);
     free(x->pull_mine);
     free(x->bounce);
-    rl_message_set_free(&x->pulls);
+    rl_walk_set_free(&x->pulls);
 }
 
 const rl_transport rl_transport_pull = {

@@ -13,14 +13,13 @@
 
 int rl_staged_post(rl_transform_exec *x, int k, int persistent)
 {
-    const rl_section *s = x->sec;
-    int receiving = k < s->nrecv, m = receiving ? k : k - s->nrecv, count;
-    const rl_message *msg = receiving ? &s->recv[m] : &s->send[m];
-    const rl_message_set *set = receiving ? &x->recvs : &x->sends;
-    char *buf = set->buf + set->byte_off[m];
+    int receiving = k < x->set.recv.n, m = receiving ? k : k - x->set.recv.n, count;
+    const rl_msg_side *side = receiving ? &x->set.recv : &x->set.send;
+    const rl_msg *msg = &side->msg[m];
+    char *buf = side->buf + side->byte_off[m];
     MPI_Datatype type;
     rl_wire_shape(x, msg->elems, &count, &type);
-    int peer = (int)msg->peer;
+    int peer = msg->peer;
     if (receiving)
         return persistent ? MPI_Recv_init(buf, count, type, peer, TAG_STAGED, x->comm, &x->reqs[k])
                           : MPI_Irecv(buf, count, type, peer, TAG_STAGED, x->comm, &x->reqs[k]);
@@ -33,7 +32,7 @@ int rl_staged_start(rl_transform_exec *x, int k) { return x->bound ? MPI_Start(&
 relay_status rl_staged_create_requests(rl_transform_exec *x)
 {
     int rc = MPI_SUCCESS;
-    for (int k = 0; k < x->sec->nrecv + x->sec->nsend && rc == MPI_SUCCESS; k++) rc = rl_staged_post(x, k, 1);
+    for (int k = 0; k < x->set.recv.n + x->set.send.n && rc == MPI_SUCCESS; k++) rc = rl_staged_post(x, k, 1);
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "creating persistent requests");
 }
 
@@ -46,7 +45,7 @@ static int send(rl_transform_exec *x, int k)
     double t0 = rl_clock(x);
     rl_transform_pack(x, k);
     rl_time_since(x, RL_PACK, rl_row_send(x, k), t0);
-    return rl_staged_start(x, x->sec->nrecv + k);
+    return rl_staged_start(x, x->set.recv.n + k);
 }
 
 static int take(rl_transform_exec *x, int k)
@@ -59,13 +58,13 @@ static int take(rl_transform_exec *x, int k)
  * its slot. */
 static int post_chunk(rl_transform_exec *x, const rl_capped_side *side, int64_t chunk, int sending, MPI_Request *req)
 {
-    const rl_message *m = &side->chunks[chunk];
+    const rl_msg *m = &side->chunks->msg[chunk];
     int count;
     MPI_Datatype type;
     rl_wire_shape(x, m->elems, &count, &type);
-    void *buf = rl_message_set_at(&side->set, (int)chunk);
-    return sending ? MPI_Isend(buf, count, type, (int)m->peer, TAG_STAGED, x->comm, req)
-                   : MPI_Irecv(buf, count, type, (int)m->peer, TAG_STAGED, x->comm, req);
+    void *buf = rl_msg_at(side->chunks, (int)chunk);
+    return sending ? MPI_Isend(buf, count, type, m->peer, m->tag, x->comm, req)
+                   : MPI_Irecv(buf, count, type, m->peer, m->tag, x->comm, req);
 }
 
 static int chunk_expect(rl_transform_exec *x, int q, int64_t chunk, int slot, MPI_Request *landed, MPI_Request *freed)
@@ -76,14 +75,14 @@ static int chunk_expect(rl_transform_exec *x, int q, int64_t chunk, int slot, MP
 static int chunk_send(rl_transform_exec *x, int s, int64_t chunk, int slot, MPI_Request *req)
 {
     const rl_capped_side *side = &x->capped.sends;
-    rl_transform_pack_chunk(x, &side->set, (int)chunk, side->chunks[chunk].elems, rl_message_set_at(&side->set, (int)chunk));
+    rl_transform_pack_chunk(x, &side->walks, (int)chunk, side->chunks->msg[chunk].elems, rl_msg_at(side->chunks, (int)chunk));
     return post_chunk(x, side, chunk, 1, req);
 }
 
 static int chunk_take(rl_transform_exec *x, int q, int64_t chunk)
 {
     const rl_capped_side *side = &x->capped.recvs;
-    rl_transform_unpack_chunk(x, &side->set, (int)chunk, side->chunks[chunk].elems, rl_message_set_at(&side->set, (int)chunk));
+    rl_transform_unpack_chunk(x, &side->walks, (int)chunk, side->chunks->msg[chunk].elems, rl_msg_at(side->chunks, (int)chunk));
     return MPI_SUCCESS;
 }
 

@@ -19,13 +19,13 @@ enum { NTRANSPORTS = sizeof transports / sizeof *transports };
 
 relay_status rl_transports_stage_all(rl_transform_exec *x)
 {
-    const rl_section *s = x->sec;
-    x->send_via = rl_malloc_array((size_t)s->nsend + 1, sizeof *x->send_via);
-    x->recv_via = rl_malloc_array((size_t)s->nrecv + 1, sizeof *x->recv_via);
+    const rl_msgset *s = &x->set;
+    x->send_via = rl_malloc_array((size_t)s->send.n + 1, sizeof *x->send_via);
+    x->recv_via = rl_malloc_array((size_t)s->recv.n + 1, sizeof *x->recv_via);
     if (!x->send_via || !x->recv_via) return RL_NOMEM();
-    for (int k = 0; k < s->nsend; k++) x->send_via[k] = &rl_transport_staged;
-    for (int k = 0; k < s->nrecv; k++) x->recv_via[k] = &rl_transport_staged;
-    x->ntaken = s->nrecv;
+    for (int k = 0; k < s->send.n; k++) x->send_via[k] = &rl_transport_staged;
+    for (int k = 0; k < s->recv.n; k++) x->recv_via[k] = &rl_transport_staged;
+    x->ntaken = s->recv.n;
     return RELAY_OK;
 }
 
@@ -45,13 +45,13 @@ static int side_stages(const rl_transform_exec *x, const rl_transport *const *vi
  * segment, which the window owns). */
 static void release_pack_buffers(rl_transform_exec *x)
 {
-    const rl_section *s = x->sec;
+    const rl_msgset *s = &x->set;
     if (x->capped.cap) {
-        if (!side_stages(x, x->send_via, s->nsend, x->capped.sends.first, 1)) rl_message_set_drop(&x->capped.sends.set);
+        if (!side_stages(x, x->send_via, s->send.n, x->capped.sends.first, 1)) rl_msg_side_drop(x->capped.sends.chunks);
         return;
     }
-    if (!side_stages(x, x->send_via, s->nsend, NULL, 1)) rl_message_set_drop(&x->sends);
-    if (!side_stages(x, x->recv_via, s->nrecv, NULL, 0)) rl_message_set_drop(&x->recvs);
+    if (!side_stages(x, x->send_via, s->send.n, NULL, 1)) rl_msg_side_drop(&x->set.send);
+    if (!side_stages(x, x->recv_via, s->recv.n, NULL, 0)) rl_msg_side_drop(&x->set.recv);
 }
 
 int rl_transport_take(rl_transform_exec *x, int k)
@@ -68,7 +68,7 @@ relay_status rl_transports_agree(rl_transform_exec *x)
     for (int t = 0; t < NTRANSPORTS && !st; t++)
         if (transports[t]->agree && (!x->capped.cap || transports[t]->chunk_send)) st = transports[t]->agree(x);
     x->ntaken = 0;
-    for (int k = 0; k < x->sec->nrecv; k++) x->ntaken += x->recv_via[k]->take != NULL;
+    for (int k = 0; k < x->set.recv.n; k++) x->ntaken += x->recv_via[k]->take != NULL;
     if (!st) release_pack_buffers(x);
     return st;
 }

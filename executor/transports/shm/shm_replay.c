@@ -37,7 +37,7 @@
  * landing area and starts "full". */
 static int send_into_window(rl_transform_exec *x, int k)
 {
-    int r = x->sec->nrecv + k, rc = MPI_SUCCESS;
+    int r = x->set.recv.n + k, rc = MPI_SUCCESS;
     if (x->shm.empty_due[k]) rc = MPI_Wait(&x->shm.empty.req[r], MPI_STATUS_IGNORE);
     x->shm.empty_due[k] = 0;
     if (rc == MPI_SUCCESS) rc = MPI_Win_sync(x->shm.win); /* the receiver's loads before these stores */
@@ -77,21 +77,21 @@ int rl_shm_finish(rl_transform_exec *x, int rc)
 {
     if (!x->shm.n && !x->shm.settle) return rc;
     int done = rl_notices_send_rest(x, &x->shm.empty);
-    if (done == MPI_SUCCESS && x->sec->nrecv) done = MPI_Waitall(x->sec->nrecv, x->shm.empty.req, MPI_STATUSES_IGNORE);
+    if (done == MPI_SUCCESS && x->set.recv.n) done = MPI_Waitall(x->set.recv.n, x->shm.empty.req, MPI_STATUSES_IGNORE);
     if (done == MPI_SUCCESS && x->shm.settle) done = MPI_Barrier(x->shm.node);
     return rc == MPI_SUCCESS ? done : rc;
 }
 
 /* ---- chunks under a memory cap -------------------------------------- */
 
-static int peer_of(const rl_message *msg, int k) { return (int)msg[k].peer; }
+static int peer_of(const rl_msg *msg, int k) { return (int)msg[k].peer; }
 
 /* Under a memory cap: the sender of send message k waits for its
  * receiver's "empty" of the next slot (the receiver took the chunk before
  * it there, or began the step). */
 int rl_shm_chunk_wait_free(rl_transform_exec *x, int k)
 {
-    return MPI_Recv(rl_no_bytes(), 0, MPI_BYTE, peer_of(x->sec->send, k), TAG_SHM_EMPTY, x->comm, MPI_STATUS_IGNORE);
+    return MPI_Recv(rl_no_bytes(), 0, MPI_BYTE, peer_of(x->set.send.msg, k), TAG_SHM_EMPTY, x->comm, MPI_STATUS_IGNORE);
 }
 
 /* ... packs chunk `chunk` of its set into slot `slot` and starts "full". */
@@ -100,9 +100,9 @@ int rl_shm_chunk_send(rl_transform_exec *x, int k, int64_t chunk, int slot, MPI_
     const rl_capped_side *side = &x->capped.sends;
     int rc = MPI_Win_sync(x->shm.win); /* the receiver's loads before these stores */
     if (rc != MPI_SUCCESS) return rc;
-    rl_transform_pack_chunk(x, &side->set, (int)chunk, side->chunks[chunk].elems, x->shm.land[2 * k + slot]);
+    rl_transform_pack_chunk(x, &side->walks, (int)chunk, side->chunks->msg[chunk].elems, x->shm.land[2 * k + slot]);
     rc = MPI_Win_sync(x->shm.win); /* the stores before "full" */
-    return rc == MPI_SUCCESS ? MPI_Isend(rl_no_bytes(), 0, MPI_BYTE, peer_of(x->sec->send, k), TAG_SHM_FULL, x->comm, full) : rc;
+    return rc == MPI_SUCCESS ? MPI_Isend(rl_no_bytes(), 0, MPI_BYTE, peer_of(x->set.send.msg, k), TAG_SHM_FULL, x->comm, full) : rc;
 }
 
 /* The receiver of receive message k, for the next chunk of a slot: posts
@@ -110,7 +110,7 @@ int rl_shm_chunk_send(rl_transform_exec *x, int k, int64_t chunk, int slot, MPI_
  * has left), the slot free for the sender. */
 int rl_shm_chunk_expect(rl_transform_exec *x, int k, int64_t chunk, int slot, MPI_Request *full, MPI_Request *empty)
 {
-    int peer = peer_of(x->sec->recv, k), rc = MPI_Wait(empty, MPI_STATUS_IGNORE);
+    int peer = peer_of(x->set.recv.msg, k), rc = MPI_Wait(empty, MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS) rc = MPI_Irecv(rl_no_bytes(), 0, MPI_BYTE, peer, TAG_SHM_FULL, x->comm, full);
     /* This rank's loads from the slot (a chunk taken, or one MPI put there
      * in an earlier step) before "empty". */
@@ -125,8 +125,8 @@ int rl_shm_chunk_take(rl_transform_exec *x, int q, int64_t chunk)
     const rl_capped_side *side = &x->capped.recvs;
     int rc = MPI_Win_sync(x->shm.win); /* the sender's stores before these loads */
     if (rc != MPI_SUCCESS) return rc;
-    char *slot = rl_message_set_at(&side->set, (int)chunk); /* in this rank's segment of the window */
-    rl_transform_unpack_chunk(x, &side->set, (int)chunk, side->chunks[chunk].elems, slot);
+    char *slot = rl_msg_at(side->chunks, (int)chunk); /* in this rank's segment of the window */
+    rl_transform_unpack_chunk(x, &side->walks, (int)chunk, side->chunks->msg[chunk].elems, slot);
     return MPI_SUCCESS;
 }
 

@@ -65,20 +65,18 @@ int rl_shm_wanted(const rl_transform_exec *x, const relay_tuning_choice *c)
  * see the same cap, so they agree. */
 enum { SMALLEST_WINDOW_CHUNK = 4096 };
 
-static const rl_message *message_of(const rl_section *s, int k) { return k < s->nsend ? &s->send[k] : &s->recv[k - s->nsend]; }
-
 /* Per message (sends, then receives): its peer's rank in the node's
  * communicator, or MPI_UNDEFINED. */
 static relay_status node_ranks(rl_transform_exec *x, int *peer_in_node)
 {
-    const rl_section *s = x->sec;
-    int n = s->nsend + s->nrecv;
+    const rl_msgset *s = &x->set;
+    int n = s->send.n + s->recv.n;
     MPI_Group all, node;
     int rc = MPI_Comm_group(x->comm, &all);
     if (rc == MPI_SUCCESS) rc = MPI_Comm_group(x->shm.node, &node);
     int *peers = rl_malloc_array((size_t)n + 1, sizeof *peers);
     if (!peers) return RL_NOMEM();
-    for (int k = 0; k < n; k++) peers[k] = (int)message_of(s, k)->peer;
+    for (int k = 0; k < n; k++) peers[k] = rl_msg_of(s, k)->peer;
     if (rc == MPI_SUCCESS) rc = MPI_Group_translate_ranks(all, n, peers, node, peer_in_node);
     free(peers);
     MPI_Group_free(&all);
@@ -88,9 +86,9 @@ static relay_status node_ranks(rl_transform_exec *x, int *peer_in_node)
 
 static int willing(const rl_transform_exec *x, int k, int peer_in_node)
 {
-    const rl_section *s = x->sec;
-    int sending = k < s->nsend, m = sending ? k : k - s->nsend;
-    if (!x->shm.on || x->shm.node == MPI_COMM_NULL || peer_in_node == MPI_UNDEFINED || message_of(s, k)->elems <= 0) return 0;
+    const rl_msgset *s = &x->set;
+    int sending = k < s->send.n, m = sending ? k : k - s->send.n;
+    if (!x->shm.on || x->shm.node == MPI_COMM_NULL || peer_in_node == MPI_UNDEFINED || rl_msg_of(s, k)->elems <= 0) return 0;
     if (x->capped.cap) return x->capped.cap / x->capped.slots >= SMALLEST_WINDOW_CHUNK; /* every chunked message is staged */
     return (sending ? x->send_via[m] : x->recv_via[m]) == &rl_transport_staged;
 }
@@ -98,8 +96,8 @@ static int willing(const rl_transform_exec *x, int k, int peer_in_node)
 /* The cards: the messages through the window, and how many (n). */
 static relay_status agree(rl_transform_exec *x, const int *peer_in_node)
 {
-    const rl_section *s = x->sec;
-    int n = s->nsend + s->nrecv;
+    const rl_msgset *s = &x->set;
+    int n = s->send.n + s->recv.n;
     char *mine = rl_malloc_array((size_t)n + 1, 1), *theirs = rl_calloc((size_t)n + 1, 1);
     rl_swap *items = rl_calloc((size_t)n + 1, sizeof *items);
     relay_status st = mine && theirs && items ? RELAY_OK : RL_NOMEM();
@@ -110,8 +108,8 @@ static relay_status agree(rl_transform_exec *x, const int *peer_in_node)
     if (!st) st = rl_transform_swap(x, items, "agreeing on messages through the shared-memory window");
     for (int k = 0; !st && k < n; k++) {
         if (!mine[k] || !theirs[k]) continue;
-        if (k < s->nsend) x->send_via[k] = &rl_transport_window;
-        else x->recv_via[k - s->nsend] = &rl_transport_window;
+        if (k < s->send.n) x->send_via[k] = &rl_transport_window;
+        else x->recv_via[k - s->send.n] = &rl_transport_window;
         x->shm.n++;
     }
     free(mine);
@@ -127,29 +125,29 @@ static relay_status agree(rl_transform_exec *x, const int *peer_in_node)
  * another. */
 static int64_t message_landings(rl_transform_exec *x)
 {
-    const rl_section *s = x->sec;
+    const rl_msgset *s = &x->set;
     int64_t bytes = 0;
-    for (int k = 0; k < s->nrecv; k++) {
+    for (int k = 0; k < s->recv.n; k++) {
         x->shm.land_off[2 * k] = x->shm.land_off[2 * k + 1] = bytes;
-        if (x->recv_via[k] == &rl_transport_window) bytes += rl_padded_bytes(s->recv[k].elems * (int64_t)x->esz);
+        if (x->recv_via[k] == &rl_transport_window) bytes += rl_padded_bytes(s->recv.msg[k].elems * (int64_t)x->esz);
     }
     return bytes;
 }
 
 /* The same under a memory cap: the chunks' receive buffer, whole, where any
  * chunk lands, and where each message's two slots lie
- * (land_off[2 * k + slot], rl_message_set_slots). */
+ * (land_off[2 * k + slot], rl_msg_side_slots). */
 static int64_t chunk_landings(rl_transform_exec *x)
 {
     const rl_capped_side *chunks = &x->capped.recvs;
     int any = 0;
-    for (int k = 0; k < x->sec->nrecv; k++) {
+    for (int k = 0; k < x->set.recv.n; k++) {
         int64_t c = chunks->first[k];
-        x->shm.land_off[2 * k] = chunks->set.byte_off[c];
-        x->shm.land_off[2 * k + 1] = chunks->set.byte_off[c + (chunks->first[k + 1] - c > 1)];
+        x->shm.land_off[2 * k] = chunks->chunks->byte_off[c];
+        x->shm.land_off[2 * k + 1] = chunks->chunks->byte_off[c + (chunks->first[k + 1] - c > 1)];
         any |= x->recv_via[k] == &rl_transport_window;
     }
-    return any ? chunks->set.byte_off[chunks->set.nmsg] : 0;
+    return any ? rl_msg_side_bytes(chunks->chunks) : 0;
 }
 
 /* This rank's landing area: its own window's segment (every rank of the
@@ -172,8 +170,8 @@ static relay_status allocate_area(rl_transform_exec *x)
                                       "MPI_Win_allocate_shared of the landing areas");
     x->shm.locked = st == RELAY_OK;
     if (!st && x->capped.cap && bytes) {
-        rl_message_set_drop(&x->capped.recvs.set);
-        x->capped.recvs.set.buf = x->shm.area;
+        rl_msg_side_drop(x->capped.recvs.chunks);
+        x->capped.recvs.chunks->buf = x->shm.area;
     }
     return st;
 }
@@ -184,9 +182,9 @@ static relay_status allocate_area(rl_transform_exec *x)
  * another order).  receiver[k] is set where send k goes through it. */
 static relay_status window_ranks(const rl_transform_exec *x, const int *peer_in_node, int *receiver)
 {
-    const rl_section *s = x->sec;
+    const rl_msgset *s = &x->set;
     int n = 0;
-    for (int k = 0; k < s->nsend; k++) {
+    for (int k = 0; k < s->send.n; k++) {
         receiver[k] = peer_in_node[k];
         n += x->send_via[k] == &rl_transport_window;
     }
@@ -197,13 +195,13 @@ static relay_status window_ranks(const rl_transform_exec *x, const int *peer_in_
         free(theirs);
         return RL_NOMEM();
     }
-    for (int k = 0, i = 0; k < s->nsend; k++)
+    for (int k = 0, i = 0; k < s->send.n; k++)
         if (x->send_via[k] == &rl_transport_window) mine[i++] = peer_in_node[k];
     MPI_Group node = MPI_GROUP_NULL, win = MPI_GROUP_NULL;
     int rc = MPI_Comm_group(x->shm.node, &node);
     if (rc == MPI_SUCCESS) rc = MPI_Win_get_group(x->shm.win, &win);
     if (rc == MPI_SUCCESS) rc = MPI_Group_translate_ranks(node, n, mine, win, theirs);
-    for (int k = 0, i = 0; rc == MPI_SUCCESS && k < s->nsend; k++)
+    for (int k = 0, i = 0; rc == MPI_SUCCESS && k < s->send.n; k++)
         if (x->send_via[k] == &rl_transport_window) receiver[k] = theirs[i++];
     if (node != MPI_GROUP_NULL) MPI_Group_free(&node);
     if (win != MPI_GROUP_NULL) MPI_Group_free(&win);
@@ -216,20 +214,20 @@ static relay_status window_ranks(const rl_transform_exec *x, const int *peer_in_
  * (under a memory cap, where each slot of its chunks does). */
 static relay_status find_landings(rl_transform_exec *x, const int *peer_in_node)
 {
-    const rl_section *s = x->sec;
-    int n = s->nsend + s->nrecv;
-    int64_t *off = rl_calloc(2 * (size_t)s->nsend + 1, sizeof *off);
+    const rl_msgset *s = &x->set;
+    int n = s->send.n + s->recv.n;
+    int64_t *off = rl_calloc(2 * (size_t)s->send.n + 1, sizeof *off);
     rl_swap *items = rl_calloc((size_t)n + 1, sizeof *items);
-    int *receiver = rl_malloc_array((size_t)s->nsend + 1, sizeof *receiver);
+    int *receiver = rl_malloc_array((size_t)s->send.n + 1, sizeof *receiver);
     relay_status st = off && items && receiver ? RELAY_OK : RL_NOMEM();
     if (!st) st = window_ranks(x, peer_in_node, receiver);
-    for (int k = 0; !st && k < s->nsend; k++)
+    for (int k = 0; !st && k < s->send.n; k++)
         if (x->send_via[k] == &rl_transport_window) items[k] = (rl_swap){NULL, 0, &off[2 * k], 2 * sizeof *off};
-    for (int k = 0; !st && k < s->nrecv; k++)
+    for (int k = 0; !st && k < s->recv.n; k++)
         if (x->recv_via[k] == &rl_transport_window)
-            items[s->nsend + k] = (rl_swap){&x->shm.land_off[2 * k], 2 * sizeof *off, NULL, 0};
+            items[s->send.n + k] = (rl_swap){&x->shm.land_off[2 * k], 2 * sizeof *off, NULL, 0};
     if (!st) st = rl_transform_swap(x, items, "telling the senders where their messages land");
-    for (int k = 0; !st && k < s->nsend; k++) {
+    for (int k = 0; !st && k < s->send.n; k++) {
         if (x->send_via[k] != &rl_transport_window) continue;
         MPI_Aint size;
         int unit;
@@ -249,8 +247,8 @@ static relay_status find_landings(rl_transform_exec *x, const int *peer_in_node)
 /* A window message's staged request becomes its zero-byte "full". */
 static int repost_full(rl_transform_exec *x, int k)
 {
-    const rl_section *s = x->sec;
-    int receiving = k < s->nrecv, peer = (int)(receiving ? s->recv[k].peer : s->send[k - s->nrecv].peer);
+    const rl_msgset *s = &x->set;
+    int receiving = k < s->recv.n, peer = (int)(receiving ? s->recv.msg[k].peer : s->send.msg[k - s->recv.n].peer);
     int rc = MPI_Request_free(&x->reqs[k]);
     if (rc != MPI_SUCCESS) return rc;
     return receiving ? MPI_Recv_init(rl_no_bytes(), 0, MPI_BYTE, peer, TAG_SHM_FULL, x->comm, &x->reqs[k])
@@ -261,13 +259,13 @@ static int repost_full(rl_transform_exec *x, int k)
  * chunk (shm_replay.c). */
 static relay_status create_requests(rl_transform_exec *x)
 {
-    const rl_section *s = x->sec;
+    const rl_msgset *s = &x->set;
     int rc = MPI_SUCCESS;
     if (x->capped.cap) return RELAY_OK;
-    for (int k = 0; k < s->nrecv && rc == MPI_SUCCESS; k++)
+    for (int k = 0; k < s->recv.n && rc == MPI_SUCCESS; k++)
         if (x->recv_via[k] == &rl_transport_window) rc = repost_full(x, k);
-    for (int k = 0; k < s->nsend && rc == MPI_SUCCESS; k++)
-        if (x->send_via[k] == &rl_transport_window) rc = repost_full(x, s->nrecv + k);
+    for (int k = 0; k < s->send.n && rc == MPI_SUCCESS; k++)
+        if (x->send_via[k] == &rl_transport_window) rc = repost_full(x, s->recv.n + k);
     if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "creating the requests of messages through the window");
     return rl_notices_create(x, &x->shm.empty, &rl_transport_window, TAG_SHM_EMPTY);
 }
@@ -276,10 +274,10 @@ static relay_status create_requests(rl_transform_exec *x)
 
 static relay_status allocate(rl_transform_exec *x)
 {
-    const rl_section *s = x->sec;
-    x->shm.land = rl_calloc(2 * (size_t)s->nsend + 1, sizeof *x->shm.land);
-    x->shm.land_off = rl_calloc(2 * (size_t)s->nrecv + 1, sizeof *x->shm.land_off);
-    x->shm.empty_due = rl_calloc((size_t)s->nsend + 1, 1);
+    const rl_msgset *s = &x->set;
+    x->shm.land = rl_calloc(2 * (size_t)s->send.n + 1, sizeof *x->shm.land);
+    x->shm.land_off = rl_calloc(2 * (size_t)s->recv.n + 1, sizeof *x->shm.land_off);
+    x->shm.empty_due = rl_calloc((size_t)s->send.n + 1, 1);
     return x->shm.land && x->shm.land_off && x->shm.empty_due ? RELAY_OK : RL_NOMEM();
 }
 
@@ -295,7 +293,7 @@ static relay_status split_by_node(rl_transform_exec *x)
 
 relay_status rl_shm_bind(rl_transform_exec *x)
 {
-    const rl_section *s = x->sec;
+    const rl_msgset *s = &x->set;
     int any = 0, rc = MPI_Allreduce(&x->shm.on, &any, 1, MPI_INT, MPI_MAX, x->comm);
     relay_status st = rc == MPI_SUCCESS ? allocate(x) : rl_mpi_fail(rc, "MPI_Allreduce of RELAY_SHM");
     if (st || !any) return st;
@@ -303,7 +301,7 @@ relay_status rl_shm_bind(rl_transform_exec *x)
     if (st || x->shm.node == MPI_COMM_NULL) return st; /* alone on its node: no peer of it asks */
     if (x->shm.shared) st = rl_landing_find(&x->shm.landing, x->shm.node);
     if (st) return st;
-    int *peer_in_node = rl_malloc_array((size_t)s->nsend + (size_t)s->nrecv + 1, sizeof *peer_in_node);
+    int *peer_in_node = rl_malloc_array((size_t)s->send.n + (size_t)s->recv.n + 1, sizeof *peer_in_node);
     st = peer_in_node ? node_ranks(x, peer_in_node) : RL_NOMEM();
     if (!st) st = agree(x, peer_in_node);
     if (!st) st = allocate_area(x);
@@ -316,29 +314,30 @@ relay_status rl_shm_bind(rl_transform_exec *x)
 
 int64_t rl_shm_bytes(const rl_transform_exec *x)
 {
-    const rl_section *s = x->sec;
+    const rl_msgset *s = &x->set;
     if (!x->shm.land) return 0;
     int64_t area = 0;
-    for (int k = 0; k < s->nrecv; k++)
+    for (int k = 0; k < s->recv.n; k++)
         if (x->recv_via[k] == &rl_transport_window)
-            area = x->capped.cap ? x->capped.recvs.set.byte_off[x->capped.recvs.set.nmsg]
-                                 : x->shm.land_off[2 * k] + rl_padded_bytes(s->recv[k].elems * (int64_t)x->esz);
-    return area + rl_notices_bytes(x, &x->shm.empty) + s->nsend * (int64_t)(1 + 2 * sizeof *x->shm.land) +
-           s->nrecv * (int64_t)(2 * sizeof *x->shm.land_off);
+            area = x->capped.cap ? rl_msg_side_bytes(x->capped.recvs.chunks)
+                                 : x->shm.land_off[2 * k] + rl_padded_bytes(s->recv.msg[k].elems * (int64_t)x->esz);
+    return area + rl_notices_bytes(x, &x->shm.empty) + s->send.n * (int64_t)(1 + 2 * sizeof *x->shm.land) +
+           s->recv.n * (int64_t)(2 * sizeof *x->shm.land_off);
 }
 
 /* The last replay's "empty"s, received before the window goes. */
 static void receive_due(rl_transform_exec *x)
 {
-    for (int k = 0; x->shm.empty_due && k < x->sec->nsend; k++)
-        if (x->shm.empty_due[k]) MPI_Wait(&x->shm.empty.req[x->sec->nrecv + k], MPI_STATUS_IGNORE);
+    for (int k = 0; x->shm.empty_due && k < x->set.send.n; k++)
+        if (x->shm.empty_due[k]) MPI_Wait(&x->shm.empty.req[x->set.recv.n + k], MPI_STATUS_IGNORE);
 }
 
 void rl_shm_free(rl_transform_exec *x)
 {
     receive_due(x);
-    if (x->capped.recvs.set.buf && x->capped.recvs.set.buf == x->shm.area) x->capped.recvs.set.buf = NULL; /* the window's */
-    if (x->sec) rl_notices_free(x, &x->shm.empty);
+    rl_msg_side *chunks = x->capped.recvs.chunks;
+    if (chunks && chunks->buf && chunks->buf == x->shm.area) chunks->buf = NULL; /* the window's */
+    rl_notices_free(x, &x->shm.empty);
     if (!x->shm.landing) { /* a borrowed window stays the landing's */
         if (x->shm.locked) MPI_Win_unlock_all(x->shm.win);
         if (x->shm.win != MPI_WIN_NULL) MPI_Win_free(&x->shm.win);
