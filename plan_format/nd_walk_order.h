@@ -1,6 +1,6 @@
 /* nd_walk_order.h — the order an N-D transfer is walked in, and how many
  * moves that walk makes (nd_walk_order.c).  Plan data alone: the executor
- * walks transfers in this order (executor/nd/nd_walk.h), and the
+ * walks transfers in this order (their boxes, executor/nd/nd_lower.c), and the
  * prediction charges each of its moves a piece's cost
  * (predict/simulate_nd.c), so both count the same moves.
  *

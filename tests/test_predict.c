@@ -689,7 +689,7 @@ static void a_forwarded_message_leaves_when_its_origins_lands(void **state)
 }
 
 /* A 3-D transfer is packed and unpacked in the executor walk's rectangles
- * (executor/nd/nd_walk.c): one per pair of runs of the two innermost
+ * (executor/messages/box_walk.c): one per pair of runs of the two innermost
  * dimensions of its walk order, at every index of the outer one, each at
  * piece_seconds; not one per combination of runs (here 5).  Rank 0 holds
  * B, L x M x N doubles in C order; A deals blocks of 100 along N to ranks

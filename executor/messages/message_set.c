@@ -49,6 +49,10 @@ static relay_status side_layout(rl_msg_side *side, size_t esz, int32_t control)
     side->byte_off[0] = 0;
     for (int k = 0; k < side->n; k++) {
         int64_t b;
+        if (side->msg[k].passes_on >= 0) { /* its bytes lie in the receive it passes on */
+            side->byte_off[k + 1] = side->byte_off[k];
+            continue;
+        }
         if (rl_mul_overflows(side->msg[k].elems, (int64_t)esz, &b) || rl_add_overflows(b, control, &b) ||
             rl_add_overflows(side->byte_off[k], rl_padded_bytes(b), &side->byte_off[k + 1]))
             return rl_fail(RELAY_ERR_ARG, "message of %lld elements is too large", (long long)side->msg[k].elems);

@@ -113,8 +113,9 @@ typedef struct {
 } rl_msgset_sizes;
 relay_status rl_msgset_alloc(rl_msgset *s, const rl_msgset_sizes *n, size_t esz);
 /* Each side's pack-buffer layout, from its messages' sizes: places
- * ALIGN-padded (past INT_MAX bytes, whole wire units), the control word
- * ahead of each.  RELAY_ERR_ARG when a message cannot be addressed. */
+ * RL_PACK_ALIGN-padded (past INT_MAX bytes, whole wire units), the
+ * control word ahead of each; none for a send that passes on a receive's
+ * bytes.  RELAY_ERR_ARG when a message cannot be addressed. */
 relay_status rl_msgset_layout(rl_msgset *s);
 /* Drops the boxes, their dimensions and runs, once the kind that moves
  * the elements has made what it walks of them (a memory cap's chunks):

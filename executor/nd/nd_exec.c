@@ -4,8 +4,10 @@
  * (nd_transfers.h) and groups them into messages (nd_messages.h): one per
  * peer and direction for what origins read from B, carrying every pair's
  * transfer in pair order, each packed in its pair's walk order
- * (nd_walk.h), and one per transfer a replica passes on.  Binding creates
- * one persistent receive and send per message.  A replay starts the
+ * (nd_walk_order.h), and one per transfer a replica passes on.  It lowers
+ * them to the message set it replays from (nd_lower.h): each transfer a
+ * box, moved by messages/box_walk.c, the pack buffers the set's.  Binding
+ * creates one persistent receive and send per message.  A replay starts the
  * receives, packs and starts each send, moves the transfers a rank makes
  * to itself, and, as each message lands, starts the sends that pass it on
  * and moves it into A.
@@ -19,19 +21,18 @@
 #include <string.h>
 
 #include "agree.h"
+#include "box_walk.h"
 #include "error.h"
 #include "exec_kind.h"
 #include "mpi_error.h"
-#include "nd_messages.h"
+#include "nd_lower.h"
 #include "nd_sums.h"
 #include "nd_timing.h"
-#include "nd_walk.h"
 #include "stand_in.h"
 
 /* What one pair needs at this rank. */
 typedef struct {
-    rl_nd_order order;
-    rl_nd_side a, b;          /* this rank's A and B (base set per replay) */
+    char *a, *b;              /* this rank's A and B in the replay in flight */
     int64_t dst_elems, src_elems;
     int64_t pieces;           /* B's partial pieces: > 1 sums in order */
     int large_a;              /* A's buffer is RL_LARGE_DST_BYTES or more: written with streaming stores */
@@ -46,7 +47,9 @@ typedef struct {
     size_t esz;
     rl_nd_part part;
     nd_pair_state *pairs;
+    rl_nd_geometry *geometry; /* per pair: its walk order and this rank's strides (nd_lower.h) */
     rl_nd_messages msg;
+    rl_msgset set;            /* the messages as a message set: what a replay moves */
     MPI_Request *reqs;        /* receives, then sends */
     MPI_Datatype elem_type;
     int *summed;              /* per pair: its partial pieces are summed in order (nd_sums.h) */
@@ -59,24 +62,24 @@ typedef struct {
 
 /* ---- preparing ----------------------------------------------------------------- */
 
-static void prepare_pair(nd_pair_state *ps, const rl_nd_pair *pair, int rank)
+static void prepare_pair(nd_pair_state *ps, rl_nd_geometry *g, const rl_nd_pair *pair, int rank)
 {
     int coords[RELAY_ND_MAX_MESH];
-    rl_nd_walk_order(&ps->order, pair);
-    ps->a.kind = RL_ND_SIDE_A;
-    ps->b.kind = RL_ND_SIDE_B;
+    rl_nd_walk_order(&g->order, pair);
     int64_t at = rl_nd_position_of(pair->dst, rank);
     if (at >= 0) {
         rl_nd_mesh_coords(pair->dst, at, coords);
-        rl_nd_side_strides(&ps->a, pair->dst, coords, NULL);
+        rl_nd_strides_of(g->a_stride, pair->dst, coords, NULL);
         ps->dst_elems = rl_nd_buffer_elems(pair->dst, coords);
     }
     if ((at = rl_nd_position_of(pair->src, rank)) >= 0) {
         rl_nd_mesh_coords(pair->src, at, coords);
-        rl_nd_side_strides(&ps->b, pair->src, coords, pair->perm);
+        rl_nd_strides_of(g->b_stride, pair->src, coords, pair->perm);
         ps->src_elems = rl_nd_buffer_elems(pair->src, coords);
     }
     ps->pieces = rl_nd_partial_pieces(pair->src);
+    g->op = pair->op;
+    g->combine = ps->pieces > 1 ? RL_COMBINE_SUM : RL_COMBINE_UPDATE;
 }
 
 static relay_status derive(nd_exec *x);
@@ -96,10 +99,11 @@ static relay_status nd_prepare(void **state, const relay_plan *p, const rl_exec_
     relay_status st = rl_nd_plan_clone(&x->header, p); /* the executor outlives the caller's plan */
     if (!st) x->nd = x->header->nd;
     if (!st && !(x->pairs = rl_calloc((size_t)x->count, sizeof *x->pairs))) st = RL_NOMEM();
+    if (!st && !(x->geometry = rl_calloc((size_t)x->count, sizeof *x->geometry))) st = RL_NOMEM();
     if (!st && !(x->summed = rl_calloc((size_t)x->count, sizeof *x->summed))) st = RL_NOMEM();
     if (st) return st;
     for (int k = 0; k < x->count; k++) {
-        prepare_pair(&x->pairs[k], &x->nd->pairs[k], x->rank);
+        prepare_pair(&x->pairs[k], &x->geometry[k], &x->nd->pairs[k], x->rank);
         x->pairs[k].large_a = x->pairs[k].dst_elems * (int64_t)x->esz >= RL_LARGE_DST_BYTES;
         x->summed[k] = x->pairs[k].pieces > 1;
         if (x->pairs[k].pieces > 1 && x->pairs[k].dst_elems > 0 &&
@@ -114,13 +118,17 @@ static relay_status nd_prepare(void **state, const relay_plan *p, const rl_exec_
 static relay_status derive(nd_exec *x)
 {
     rl_nd_sums_free(&x->sums);
+    rl_msgset_free(&x->set);
     rl_nd_messages_free(&x->msg);
     rl_nd_part_free(&x->part);
     free(x->reqs);
     x->reqs = NULL;
     relay_status st = rl_nd_part_derive(&x->part, x->header, x->rank, RL_ND_SENDS | RL_ND_RECEIVES);
     if (!st) st = rl_nd_messages_build(&x->msg, &x->part, x->esz);
-    if (!st) st = rl_nd_sums_build(&x->sums, &x->part, &x->msg, x->esz, x->summed, x->count);
+    if (!st) st = rl_nd_lower(&x->set, &x->part, &x->msg, x->geometry, x->count, x->esz);
+    if (!st) st = rl_msg_side_hold(&x->set.send);
+    if (!st) st = rl_msg_side_hold(&x->set.recv);
+    if (!st) st = rl_nd_sums_build(&x->sums, &x->part, &x->set, x->summed, x->count);
     if (!st) st = rl_nd_timing_rows_of(&x->timing, &x->msg, x->rank, x->esz);
     int64_t packed = 0;
     for (int i = 0; !st && i < x->msg.nsend; i++) packed += x->msg.send[i].from < 0 ? x->msg.send[i].elems : 0;
@@ -179,11 +187,20 @@ static relay_status check_tags(const nd_exec *x, MPI_Comm comm)
 /* A message's count and datatype: bytes where they fit an int (Open MPI
  * moves a message of MPI_BYTE faster than one of a derived element type),
  * elements otherwise. */
-static int message_count(const nd_exec *x, const rl_nd_message *m, MPI_Datatype *type)
+static int message_count(const nd_exec *x, const rl_msg *m, MPI_Datatype *type)
 {
     int64_t bytes = m->elems * (int64_t)x->esz;
     *type = bytes <= INT_MAX ? MPI_BYTE : x->elem_type;
     return bytes <= INT_MAX ? (int)bytes : (int)m->elems;
+}
+
+/* Where message i of a side lies packed: in the side's buffer, or where a
+ * send passes bytes on, inside the receive that brought them. */
+static char *packed_at(const nd_exec *x, const rl_msg_side *side, int i)
+{
+    const rl_msg *m = &side->msg[i];
+    if (m->passes_on >= 0) return (char *)rl_msg_at(&x->set.recv, m->passes_on) + x->set.control + m->passes_on_at;
+    return (char *)rl_msg_at(side, i) + x->set.control;
 }
 
 static relay_status nd_bind(void *state, MPI_Comm comm, relay_internal_scratch *lent)
@@ -195,40 +212,33 @@ static relay_status nd_bind(void *state, MPI_Comm comm, relay_internal_scratch *
     if ((st = rl_agree(comm, st, "binding an N-D plan's messages"))) return st;
     int rc = MPI_Type_contiguous((int)x->esz, MPI_BYTE, &x->elem_type);
     if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&x->elem_type);
-    const rl_nd_messages *m = &x->msg;
+    const rl_msg_side *recv = &x->set.recv, *send = &x->set.send;
     MPI_Datatype type;
-    for (int i = 0; i < m->nrecv && rc == MPI_SUCCESS; i++) {
-        int count = message_count(x, &m->recv[i], &type);
-        rc = MPI_Recv_init(m->recv[i].buf, count, type, m->recv[i].peer, m->recv[i].tag, comm, &x->reqs[i]);
+    for (int i = 0; i < recv->n && rc == MPI_SUCCESS; i++) {
+        int count = message_count(x, &recv->msg[i], &type);
+        rc = MPI_Recv_init(packed_at(x, recv, i), count, type, recv->msg[i].peer, recv->msg[i].tag, comm, &x->reqs[i]);
     }
-    for (int i = 0; i < m->nsend && rc == MPI_SUCCESS; i++) {
-        int count = message_count(x, &m->send[i], &type);
-        rc = MPI_Send_init(m->send[i].buf, count, type, m->send[i].peer, m->send[i].tag, comm, &x->reqs[m->nrecv + i]);
+    for (int i = 0; i < send->n && rc == MPI_SUCCESS; i++) {
+        int count = message_count(x, &send->msg[i], &type);
+        rc = MPI_Send_init(packed_at(x, send, i), count, type, send->msg[i].peer, send->msg[i].tag, comm, &x->reqs[recv->n + i]);
     }
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "N-D plan: creating persistent requests");
 }
 
 /* ---- replaying ------------------------------------------------------------------- */
 
-/* The packed side of transfer t, at `buf`. */
-static rl_nd_side message_side(const nd_exec *x, const rl_nd_transfer *t, char *buf)
+/* The boxes of send i packed from B into its place. */
+static void pack_message(nd_exec *x, int i)
 {
-    rl_nd_side m = {RL_ND_SIDE_MESSAGE, buf, {0}};
-    rl_nd_message_strides(&m, t, &x->pairs[t->pair].order);
-    return m;
-}
-
-static void pack_message(nd_exec *x, const rl_nd_message *m)
-{
+    const rl_msg_side *send = &x->set.send;
+    const rl_msg *m = &send->msg[i];
     rl_scalars plain;
     rl_scalars_set(&plain, x->type, NULL, NULL);
     plain.large_dst = x->large_send;
-    char *at = m->buf;
-    for (int64_t i = m->first; i < m->first + m->count; i++) {
-        const rl_nd_transfer *t = &x->part.send[i];
-        rl_nd_side packed = message_side(x, t, at);
-        rl_nd_move(&plain, 0, &x->pairs[t->pair].order, t, &packed, &x->pairs[t->pair].b);
-        at += t->elems * (int64_t)x->esz;
+    rl_box_end packed = {packed_at(x, send, i), RL_BOX_TO};
+    for (int64_t j = m->first; j < m->first + m->count; j++) {
+        const rl_box *b = &send->boxes[j];
+        rl_box_move(&plain, 0, &x->set, b, packed, (rl_box_end){x->pairs[b->pair].b, RL_BOX_FROM});
     }
 }
 
@@ -246,44 +256,44 @@ static void sum_step(rl_scalars *step, relay_type type, int first)
     step->beta_zero = 0;
 }
 
-/* A transfer into A from `from` (packed, or B for a local one): the
- * replay's update, or for summed pairs the step of its partial piece, in
- * a scratch sum laid out as A whose last step writes A = alpha sum +
- * beta A, or, when alpha is 1 and beta 0 (that last step a copy), in A
- * itself: the same bits, one pass less. */
-static void deliver(nd_exec *x, const rl_nd_transfer *t, const rl_nd_side *from)
+/* Transfer t (box b) into A from `from` (its packed message, or B for a
+ * local one): the replay's update, or for summed pairs the step of its
+ * partial piece, in a scratch sum laid out as A whose last step writes
+ * A = alpha sum + beta A, or, when alpha is 1 and beta 0 (that last step
+ * a copy), in A itself: the same bits, one pass less. */
+static void deliver(nd_exec *x, const rl_nd_transfer *t, const rl_box *b, rl_box_end from)
 {
     nd_pair_state *ps = &x->pairs[t->pair];
     int conj = x->nd->pairs[t->pair].op == RELAY_OP_C;
+    rl_box_end a = {ps->a, RL_BOX_TO};
     rl_scalars update = x->scalars;
     update.large_dst = ps->large_a;
     if (ps->pieces == 1) {
-        rl_nd_move(&update, conj, &ps->order, t, &ps->a, from);
+        rl_box_move(&update, conj, &x->set, b, a, from);
         return;
     }
     int in_place = x->scalars.alpha_one && x->scalars.beta_zero;
     rl_scalars step;
     sum_step(&step, x->type, t->partial == 0);
     step.large_dst = ps->large_a;
-    rl_nd_side sum = ps->a;
-    if (!in_place) sum.base = ps->sum;
-    rl_nd_move(&step, conj, &ps->order, t, &sum, from);
-    if (!in_place && t->partial == ps->pieces - 1) rl_nd_move(&update, 0, &ps->order, t, &ps->a, &sum);
+    rl_box_end sum = {in_place ? ps->a : ps->sum, RL_BOX_TO};
+    rl_box_move(&step, conj, &x->set, b, sum, from);
+    if (!in_place && t->partial == ps->pieces - 1) rl_box_move(&update, 0, &x->set, b, a, sum);
 }
 
-static void deliver_local(nd_exec *x, const rl_nd_transfer *t) { deliver(x, t, &x->pairs[t->pair].b); }
+static void deliver_local(nd_exec *x, int64_t j)
+{
+    const rl_nd_transfer *t = &x->part.local[j];
+    deliver(x, t, &x->set.local[j], (rl_box_end){x->pairs[t->pair].b, RL_BOX_FROM});
+}
 
 /* Adds pair k's partial pieces that may be added now. */
 static void add_landed(nd_exec *x, int k)
 {
     const rl_nd_arrival *a;
     while ((a = rl_nd_sums_next(&x->sums, k))) {
-        if (!a->packed) {
-            deliver_local(x, a->t);
-            continue;
-        }
-        rl_nd_side packed = message_side(x, a->t, a->packed);
-        deliver(x, a->t, &packed);
+        if (!a->packed) deliver_local(x, a->t - x->part.local);
+        else deliver(x, a->t, &x->set.recv.boxes[a->t - x->part.recv], (rl_box_end){a->packed, RL_BOX_FROM});
     }
 }
 
@@ -291,17 +301,13 @@ static void add_landed(nd_exec *x, int k)
  * their order. */
 static void unpack_message(nd_exec *x, int i)
 {
-    const rl_nd_message *m = &x->msg.recv[i];
-    char *at = m->buf;
+    const rl_msg *m = &x->set.recv.msg[i];
+    rl_box_end packed = {packed_at(x, &x->set.recv, i), RL_BOX_FROM};
     int sums = 0;
     for (int64_t j = m->first; j < m->first + m->count; j++) {
         const rl_nd_transfer *t = &x->part.recv[j];
         sums |= x->summed[t->pair];
-        if (!x->summed[t->pair]) {
-            rl_nd_side packed = message_side(x, t, at);
-            deliver(x, t, &packed);
-        }
-        at += t->elems * (int64_t)x->esz;
+        if (!x->summed[t->pair]) deliver(x, t, &x->set.recv.boxes[j], packed);
     }
     if (!sums) return;
     rl_nd_sums_land(&x->sums, i);
@@ -330,22 +336,22 @@ static relay_status nd_start(void *state, void *const *dst, const void *const *s
     if (st) return st;
     rl_scalars_set(&x->scalars, x->type, alpha, beta);
     for (int k = 0; k < x->count; k++) {
-        x->pairs[k].a.base = dst[k];
-        x->pairs[k].b.base = (char *)src[k];
+        x->pairs[k].a = dst[k];
+        x->pairs[k].b = (char *)src[k];
     }
     const rl_nd_messages *m = &x->msg;
     int rc = m->nrecv ? MPI_Startall(m->nrecv, x->reqs) : MPI_SUCCESS;
     for (int i = 0; i < m->nsend && rc == MPI_SUCCESS; i++) /* those passed on start as their bytes land (nd_wait) */
         if (m->send[i].from < 0) {
             double t0 = rl_nd_clock(&x->timing);
-            pack_message(x, &m->send[i]);
+            pack_message(x, i);
             rl_nd_time_since(&x->timing, RL_ND_PACK, rl_nd_row_send(m, i), t0);
             rc = MPI_Start(&x->reqs[m->nrecv + i]);
         }
     if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "N-D plan: starting the messages");
     double t0 = rl_nd_clock(&x->timing);
     for (int64_t i = 0; i < x->part.nlocal; i++)
-        if (!x->summed[x->part.local[i].pair]) deliver_local(x, &x->part.local[i]);
+        if (!x->summed[x->part.local[i].pair]) deliver_local(x, i);
     rl_nd_sums_restart(&x->sums, x->count);
     for (int k = 0; k < x->count; k++) add_landed(x, k);
     rl_nd_time_since(&x->timing, RL_ND_UNPACK, rl_nd_row_local(m), t0);
@@ -386,22 +392,16 @@ static relay_status nd_wait(void *state)
 
 /* ---- the executor's N-D kind (exec_kind.h) ---------------------------------------- */
 
-static int64_t own_elems(const rl_nd_message *m, int n)
-{
-    int64_t total = 0;
-    for (int i = 0; i < n; i++) total += m[i].from < 0 ? m[i].elems : 0;
-    return total;
-}
-
 static void nd_memory(const void *state, relay_exec_memory *m)
 {
     const nd_exec *x = state;
     const rl_nd_messages *g = &x->msg;
-    int64_t held = (own_elems(g->send, g->nsend) + own_elems(g->recv, g->nrecv)) * (int64_t)x->esz, sums = 0, moved = 0;
+    int64_t held = rl_msg_side_bytes(&x->set.send) + rl_msg_side_bytes(&x->set.recv), sums = 0, moved = 0;
     for (int i = 0; i < g->nsend; i++) moved += g->send[i].elems;
     for (int i = 0; i < g->nrecv; i++) moved += g->recv[i].elems;
     for (int k = 0; k < x->count; k++) sums += x->pairs[k].sum ? x->pairs[k].dst_elems * (int64_t)x->esz : 0;
-    m->extra_bytes = held + sums + (g->nsend + g->nrecv) * (int64_t)(sizeof(rl_nd_message) + sizeof(MPI_Request));
+    m->extra_bytes = held + sums + rl_msgset_bytes(&x->set) +
+                     (g->nsend + g->nrecv) * (int64_t)(sizeof(rl_nd_message) + sizeof(MPI_Request));
     m->remote_bytes = moved * (int64_t)x->esz;
 }
 
@@ -416,6 +416,8 @@ static void nd_free(void *state)
     rl_nd_part_free(&x->part);
     relay_plan_free(x->header);
     free(x->pairs);
+    free(x->geometry);
+    rl_msgset_free(&x->set);
     rl_nd_messages_free(&x->msg);
     rl_nd_sums_free(&x->sums);
     rl_nd_timing_free(&x->timing);

@@ -24,7 +24,7 @@ static relay_status group(const rl_nd_transfer *v, int64_t n, rl_nd_message **ou
         if (!same_peer || v[i].forwarded) {
             tag = same_peer && v[i - 1].forwarded ? tag + 1 : v[i].forwarded;
             if (tag > *max_tag) *max_tag = tag;
-            m[++at] = (rl_nd_message){v[i].peer, tag > INT32_MAX ? INT32_MAX : (int)tag, i, 0, 0, NULL, -1, 0};
+            m[++at] = (rl_nd_message){v[i].peer, tag > INT32_MAX ? INT32_MAX : (int)tag, i, 0, 0, -1, 0};
         }
         m[at].count++;
         m[at].elems += v[i].elems;
@@ -32,20 +32,6 @@ static relay_status group(const rl_nd_transfer *v, int64_t n, rl_nd_message **ou
     for (int i = 0; i < messages; i++)
         if (m[i].elems > INT_MAX)
             return rl_fail(RELAY_ERR_UNSUPPORTED, "N-D plan: a message of %lld elements exceeds MPI's int counts", (long long)m[i].elems);
-    return RELAY_OK;
-}
-
-/* One buffer for the messages that need their own (from < 0). */
-static relay_status own_buffers(rl_nd_message *m, int n, size_t esz, char **buf)
-{
-    int64_t total = 0, at = 0;
-    for (int i = 0; i < n; i++) total += m[i].from < 0 ? m[i].elems : 0;
-    if (!(*buf = rl_malloc_array((size_t)total, esz))) return RL_NOMEM();
-    for (int i = 0; i < n; i++)
-        if (m[i].from < 0) {
-            m[i].buf = *buf + at * (int64_t)esz;
-            at += m[i].elems;
-        }
     return RELAY_OK;
 }
 
@@ -116,10 +102,6 @@ relay_status rl_nd_messages_build(rl_nd_messages *m, const rl_nd_part *part, siz
     relay_status st = group(part->send, part->nsend, &m->send, &m->nsend, &m->max_tag);
     if (!st) st = group(part->recv, part->nrecv, &m->recv, &m->nrecv, &m->max_tag);
     if (!st) st = link_forwards(m, part, esz);
-    if (!st) st = own_buffers(m->recv, m->nrecv, esz, &m->recv_buf);
-    if (!st) st = own_buffers(m->send, m->nsend, esz, &m->send_buf);
-    for (int i = 0; !st && i < m->nsend; i++)
-        if (m->send[i].from >= 0) m->send[i].buf = m->recv[m->send[i].from].buf + m->send[i].from_offset;
     if (!st) st = index_starts(m);
     return st;
 }
@@ -128,8 +110,6 @@ void rl_nd_messages_free(rl_nd_messages *m)
 {
     free(m->send);
     free(m->recv);
-    free(m->send_buf);
-    free(m->recv_buf);
     free(m->starts_first);
     free(m->starts);
     memset(m, 0, sizeof *m);

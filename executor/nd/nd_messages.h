@@ -6,7 +6,8 @@
  * travels alone, tagged 1, 2, ... in the part's order among those between
  * the same two ranks, so that its send can start as soon as the message
  * that brought it lands: its bytes are that message's, sent from the
- * receive buffer where they landed, never copied.  (Merged, a message
+ * receive buffer where they landed, never copied.  The messages' buffers
+ * are their message set's (nd_lower.h).  (Merged, a message
  * passed on could wait for one that waits for it.) */
 #ifndef RELAY_ND_MESSAGES_H
 #define RELAY_ND_MESSAGES_H
@@ -16,15 +17,13 @@
 typedef struct {
     int peer, tag;
     int64_t first, count, elems;  /* transfers [first, first+count) of the part's list */
-    char *buf;
     int from;                     /* sends passed on: the receive they pass on; else -1 */
-    int64_t from_offset;          /* ... and where in its buffer their bytes land */
+    int64_t from_offset;          /* ... and the byte where their bytes land in its packed form */
 } rl_nd_message;
 
 typedef struct {
     int nsend, nrecv;
     rl_nd_message *send, *recv;
-    char *send_buf, *recv_buf;    /* the buffers of the messages read from B, and of every receive */
     int *starts_first, *starts;   /* per receive (CSR): the sends it lets start when it lands */
     int64_t max_tag;              /* the largest tag of any message: binding checks MPI_TAG_UB */
 } rl_nd_messages;

@@ -13,16 +13,14 @@ static int by_pair_then_piece(const void *a, const void *b)
 }
 
 /* The arrivals, sorted; `message` of each, for the index below. */
-static relay_status collect(rl_nd_sums *s, const rl_nd_part *part, const rl_nd_messages *m, size_t esz, const int *summed)
+static relay_status collect(rl_nd_sums *s, const rl_nd_part *part, const rl_msgset *set, const int *summed)
 {
     s->v = rl_malloc_array((size_t)(part->nrecv + part->nlocal), sizeof *s->v);
     if (!s->v) return RL_NOMEM();
-    for (int i = 0; i < m->nrecv; i++) {
-        char *packed = m->recv[i].buf;
-        for (int64_t j = m->recv[i].first; j < m->recv[i].first + m->recv[i].count; j++) {
+    for (int i = 0; i < set->recv.n; i++) {
+        char *packed = (char *)rl_msg_at(&set->recv, i) + set->control;
+        for (int64_t j = set->recv.msg[i].first; j < set->recv.msg[i].first + set->recv.msg[i].count; j++)
             if (summed[part->recv[j].pair]) s->v[s->n++] = (rl_nd_arrival){&part->recv[j], packed, i};
-            packed += part->recv[j].elems * (int64_t)esz;
-        }
     }
     for (int64_t j = 0; j < part->nlocal; j++)
         if (summed[part->local[j].pair]) s->v[s->n++] = (rl_nd_arrival){&part->local[j], NULL, -1};
@@ -48,12 +46,11 @@ static relay_status index_messages(rl_nd_sums *s, int nrecv)
     return st;
 }
 
-relay_status rl_nd_sums_build(rl_nd_sums *s, const rl_nd_part *part, const rl_nd_messages *m, size_t esz, const int *summed,
-                              int count)
+relay_status rl_nd_sums_build(rl_nd_sums *s, const rl_nd_part *part, const rl_msgset *set, const int *summed, int count)
 {
     memset(s, 0, sizeof *s);
-    relay_status st = collect(s, part, m, esz, summed);
-    if (!st) st = index_messages(s, m->nrecv);
+    relay_status st = collect(s, part, set, summed);
+    if (!st) st = index_messages(s, set->recv.n);
     s->next = rl_calloc((size_t)count, sizeof *s->next);
     s->end = rl_calloc((size_t)count, sizeof *s->end);
     if (!st && (!s->next || !s->end)) st = RL_NOMEM();

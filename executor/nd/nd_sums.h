@@ -11,11 +11,13 @@
 #ifndef RELAY_ND_SUMS_H
 #define RELAY_ND_SUMS_H
 
-#include "nd_messages.h"
+#include "message_set.h"
+#include "nd_transfers.h"
 
 typedef struct {
     const rl_nd_transfer *t;
-    char *packed;             /* where its bytes land; NULL: a local transfer, read from B */
+    char *packed;             /* the packed message its bytes land in (its box's packed side);
+                                 NULL: a local transfer, read from B */
     int landed;
 } rl_nd_arrival;
 
@@ -26,9 +28,9 @@ typedef struct {
     int *of_first, *of;       /* per receive (CSR): the arrivals it brings */
 } rl_nd_sums;
 
-/* The arrivals of the pairs whose `summed[k]` is set. */
-relay_status rl_nd_sums_build(rl_nd_sums *s, const rl_nd_part *part, const rl_nd_messages *m, size_t esz, const int *summed,
-                              int count);
+/* The arrivals of the pairs whose `summed[k]` is set: part's transfers,
+ * as set (their message set, its buffers held) carries them. */
+relay_status rl_nd_sums_build(rl_nd_sums *s, const rl_nd_part *part, const rl_msgset *set, const int *summed, int count);
 /* A new replay: only local transfers have landed. */
 void rl_nd_sums_restart(rl_nd_sums *s, int count);
 /* Receive `message` landed. */
