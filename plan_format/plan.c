@@ -42,21 +42,28 @@ relay_plan *rl_plan_alloc(int nranks, int count)
     return p;
 }
 
-relay_status rl_nd_plan_new(relay_plan **out, int nranks, int count, relay_type type)
+/* A plan of one of the kinds that carry a body of their own (N-D, index),
+ * without its body yet: freed with relay_plan_free, body or not. */
+static relay_plan *plan_of_kind(int nranks, relay_plan_kind kind, relay_type type, int format_major, int format_minor)
 {
     relay_plan *p = rl_plan_alloc(nranks, 0);
-    rl_nd_plan *nd = rl_nd_plan_body(count);
-    if (!p || !nd) {
-        relay_plan_free(p);
-        rl_nd_plan_free(nd);
-        return RL_NOMEM();
-    }
-    p->nd = nd;
-    p->kind = RELAY_PLAN_ND;
+    if (!p) return NULL;
+    p->kind = kind;
     p->type = type;
     p->schedule = RELAY_SCHED_P2P;
-    p->format_major = RELAY_FORMAT_ND_MAJOR; /* the file it makes */
-    p->format_minor = RELAY_FORMAT_ND_MINOR;
+    p->format_major = format_major; /* the file it makes */
+    p->format_minor = format_minor;
+    return p;
+}
+
+relay_status rl_nd_plan_new(relay_plan **out, int nranks, int count, relay_type type)
+{
+    relay_plan *p = plan_of_kind(nranks, RELAY_PLAN_ND, type, RELAY_FORMAT_ND_MAJOR, RELAY_FORMAT_ND_MINOR);
+    if (p) p->nd = rl_nd_plan_body(count);
+    if (!p || !p->nd) {
+        relay_plan_free(p);
+        return RL_NOMEM();
+    }
     *out = p;
     return RELAY_OK;
 }
@@ -64,22 +71,15 @@ relay_status rl_nd_plan_new(relay_plan **out, int nranks, int count, relay_type 
 relay_status rl_index_plan_new(relay_plan **out, int nranks, relay_type type, relay_index_move move, int64_t items,
                                int64_t item_elems)
 {
-    relay_plan *p = rl_plan_alloc(nranks, 0);
-    rl_index_plan *x = rl_index_plan_body(nranks);
-    if (!p || !x) {
+    relay_plan *p = plan_of_kind(nranks, RELAY_PLAN_INDEX, type, RELAY_FORMAT_INDEX_MAJOR, RELAY_FORMAT_INDEX_MINOR);
+    if (p) p->index = rl_index_plan_body(nranks);
+    if (!p || !p->index) {
         relay_plan_free(p);
-        rl_index_plan_free(x, nranks);
         return RL_NOMEM();
     }
-    x->move = move;
-    x->items = items;
-    x->item_elems = item_elems;
-    p->index = x;
-    p->kind = RELAY_PLAN_INDEX;
-    p->type = type;
-    p->schedule = RELAY_SCHED_P2P;
-    p->format_major = RELAY_FORMAT_INDEX_MAJOR; /* the file it makes */
-    p->format_minor = RELAY_FORMAT_INDEX_MINOR;
+    p->index->move = move;
+    p->index->items = items;
+    p->index->item_elems = item_elems;
     *out = p;
     return RELAY_OK;
 }
