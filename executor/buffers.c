@@ -8,7 +8,13 @@
  * large buffers ask for huge pages (Linux's transparent huge pages in
  * "madvise" mode, Debian's default), and a caller whose executors mostly
  * replay once (relay_scalapack's plan cache) lends them one scratch that
- * stays warm from call to call instead of every call faulting in its own. */
+ * stays warm from call to call instead of every call faulting in its own;
+ * an executor whose replays are then bound takes that scratch over for
+ * its pack buffers (the next first replay grows a new one), as its first
+ * replay did with it: the second call of a shape faults in nothing.
+ * Fresh pages are dear on virtual machines that hand freed memory back to
+ * their host (free page reporting): each first touch then makes the host
+ * find a page again. */
 #define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
 #include <stdint.h>
 #include <stdlib.h>
@@ -37,6 +43,14 @@ char *rl_scratch_lend(relay_internal_scratch *s, size_t bytes)
     s->buf = rl_buffer_alloc(bytes);
     s->bytes = s->buf ? bytes : 0;
     return s->buf;
+}
+
+char *rl_scratch_take(relay_internal_scratch *s, size_t bytes)
+{
+    if (s->bytes < bytes) return NULL;
+    char *buf = s->buf;
+    *s = (relay_internal_scratch){NULL, 0};
+    return buf;
 }
 
 void relay_internal_scratch_release(relay_internal_scratch *s)

@@ -16,5 +16,9 @@ void *rl_buffer_alloc(size_t bytes);
 /* The scratch's memory, grown to at least `bytes` (> 0): NULL when that
  * fails.  Its contents are not kept when it grows. */
 char *rl_scratch_lend(relay_internal_scratch *s, size_t bytes);
+/* The scratch's memory for good, where it holds at least `bytes` (> 0):
+ * the caller frees it, and the scratch is left empty.  NULL, the scratch
+ * untouched, where it is smaller. */
+char *rl_scratch_take(relay_internal_scratch *s, size_t bytes);
 
 #endif

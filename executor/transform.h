@@ -185,6 +185,8 @@ typedef struct rl_transform_exec_s {
     rl_walk_set send_walks, recv_walks, local_walks; /* ... how this rank moves its boxes' elements */
     relay_internal_scratch *lent; /* the caller's, for replays before they are bound, or NULL */
     int buffers_lent;        /* the set's pack buffers point into *lent */
+    char *taken;             /* the lent scratch's memory, taken over when the replays were
+                                bound: both sides' pack buffers, the executor's to free */
     MPI_Datatype unit;       /* RL_WIRE_UNIT bytes: messages over INT_MAX bytes travel in these */
     int bound;               /* replays bound: persistent requests, the schedule settled,
                                 direct messages agreed; before, a replay is a one-off p2p

@@ -285,9 +285,9 @@ static relay_status transform_bind_replays(void *state, MPI_Comm comm)
     rl_transform_exec *x = state;
     x->comm = comm;
     /* Bound replays hold buffers of their own: persistent requests point
-     * into them, and the scratch moves when a larger first replay grows it. */
-    x->lent = NULL;
-    relay_status st = rl_transform_hold_buffers(x);
+     * into them, and the scratch moves when a larger first replay grows it.
+     * They take the scratch over where it fits: its pages are warm. */
+    relay_status st = rl_transform_take_buffers(x);
     if (x->device) { /* every rank binds its device side, or none */
         st = rl_agree(comm, st, "allocating the pack buffers");
         if (!st) st = rl_agree(comm, x->device->bind(&x->device_state, x, &x->options, comm), "binding the device's buffers");

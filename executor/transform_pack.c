@@ -376,6 +376,30 @@ static relay_status borrow_buffers(rl_transform_exec *x)
     return RELAY_OK;
 }
 
+/* Both sides in the lent scratch's memory, taken over for good where it
+ * is large enough (buffers.h), so that the executor's bound replays use
+ * the pages its first replay warmed; else buffers of its own. */
+relay_status rl_transform_take_buffers(rl_transform_exec *x)
+{
+    relay_internal_scratch *lent = x->lent;
+    x->lent = NULL;
+    int64_t send = rl_msg_side_bytes(&x->set.send), total = send + rl_msg_side_bytes(&x->set.recv);
+    char *buf = lent && total && !x->capped.cap && !x->device ? rl_scratch_take(lent, (size_t)total) : NULL;
+    if (!buf) return rl_transform_hold_buffers(x);
+    x->taken = buf;
+    x->set.send.buf = send ? buf : NULL;
+    x->set.recv.buf = total > send ? buf + send : NULL;
+    return RELAY_OK;
+}
+
+void rl_transform_drop_side(rl_transform_exec *x, rl_msg_side *side)
+{
+    if (x->taken && (side == &x->set.send || side == &x->set.recv))
+        side->buf = NULL; /* freed with the other side's, in rl_transform_drop_buffers */
+    else
+        rl_msg_side_drop(side);
+}
+
 relay_status rl_transform_hold_buffers(rl_transform_exec *x)
 {
     /* Under a memory cap, the chunks' buffers instead of the messages' (schedules/capped.c). */
@@ -390,7 +414,9 @@ void rl_transform_drop_buffers(rl_transform_exec *x)
 {
     if (x->capped.sends.chunks) rl_msg_side_drop(x->capped.sends.chunks);
     if (x->capped.recvs.chunks) rl_msg_side_drop(x->capped.recvs.chunks);
-    if (x->buffers_lent) {
+    if (x->buffers_lent || x->taken) {
+        free(x->taken);
+        x->taken = NULL;
         x->set.send.buf = x->set.recv.buf = NULL;
         x->buffers_lent = 0;
         return;

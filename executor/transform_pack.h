@@ -36,6 +36,12 @@ int64_t rl_task_cut_bound(const rl_walk *w, const rl_task *t, size_t esz);
  * faulting in fresh pages of their own). */
 relay_status rl_transform_hold_buffers(rl_transform_exec *x);
 void rl_transform_drop_buffers(rl_transform_exec *x);
+/* Binding the replays: the pack buffers, in the memory of the scratch lent
+ * to the first replay where it is large enough (taken over, no longer
+ * lent), else held apart. */
+relay_status rl_transform_take_buffers(rl_transform_exec *x);
+/* One side's pack buffer dropped (binding found it unused). */
+void rl_transform_drop_side(rl_transform_exec *x, rl_msg_side *side);
 
 /* Threads of the team that move `elems` elements (one where a team costs
  * more than it saves). */

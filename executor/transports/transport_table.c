@@ -50,8 +50,8 @@ static void release_pack_buffers(rl_transform_exec *x)
         if (!side_stages(x, x->send_via, s->send.n, x->capped.sends.first, 1)) rl_msg_side_drop(x->capped.sends.chunks);
         return;
     }
-    if (!side_stages(x, x->send_via, s->send.n, NULL, 1)) rl_msg_side_drop(&x->set.send);
-    if (!side_stages(x, x->recv_via, s->recv.n, NULL, 0)) rl_msg_side_drop(&x->set.recv);
+    if (!side_stages(x, x->send_via, s->send.n, NULL, 1)) rl_transform_drop_side(x, &x->set.send);
+    if (!side_stages(x, x->recv_via, s->recv.n, NULL, 0)) rl_transform_drop_side(x, &x->set.recv);
 }
 
 int rl_transport_take(rl_transform_exec *x, int k)
