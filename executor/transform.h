@@ -169,10 +169,31 @@ typedef struct {
     rl_capped_side sends, recvs;
 } rl_capped;
 
+/* What a rank's section says about each peer, which checking the peers
+ * compares (transform_exec.c): per rank, CLAIM_N values: the elements it
+ * sends that rank, at which step (-1: none, or no rounds), the hash of
+ * what they are (0: not computed) and the signature of a memory cap's
+ * chunks (0: none); x->claims holds those of its sends, then the claims
+ * its peers' sections make in return (filled by the exchange), then
+ * those of what it expects from each. */
+enum { CLAIM_ELEMS, CLAIM_STEP, CLAIM_HASH, CLAIM_CHUNKS, CLAIM_N };
+
 typedef struct rl_schedule_s rl_schedule; /* schedules/schedule.h */
+typedef struct rl_transform_exec_s rl_transform_exec;
+
+/* A plan kind's own moves of its message set's elements, for a kind that
+ * replays through this state's schedules and transports but not through
+ * the transform's walks (an index plan: index/index_moves.c): send k
+ * packed, receive k combined into A, the local moves.  Such a kind stages
+ * every message (x->packed) and binds no memory cap. */
+typedef struct {
+    void (*pack)(const rl_transform_exec *x, int k);
+    void (*unpack)(const rl_transform_exec *x, int k);
+    void (*move_locals)(const rl_transform_exec *x);
+} rl_kind_moves;
 typedef struct rl_transport_s rl_transport; /* transports/transport.h */
 
-typedef struct rl_transform_exec_s {
+struct rl_transform_exec_s {
     MPI_Comm comm;           /* the executor's own (exec.c owns it) */
     int rank, nranks;
     int team;                /* OpenMP threads of its moves (team.h) */
@@ -235,7 +256,14 @@ typedef struct rl_transform_exec_s {
     const void **src;
     rl_scalars scalars;
     rl_scalars plain;        /* alpha 1, beta 0: packing */
-} rl_transform_exec;
+    const rl_kind_moves *moves; /* another kind's moves (above), or NULL: the transform's walks */
+};
+
+/* A zeroed replay state (calloc'd) for rank of nranks, its moves shared by
+ * team threads, with none of MPI's objects made yet, which freeing it
+ * reads whatever preparing did (transform_exec.c): the transform kind's,
+ * and a kind's that replays through its schedules (index/index_exec.c). */
+void rl_transform_exec_init(rl_transform_exec *x, int rank, int nranks, int team);
 
 static inline char *rl_elem_at(void *base, int64_t elems, size_t esz) { return (char *)base + (size_t)elems * esz; }
 

@@ -61,13 +61,6 @@ static relay_status build_steps(rl_transform_exec *x, int32_t rounds)
     return RELAY_OK;
 }
 
-/* What this rank's section says about each peer: per rank, the elements it
- * sends that rank, at which step (-1: none, or no rounds) and the hash of
- * what they are (0: not computed), the claims its peers' sections make in
- * return (filled by check_peers), and what it expects from each.  Made
- * here, where failing is agreed on; O(ranks). */
-enum { CLAIM_ELEMS, CLAIM_STEP, CLAIM_HASH, CLAIM_CHUNKS, CLAIM_N };
-
 /* side: the messages' chunks under a memory cap (first NULL: no cap),
  * whose signature stands for how both ends cut each message.  Hashes are
  * claimed apart (claim_hashes): 0 until then, not computed. */
@@ -81,6 +74,7 @@ static void claim_side(int64_t *claims, const rl_message *msg, int nmsg, const r
     }
 }
 
+/* The claims (transform.h), made here, where failing is agreed on; O(ranks). */
 static relay_status build_claims(rl_transform_exec *x)
 {
     size_t n = (size_t)CLAIM_N * (size_t)x->nranks;
@@ -170,22 +164,27 @@ static relay_status prepare_memory_kind(rl_transform_exec *x, const relay_plan *
     return st;
 }
 
-/* Everything this rank prepares before it knows whether all ranks agree;
- * the facade calls it only where the plan holds this rank's section. */
-static relay_status transform_prepare(void **state, const relay_plan *p, const rl_exec_setup *setup)
+void rl_transform_exec_init(rl_transform_exec *x, int rank, int nranks, int team)
 {
-    rl_transform_exec *x = *state = calloc(1, sizeof *x);
-    if (!x) return RL_NOMEM();
     x->comm = MPI_COMM_NULL;
     x->unit = MPI_DATATYPE_NULL;
     x->coll.req = MPI_REQUEST_NULL;
     x->coll.graph = MPI_COMM_NULL;
     x->shm.node = MPI_COMM_NULL;
     x->shm.win = MPI_WIN_NULL;
-    x->rank = setup->rank;
-    x->nranks = setup->nranks;
+    x->rank = rank;
+    x->nranks = nranks;
+    x->team = team;
+}
+
+/* Everything this rank prepares before it knows whether all ranks agree;
+ * the facade calls it only where the plan holds this rank's section. */
+static relay_status transform_prepare(void **state, const relay_plan *p, const rl_exec_setup *setup)
+{
+    rl_transform_exec *x = *state = calloc(1, sizeof *x);
+    if (!x) return RL_NOMEM();
+    rl_transform_exec_init(x, setup->rank, setup->nranks, setup->team);
     x->shm.shared = setup->shared_landings;
-    x->team = setup->team;
     const rl_section *s = p->sections[x->rank];
     relay_status st = prepare_memory_kind(x, p, setup->options);
     if (!st) st = rl_section_validate(s, p);
@@ -339,7 +338,7 @@ static void transform_free(void *state)
 {
     rl_transform_exec *x = state;
     if (!x) return;
-    int nreq = x->sec ? x->sec->nrecv + x->sec->nsend : 0;
+    int nreq = x->set.recv.n + x->set.send.n;
     for (int k = 0; x->reqs && k < nreq; k++)
         if (x->reqs[k] != MPI_REQUEST_NULL) MPI_Request_free(&x->reqs[k]);
     rl_collective_free(x);

@@ -578,13 +578,15 @@ static void move_message(const rl_transform_exec *x, const rl_walk_set *ms, cons
  * and the local lattices moved when the replay began. */
 void rl_transform_pack(const rl_transform_exec *x, int k)
 {
-    if (x->device) x->device->pack(x->device_state, x, k);
+    if (x->moves) x->moves->pack(x, k);
+    else if (x->device) x->device->pack(x->device_state, x, k);
     else move_message(x, &x->send_walks, &x->set.send, k, PACK);
 }
 
 void rl_transform_unpack(const rl_transform_exec *x, int k)
 {
-    if (x->device) x->device->unpack(x->device_state, x, k);
+    if (x->moves) x->moves->unpack(x, k);
+    else if (x->device) x->device->unpack(x->device_state, x, k);
     else move_message(x, &x->recv_walks, &x->set.recv, k, UNPACK);
 }
 
@@ -622,7 +624,8 @@ void rl_wire_shape(const rl_transform_exec *x, int64_t elems, int *count, MPI_Da
 
 void rl_transform_move_locals(const rl_transform_exec *x)
 {
-    if (x->device) return;
+    if (x->moves) x->moves->move_locals(x);
+    if (x->moves || x->device) return;
     int64_t elems = 0;
     for (int64_t i = 0; i < x->set.nlocal; i++) elems += x->set.local[i].elems;
     move_message_at(x, &x->local_walks, elems, 0, LOCAL, NULL);

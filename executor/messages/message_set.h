@@ -21,6 +21,12 @@
  * transfer, a box of the array's dimensions in walk order whose irregular
  * cuts make several progressions (nd/nd_lower.c).
  *
+ * A run's steps may have any sign, or be 0: a reversed list steps back,
+ * and a side that one place appears on twice in a row (an index sum's
+ * owner summing one item held twice by a holder) steps 0.  A kind whose
+ * moves tile or vectorise boxes must read such a side in order, one run
+ * after another (index/index_moves.c does).
+ *
  * Each message has a reserved control word: `control` bytes ahead of its
  * elements in its packed form, agreed by both ends at bind, 0 (absent)
  * while no replay uses one (docs/design.md, "The message set"). */
@@ -57,7 +63,9 @@ typedef struct {
 /* How a received piece of a pair lands in A. */
 typedef enum {
     RL_COMBINE_UPDATE, /* A := alpha op(piece) + beta A: written where alpha is 1 and beta 0, not read where beta is 0 */
-    RL_COMBINE_SUM     /* a partial piece of a sum, added in a fixed order, the last one scaled into A (nd/nd_sums.h) */
+    RL_COMBINE_SUM,    /* a partial piece of a sum, added in a fixed order, the last one scaled into A (nd/nd_sums.h) */
+    RL_COMBINE_ADD     /* A := A + piece, in place, element by element in the box's order (an index sum):
+                          in the set's order of receives where the set is `ordered` */
 } rl_combine;
 
 typedef struct {
@@ -99,6 +107,13 @@ typedef struct {
     rl_pair_moves *pairs;
     int npairs;
     int32_t control;         /* bytes of each message's control word: 0, absent */
+    /* Whether a receiver combines what lands in a fixed order, whatever
+     * order it lands in (an index sum, bitwise reproducible): receives in
+     * message order, the local moves just before receive `locals_before`
+     * (recv.n: after the last).  0: in any order, the local moves first
+     * (locals_before 0). */
+    int ordered;
+    int32_t locals_before;
     size_t esz;              /* bytes of an element */
 } rl_msgset;
 

@@ -166,13 +166,19 @@ static int start(rl_transform_exec *x)
     return start_call(x);
 }
 
+/* The receives unpacked in message order, the local moves first or, in a
+ * set that combines in a fixed order (an index sum), at their place. */
 static int wait(rl_transform_exec *x)
 {
-    rl_transform_move_locals_timed(x);
+    const rl_msgset *s = &x->set;
+    if (!s->ordered) rl_transform_move_locals_timed(x);
     double t0 = rl_clock(x);
     int rc = MPI_Wait(&x->coll.req, MPI_STATUS_IGNORE);
     rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
-    for (int k = 0; k < x->set.recv.n && rc == MPI_SUCCESS; k++) rl_transform_unpack_timed(x, k);
+    for (int k = 0; k <= s->recv.n && rc == MPI_SUCCESS; k++) {
+        if (s->ordered && k == s->locals_before) rl_transform_move_locals_timed(x);
+        if (k < s->recv.n) rl_transform_unpack_timed(x, k);
+    }
     return rc;
 }
 

@@ -5,8 +5,10 @@
  *          this rank on, so that no rank is everybody's first target.
  *   wait:  copy the local lattices straight from B to A; take each receive
  *          as its request completes (MPI_Waitany: unpack and transform it,
- *          or read it); wait for the sends; then what each transport's
- *          messages still wait for (direct runs, notices).
+ *          or read it), or, in a set that combines in a fixed order, each
+ *          in message order with the local moves at their place; wait for
+ *          the sends; then what each transport's messages still wait for
+ *          (direct runs, notices).
  * Binding creates one persistent request per message and, unless every
  * message is packed (a tuned choice, or a memory kind's), lets the
  * transports agree with each message's other end on how it travels.
@@ -35,19 +37,43 @@ static int start(rl_transform_exec *x)
     return rc;
 }
 
-int rl_p2p_wait(rl_transform_exec *x)
+/* The local moves, then each receive as its request completes. */
+static int take_as_landed(rl_transform_exec *x)
 {
-    const rl_msgset *s = &x->set;
     int rc = MPI_SUCCESS;
     rl_transform_move_locals_timed(x);
     for (int n = 0; n < x->ntaken && rc == MPI_SUCCESS; n++) {
         int k;
         double t0 = rl_clock(x);
-        rc = MPI_Waitany(s->recv.n, x->reqs, &k, MPI_STATUS_IGNORE);
+        rc = MPI_Waitany(x->set.recv.n, x->reqs, &k, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS || k == MPI_UNDEFINED) continue;
         rl_time_since(x, RL_WAIT, rl_row_recv(x, k), t0);
         rc = rl_transport_take(x, k);
     }
+    return rc;
+}
+
+/* A set that combines in a fixed order (message_set.h, an index sum; its
+ * messages all staged): each receive waited for and taken in message
+ * order, the local moves at their place, whatever order messages land in. */
+static int take_in_order(rl_transform_exec *x)
+{
+    int rc = MPI_SUCCESS;
+    for (int k = 0; k <= x->set.recv.n && rc == MPI_SUCCESS; k++) {
+        if (k == x->set.locals_before) rl_transform_move_locals_timed(x);
+        if (k == x->set.recv.n) break;
+        double t0 = rl_clock(x);
+        rc = MPI_Wait(&x->reqs[k], MPI_STATUS_IGNORE);
+        rl_time_since(x, RL_WAIT, rl_row_recv(x, k), t0);
+        if (rc == MPI_SUCCESS) rc = rl_transport_take(x, k);
+    }
+    return rc;
+}
+
+int rl_p2p_wait(rl_transform_exec *x)
+{
+    const rl_msgset *s = &x->set;
+    int rc = s->ordered ? take_in_order(x) : take_as_landed(x);
     double t0 = rl_clock(x);
     if (rc == MPI_SUCCESS && s->send.n) rc = MPI_Waitall(s->send.n, x->reqs + s->recv.n, MPI_STATUSES_IGNORE);
     rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);

@@ -224,7 +224,7 @@ static int wait_all_timed(rl_transform_exec *x, int64_t n, MPI_Request *reqs)
 static int finish(rl_transform_exec *x, int rc)
 {
     if (rc == MPI_SUCCESS) rc = wait_all_timed(x, x->ndirect_recv_runs, x->direct_reqs);
-    for (int k = 0; k < x->sec->nrecv && rc == MPI_SUCCESS && !x->direct_into_a; k++)
+    for (int k = 0; k < x->set.recv.n && rc == MPI_SUCCESS && !x->direct_into_a; k++)
         if (x->recv_via[k] == &rl_transport_direct) rl_transform_unpack_timed(x, k);
     if (rc == MPI_SUCCESS) rc = wait_all_timed(x, x->ndirect_runs - x->ndirect_recv_runs, x->direct_reqs + x->ndirect_recv_runs);
     return rc;
