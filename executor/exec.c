@@ -19,6 +19,7 @@
 #include "error.h"
 #include "exec_internal.h"
 #include "exec_kind.h"
+#include "index_plan.h"
 #include "mpi_error.h"
 #include "relay/exec.h"
 #include "team.h"
@@ -44,8 +45,15 @@ static const rl_exec_kind *kind_of(const relay_plan *p)
     case RELAY_PLAN_BMMC: return &rl_exec_bmmc;
     case RELAY_PLAN_HSUMMA: return &rl_exec_hsumma;
     case RELAY_PLAN_ND: return &rl_exec_nd;
+    case RELAY_PLAN_INDEX: return &rl_exec_index;
     default: return &rl_exec_transform;
     }
+}
+
+/* Whether the plan holds rank's section (an index plan keeps its own). */
+static int holds_section(const relay_plan *p, int rank)
+{
+    return p->index ? p->index->sections[rank] != NULL : p->sections[rank] != NULL;
 }
 
 /* What ranks agree on at create, reduced by maximum alongside the verdict:
@@ -163,7 +171,7 @@ static relay_status check_memory_kind(const relay_exec *e, const relay_exec_opti
                        (int)opt->transport);
     if (e->kind != &rl_exec_transform)
         return rl_fail(RELAY_ERR_UNSUPPORTED, "relay_exec_create_with: only 2-D transform plans replay over CUDA memory yet "
-                                              "(BMMC, HSUMMA and N-D plans replay over host memory)");
+                                              "(BMMC, HSUMMA, N-D and index plans replay over host memory)");
     return RELAY_OK;
 }
 
@@ -172,9 +180,6 @@ static relay_status create(relay_exec **out, const relay_plan *p, MPI_Comm comm,
 {
     if (!out || !p) return rl_fail(RELAY_ERR_ARG, "relay_exec_create: NULL argument");
     if (comm == MPI_COMM_NULL) return rl_fail(RELAY_ERR_ARG, "relay_exec_create: the communicator is MPI_COMM_NULL");
-    if (p->kind == RELAY_PLAN_INDEX) /* every rank of a job holds the same kind, so every rank refuses */
-        return rl_fail(RELAY_ERR_UNSUPPORTED, "relay_exec_create: index plans (relay/index.h) are planned, saved and read, "
-                       "but this relay does not replay them yet");
     relay_exec *e = calloc(1, sizeof *e);
     if (!e) return RL_NOMEM();
     e->kind = kind_of(p);
@@ -182,7 +187,7 @@ static relay_status create(relay_exec **out, const relay_plan *p, MPI_Comm comm,
     int rank, size;
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
-    int has_part = !e->kind->needs_section || (size == p->nranks && p->sections[rank] != NULL);
+    int has_part = !e->kind->needs_section || (size == p->nranks && holds_section(p, rank));
     int on_repeat = (flags & RL_EXEC_BIND_ON_REPEAT) != 0, peers_checked = !on_repeat && e->kind->check_peers;
     int node_ranks;
     rl_exec_setup setup = {.rank = rank, .nranks = size, .peers_checked = peers_checked,

@@ -8,7 +8,9 @@
  *   rl_exec_transform  sections, messages, pack buffers (transform_exec.c)
  *   rl_exec_bmmc       a factored BMMC permutation (bmmc_exec.c)
  *   rl_exec_hsumma     the SUMMA/HSUMMA product (hsumma_exec.c)
- *   rl_exec_nd         an N-D plan's transfers, derived at prepare (nd/nd_exec.c) */
+ *   rl_exec_nd         an N-D plan's transfers, derived at prepare (nd/nd_exec.c)
+ *   rl_exec_index      an index plan's section as a message set, replayed
+ *                      through the schedules and transports (index/index_exec.c) */
 #ifndef RELAY_EXEC_KIND_H
 #define RELAY_EXEC_KIND_H
 
@@ -85,7 +87,7 @@ typedef struct {
     void (*free)(void *state); /* NULL or partial states too */
 } rl_exec_kind;
 
-extern const rl_exec_kind rl_exec_transform, rl_exec_bmmc, rl_exec_hsumma, rl_exec_nd;
+extern const rl_exec_kind rl_exec_transform, rl_exec_bmmc, rl_exec_hsumma, rl_exec_nd, rl_exec_index;
 
 /* relay_exec_create replaying as `choice` says, whatever the plan's tuning
  * (collective; the same choice on every rank): relay_exec_tune's
