@@ -24,6 +24,31 @@ typedef struct {
     int64_t **items;
 } ref_lists;
 
+/* A case: the owner and holder lists of one move. */
+typedef struct {
+    ref_lists owners, holders;
+} ref_index_case;
+
+/* splitmix64, and a number in [0, n) from it (0 where n <= 0). */
+uint64_t ref_index_random(uint64_t *s);
+int64_t ref_index_below(uint64_t *s, int64_t n);
+/* Random owners (a shuffled share of the items, some owned by no one, some
+ * ranks owning nothing) and holders (random owned items, duplicates,
+ * unsorted; an empty rank; with `everyone`, items every rank holds). */
+ref_index_case ref_index_random_case(int nranks, uint64_t seed, int everyone);
+/* An N x N grid of items (row-major) on a px x py mesh of blocks: rank
+ * (a, b) owns its block, row by row, and holds it widened by `halo` on
+ * every side (cut at the grid's edge), row by row. */
+ref_index_case ref_index_halo_case(int64_t N, int px, int py, int64_t halo);
+void ref_index_case_free(ref_index_case *c);
+/* The layout of lists of items of k elements: given as a list, or
+ * (as_runs) each item as a run of one; NULL where relay refuses it. */
+relay_index_layout *ref_index_layout_of(const ref_lists *l, int64_t k, int as_runs);
+
+/* elems elements of type t whose sums depend on their order (mixed
+ * magnitudes and signs), from the random state *seed. */
+void ref_index_fill(char *buf, int64_t elems, relay_type t, uint64_t *seed);
+
 /* holders[h] slot j := owners' value of its item (bufs of k elements per slot). */
 void ref_index_broadcast(const ref_lists *owners, const ref_lists *holders, int64_t k, relay_type type,
                          char *const *owner_bufs, char *const *holder_bufs);

@@ -29,146 +29,17 @@
 
 enum { MAXP = 8 };
 
-static uint64_t next_random(uint64_t *s) /* splitmix64 */
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static int64_t below(uint64_t *s, int64_t n) { return n > 0 ? (int64_t)(next_random(s) % (uint64_t)n) : 0; }
-
-/* ---- cases ------------------------------------------------------------------ */
-
-typedef struct {
-    ref_lists owners, holders;
-} index_case;
-
-static void lists_init(ref_lists *l, int nranks, int64_t n)
-{
-    l->nranks = nranks;
-    l->n = n;
-    l->count = calloc((size_t)nranks, sizeof *l->count);
-    l->items = calloc((size_t)nranks, sizeof *l->items);
-}
-
-static void lists_push(ref_lists *l, int r, int64_t item)
-{
-    int64_t n = l->count[r];
-    if ((n & (n - 1)) == 0) l->items[r] = realloc(l->items[r], (size_t)(n ? 2 * n : 1) * sizeof **l->items); /* at powers of 2 */
-    l->items[r][l->count[r]++] = item;
-}
-
-static void case_free(index_case *c)
-{
-    ref_lists *ls[2] = {&c->owners, &c->holders};
-    for (int i = 0; i < 2; i++) {
-        for (int r = 0; r < ls[i]->nranks; r++) free(ls[i]->items[r]);
-        free(ls[i]->items);
-        free(ls[i]->count);
-    }
-}
-
-/* Random owners (a shuffled share of the items, some owned by no one, some
- * ranks owning nothing) and holders (random owned items, duplicates,
- * unsorted; an empty rank; with `everyone`, two items every rank holds). */
-static index_case random_case(int nranks, uint64_t seed, int everyone)
-{
-    uint64_t s = seed;
-    int64_t n = 1 + below(&s, 90);
-    index_case c;
-    lists_init(&c.owners, nranks, n);
-    lists_init(&c.holders, nranks, n);
-    int64_t *perm = malloc((size_t)n * sizeof *perm), *owned = malloc((size_t)n * sizeof *owned), nowned = 0;
-    for (int64_t i = 0; i < n; i++) perm[i] = i;
-    for (int64_t i = n - 1; i > 0; i--) {
-        int64_t j = below(&s, i + 1), t = perm[i];
-        perm[i] = perm[j];
-        perm[j] = t;
-    }
-    int idle = nranks > 2 ? (int)below(&s, nranks) : -1; /* owns nothing */
-    for (int64_t i = 0; i < n; i++) {
-        if (below(&s, 8) == 0) continue; /* no owner: no one may hold it */
-        int r = (int)below(&s, nranks);
-        if (r == idle) r = (r + 1) % nranks;
-        lists_push(&c.owners, r, perm[i]);
-        owned[nowned++] = perm[i];
-    }
-    int empty = nranks > 1 ? (int)below(&s, nranks) : -1; /* holds nothing */
-    for (int r = 0; r < nranks && nowned; r++) {
-        if (r == empty && !everyone) continue;
-        int64_t count = below(&s, 2 * n);
-        for (int64_t j = 0; j < count; j++) lists_push(&c.holders, r, owned[below(&s, nowned)]);
-        if (everyone) {
-            lists_push(&c.holders, r, owned[0]);
-            lists_push(&c.holders, (int)below(&s, nranks), owned[nowned - 1]);
-            for (int q = 0; q < nranks; q++) lists_push(&c.holders, q, owned[nowned / 2]);
-        }
-    }
-    free(perm);
-    free(owned);
-    return c;
-}
-
-/* An N x N grid of items (row-major) on a px x py mesh of blocks: rank
- * (a, b) owns its block, stored row by row, and holds its block widened
- * by `halo` on every side (cut at the grid's edge), stored row by row. */
-static index_case halo_case(int64_t N, int px, int py, int64_t halo)
-{
-    index_case c;
-    lists_init(&c.owners, px * py, N * N);
-    lists_init(&c.holders, px * py, N * N);
-    for (int a = 0; a < px; a++)
-        for (int b = 0; b < py; b++) {
-            int r = a * py + b;
-            int64_t r0 = a * N / px, r1 = (a + 1) * N / px, c0 = b * N / py, c1 = (b + 1) * N / py;
-            for (int64_t i = r0; i < r1; i++)
-                for (int64_t j = c0; j < c1; j++) lists_push(&c.owners, r, i * N + j);
-            for (int64_t i = r0 - halo; i < r1 + halo; i++)
-                for (int64_t j = c0 - halo; j < c1 + halo; j++)
-                    if (i >= 0 && i < N && j >= 0 && j < N) lists_push(&c.holders, r, i * N + j);
-        }
-    return c;
-}
-
-/* The case's layouts: lists given as items, or (as_runs) each item as a
- * run of one. */
-static relay_index_layout *layout_of(const ref_lists *l, int64_t k, int as_runs)
-{
-    relay_index_layout *out;
-    assert_int_equal(relay_index_layout_create(&out, l->n, k, l->nranks), RELAY_OK);
-    for (int r = 0; r < l->nranks; r++) {
-        if (!as_runs) {
-            assert_int_equal(relay_index_layout_set_list(out, r, l->count[r], l->items[r]), RELAY_OK);
-            continue;
-        }
-        relay_index_run *runs = malloc((size_t)(l->count[r] + 1) * sizeof *runs);
-        for (int64_t j = 0; j < l->count[r]; j++) runs[j] = (relay_index_run){l->items[r][j], 1, 7};
-        assert_int_equal(relay_index_layout_set_runs(out, r, l->count[r], runs), RELAY_OK);
-        free(runs);
-    }
-    return out;
-}
-
 /* ---- buffers ---------------------------------------------------------------- */
 
 typedef struct {
     char *v[MAXP];
 } bufs;
 
-/* Values whose sums depend on their order: mixed magnitudes and signs. */
 static void fill(bufs *b, const ref_lists *l, int64_t k, relay_type t, uint64_t seed)
 {
-    size_t esz = relay_type_size(t), reals = esz / (t == RELAY_FLOAT || t == RELAY_CFLOAT ? sizeof(float) : sizeof(double));
     for (int r = 0; r < l->nranks; r++) {
-        size_t n = (size_t)(l->count[r] * k) * reals;
-        b->v[r] = malloc(n * (esz / reals) + 1);
-        for (size_t i = 0; i < n; i++) {
-            double x = (double)(int64_t)(next_random(&seed) % 2000001 - 1000000) * 1e-3 * (double)(1 << below(&seed, 30));
-            if (esz / reals == sizeof(float)) ((float *)b->v[r])[i] = (float)x;
-            else ((double *)b->v[r])[i] = x;
-        }
+        b->v[r] = malloc((size_t)(l->count[r] * k) * relay_type_size(t) + 1);
+        ref_index_fill(b->v[r], l->count[r] * k, t, &seed);
     }
 }
 
@@ -195,7 +66,7 @@ static void assert_same_bufs(const bufs *a, const bufs *b, const ref_lists *l, i
 /* ---- checks ----------------------------------------------------------------- */
 
 /* The plan p of c's move, replayed by the simulator, against the reference. */
-static void check_move(const relay_plan *p, const index_case *c, int64_t k, relay_type t, uint64_t seed)
+static void check_move(const relay_plan *p, const ref_index_case *c, int64_t k, relay_type t, uint64_t seed)
 {
     int sum = relay_plan_index_move(p) == RELAY_INDEX_REDUCE_SUM;
     bufs own, hold, own_ref, hold_ref;
@@ -220,7 +91,7 @@ static void check_move(const relay_plan *p, const index_case *c, int64_t k, rela
 
 /* Encoded and read back: the whole plan (which then replays alike) and
  * each rank's section alone. */
-static void check_roundtrip(const relay_plan *p, const index_case *c, int64_t k, relay_type t)
+static void check_roundtrip(const relay_plan *p, const ref_index_case *c, int64_t k, relay_type t)
 {
     void *buf;
     size_t len;
@@ -262,9 +133,9 @@ static void check_memory(const relay_plan *p, int64_t per_item)
 static const relay_type types[] = {RELAY_FLOAT, RELAY_DOUBLE, RELAY_CFLOAT, RELAY_CDOUBLE};
 static const int rank_counts[] = {1, 2, 3, 4, 8};
 
-static void plan_and_check(const index_case *c, int64_t k, relay_type t, int as_runs, uint64_t seed, int64_t per_item)
+static void plan_and_check(const ref_index_case *c, int64_t k, relay_type t, int as_runs, uint64_t seed, int64_t per_item)
 {
-    relay_index_layout *o = layout_of(&c->owners, k, as_runs), *h = layout_of(&c->holders, k, !as_runs);
+    relay_index_layout *o = ref_index_layout_of(&c->owners, k, as_runs), *h = ref_index_layout_of(&c->holders, k, !as_runs);
     for (int move = RELAY_INDEX_BROADCAST; move <= RELAY_INDEX_REDUCE_SUM; move++) {
         relay_plan *p;
         assert_int_equal(relay_plan_index(&p, c->owners.nranks, o, h, (relay_index_move)move, t), RELAY_OK);
@@ -283,9 +154,9 @@ static void random_lists(void **state)
     for (int ip = 0; ip < 5; ip++)
         for (uint64_t seed = 1; seed <= 12; seed++) {
             int everyone = seed % 3 == 0;
-            index_case c = random_case(rank_counts[ip], seed * 1000 + (uint64_t)ip, everyone);
+            ref_index_case c = ref_index_random_case(rank_counts[ip], seed * 1000 + (uint64_t)ip, everyone);
             plan_and_check(&c, seed % 2 ? 1 : 3, types[seed % 4], (int)(seed / 2 % 2), seed, 20);
-            case_free(&c);
+            ref_index_case_free(&c);
         }
 }
 
@@ -299,9 +170,9 @@ static void count_pieces(const relay_plan *p, int64_t *segs, int64_t *listed)
     }
 }
 
-static relay_plan *halo_plan(const index_case *c, relay_index_move move)
+static relay_plan *halo_plan(const ref_index_case *c, relay_index_move move)
 {
-    relay_index_layout *o = layout_of(&c->owners, 3, 0), *h = layout_of(&c->holders, 3, 0);
+    relay_index_layout *o = ref_index_layout_of(&c->owners, 3, 0), *h = ref_index_layout_of(&c->holders, 3, 0);
     relay_plan *p;
     assert_int_equal(relay_plan_index(&p, c->owners.nranks, o, h, move, RELAY_DOUBLE), RELAY_OK);
     relay_index_layout_free(o);
@@ -318,7 +189,7 @@ static void halo_compresses(void **state)
     static const int meshes[][2] = {{1, 1}, {1, 2}, {3, 1}, {2, 2}, {2, 4}};
     for (int m = 0; m < 5; m++)
         for (int64_t halo = 1; halo <= 2; halo++) {
-            index_case small = halo_case(24, meshes[m][0], meshes[m][1], halo), big = halo_case(480, meshes[m][0], meshes[m][1], halo);
+            ref_index_case small = ref_index_halo_case(24, meshes[m][0], meshes[m][1], halo), big = ref_index_halo_case(480, meshes[m][0], meshes[m][1], halo);
             for (int move = RELAY_INDEX_BROADCAST; move <= RELAY_INDEX_REDUCE_SUM; move++) {
                 relay_plan *ps = halo_plan(&small, (relay_index_move)move), *pb = halo_plan(&big, (relay_index_move)move);
                 int64_t segs_s, list_s, segs_b, list_b;
@@ -339,8 +210,8 @@ static void halo_compresses(void **state)
                 relay_plan_free(ps);
                 relay_plan_free(pb);
             }
-            case_free(&small);
-            case_free(&big);
+            ref_index_case_free(&small);
+            ref_index_case_free(&big);
         }
 }
 
@@ -351,9 +222,9 @@ static void halo_every_type(void **state)
     for (int ip = 0; ip < 5; ip++)
         for (int it = 0; it < 4; it++) {
             int p = rank_counts[ip], px = p == 8 ? 2 : p == 4 ? 2 : 1;
-            index_case c = halo_case(13, px, p / px, 1 + it % 2);
+            ref_index_case c = ref_index_halo_case(13, px, p / px, 1 + it % 2);
             plan_and_check(&c, it % 2 ? 3 : 1, types[it], it / 2, (uint64_t)(ip * 4 + it), 36);
-            case_free(&c);
+            ref_index_case_free(&c);
         }
 }
 
@@ -434,13 +305,13 @@ static void bad_plans(void **state)
 /* A small plan's encoding, for the decoder's refusals. */
 static relay_plan *small_plan(void)
 {
-    index_case c = random_case(3, 7, 1);
-    relay_index_layout *o = layout_of(&c.owners, 2, 0), *h = layout_of(&c.holders, 2, 0);
+    ref_index_case c = ref_index_random_case(3, 7, 1);
+    relay_index_layout *o = ref_index_layout_of(&c.owners, 2, 0), *h = ref_index_layout_of(&c.holders, 2, 0);
     relay_plan *p;
     assert_int_equal(relay_plan_index(&p, 3, o, h, RELAY_INDEX_REDUCE_SUM, RELAY_CFLOAT), RELAY_OK);
     relay_index_layout_free(o);
     relay_index_layout_free(h);
-    case_free(&c);
+    ref_index_case_free(&c);
     return p;
 }
 
