@@ -1,7 +1,7 @@
 /* run.h — what the files of relay-run share: this rank's buffers and their
  * elements (buffers.c), and each plan kind's part of a replay, called by
  * main.c: the fill function that prepares the buffers and the check of
- * what a replay wrote (transform.c, bmmc.c, hsumma.c, nd.c), --tune (tune.c,
+ * what a replay wrote (transform.c, bmmc.c, hsumma.c, nd.c, index.c), --tune (tune.c,
  * HSUMMA's in hsumma.c), HSUMMA's report (hsumma.c), the per-message
  * timings of --stats (stats.c), --calibrate (calibrate.c), and the largest
  * of a value over the ranks (ranks.c). */
@@ -23,6 +23,7 @@
 typedef struct {
     int count;               /* entries of a and b */
     void **a, **b;
+    int64_t replays;         /* replays run over them, for the checks of moves that accumulate (an index sum) */
 } run_buffers;
 
 /* count empty entries each. */
@@ -50,6 +51,7 @@ int prepare_transform(const relay_plan *p, int rank, run_buffers *buf, cli_error
 int prepare_bmmc(const relay_plan *p, int rank, run_buffers *buf, cli_error *e);
 int prepare_hsumma(const relay_plan *p, int rank, run_buffers *buf, cli_error *e);
 int prepare_nd(const relay_plan *p, int rank, run_buffers *buf, cli_error *e);
+int prepare_index(const relay_plan *p, int rank, run_buffers *buf, cli_error *e);
 
 /* Checks every output element this rank holds.  Returns the count of wrong
  * ones and sets *checked to the count checked; the first wrong one is
@@ -58,6 +60,7 @@ int64_t check_transform(const relay_plan *p, int rank, const run_buffers *buf, i
 int64_t check_bmmc(const relay_plan *p, int rank, const run_buffers *buf, int64_t *checked, char *first, size_t cap);
 int64_t check_hsumma(const relay_plan *p, int rank, const run_buffers *buf, int64_t *checked, char *first, size_t cap);
 int64_t check_nd(const relay_plan *p, int rank, const run_buffers *buf, int64_t *checked, char *first, size_t cap);
+int64_t check_index(const relay_plan *p, int rank, const run_buffers *buf, int64_t *checked, char *first, size_t cap);
 
 /* --tune OUT for an HSUMMA plan (hsumma.c): times two outer steps of every
  * grouping the grid allows, rank 0 writes the plan with the fastest groups

@@ -24,6 +24,7 @@ int tune_plan(relay_plan **plan, const char *path, const char *out, int64_t repl
     relay_plan_kind kind = relay_plan_get_kind(*plan);
     if (kind == RELAY_PLAN_HSUMMA) return autotune_hsumma(plan, out, rank, e);
     if (kind == RELAY_PLAN_BMMC) return cli_fail(e, CLI_USAGE, "--tune: a BMMC plan replays one way; there is nothing to tune");
+    if (kind == RELAY_PLAN_INDEX) return cli_fail(e, CLI_USAGE, "--tune: index plans carry no tuning yet (they replay p2p)");
     relay_status st = relay_exec_tune(*plan, MPI_COMM_WORLD, replays < RELAY_TUNE_MAX_REPLAYS ? (int)replays : RELAY_TUNE_MAX_REPLAYS);
     if (st) return cli_fail_relay(e, CLI_FAILED, st, "--tune");
     return rank == 0 ? save_tuned(*plan, path, out, e) : CLI_OK;
