@@ -18,7 +18,9 @@
  *              a check across ranks or of coverage can catch;
  *   redescribed/  plans of direct messages with one end described otherwise,
  *              the same elements in the same packed order: each
- *              must be refused on every rank or replay right.
+ *              must be refused on every rank or replay right;
+ *   index/     index plans (format 4.0) that lie consistently (index_lies.h):
+ *              each must be refused on every rank, at read or bind.
  * and is named npN-BASE-EDIT.plan, N its rank count.  run-npN.txt lists
  * the refused and harmless files relay-run replays at N ranks (a sample:
  * each mpiexec launch costs a second). */
@@ -30,6 +32,7 @@
 #include <sys/stat.h>
 
 #include "forge.h"
+#include "index_lies.h"
 #include "redescribe.h"
 #include "hsumma_dist.h"
 #include "hsumma_fields.h"
@@ -452,7 +455,7 @@ int main(int argc, char **argv)
     corpus c = {argv[1], {0}, {NULL}, {{0}}, 0};
     const char *sub[4] = {"refused", "harmless", "lead", "redescribed"};
     char path[1024];
-    int redescribed = 0;
+    int redescribed = 0, index_lies = 0;
     mkdir(argv[1], 0755);
     for (int k = 0; k < 4; k++) {
         snprintf(path, sizeof path, "%s/%s", argv[1], sub[k]);
@@ -474,7 +477,7 @@ int main(int argc, char **argv)
     bad = bad || add_foreign(&c, bm, t, "pairs") || add_foreign(&c, hs, t, "pairs") || add_foreign(&c, hs, bm, "bmmc") ||
           add_foreign(&c, t, bm, "bmmc") || add_foreign(&c, t, hs, "hsumma") || add_foreign(&c, bm, hs, "hsumma") ||
           add_foreign(&c, t, t, "sigma");
-    bad = bad || write_redescribed(argv[1], &redescribed);
+    bad = bad || write_redescribed(argv[1], &redescribed) || write_index_lies(argv[1], &index_lies);
     for (int np = 1; np <= 4; np++)
         if (c.run[np]) fclose(c.run[np]);
     for (int i = 0; i < nbases; i++) {
@@ -482,6 +485,6 @@ int main(int argc, char **argv)
         free(bases[i].bytes);
     }
     printf("hostile corpus: %d refused, %d harmless, %d caught across ranks, %d with one end of a direct message "
-           "described otherwise\n", c.files[0], c.files[1], c.files[2], redescribed);
+           "described otherwise, %d index plans that lie\n", c.files[0], c.files[1], c.files[2], redescribed, index_lies);
     return bad;
 }

@@ -13,6 +13,11 @@
 #   replay.sh ... run-redescribed
 #       the same on every file of redescribed/ (one end of a direct
 #       message described otherwise); prints the slowest run.
+#   replay.sh ... run-index
+#       every file of index/ (index plans that lie consistently,
+#       index_lies.c): relay-dump shows it or refuses it in one line;
+#       relay-run --verify at its rank count refuses it on every rank, at
+#       read or bind, as above.
 #   replay.sh ... run-lead
 #       relay-run --verify on every file of lead/ at its rank count: each
 #       must be refused as above or, where its lie changes nothing the
@@ -41,6 +46,17 @@ dump_one() { # class file
         [ -s "$WORK/out" ] && fail "relay-dump $2: output on stdout"
     else
         [ "$status" -eq 0 ] || fail "relay-dump $2: exit $status, expected 0: $(head -c 300 "$WORK/err")"
+    fi
+}
+
+dump_either() { # file: shown, or refused with one line and nothing on stdout
+    "$DUMP" "$1" >"$WORK/out" 2>"$WORK/err"
+    local status=$?
+    if [ "$status" -eq 1 ]; then
+        [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "relay-dump $1: a refusal of more than one line: $(head -c 300 "$WORK/err")"
+        [ -s "$WORK/out" ] && fail "relay-dump $1: output on stdout"
+    elif [ "$status" -ne 0 ]; then
+        fail "relay-dump $1: exit $status: $(head -c 300 "$WORK/err")"
     fi
 }
 
@@ -74,11 +90,12 @@ dump)
     done ;;
 run)
     while read -r entry; do run_one "${entry%%/*}" "$1" "$CORPUS/$entry"; done <"$CORPUS/run-np$1.txt" ;;
-run-lead | run-redescribed)
+run-lead | run-redescribed | run-index)
     class=${MODE#run-}
     SLOWEST=0
     for f in "$CORPUS/$class"/*.plan; do
         np=$(basename "$f" | sed 's/^np\([0-9]*\)-.*/\1/')
+        [ "$class" = index ] && dump_either "$f"
         start=$(date +%s%N)
         run_one "$class" "$np" "$f"
         took=$(( ($(date +%s%N) - start) / 1000000 ))
