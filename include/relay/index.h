@@ -28,9 +28,15 @@
  * rank sends each peer into runs: progressions, and progressions of
  * progressions, of slots at constant steps on both sides (a 2-D block
  * decomposition's halo given as indices is a few runs per peer, whatever
- * n), and lists what does not compress (16 bytes per item).  Replay is
- * not in this relay yet: relay_exec_create refuses an index plan
- * (RELAY_ERR_UNSUPPORTED); save, load and relay-dump read it. */
+ * n), and lists what does not compress (16 bytes per item).
+ *
+ * relay_exec_create binds an index plan like any other (collective; the
+ * plan's section of each rank, from the planner or a file).  A replay
+ * (relay_exec_run, or start and wait) takes one buffer each way: src[0]
+ * the one the move reads (a broadcast's owner slots, a sum's holder
+ * slots), dst[0] the one it writes (the holders') or adds into (the
+ * owners'), each slots x item_elems elements of the plan's type (NULL
+ * where the rank has no slots); alpha and beta must be NULL. */
 #ifndef RELAY_INDEX_H
 #define RELAY_INDEX_H
 
