@@ -15,6 +15,7 @@ module relay_layout_mod
   private
   public :: relay_layout
   public :: relay_layout_block_cyclic, relay_layout_block_cyclic_lds, relay_layout_grid, relay_layout_local_elems, &
+            relay_layout_local_shape, &
             relay_layout_nranks, relay_layout_rows, relay_layout_cols, relay_layout_locate, relay_layout_free
 
   ! A layout handle: the C relay_layout, c_null_ptr until built.
@@ -78,6 +79,14 @@ module relay_layout_mod
       integer(c_int), value :: rank
       integer(c_int64_t) :: elems
     end function c_local_elems
+
+    function c_local_shape(l, rank, rows, cols, ld) bind(C, name='relay_layout_local_shape') result(st)
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: l
+      integer(c_int), value :: rank
+      integer(c_int64_t), intent(out) :: rows, cols, ld
+      integer(c_int) :: st
+    end function c_local_shape
 
     pure function c_nranks(l) bind(C, name='relay_layout_nranks') result(nranks)
       import :: c_int, c_ptr
@@ -184,6 +193,17 @@ contains
     integer(c_int64_t) :: elems
     elems = c_local_elems(layout%ptr, rank)
   end function relay_layout_local_elems
+
+  ! Rank's local matrix of a block-cyclic layout: rows x cols with leading
+  ! dimension ld, in the layout's element order (0 x 0 where it holds
+  ! nothing); RELAY_ERR_UNSUPPORTED for grid layouts, whose buffer is flat.
+  function relay_layout_local_shape(layout, rank, rows, cols, ld) result(st)
+    type(relay_layout), intent(in) :: layout
+    integer(c_int), intent(in) :: rank
+    integer(c_int64_t), intent(out) :: rows, cols, ld
+    integer(c_int) :: st
+    st = c_local_shape(layout%ptr, rank, rows, cols, ld)
+  end function relay_layout_local_shape
 
   pure function relay_layout_nranks(layout) result(nranks)
     type(relay_layout), intent(in) :: layout

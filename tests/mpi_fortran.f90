@@ -111,11 +111,26 @@ contains
     local_elems = max(1_c_int64_t, numroc(g%rows, g%mb, pr, g%npr)) * numroc(g%cols, g%nb, pc, g%npc)
   end function local_elems
 
+  ! The layout of g, its local shape checked against ScaLAPACK's numroc.
   function make_layout(g) result(layout)
     type(bc_matrix), intent(in) :: g
     type(relay_layout) :: layout
+    integer(c_int64_t) :: rows, cols, ld, want_rows, want_cols
     call check_ok(relay_layout_block_cyclic(layout, g%rows, g%cols, g%mb, g%nb, g%npr, g%npc, RELAY_ROW_MAJOR, &
                                             0, 0, 0_c_int64_t, RELAY_COL_MAJOR), 'relay_layout_block_cyclic')
+    call check_ok(relay_layout_local_shape(layout, rank, rows, cols, ld), 'relay_layout_local_shape')
+    want_rows = 0
+    want_cols = 0
+    if (rank < g%npr * g%npc) then
+      want_rows = numroc(g%rows, g%mb, rank / g%npc, g%npr)
+      want_cols = numroc(g%cols, g%nb, mod(rank, g%npc), g%npc)
+    end if
+    if (want_rows * want_cols == 0) then
+      want_rows = 0
+      want_cols = 0
+    end if
+    call check(rows == want_rows .and. cols == want_cols .and. (rows == 0 .or. ld == want_rows), &
+               'relay_layout_local_shape against numroc')
   end function make_layout
 
   ! ---- the values: B(i, j) and A's old contents, by global index ----------
