@@ -56,8 +56,9 @@ def pair(case, who, part, base):  # "wall (CPU)", and the ratios to ScaLAPACK's 
     return f"{w:.1f} ({c:.1f}){ratio}"
 print(f"First calls in fresh processes: medians of {sys.argv[2]} jobs per contestant, wall ms and (CPU ms)."
       " Ratios are to ScaLAPACK's first call, for second calls to its second.\n")
-print("| grid | n | src nb | op | ScaLAPACK first | shipped: load + bind + first replay | / ScaLAPACK"
-      " | drop-in first call | / ScaLAPACK | ScaLAPACK second | drop-in second call | / ScaLAPACK | shipped second replay |")
+print("| grid | n | src nb | op | ScaLAPACK first | shipped: load + bind + first replay | shipped / ScaLAPACK"
+      " | drop-in first call | drop-in / ScaLAPACK | ScaLAPACK second | drop-in second call"
+      " | drop-in second / ScaLAPACK second | shipped second replay |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for case in dict.fromkeys(k[0] for k in wall):
     grid, n, nb, op = case
