@@ -133,7 +133,7 @@ class Layout(_Described):
 
 
 def block_cyclic(m: int, n: int, mb: int, nb: int, nprow: int, npcol: int, *, grid_order: str = "R",
-                 rsrc: int = 0, csrc: int = 0, lld: int = 0, order: str = "F") -> Layout:
+                 rsrc: int = 0, csrc: int = 0, lld: Union[int, Sequence[int]] = 0, order: str = "F") -> Layout:
     """ScaLAPACK's 2-D block-cyclic layout of an m x n matrix in mb x nb
     blocks on an nprow x npcol process grid.
 
@@ -142,7 +142,10 @@ def block_cyclic(m: int, n: int, mb: int, nb: int, nprow: int, npcol: int, *, gr
             default), 'C' as pc*nprow + pr.
         rsrc, csrc: the process row and column holding block (0, 0).
         lld: local leading dimension shared by all ranks; 0 means the
-            smallest legal one on each rank (max(1, numroc)).
+            smallest legal one on each rank (max(1, numroc)).  A sequence
+            gives each rank's own, nprow*npcol entries (the LLDs of each
+            process's ScaLAPACK descriptor, gathered): pass the same one on
+            every rank.
         order: local storage, 'F' (ScaLAPACK's column-major) or 'C'.
 
     The layout spans nprow*npcol ranks.

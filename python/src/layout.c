@@ -97,20 +97,39 @@ static PyObject *layout_fingerprint(PyObject *self, PyObject *h)
 
 /* ---- 2-D layouts ------------------------------------------------------------- */
 
+/* lld: one leading dimension for every rank (relay_layout_block_cyclic),
+ * or a sequence of one per rank (relay_layout_block_cyclic_lds). */
 static PyObject *layout_block_cyclic(PyObject *self, PyObject *args)
 {
-    long long m, n, mb, nb, lld;
+    long long m, n, mb, nb;
     int nprow, npcol, rsrc, csrc;
-    PyObject *grid_order, *elem_order;
-    if (!PyArg_ParseTuple(args, "LLLLiiOiiLO", &m, &n, &mb, &nb, &nprow, &npcol, &grid_order, &rsrc, &csrc, &lld,
+    PyObject *grid_order, *lld, *elem_order;
+    if (!PyArg_ParseTuple(args, "LLLLiiOiiOO", &m, &n, &mb, &nb, &nprow, &npcol, &grid_order, &rsrc, &csrc, &lld,
                           &elem_order))
         return NULL;
     int go = core_word(grid_order, cli_order_words, "grid_order");
     int eo = go < 0 ? -1 : core_word(elem_order, cli_order_words, "order");
     if (eo < 0) return NULL;
     relay_layout *l;
-    relay_status st = relay_layout_block_cyclic(&l, m, n, mb, nb, nprow, npcol, (relay_order)go, rsrc, csrc, lld,
-                                                (relay_order)eo);
+    relay_status st;
+    if (PyLong_Check(lld)) {
+        long long shared = PyLong_AsLongLong(lld);
+        if (shared == -1 && PyErr_Occurred()) return NULL;
+        st = relay_layout_block_cyclic(&l, m, n, mb, nb, nprow, npcol, (relay_order)go, rsrc, csrc, shared,
+                                       (relay_order)eo);
+    } else {
+        Py_ssize_t count;
+        int64_t *lds = core_int64_list(lld, &count, "lld", 0);
+        if (!lds) return NULL;
+        if (nprow < 1 || npcol < 1 || count != (Py_ssize_t)nprow * npcol) {
+            PyMem_Free(lds);
+            return core_argument_error("lld as a sequence needs one entry per rank of the %d x %d grid (got %zd)",
+                                       nprow, npcol, count);
+        }
+        st = relay_layout_block_cyclic_lds(&l, m, n, mb, nb, nprow, npcol, (relay_order)go, rsrc, csrc, lds,
+                                           (relay_order)eo);
+        PyMem_Free(lds);
+    }
     return st ? core_raise(st) : core_layout_wrap(l, NULL);
 }
 

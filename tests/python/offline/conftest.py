@@ -95,6 +95,8 @@ class BlockCyclicRef:
 
     def ld(self, rank):
         lr, lc = self.local_dims(rank)
+        if isinstance(self.lld, (list, tuple)):  # each rank's own
+            return self.lld[rank]
         if self.lld:
             return self.lld
         return max(1, lr if self.order == "F" else lc)

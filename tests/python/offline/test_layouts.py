@@ -60,6 +60,8 @@ def check_block_cyclic(args, kwargs):
     ((9, 11, 2, 4, 3, 2), {"rsrc": 1, "csrc": 1, "grid_order": "C", "order": "C"}),
     ((5, 7, 2, 3, 2, 2), {"lld": 6}),
     ((5, 7, 2, 3, 2, 2), {"lld": 6, "order": "C"}),
+    ((5, 7, 2, 3, 2, 2), {"lld": [3, 5, 2, 9]}),              # each rank's own (LOCr 3, 3, 2, 2)
+    ((5, 7, 2, 3, 2, 2), {"lld": (4, 4, 8, 5), "order": "C"}),  # (LOCc 4, 3, 4, 3)
     ((1, 7, 2, 3, 2, 2), {}),        # a process row that holds nothing
     ((0, 0, 2, 2, 1, 1), {}),
     ((4, 4, 8, 8, 2, 2), {}),        # one block: only rank 0 holds anything
@@ -76,10 +78,12 @@ def block_cyclic_args(draw):
     nprow, npcol = draw(st.integers(1, 3)), draw(st.integers(1, 3))
     kw = {"grid_order": draw(st.sampled_from("RC")), "order": draw(st.sampled_from("FC")),
           "rsrc": draw(st.integers(0, nprow - 1)), "csrc": draw(st.integers(0, npcol - 1))}
-    if draw(st.booleans()):
+    lld = draw(st.sampled_from(["smallest", "shared", "each rank's"]))
+    if lld != "smallest":
         ref = BlockCyclicRef(m, n, mb, nb, nprow, npcol, **kw)
-        need = max(max(ref.local_dims(r)[0 if kw["order"] == "F" else 1] for r in range(ref.nranks)), 1)
-        kw["lld"] = need + draw(st.integers(0, 3))
+        needs = [max(ref.local_dims(r)[0 if kw["order"] == "F" else 1], 1) for r in range(ref.nranks)]
+        kw["lld"] = (max(needs) + draw(st.integers(0, 3)) if lld == "shared"
+                     else [need + draw(st.integers(0, 3)) for need in needs])
     return (m, n, mb, nb, nprow, npcol), kw
 
 
@@ -102,6 +106,13 @@ def test_block_cyclic_local_counts_are_numroc():
         # column-major: rows run fastest, ScaLAPACK's local storage
         if lr and lc:
             assert rows.reshape(lc, lr)[0].tolist() == sorted(set(rows.tolist()))
+
+
+def test_block_cyclic_each_ranks_lld_refused_when_wrong():
+    with pytest.raises(relay.ArgumentError, match="one entry per rank"):
+        relay.block_cyclic(5, 7, 2, 3, 2, 2, lld=[3, 5, 2])
+    with pytest.raises(relay.Error):  # rank 2 holds 2 rows: an LLD of 1 is too short
+        relay.block_cyclic(5, 7, 2, 3, 2, 2, lld=[3, 3, 1, 3])
 
 
 # ---- grid layouts --------------------------------------------------------------
