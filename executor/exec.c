@@ -13,7 +13,20 @@
  * bind on the duplicate, replays included.  relay_internal_exec_create may leave
  * the duplicate and the binding of replays to the second replay, the first
  * running on the caller's communicator (exec_internal.h).  Start, wait, memory and free check what is common
- * to all kinds and hand the rest to the kind. */
+ * to all kinds and hand the rest to the kind.
+ *
+ * A replay past its deadline (relay_exec_set_deadline, RELAY_DEADLINE)
+ * leaves the executor unusable but for freeing; its diagnosis adds what
+ * only the facade sees: another live executor of this process holding a
+ * message this rank has not received, the sign of executors replayed in
+ * different orders on different ranks. */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "agree.h"
 #include "device_kind.h"
 #include "error.h"
@@ -35,7 +48,47 @@ struct relay_exec {
     int node_fewest, node_most; /* the job's shape: comm's ranks on one node, agreed */
     long long replays;  /* replays started */
     int active;         /* a replay is in flight */
+    relay_status broken; /* a replay passed its deadline: only freeing is left */
+    long long serial;   /* this process's executors numbered in creation order, from 1 */
+    relay_exec *prev, *next; /* the live executors of this process (none shared between threads) */
 };
+
+static relay_exec *live;
+static long long created;
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER; /* executors of one process may be made on several threads */
+
+static void enlist(relay_exec *e)
+{
+    pthread_mutex_lock(&live_lock);
+    e->serial = ++created;
+    e->next = live;
+    if (live) live->prev = e;
+    live = e;
+    pthread_mutex_unlock(&live_lock);
+}
+
+static void delist(relay_exec *e)
+{
+    pthread_mutex_lock(&live_lock);
+    if (e->prev) e->prev->next = e->next;
+    else if (live == e) live = e->next;
+    if (e->next) e->next->prev = e->prev;
+    pthread_mutex_unlock(&live_lock);
+}
+
+/* RELAY_DEADLINE: seconds, unset or empty for none. */
+static relay_status deadline_from_env(double *seconds)
+{
+    const char *v = getenv("RELAY_DEADLINE");
+    *seconds = 0;
+    if (!v || !*v) return RELAY_OK;
+    char *end;
+    errno = 0;
+    *seconds = strtod(v, &end);
+    if (errno || *end || !isfinite(*seconds) || *seconds < 0)
+        return rl_fail(RELAY_ERR_ARG, "RELAY_DEADLINE=\"%s\" is not a number of seconds (0 or more; unset: no deadline)", v);
+    return RELAY_OK;
+}
 
 static const relay_exec_options host_memory = RELAY_EXEC_OPTIONS_INIT;
 
@@ -193,7 +246,9 @@ static relay_status create(relay_exec **out, const relay_plan *p, MPI_Comm comm,
     rl_exec_setup setup = {.rank = rank, .nranks = size, .peers_checked = peers_checked,
                            .shared_landings = (flags & RL_EXEC_SHARED_LANDINGS) != 0,
                            .team = rl_team_size(comm, &node_ranks), .options = opt};
+    double deadline = 0;
     relay_status st = check_memory_kind(e, opt);
+    if (!st) st = deadline_from_env(&deadline);
     if (!st && has_part) st = e->kind->prepare(&e->state, p, &setup);
     relay_tuning_choice choice;
     st = agree_on_plan(e, comm, p, size, has_part, node_ranks, opt, st, forced, &choice);
@@ -208,6 +263,8 @@ static relay_status create(relay_exec **out, const relay_plan *p, MPI_Comm comm,
         relay_exec_free(e);
         return st;
     }
+    if (deadline > 0 && e->kind->deadline) e->kind->deadline(e->state, deadline); /* the kinds without one ignore it */
+    enlist(e);
     *out = e;
     return RELAY_OK;
 }
@@ -249,13 +306,51 @@ relay_status relay_memory_supported(relay_memory m, int *yes)
     return k ? k->supported(yes) : RELAY_OK;
 }
 
+/* Another live executor of this process (bound for good, not replaying)
+ * holding a message: its sender replays it while this rank waits in e. */
+static long long waiting_elsewhere(const relay_exec *e, int *sender)
+{
+    long long serial = 0;
+    pthread_mutex_lock(&live_lock);
+    for (const relay_exec *f = live; f && !serial; f = f->next) {
+        int flag = 0;
+        MPI_Status status;
+        if (f == e || f->active || !f->owns_comm || f->broken) continue;
+        if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, f->comm, &flag, &status) == MPI_SUCCESS && flag) {
+            *sender = status.MPI_SOURCE;
+            serial = f->serial;
+        }
+    }
+    pthread_mutex_unlock(&live_lock);
+    return serial;
+}
+
+/* A timed-out replay: the executor broken, and the kind's diagnosis
+ * completed with executors replayed in different orders where seen. */
+static relay_status timed_out(relay_exec *e)
+{
+    e->broken = RELAY_ERR_TIMEOUT;
+    int sender;
+    long long other = waiting_elsewhere(e, &sender);
+    if (!other) return RELAY_ERR_TIMEOUT;
+    char said[1024];
+    snprintf(said, sizeof said, "%s", relay_last_error());
+    return rl_fail(RELAY_ERR_TIMEOUT, "%s; meanwhile rank %d sent this rank a message of another executor (this process's "
+                   "executor #%lld; this one is #%lld), which this rank has not replayed yet: ranks replay the executors in "
+                   "different orders",
+                   said, sender, other, e->serial);
+}
+
 /* A start refused on this rank alone (its arguments) still exchanges, over
  * NaN (stand_in.c): the other ranks, whose start succeeded, complete. */
 static relay_status stand_in(relay_exec *e, relay_status refusal)
 {
+    char why[1024];
+    snprintf(why, sizeof why, "%s", relay_last_error());
     relay_status st = e->kind->stand_in(e->state);
-    if (st) return rl_fail(refusal, "%s (and the stand-in replay for the other ranks failed: %s)", relay_last_error(),
-                           relay_status_str(st));
+    if (st == RELAY_ERR_TIMEOUT) e->broken = st;
+    if (st) return rl_fail(refusal, "%s (and the stand-in replay for the other ranks failed: %s: %s)", why, relay_status_str(st),
+                           relay_last_error());
     return refusal;
 }
 
@@ -263,6 +358,8 @@ relay_status relay_exec_start(relay_exec *e, void *const *dst, const void *const
 {
     if (!e) return rl_fail(RELAY_ERR_ARG, "relay_exec_start: executor is NULL");
     if (e->active) return rl_fail(RELAY_ERR_ARG, "relay_exec_start: a replay is already in flight; call relay_exec_wait first");
+    if (e->broken)
+        return rl_fail(e->broken, "relay_exec_start: replay %lld passed its deadline; the executor can only be freed", e->replays);
     if (e->bind_status)
         return rl_fail(e->bind_status, "relay_exec_start: binding the executor's replays failed earlier (%s)",
                        relay_status_str(e->bind_status));
@@ -272,6 +369,7 @@ relay_status relay_exec_start(relay_exec *e, void *const *dst, const void *const
     st = !dst || !src ? rl_fail(RELAY_ERR_ARG, "relay_exec_start: the dst or src array is NULL")
                       : e->kind->start(e->state, dst, src, alpha, beta);
     e->active = st == RELAY_OK;
+    if (st == RELAY_ERR_TIMEOUT) return timed_out(e); /* a window's sender waited for its receiver */
     return st == RELAY_ERR_ARG ? stand_in(e, st) : st;
 }
 
@@ -280,7 +378,21 @@ relay_status relay_exec_wait(relay_exec *e)
     if (!e) return rl_fail(RELAY_ERR_ARG, "relay_exec_wait: executor is NULL");
     if (!e->active) return rl_fail(RELAY_ERR_ARG, "relay_exec_wait: no replay is in flight");
     e->active = 0;
-    return e->kind->wait(e->state);
+    relay_status st = e->kind->wait(e->state);
+    return st == RELAY_ERR_TIMEOUT ? timed_out(e) : st;
+}
+
+relay_status relay_exec_set_deadline(relay_exec *e, double seconds)
+{
+    if (!e) return rl_fail(RELAY_ERR_ARG, "relay_exec_set_deadline: executor is NULL");
+    if (!isfinite(seconds) || seconds < 0)
+        return rl_fail(RELAY_ERR_ARG, "relay_exec_set_deadline: %g is not a number of seconds (0: none)", seconds);
+    if (e->active) return rl_fail(RELAY_ERR_ARG, "relay_exec_set_deadline: a replay is in flight");
+    if (!e->kind->deadline)
+        return rl_fail(RELAY_ERR_UNSUPPORTED, "relay_exec_set_deadline: only transform plans' replays take a deadline yet "
+                                              "(BMMC, HSUMMA and N-D replays wait without one)");
+    e->kind->deadline(e->state, seconds);
+    return RELAY_OK;
 }
 
 relay_status relay_exec_run(relay_exec *e, void *const *dst, const void *const *src, const void *alpha, const void *beta)
@@ -356,6 +468,7 @@ void relay_exec_free(relay_exec *e)
 {
     if (!e) return;
     if (e->active) relay_exec_wait(e);
+    delist(e);
     e->kind->free(e->state);
     if (e->owns_comm && e->comm != MPI_COMM_NULL) MPI_Comm_free(&e->comm);
     free(e);

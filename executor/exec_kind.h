@@ -66,6 +66,11 @@ typedef struct {
      * that its peers complete. */
     relay_status (*stand_in)(void *state);
     relay_status (*wait)(void *state);
+    /* A deadline for each replay from the next on (seconds; 0: none): its
+     * waits poll and, past it, return RELAY_ERR_TIMEOUT; the replay is
+     * then abandoned, and free cancels what it can and waits for no peer.
+     * NULL for the kinds whose replays wait without one. */
+    void (*deadline)(void *state, double seconds);
     void (*memory)(const void *state, relay_exec_memory *m);
     /* NULL for the kinds that are not HSUMMA. */
     void (*hsumma_report)(const void *state, relay_hsumma_report *r);

@@ -6,6 +6,8 @@
  *                          copies)
  *   transform_lower.c      the section as a message set
  *   transform_timing.c     where a replay's time goes, step by step
+ *   transform_control.c    the messages' control word: replay counter,
+ *                          a refused start, a deadline's diagnosis
  *   transform_check.c      a section read from bytes checked against the
  *                          header, walk by walk
  *   transports/            how each message travels, one file each and
@@ -25,6 +27,7 @@
 #include <mpi.h>
 
 #include "exec_internal.h"
+#include "deadline.h"
 #include "device_kind.h"
 #include "kernels.h"
 #include "message_set.h"
@@ -34,9 +37,10 @@
  * binding's exchanges with the other end of each message (on direct,
  * pulled and shared-window messages), the runs of direct messages,
  * numbered within their message modulo TAG_RUNS, the "read" of a pulled
- * message, and the "full" and "empty" of a message through the window. */
+ * message, the "full" and "empty" of a message through the window, and a
+ * direct message's control word. */
 enum { TAG_STAGED = 0, TAG_SENDER_SIDE = 1, TAG_RECEIVER_SIDE = 2, TAG_RUN_BASE = 3, TAG_RUNS = 30000,
-       TAG_PULL_DONE = TAG_RUN_BASE + TAG_RUNS, TAG_SHM_FULL, TAG_SHM_EMPTY };
+       TAG_PULL_DONE = TAG_RUN_BASE + TAG_RUNS, TAG_SHM_FULL, TAG_SHM_EMPTY, TAG_CONTROL };
 
 /* RELAY_PULL: which messages between ranks of one node their receivers
  * read from the sender's B (transports/pull.c). */
@@ -178,6 +182,17 @@ typedef struct {
  * those of what it expects from each. */
 enum { CLAIM_ELEMS, CLAIM_STEP, CLAIM_HASH, CLAIM_CHUNKS, CLAIM_N };
 
+/* A message's control word (transform_control.h): the sender's replay
+ * counter and flags; and what a receive last brought, in which of this
+ * rank's replays (0: none yet). */
+typedef struct {
+    uint64_t replay, flags;
+} rl_control;
+typedef struct {
+    rl_control word;
+    uint64_t in;
+} rl_heard;
+
 typedef struct rl_schedule_s rl_schedule; /* schedules/schedule.h */
 typedef struct rl_transform_exec_s rl_transform_exec;
 
@@ -249,6 +264,11 @@ struct rl_transform_exec_s {
     rl_capped capped;        /* a memory cap's chunks (schedules/capped.c) */
     rl_timing timing;        /* relay_exec_time (transform_timing.c) */
     relay_exec_options options; /* where the buffers live, as asked at create */
+    rl_deadline deadline;    /* relay_exec_set_deadline (deadline.h) */
+    uint64_t replay;         /* replays started, a refused start's stand-in included */
+    int refusing;            /* this replay is the stand-in of a refused start */
+    rl_heard *heard;         /* per receive: its last control word (transform_control.h) */
+    rl_control *direct_words; /* direct messages' words, sent apart: per receive, then per send */
     const rl_device_kind *device; /* their kind's moves where not host memory (device_kind.h), else NULL */
     void *device_state;      /* ... its state, from bind on */
     /* The replay in flight. */

@@ -35,6 +35,7 @@
 #include "shm.h"
 #include "stand_in.h"
 #include "transform_check.h"
+#include "transform_control.h"
 #include "transform_lower.h"
 #include "transform_pack.h"
 #include "transform_replay.h"
@@ -204,7 +205,9 @@ static relay_status transform_prepare(void **state, const relay_plan *p, const r
     if (!st) st = rl_walk_set_build(&x->send_walks, &x->set, &x->set.send, 1);
     if (!st) st = rl_walk_set_build(&x->recv_walks, &x->set, &x->set.recv, 0);
     if (!st) st = rl_local_walks_build(&x->local_walks, &x->set);
+    x->set.control = x->device ? 0 : RL_CONTROL_BYTES; /* a device kind's messages carry none yet */
     if (!st) st = rl_msgset_layout(&x->set);
+    if (!st) st = rl_control_prepare(x);
     while (x->first_send < x->set.send.n && x->set.send.msg[x->first_send].peer < x->rank) x->first_send++;
     x->schedule = p->schedule;
     x->sched = rl_schedule_find(p->schedule, p->max_buffer_bytes != 0);
@@ -338,6 +341,7 @@ static void transform_free(void *state)
 {
     rl_transform_exec *x = state;
     if (!x) return;
+    if (x->deadline.expired) rl_transform_abandon(x);
     int nreq = x->set.recv.n + x->set.send.n;
     for (int k = 0; x->reqs && k < nreq; k++)
         if (x->reqs[k] != MPI_REQUEST_NULL) MPI_Request_free(&x->reqs[k]);
@@ -350,6 +354,8 @@ static void transform_free(void *state)
     free(x->send_via);
     free(x->recv_via);
     free(x->direct_reqs);
+    free(x->direct_words);
+    free(x->heard);
     free(x->direct_first);
     free(x->send_runs);
     free(x->recv_runs);
@@ -392,8 +398,11 @@ static void transform_replayed(const void *state, relay_tuning_choice *c)
 static relay_status transform_stand_in(void *state)
 {
     rl_transform_exec *x = state;
-    return rl_stand_in_replay(&rl_exec_transform, x, x->device, x->count, x->sec->dst_elems, x->count, x->sec->src_elems,
-                              x->esz);
+    x->refusing = 1; /* its messages' control words say so */
+    relay_status st = rl_stand_in_replay(&rl_exec_transform, x, x->device, x->count, x->sec->dst_elems, x->count,
+                                         x->sec->src_elems, x->esz);
+    x->refusing = 0;
+    return st;
 }
 
 static void transform_options(const void *state, relay_exec_options *opt)
@@ -412,6 +421,7 @@ const rl_exec_kind rl_exec_transform = {
     .start = rl_transform_start,
     .stand_in = transform_stand_in,
     .wait = rl_transform_wait,
+    .deadline = rl_transform_deadline,
     .memory = transform_memory,
     .hsumma_report = NULL,
     .time = rl_transform_time,

@@ -567,10 +567,10 @@ static void move_message_at(const rl_transform_exec *x, const rl_walk_set *ms, i
 }
 
 /* Moves message k of a side (its walks ms), its packed form in the side's
- * buffer. */
+ * buffer, past its control word. */
 static void move_message(const rl_transform_exec *x, const rl_walk_set *ms, const rl_msg_side *side, int k, move_kind kind)
 {
-    move_message_at(x, ms, side->msg[k].elems, k, kind, side->buf ? side->buf + side->byte_off[k] : NULL);
+    move_message_at(x, ms, side->msg[k].elems, k, kind, side->buf ? side->buf + side->byte_off[k] + x->set.control : NULL);
 }
 
 /* On a device kind (device_kind.h) the device moves the elements: packing
@@ -610,9 +610,8 @@ void rl_transform_unpack_chunk(const rl_transform_exec *x, const rl_walk_set *ms
     move_message_at(x, ms, elems, k, UNPACK, buf);
 }
 
-void rl_wire_shape(const rl_transform_exec *x, int64_t elems, int *count, MPI_Datatype *type)
+void rl_wire_shape(const rl_transform_exec *x, int64_t bytes, int *count, MPI_Datatype *type)
 {
-    int64_t bytes = elems * (int64_t)x->esz;
     if (bytes <= INT_MAX) {
         *count = (int)bytes;
         *type = MPI_BYTE;

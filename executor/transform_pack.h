@@ -62,8 +62,8 @@ void rl_transform_pack_chunk(const rl_transform_exec *x, const rl_walk_set *ws, 
 void rl_transform_unpack_chunk(const rl_transform_exec *x, const rl_walk_set *ws, int k, int64_t elems, char *buf);
 void rl_transform_move_locals(const rl_transform_exec *x);
 
-/* MPI count and datatype of a message of `elems` elements: bytes, or past
+/* MPI count and datatype of a message of `bytes` bytes: bytes, or past
  * INT_MAX bytes whole wire units of its padded size. */
-void rl_wire_shape(const rl_transform_exec *x, int64_t elems, int *count, MPI_Datatype *type);
+void rl_wire_shape(const rl_transform_exec *x, int64_t bytes, int *count, MPI_Datatype *type);
 
 #endif

@@ -7,10 +7,14 @@
  * a memory cap, whose chunks need no binding), every message packed, and
  * the pack buffers held for that replay alone: what a one-off call needs.
  * On a memory kind other than the host's (device_kind.h) the kind's begin
- * and end frame the schedule's halves. */
+ * and end frame the schedule's halves.  Each replay is numbered (its
+ * messages' control words carry the number, transform_control.h) and,
+ * with a deadline, its waits poll up to it (deadline.h); a replay past it
+ * is abandoned, and freeing the executor then waits for no peer. */
 #include "error.h"
 #include "mpi_error.h"
 #include "schedule.h"
+#include "transform_control.h"
 #include "transform_pack.h"
 #include "transform_replay.h"
 #include "transform_timing.h"
@@ -67,7 +71,10 @@ relay_status rl_transform_start(void *state, void *const *dst, const void *const
     if (st) return st;
     st = x->bound ? RELAY_OK : rl_transform_hold_buffers(x); /* a one-off replay's, till its wait */
     if (st) return st;
+    x->replay++;
+    rl_deadline_arm(&x->deadline);
     int rc = replayed_schedule(x)->start(x);
+    if (x->deadline.expired) return rl_control_timed_out(x); /* a window sender waited for its receiver */
     return rc == MPI_SUCCESS ? RELAY_OK : rl_mpi_fail(rc, "starting the replay");
 }
 
@@ -75,10 +82,53 @@ relay_status rl_transform_wait(void *state)
 {
     rl_transform_exec *x = state;
     int rc = replayed_schedule(x)->wait(x);
+    if (x->deadline.expired) return rl_control_timed_out(x);
     relay_status device = x->device ? x->device->end(x->device_state, x) : RELAY_OK;
     relay_status reported = rc == MPI_SUCCESS ? rl_transports_report(x) : RELAY_OK;
     if (rc == MPI_SUCCESS && reported == RELAY_OK) rl_timing_replayed(x);
     if (rc != MPI_SUCCESS) return rl_mpi_fail(rc, "completing the replay");
     if (!x->bound) rl_transform_drop_buffers(x);
-    return device ? device : reported;
+    if (device || reported) return device ? device : reported;
+    return rl_control_verdict(x);
+}
+
+void rl_transform_deadline(void *state, double seconds) { ((rl_transform_exec *)state)->deadline.seconds = seconds; }
+
+static void abandon_all(MPI_Request *reqs, int64_t n)
+{
+    for (int64_t k = 0; reqs && k < n; k++) rl_deadline_abandon(&reqs[k]);
+}
+
+/* A buffer MPI may still use, kept (NULL where there is none). */
+static void keep(void *buf)
+{
+    if (buf) rl_deadline_keep(buf);
+}
+
+void rl_transform_abandon(rl_transform_exec *x)
+{
+    int n = x->set.recv.n + x->set.send.n;
+    abandon_all(x->reqs, n);
+    abandon_all(x->direct_reqs, x->ndirect_runs);
+    abandon_all(x->pull_done.req, n);
+    abandon_all(x->shm.empty.req, n);
+    x->coll.req = MPI_REQUEST_NULL; /* a collective cannot be cancelled: left to MPI */
+    if (!x->buffers_lent) {
+        keep(x->set.send.buf);
+        keep(x->set.recv.buf);
+        x->set.send.buf = x->set.recv.buf = NULL;
+    }
+    rl_msg_side *chunks[2] = {x->capped.sends.chunks, x->capped.recvs.chunks};
+    for (int i = 0; i < 2; i++)
+        if (chunks[i] && chunks[i]->buf != x->shm.area) {
+            keep(chunks[i]->buf);
+            chunks[i]->buf = NULL;
+        }
+    x->shm.win = MPI_WIN_NULL; /* freeing it waits for the node's ranks: left to MPI, locked */
+    x->shm.locked = 0;
+    keep(x->direct_words);
+    keep(x->pull_from);
+    keep(x->pull_mine);
+    x->direct_words = NULL;
+    x->pull_from = x->pull_mine = NULL;
 }

@@ -7,7 +7,7 @@ module relay_status_mod
   implicit none
   private
   public :: RELAY_OK, RELAY_ERR_ARG, RELAY_ERR_NOMEM, RELAY_ERR_IO, RELAY_ERR_FORMAT, RELAY_ERR_VERSION, &
-            RELAY_ERR_MISMATCH, RELAY_ERR_MPI, RELAY_ERR_UNSUPPORTED
+            RELAY_ERR_MISMATCH, RELAY_ERR_MPI, RELAY_ERR_UNSUPPORTED, RELAY_ERR_TIMEOUT, RELAY_ERR_PEER
   public :: RELAY_FLOAT, RELAY_DOUBLE, RELAY_CFLOAT, RELAY_CDOUBLE
   public :: RELAY_OP_N, RELAY_OP_T, RELAY_OP_C
   public :: RELAY_COL_MAJOR, RELAY_ROW_MAJOR
@@ -15,7 +15,8 @@ module relay_status_mod
 
   enum, bind(c)   ! relay_status
     enumerator :: RELAY_OK = 0, RELAY_ERR_ARG, RELAY_ERR_NOMEM, RELAY_ERR_IO, RELAY_ERR_FORMAT, &
-                  RELAY_ERR_VERSION, RELAY_ERR_MISMATCH, RELAY_ERR_MPI, RELAY_ERR_UNSUPPORTED
+                  RELAY_ERR_VERSION, RELAY_ERR_MISMATCH, RELAY_ERR_MPI, RELAY_ERR_UNSUPPORTED, &
+                  RELAY_ERR_TIMEOUT, RELAY_ERR_PEER
   end enum
   enum, bind(c)   ! relay_type: real(c_float), real(c_double), complex(c_float_complex), complex(c_double_complex)
     enumerator :: RELAY_FLOAT = 0, RELAY_DOUBLE, RELAY_CFLOAT, RELAY_CDOUBLE

@@ -36,6 +36,8 @@ const char *relay_status_str(relay_status s)
     case RELAY_ERR_MISMATCH: return "RELAY_ERR_MISMATCH";
     case RELAY_ERR_MPI: return "RELAY_ERR_MPI";
     case RELAY_ERR_UNSUPPORTED: return "RELAY_ERR_UNSUPPORTED";
+    case RELAY_ERR_TIMEOUT: return "RELAY_ERR_TIMEOUT";
+    case RELAY_ERR_PEER: return "RELAY_ERR_PEER";
     }
     return "RELAY_ERR_UNKNOWN";
 }

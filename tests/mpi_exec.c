@@ -9,7 +9,8 @@
  * plan whose sections disagree across ranks (one rank's section drops a
  * message, each section valid alone) refused by every rank at create; a
  * start refused on one rank only (a NULL buffer) completing everywhere,
- * NaN where that rank's elements belong; an executor freed during a
+ * NaN where that rank's elements belong, the ranks that receive them told
+ * (RELAY_ERR_PEER); an executor freed during a
  * replay; a plan piece larger than any memory refused at once; an MPI
  * error inside a replay (made through PMPI) returned as RELAY_ERR_MPI;
  * RELAY_PULL: a bad value refused by every rank at create, and a slab
@@ -412,22 +413,25 @@ static void test_disagreeing_sections_are_refused(void)
 }
 
 /* Whether every element of A this rank holds is B's, or NaN where B's
- * element lives on rank `refused`. */
-static int result_ok_but_from(const fixture *f, int refused)
+ * element lives on rank `refused`; *from, whether there is such an element. */
+static int result_ok_but_from(const fixture *f, int refused, int *from)
 {
+    *from = 0;
     for (int64_t i = 0; i < relay_layout_rows(f->a); i++)
         for (int64_t j = 0; j < relay_layout_cols(f->a); j++) {
             int r, q;
             int64_t k, kb;
             relay_layout_locate(f->a, i, j, &r, &k);
             relay_layout_locate(f->b, i, j, &q, &kb);
+            *from |= r == rank && q == refused;
             if (r == rank && (q == refused ? !isnan(f->abuf[k]) : f->abuf[k] != value(i, j))) return 0;
         }
     return 1;
 }
 
 /* The last rank passes a NULL destination: it is refused, yet replays NaN
- * in its stead, so the others complete (twice: the executor stays usable). */
+ * in its stead, so the others complete, those that receive from it told
+ * (twice: the executor stays usable). */
 static void test_refused_start_on_one_rank(void)
 {
     fixture f;
@@ -441,9 +445,11 @@ static void test_refused_start_on_one_rank(void)
         if (rank == refused)
             check(!holds || (st == RELAY_ERR_ARG && strstr(relay_last_error(), "dst[0] is NULL")),
                   "the rank with a NULL buffer is refused, with the reason");
-        else
-            check(st == RELAY_OK && result_ok_but_from(&f, refused),
-                  "the others complete: their elements from the refused rank are NaN, the rest correct");
+        else {
+            int from, right = result_ok_but_from(&f, refused, &from);
+            check(right && st == (from ? RELAY_ERR_PEER : RELAY_OK),
+                  "the others complete: their elements from the refused rank are NaN (RELAY_ERR_PEER), the rest correct");
+        }
     }
     relay_exec_free(e);
     fixture_free(&f);

@@ -14,7 +14,8 @@
 !   rank's alpha of a default real for a double plan: that rank gets
 !   RELAY_ERR_ARG saying what was given and what was needed, its arrays
 !   untouched; every other rank completes, with NaN exactly where the
-!   elements come from that rank; the next replay verifies everywhere;
+!   elements come from that rank (told, RELAY_ERR_PEER, where there are
+!   some); the next replay verifies everywhere;
 ! - for a plan of each element type, alpha and then beta of every other
 !   kind (each real and complex kind, integers, a logical, an array)
 !   refused on every rank, the arrays untouched, and the plan's own kind
@@ -765,12 +766,18 @@ contains
     real(c_double), intent(in) :: a(:), before(:)
     character(len=*), intent(in) :: case
     logical, intent(in) :: explained
+    character(len=64) :: named
+    logical :: told
     if (rank == culprit) then
       call check_fails(st, RELAY_ERR_ARG, case)
       call check(explained, case // ': the message says what was given and needed: ' // relay_last_error())
       call check(all(a == before), case // ': A untouched')
     else
-      call check_ok(st, 'relay_exec_run beside ' // case)
+      write (named, '(a, i0, a)') 'the start of rank ', culprit, ' was refused'
+      ! told where this rank receives from the culprit (RELAY_ERR_PEER), else right
+      told = st == RELAY_ERR_PEER
+      if (told) told = index(relay_last_error(), trim(named)) > 0
+      call check(st == RELAY_OK .or. told, 'relay_exec_run beside ' // case // ': OK or RELAY_ERR_PEER naming the rank')
       call check(wrong_elements(RELAY_OP_N, a, rank, alpha, beta, nan_from=culprit) == 0, &
                  'beside ' // case // ': NaN from its rank, A = alpha op(B) + beta A0 elsewhere')
     end if

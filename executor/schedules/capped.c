@@ -253,7 +253,7 @@ static int send_chunk(rl_transform_exec *x, int s, int64_t j, MPI_Request *req)
 {
     const rl_transport *via = x->send_via[s];
     double t0 = rl_clock(x);
-    int rc = MPI_Wait(req, MPI_STATUS_IGNORE);
+    int rc = rl_deadline_wait(&x->deadline, req);
     if (rc == MPI_SUCCESS && via->chunk_wait_free) rc = via->chunk_wait_free(x, s);
     rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
     if (rc != MPI_SUCCESS) return rc;
@@ -268,13 +268,25 @@ static int send_chunk(rl_transform_exec *x, int s, int64_t j, MPI_Request *req)
 static int receive_chunk(rl_transform_exec *x, int q, int64_t j, int64_t nq, step_receives *in)
 {
     double t0 = rl_clock(x);
-    int rc = MPI_Wait(&in->chunk[j % x->capped.slots], MPI_STATUS_IGNORE);
+    int rc = rl_deadline_wait(&x->deadline, &in->chunk[j % x->capped.slots]);
     rl_time_since(x, RL_WAIT, rl_row_recv(x, q), t0);
     if (rc != MPI_SUCCESS) return rc;
     t0 = rl_clock(x);
     rc = x->recv_via[q]->chunk_take(x, q, x->capped.recvs.first[q] + j);
     rl_time_since(x, RL_UNPACK, rl_row_recv(x, q), t0);
     return rc == MPI_SUCCESS && j + x->capped.slots < nq ? expect_chunk(x, q, j + x->capped.slots, in) : rc;
+}
+
+/* A step whose replay passed its deadline: its requests cancelled where
+ * MPI can (the chunk buffers, which MPI may still use, outlive the
+ * executor: rl_transform_abandon). */
+static void abandon_step(MPI_Request *sends, step_receives *in)
+{
+    for (int j = 0; j < 2; j++) {
+        rl_deadline_abandon(&sends[j]);
+        rl_deadline_abandon(&in->chunk[j]);
+        rl_deadline_abandon(&in->empty[j]);
+    }
 }
 
 /* Step r: the chunks of its send (message s) and of its receive (message
@@ -292,8 +304,9 @@ static int capped_step(rl_transform_exec *x, int32_t r)
         if (rc == MPI_SUCCESS && j < nq) rc = receive_chunk(x, q, j, nq, &in);
     }
     double t0 = rl_clock(x);
-    if (rc == MPI_SUCCESS) rc = MPI_Waitall(2, sends, MPI_STATUSES_IGNORE);
-    if (rc == MPI_SUCCESS) rc = MPI_Waitall(2, in.empty, MPI_STATUSES_IGNORE); /* zero bytes, matched: long gone */
+    if (rc == MPI_SUCCESS) rc = rl_deadline_waitall(&x->deadline, 2, sends);
+    if (rc == MPI_SUCCESS) rc = rl_deadline_waitall(&x->deadline, 2, in.empty); /* zero bytes, matched: long gone */
+    if (x->deadline.expired) abandon_step(sends, &in);
     rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
     return rc;
 }

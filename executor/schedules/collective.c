@@ -21,6 +21,7 @@
 #include "mpi_error.h"
 #include "collective.h"
 #include "p2p.h"
+#include "transform_control.h"
 #include "transform_pack.h"
 #include "transform_timing.h"
 
@@ -36,7 +37,7 @@ static void fill_side(const rl_transform_exec *x, int *counts, int *displs, int 
 {
     for (int k = 0; k < side->n; k++) {
         int at = slot_of(x, side->msg, k);
-        counts[at] = (int)(side->msg[k].elems * (int64_t)x->esz);
+        counts[at] = (int)(side->msg[k].elems * (int64_t)x->esz + x->set.control);
         displs[at] = (int)side->byte_off[k];
         if (peers) peers[k] = side->msg[k].peer;
     }
@@ -161,6 +162,7 @@ static int start(rl_transform_exec *x)
     for (int k = 0; k < x->set.send.n; k++) {
         double t0 = rl_clock(x);
         rl_transform_pack(x, k);
+        rl_control_put(x, rl_msg_at(&x->set.send, k));
         rl_time_since(x, RL_PACK, rl_row_send(x, k), t0);
     }
     return start_call(x);
@@ -173,11 +175,13 @@ static int wait(rl_transform_exec *x)
     const rl_msgset *s = &x->set;
     if (!s->ordered) rl_transform_move_locals_timed(x);
     double t0 = rl_clock(x);
-    int rc = MPI_Wait(&x->coll.req, MPI_STATUS_IGNORE);
+    int rc = rl_deadline_wait(&x->deadline, &x->coll.req);
     rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
     for (int k = 0; k <= s->recv.n && rc == MPI_SUCCESS; k++) {
         if (s->ordered && k == s->locals_before) rl_transform_move_locals_timed(x);
-        if (k < s->recv.n) rl_transform_unpack_timed(x, k);
+        if (k == s->recv.n) continue;
+        rl_control_take(x, k, rl_msg_at(&s->recv, k));
+        rl_transform_unpack_timed(x, k);
     }
     return rc;
 }

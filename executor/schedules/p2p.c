@@ -45,7 +45,7 @@ static int take_as_landed(rl_transform_exec *x)
     for (int n = 0; n < x->ntaken && rc == MPI_SUCCESS; n++) {
         int k;
         double t0 = rl_clock(x);
-        rc = MPI_Waitany(x->set.recv.n, x->reqs, &k, MPI_STATUS_IGNORE);
+        rc = rl_deadline_waitany(&x->deadline, x->set.recv.n, x->reqs, &k);
         if (rc != MPI_SUCCESS || k == MPI_UNDEFINED) continue;
         rl_time_since(x, RL_WAIT, rl_row_recv(x, k), t0);
         rc = rl_transport_take(x, k);
@@ -75,7 +75,7 @@ int rl_p2p_wait(rl_transform_exec *x)
     const rl_msgset *s = &x->set;
     int rc = s->ordered ? take_in_order(x) : take_as_landed(x);
     double t0 = rl_clock(x);
-    if (rc == MPI_SUCCESS && s->send.n) rc = MPI_Waitall(s->send.n, x->reqs + s->recv.n, MPI_STATUSES_IGNORE);
+    if (rc == MPI_SUCCESS && s->send.n) rc = rl_deadline_waitall(&x->deadline, s->send.n, x->reqs + s->recv.n);
     rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
     return rl_transports_finish(x, rc); /* even after a failure: senders may wait for this rank's notices */
 }

@@ -34,13 +34,13 @@ static int wait(rl_transform_exec *x)
         if (r == x->set.local_step) rl_transform_move_locals_timed(x);
         if (x->recv_at[r] >= 0) {
             double t0 = rl_clock(x);
-            rc = MPI_Wait(&x->reqs[x->recv_at[r]], MPI_STATUS_IGNORE);
+            rc = rl_deadline_wait(&x->deadline, &x->reqs[x->recv_at[r]]);
             rl_time_since(x, RL_WAIT, rl_row_recv(x, x->recv_at[r]), t0);
             if (rc == MPI_SUCCESS) rc = rl_transport_take(x, x->recv_at[r]);
         }
         if (rc == MPI_SUCCESS && x->send_at[r] >= 0) {
             double t0 = rl_clock(x);
-            rc = MPI_Wait(&x->reqs[x->set.recv.n + x->send_at[r]], MPI_STATUS_IGNORE);
+            rc = rl_deadline_wait(&x->deadline, &x->reqs[x->set.recv.n + x->send_at[r]]);
             rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
         }
         if (rc == MPI_SUCCESS) rc = start_step_send(x, r + 1);

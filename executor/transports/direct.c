@@ -24,12 +24,17 @@
  * message otherwise (the same positions in another order, a
  * lattice split or merged at one end): each side tells the other whether
  * it could go direct and its runs' sizes, and both go direct only if both
- * can and the sizes agree; otherwise both pack, which is always right. */
+ * can and the sizes agree; otherwise both pack, which is always right.
+ *
+ * Having no packed form, a direct message sends its control word
+ * (transform_control.h) as one small MPI message of its own, ahead of its
+ * runs. */
 #include <limits.h>
 #include <stdlib.h>
 
 #include "error.h"
 #include "exchange.h"
+#include "transform_control.h"
 #include "transform_lower.h"
 #include "transform_pack.h"
 #include "transform_timing.h"
@@ -146,6 +151,7 @@ static int64_t find_direct_runs(rl_transform_exec *x, const rl_message *msg, int
 {
     for (int k = 0; k < nmsg; k++) {
         first_req[k] = first;
+        first += via[k] == &rl_transport_direct && x->set.control; /* the control word's */
         for (int64_t i = msg[k].first; via[k] == &rl_transport_direct && i < msg[k].first + msg[k].count; i++) {
             lattice_runs(x->pairs[spans[i].pair].dst_order, &spans[i], x->esz, &runs[i]);
             first += runs[i].count;
@@ -169,22 +175,36 @@ static relay_status agree(rl_transform_exec *x)
     x->ndirect_runs = find_direct_runs(x, s->send, s->nsend, x->send_via, s->send_spans, x->send_runs,
                                        x->direct_first + s->nrecv, x->ndirect_recv_runs);
     x->direct_reqs = rl_malloc_array((size_t)x->ndirect_runs, sizeof *x->direct_reqs);
-    return x->direct_reqs ? RELAY_OK : RL_NOMEM();
+    for (int64_t k = 0; x->direct_reqs && k < x->ndirect_runs; k++) x->direct_reqs[k] = MPI_REQUEST_NULL;
+    x->direct_words = rl_calloc((size_t)s->nrecv + (size_t)s->nsend + 1, sizeof *x->direct_words);
+    return x->direct_reqs && x->direct_words ? RELAY_OK : RL_NOMEM();
 }
 
 /* ---- a replay ---------------------------------------------------------- */
 
+/* Direct message k's control word (the replay's, sending), request *req. */
+static int post_word(rl_transform_exec *x, int k, int sending, MPI_Request *req)
+{
+    rl_control *w = &x->direct_words[sending ? x->sec->nrecv + k : k];
+    int peer = (int)(sending ? x->sec->send[k].peer : x->sec->recv[k].peer);
+    if (!sending) return MPI_Irecv(w, (int)sizeof *w, MPI_BYTE, peer, TAG_CONTROL, x->comm, req);
+    rl_control_put(x, w);
+    return MPI_Isend(w, (int)sizeof *w, MPI_BYTE, peer, TAG_CONTROL, x->comm, req);
+}
+
 /* One MPI message per run of the lattices of direct message k: from B
- * (sending), or into A or its place in the receive buffer (receiving). */
+ * (sending), or into A or its place in the receive buffer (receiving),
+ * after its control word's. */
 static int post(rl_transform_exec *x, int k, int sending)
 {
     const rl_section *s = x->sec;
     const rl_message *m = sending ? &s->send[k] : &s->recv[k];
     const rl_span *spans = sending ? s->send_spans : s->recv_spans;
     const rl_direct_runs *runs = sending ? x->send_runs : x->recv_runs;
-    char *staged = !sending && x->set.recv.buf ? x->set.recv.buf + x->set.recv.byte_off[k] : NULL; /* k is a send's index when sending */
+    char *staged = !sending && x->set.recv.buf ? x->set.recv.buf + x->set.recv.byte_off[k] + x->set.control
+                                               : NULL; /* k is a send's index when sending */
     MPI_Request *req = x->direct_reqs + x->direct_first[sending ? s->nrecv + k : k];
-    int rc = MPI_SUCCESS;
+    int rc = x->set.control ? post_word(x, k, sending, req++) : MPI_SUCCESS;
     int64_t n = 0;
     for (int64_t i = m->first; i < m->first + m->count; i++) {
         const rl_span *sp = &spans[i];
@@ -214,7 +234,7 @@ static int send(rl_transform_exec *x, int k) { return post(x, k, 1); }
 static int wait_all_timed(rl_transform_exec *x, int64_t n, MPI_Request *reqs)
 {
     double t0 = rl_clock(x);
-    int rc = n ? MPI_Waitall((int)n, reqs, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+    int rc = n ? rl_deadline_waitall(&x->deadline, (int)n, reqs) : MPI_SUCCESS;
     rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
     return rc;
 }
@@ -224,6 +244,8 @@ static int wait_all_timed(rl_transform_exec *x, int64_t n, MPI_Request *reqs)
 static int finish(rl_transform_exec *x, int rc)
 {
     if (rc == MPI_SUCCESS) rc = wait_all_timed(x, x->ndirect_recv_runs, x->direct_reqs);
+    for (int k = 0; k < x->set.recv.n && rc == MPI_SUCCESS; k++)
+        if (x->recv_via[k] == &rl_transport_direct) rl_control_take(x, k, &x->direct_words[k]);
     for (int k = 0; k < x->set.recv.n && rc == MPI_SUCCESS && !x->direct_into_a; k++)
         if (x->recv_via[k] == &rl_transport_direct) rl_transform_unpack_timed(x, k);
     if (rc == MPI_SUCCESS) rc = wait_all_timed(x, x->ndirect_runs - x->ndirect_recv_runs, x->direct_reqs + x->ndirect_recv_runs);

@@ -26,7 +26,8 @@
  * page and more (slabs, large blocks) a pulled replay is faster than the
  * staged one (docs/benchmarks.md).
  * A pulled message's staged request then carries the sender's B addresses
- * (one per pair of the plan) instead of its elements, and an empty
+ * (one per pair of the plan, after the message's control word,
+ * transform_control.h) instead of its elements, and an empty
  * message back says the receiver has read them all: the sender's wait
  * returns only after it, since B is its caller's again from then on.  The
  * read happens in the receiver's wait, not in MPI's progress, so a
@@ -45,12 +46,14 @@
 #include "exchange.h"
 #include "mpi_error.h"
 #include "pull.h"
+#include "transform_control.h"
 #include "transform_lower.h"
 #include "transform_pack.h"
 #include "transform_timing.h"
 #include "transport.h"
 
 enum {
+    PULL_HEAD = RL_CONTROL_BYTES / 8, /* the control word, in the uint64 addresses' places ahead of them */
     PULL_MIN_RUN_BYTES = 4096,
     PULL_RUNS = 64           /* runs per read (a system call) */
 };
@@ -193,7 +196,7 @@ static relay_status agree(rl_transform_exec *x, pull_card *cards, rl_span *their
 static int repost(rl_transform_exec *x)
 {
     const rl_section *s = x->sec;
-    int rc = MPI_SUCCESS, c = x->count;
+    int rc = MPI_SUCCESS, c = PULL_HEAD + x->count;
     for (int k = 0; k < s->nrecv && rc == MPI_SUCCESS; k++) {
         if (x->recv_via[k] != &rl_transport_pull) continue;
         rc = MPI_Request_free(&x->reqs[k]);
@@ -248,8 +251,8 @@ static relay_status allocate(rl_transform_exec *x)
 {
     const rl_section *s = x->sec;
     x->pull_pid = rl_calloc((size_t)s->nrecv + 1, sizeof *x->pull_pid);
-    x->pull_from = rl_calloc((size_t)s->nrecv * (size_t)x->count + 1, sizeof *x->pull_from);
-    x->pull_mine = rl_calloc((size_t)s->nsend * (size_t)x->count + 1, sizeof *x->pull_mine);
+    x->pull_from = rl_calloc((size_t)s->nrecv * (size_t)(PULL_HEAD + x->count) + 1, sizeof *x->pull_from);
+    x->pull_mine = rl_calloc((size_t)s->nsend * (size_t)(PULL_HEAD + x->count) + 1, sizeof *x->pull_mine);
     x->pulls.walks = rl_malloc_array((size_t)s->nrecv_spans + 1, sizeof *x->pulls.walks);
     if (!x->pull_pid || !x->pull_from || !x->pull_mine || !x->pulls.walks)
         return RL_NOMEM();
@@ -286,8 +289,9 @@ static relay_status agree_pulls(rl_transform_exec *x)
 static int offer(rl_transform_exec *x, int k)
 {
     double t0 = rl_clock(x);
-    uint64_t *mine = x->pull_mine + (size_t)k * (size_t)x->count;
-    for (int p = 0; p < x->count; p++) mine[p] = (uint64_t)(uintptr_t)x->src[p];
+    uint64_t *mine = x->pull_mine + (size_t)k * (size_t)(PULL_HEAD + x->count);
+    rl_control_put(x, mine);
+    for (int p = 0; p < x->count; p++) mine[PULL_HEAD + p] = (uint64_t)(uintptr_t)x->src[p];
     int rc = MPI_Start(&x->pull_done.req[x->sec->nrecv + k]);
     if (rc == MPI_SUCCESS) rc = MPI_Start(&x->reqs[x->sec->nrecv + k]);
     rl_time_since(x, RL_PACK, rl_row_send(x, k), t0);
@@ -329,7 +333,7 @@ static void move_cut(const rl_transform_exec *x, const rl_walk *w, char *a, int6
 static int pull_task(const rl_transform_exec *x, int k, const rl_task *t, char *bounce)
 {
     const rl_walk *w = &x->pulls.walks[t->walk];
-    uint64_t from = x->pull_from[(size_t)k * (size_t)x->count + (size_t)w->pair];
+    uint64_t from = x->pull_from[(size_t)k * (size_t)(PULL_HEAD + x->count) + PULL_HEAD + (size_t)w->pair];
     char *a = x->dst[w->pair];
     int across = runs_across(w);
     for (int64_t j = t->j0; j < t->j1; j++)
@@ -350,6 +354,7 @@ static int pull(rl_transform_exec *x, int k)
 {
     const rl_walk_set *ms = &x->pulls;
     int failed = 0;
+    rl_control_take(x, k, x->pull_from + (size_t)k * (size_t)(PULL_HEAD + x->count));
 #pragma omp parallel for schedule(dynamic, 1) num_threads(rl_threads_for(x, x->sec->recv[k].elems)) reduction(max : failed)
     for (int64_t t = ms->first[k]; t < ms->first[k + 1]; t++) {
         int err = pull_task(x, k, &ms->tasks[t], x->bounce + (size_t)omp_get_thread_num() * (size_t)x->bounce_bytes);
@@ -371,7 +376,7 @@ static int finish(rl_transform_exec *x, int rc)
     if (!x->npulled) return rc;
     double t0 = rl_clock(x);
     int done = rl_notices_send_rest(x, &x->pull_done);
-    if (done == MPI_SUCCESS) done = MPI_Waitall(x->sec->nrecv + x->sec->nsend, x->pull_done.req, MPI_STATUSES_IGNORE);
+    if (done == MPI_SUCCESS) done = rl_deadline_waitall(&x->deadline, x->sec->nrecv + x->sec->nsend, x->pull_done.req);
     rl_time_since(x, RL_WAIT, rl_row_completion(x), t0);
     if (rc != MPI_SUCCESS) x->pull_errno = 0;
     return rc == MPI_SUCCESS ? done : rc;
@@ -392,8 +397,8 @@ int64_t rl_transform_pulls_bytes(const rl_transform_exec *x)
 {
     const rl_section *s = x->sec;
     if (!x->pull_pid) return 0;
-    int64_t per_recv = (int64_t)sizeof *x->pull_pid + x->count * (int64_t)sizeof *x->pull_from;
-    int64_t per_send = x->count * (int64_t)sizeof *x->pull_mine;
+    int64_t per_recv = (int64_t)sizeof *x->pull_pid + (PULL_HEAD + x->count) * (int64_t)sizeof *x->pull_from;
+    int64_t per_send = (PULL_HEAD + x->count) * (int64_t)sizeof *x->pull_mine;
     return rl_notices_bytes(x, &x->pull_done) + x->bounce_bytes * x->team + x->pulls.ntasks * (int64_t)sizeof(rl_task) + s->nrecv_spans * (int64_t)sizeof(rl_walk) +
            s->nrecv * per_recv + s->nsend * per_send;
 }

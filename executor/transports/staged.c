@@ -4,10 +4,13 @@
  * creates once (MPI_Recv_init, MPI_Send_init); under a memory cap each
  * chunk packed into its slot and moved by one MPI message of its own.
  * Messages over INT_MAX bytes travel as whole wire units (rl_wire_shape).
- * Every message travels so until binding agrees on another transport. */
+ * Every message travels so until binding agrees on another transport.
+ * A whole message's control word leads its packed form
+ * (transform_control.h); a chunk carries none. */
 #include "mpi_error.h"
 #include "staged.h"
 #include "transform_pack.h"
+#include "transform_control.h"
 #include "transform_timing.h"
 #include "transport.h"
 
@@ -18,7 +21,7 @@ int rl_staged_post(rl_transform_exec *x, int k, int persistent)
     const rl_msg *msg = &side->msg[m];
     char *buf = side->buf + side->byte_off[m];
     MPI_Datatype type;
-    rl_wire_shape(x, msg->elems, &count, &type);
+    rl_wire_shape(x, msg->elems * (int64_t)x->esz + x->set.control, &count, &type);
     int peer = msg->peer;
     if (receiving)
         return persistent ? MPI_Recv_init(buf, count, type, peer, TAG_STAGED, x->comm, &x->reqs[k])
@@ -44,12 +47,14 @@ static int send(rl_transform_exec *x, int k)
 {
     double t0 = rl_clock(x);
     rl_transform_pack(x, k);
+    rl_control_put(x, rl_msg_at(&x->set.send, k));
     rl_time_since(x, RL_PACK, rl_row_send(x, k), t0);
     return rl_staged_start(x, x->set.recv.n + k);
 }
 
 static int take(rl_transform_exec *x, int k)
 {
+    rl_control_take(x, k, rl_msg_at(&x->set.recv, k));
     rl_transform_unpack(x, k);
     return MPI_SUCCESS;
 }
@@ -61,7 +66,7 @@ static int post_chunk(rl_transform_exec *x, const rl_capped_side *side, int64_t 
     const rl_msg *m = &side->chunks->msg[chunk];
     int count;
     MPI_Datatype type;
-    rl_wire_shape(x, m->elems, &count, &type);
+    rl_wire_shape(x, m->elems * (int64_t)x->esz, &count, &type);
     void *buf = rl_msg_at(side->chunks, (int)chunk);
     return sending ? MPI_Isend(buf, count, type, m->peer, m->tag, x->comm, req)
                    : MPI_Irecv(buf, count, type, m->peer, m->tag, x->comm, req);

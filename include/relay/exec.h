@@ -102,6 +102,17 @@ RELAY_API relay_status relay_exec_start(relay_exec *e, void *const *dst, const v
         const void *alpha, const void *beta);
 RELAY_API relay_status relay_exec_wait(relay_exec *e);
 
+/* A deadline for each replay from the next on: `seconds` after its start
+ * (0: none, the default, or the environment's RELAY_DEADLINE, read at
+ * create).  A wait past it polls no longer and returns RELAY_ERR_TIMEOUT,
+ * relay_last_error() naming the peers whose messages did not arrive and
+ * the replay each is at; the executor can then only be freed, and freeing
+ * it waits for no peer (docs/api.md says what MPI may still read or write
+ * afterwards).  Transform plans; RELAY_ERR_UNSUPPORTED for the other
+ * kinds, RELAY_ERR_ARG for a negative or non-finite value or a replay in
+ * flight.  Local: ranks may set different deadlines. */
+RELAY_API relay_status relay_exec_set_deadline(relay_exec *e, double seconds);
+
 /* Memory this rank's executor holds beyond the user's buffers (pack and
  * receive buffers, requests, task lists, its copy of the section), and the
  * bytes this rank sends plus receives per replay, for comparison. */

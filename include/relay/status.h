@@ -25,7 +25,9 @@ typedef enum {
     RELAY_ERR_VERSION,     /* a plan file has an unknown major format version */
     RELAY_ERR_MISMATCH,    /* ranks disagree: communicator size or plan fingerprint */
     RELAY_ERR_MPI,         /* an MPI call failed */
-    RELAY_ERR_UNSUPPORTED  /* a valid request this build or plan kind cannot serve */
+    RELAY_ERR_UNSUPPORTED, /* a valid request this build or plan kind cannot serve */
+    RELAY_ERR_TIMEOUT,     /* a replay passed its deadline (relay_exec_set_deadline): a peer did not take part */
+    RELAY_ERR_PEER         /* a peer's start of this replay was refused: what came from it is NaN */
 } relay_status;
 
 /* A short constant name for a status, e.g. "RELAY_ERR_ARG". Never NULL. */

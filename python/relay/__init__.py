@@ -47,7 +47,7 @@ del numpy
 check_mpi4py()
 
 from .errors import (ArgumentError, BufferMismatch, Error, FormatError, MismatchError, MPIError, OutOfMemory,
-                     PlanIOError, UnsupportedError, VersionError)
+                     PeerRefused, PlanIOError, ReplayTimeout, UnsupportedError, VersionError)
 from .layouts import Layout, NDLayout, Partial, Placement, Replicate, Shard, block_cyclic, grid
 from .plans import (Plan, Tuning, TuningChoice, compose, concat, decode, file_nranks, invert, load, plan_nd,
                     plan_transform)
@@ -62,7 +62,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Error", "ArgumentError", "BufferMismatch", "OutOfMemory", "PlanIOError", "FormatError", "VersionError",
-    "MismatchError", "MPIError", "UnsupportedError",
+    "MismatchError", "MPIError", "UnsupportedError", "ReplayTimeout", "PeerRefused",
     "Layout", "NDLayout", "Shard", "Replicate", "Partial", "Placement", "block_cyclic", "grid",
     "Plan", "Tuning", "TuningChoice", "plan_transform", "plan_nd", "compose", "invert", "concat", "load", "decode",
     "file_nranks",

@@ -66,6 +66,17 @@ class UnsupportedError(Error, NotImplementedError):
     """A valid request this build or plan kind cannot serve (RELAY_ERR_UNSUPPORTED)."""
 
 
+class ReplayTimeout(Error, TimeoutError):
+    """A replay passed its deadline (``Executor(..., deadline=)``, RELAY_DEADLINE): a peer
+    did not take part; the message names which and at which replay each peer is
+    (RELAY_ERR_TIMEOUT).  The executor can then only be freed."""
+
+
+class PeerRefused(Error, RuntimeError):
+    """A peer's start of this replay was refused (a bad buffer there): what came
+    from it is NaN (RELAY_ERR_PEER).  The message names the peer."""
+
+
 _BY_STATUS = {
     "RELAY_ERR_ARG": ArgumentError,
     "RELAY_ERR_NOMEM": OutOfMemory,
@@ -75,6 +86,8 @@ _BY_STATUS = {
     "RELAY_ERR_MISMATCH": MismatchError,
     "RELAY_ERR_MPI": MPIError,
     "RELAY_ERR_UNSUPPORTED": UnsupportedError,
+    "RELAY_ERR_TIMEOUT": ReplayTimeout,
+    "RELAY_ERR_PEER": PeerRefused,
 }
 
 
@@ -84,4 +97,5 @@ def class_of_status(status: str) -> type[Error]:
 
 
 __all__ = ["Error", "ArgumentError", "BufferMismatch", "OutOfMemory", "PlanIOError", "FormatError",
-           "VersionError", "MismatchError", "MPIError", "UnsupportedError", "class_of_status"]
+           "VersionError", "MismatchError", "MPIError", "UnsupportedError", "ReplayTimeout",
+           "PeerRefused", "class_of_status"]

@@ -12,7 +12,7 @@
 static PyObject *status_words(PyObject *self, PyObject *unused)
 {
     PyObject *d = PyDict_New();
-    for (int s = RELAY_OK; d && s <= RELAY_ERR_UNSUPPORTED; s++) {
+    for (int s = RELAY_OK; d && s <= RELAY_ERR_PEER; s++) {
         PyObject *v = PyLong_FromLong(s);
         if (!v || PyDict_SetItemString(d, relay_status_str((relay_status)s), v)) Py_CLEAR(d);
         Py_XDECREF(v);

@@ -29,6 +29,7 @@
 #include "exchange.h"
 #include "shm.h"
 #include "staged.h"
+#include "transform_control.h"
 #include "transform_pack.h"
 #include "transform_timing.h"
 #include "transport.h"
@@ -38,11 +39,12 @@
 static int send_into_window(rl_transform_exec *x, int k)
 {
     int r = x->set.recv.n + k, rc = MPI_SUCCESS;
-    if (x->shm.empty_due[k]) rc = MPI_Wait(&x->shm.empty.req[r], MPI_STATUS_IGNORE);
+    if (x->shm.empty_due[k]) rc = rl_deadline_wait(&x->deadline, &x->shm.empty.req[r]);
     x->shm.empty_due[k] = 0;
     if (rc == MPI_SUCCESS) rc = MPI_Win_sync(x->shm.win); /* the receiver's loads before these stores */
     if (rc != MPI_SUCCESS) return rc;
-    rl_transform_pack_to(x, k, x->shm.land[2 * k]);
+    rl_control_put(x, x->shm.land[2 * k]);
+    rl_transform_pack_to(x, k, x->shm.land[2 * k] + x->set.control);
     rc = MPI_Win_sync(x->shm.win); /* the stores before "full" */
     if (rc == MPI_SUCCESS) rc = MPI_Start(&x->shm.empty.req[r]);
     x->shm.empty_due[k] = rc == MPI_SUCCESS;
@@ -64,7 +66,8 @@ int rl_shm_take(rl_transform_exec *x, int k)
 {
     int rc = MPI_Win_sync(x->shm.win); /* the sender's stores before these loads */
     if (rc != MPI_SUCCESS) return rc;
-    rl_transform_unpack_from(x, k, x->shm.area + x->shm.land_off[2 * k]);
+    rl_control_take(x, k, x->shm.area + x->shm.land_off[2 * k]);
+    rl_transform_unpack_from(x, k, x->shm.area + x->shm.land_off[2 * k] + x->set.control);
     rc = MPI_Win_sync(x->shm.win); /* the loads before "empty" */
     return rc == MPI_SUCCESS ? rl_notice_send(&x->shm.empty, k) : rc;
 }
@@ -77,7 +80,7 @@ int rl_shm_finish(rl_transform_exec *x, int rc)
 {
     if (!x->shm.n && !x->shm.settle) return rc;
     int done = rl_notices_send_rest(x, &x->shm.empty);
-    if (done == MPI_SUCCESS && x->set.recv.n) done = MPI_Waitall(x->set.recv.n, x->shm.empty.req, MPI_STATUSES_IGNORE);
+    if (done == MPI_SUCCESS && x->set.recv.n) done = rl_deadline_waitall(&x->deadline, x->set.recv.n, x->shm.empty.req);
     if (done == MPI_SUCCESS && x->shm.settle) done = MPI_Barrier(x->shm.node);
     return rc == MPI_SUCCESS ? done : rc;
 }

@@ -122,14 +122,14 @@ static relay_status agree(rl_transform_exec *x, const int *peer_in_node)
 
 /* The bytes of this rank's landing area and where each message lands in
  * it (land_off[2 * k], both entries alike): the packed messages one after
- * another. */
+ * another, each with its control word ahead. */
 static int64_t message_landings(rl_transform_exec *x)
 {
     const rl_msgset *s = &x->set;
     int64_t bytes = 0;
     for (int k = 0; k < s->recv.n; k++) {
         x->shm.land_off[2 * k] = x->shm.land_off[2 * k + 1] = bytes;
-        if (x->recv_via[k] == &rl_transport_window) bytes += rl_padded_bytes(s->recv.msg[k].elems * (int64_t)x->esz);
+        if (x->recv_via[k] == &rl_transport_window) bytes += rl_padded_bytes(s->recv.msg[k].elems * (int64_t)x->esz + s->control);
     }
     return bytes;
 }
@@ -320,7 +320,7 @@ int64_t rl_shm_bytes(const rl_transform_exec *x)
     for (int k = 0; k < s->recv.n; k++)
         if (x->recv_via[k] == &rl_transport_window)
             area = x->capped.cap ? rl_msg_side_bytes(x->capped.recvs.chunks)
-                                 : x->shm.land_off[2 * k] + rl_padded_bytes(s->recv.msg[k].elems * (int64_t)x->esz);
+                                 : x->shm.land_off[2 * k] + rl_padded_bytes(s->recv.msg[k].elems * (int64_t)x->esz + s->control);
     return area + rl_notices_bytes(x, &x->shm.empty) + s->send.n * (int64_t)(1 + 2 * sizeof *x->shm.land) +
            s->recv.n * (int64_t)(2 * sizeof *x->shm.land_off);
 }

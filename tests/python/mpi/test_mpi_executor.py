@@ -640,7 +640,8 @@ def test_refused_on_one_rank_only(comm, chk, schedule):
     """A replay whose arguments are refused on rank 0 alone: rank 0 raises,
     but still takes part (relay replays over NaN there, as the C API's
     refused start does), so the other ranks complete, with NaN exactly
-    where elements come from rank 0; the executor stays usable."""
+    where elements come from rank 0, those that receive from it raising
+    PeerRefused naming it; the executor stays usable."""
     collective_skip(comm, comm.size < 2, "needs two ranks")
     rank, size = comm.rank, comm.size
     rng = np.random.default_rng(5100)
@@ -654,24 +655,31 @@ def test_refused_on_one_rank_only(comm, chk, schedule):
            ("a float32 src", lambda a, b: (a, b.astype(np.float32), None), relay.BufferMismatch),
            ("a complex alpha", lambda a, b: (a, b, 1j), relay.ArgumentError),
            ("a read-only dst", lambda a, b: (np.frombuffer(a.tobytes()), b, None), relay.BufferMismatch)]
+    rows, cols = dst.global_indices(rank)
+    held = rows >= 0
+    from0 = owner[rows[held], cols[held]] == 0
     with relay.Executor(plan, comm) as ex:
         for k, (what, spoil, cls) in enumerate(bad):
             a, b = good_a.copy(), good_b.copy()
             args = spoil(a, b) if rank == 0 else (a, b, None)
             split = k % 2 == 1
+            told = None
             if rank == 0:
                 chk.raises(cls, ex.start if split else ex.run, *args, what=f"rank 0 with {what}")
                 chk.check(not ex.in_flight, f"{what}: a refused start left a replay in flight")
-            elif split:
-                ex.start(*args)
-                ex.wait()
             else:
-                ex.run(*args)
+                try:
+                    if split:
+                        ex.start(*args)
+                        ex.wait()
+                    else:
+                        ex.run(*args)
+                except relay.PeerRefused as e:
+                    told = str(e)
             if rank != 0:
                 with chk.local(what):
-                    rows, cols = dst.global_indices(rank)
-                    held = rows >= 0
-                    from0 = owner[rows[held], cols[held]] == 0
+                    chk.check((told is not None) == bool(from0.any()) and (told is None or "rank 0 " in told),
+                              f"{what}: PeerRefused naming rank 0 exactly where elements come from it: {told}")
                     got = a[held]
                     chk.check(np.all(np.isnan(got[from0])), f"{what}: elements from rank 0 are not NaN")
                     chk.close(got[~from0], B.T[rows[held], cols[held]][~from0], f"{what}: elements from other ranks")
