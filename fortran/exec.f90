@@ -43,6 +43,7 @@ module relay_exec_mod
   public :: relay_exec_create, relay_exec_run, relay_exec_start, relay_exec_run_ptrs, relay_exec_start_ptrs, &
             relay_exec_wait, relay_exec_get_memory, relay_exec_hsumma_report, relay_exec_free
   public :: relay_exec_time, relay_exec_timings, relay_exec_tune, relay_exec_schedule
+  public :: relay_exec_set_deadline
   public :: relay_hsumma_measure_network, relay_hsumma_autotune
   public :: relay_exec_options, relay_exec_create_with, relay_exec_options_get, relay_memory_supported
   public :: RELAY_MEMORY_HOST, RELAY_MEMORY_CUDA, RELAY_TRANSPORT_AUTO, RELAY_TRANSPORT_STAGED, RELAY_TRANSPORT_DIRECT
@@ -166,6 +167,13 @@ module relay_exec_mod
       integer(c_int), value :: on
       integer(c_int) :: st
     end function c_exec_time
+
+    function c_exec_set_deadline(e, seconds) bind(C, name='relay_exec_set_deadline') result(st)
+      import :: c_double, c_int, c_ptr
+      type(c_ptr), value :: e
+      real(c_double), value :: seconds
+      integer(c_int) :: st
+    end function c_exec_set_deadline
 
     function c_exec_timings(e, replays, rows, count) bind(C, name='relay_exec_timings') result(st)
       import :: c_int, c_int64_t, c_ptr, relay_exec_timing
@@ -332,6 +340,16 @@ contains
     integer(c_int) :: st
     st = c_exec_time(exec%ptr, merge(1_c_int, 0_c_int, on))
   end function relay_exec_time
+
+  ! Seconds each replay from the next may take (0: none): past them the
+  ! wait returns RELAY_ERR_TIMEOUT, relay_last_error() naming the peers
+  ! not heard from, and the executor can only be freed (transform plans).
+  function relay_exec_set_deadline(exec, seconds) result(st)
+    type(relay_exec), intent(in) :: exec
+    real(c_double), intent(in) :: seconds
+    integer(c_int) :: st
+    st = c_exec_set_deadline(exec%ptr, seconds)
+  end function relay_exec_set_deadline
 
   ! The timings' rows into rows(1:count) (count: how many there are, which
   ! may exceed size(rows): then the first size(rows) are filled).

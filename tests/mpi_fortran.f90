@@ -625,6 +625,8 @@ contains
     call check_refusal(st, culprit, a, before, 'a default real alpha', &
                        index(relay_last_error(), 'alpha is real(c_float); the plan''s elements are real(c_double)') > 0)
 
+    call check_fails(relay_exec_set_deadline(exec, -1.0_c_double), RELAY_ERR_ARG, 'a negative deadline')
+    call check_ok(relay_exec_set_deadline(exec, 60.0_c_double), 'a deadline of a minute')
     call fill(RELAY_OP_N, a, rank, b, nan=.false.)
     call check_ok(relay_exec_run(exec, a, b, alpha, beta), 'relay_exec_run after the refusals')
     call check(wrong_elements(RELAY_OP_N, a, rank, alpha, beta) == 0, 'after the refusals: A = alpha op(B) + beta A0')

@@ -155,6 +155,11 @@ class Executor:
             pinned host buffers, ``"direct"`` with MPI reading and writing
             device memory (CUDA-aware MPI), or ``"auto"`` (direct where every
             rank's MPI says it is CUDA-aware), the same on every rank.
+        deadline: seconds each replay may take (None: the environment's
+            ``RELAY_DEADLINE``, else none).  Past it :meth:`run` (or
+            :meth:`wait`) raises :class:`relay.ReplayTimeout` naming the peers
+            whose messages did not arrive and the replay each is at; the
+            executor can then only be closed.  Transform plans only.
 
     Binding is collective.  It raises :class:`relay.MismatchError` on every
     rank when the communicator's size differs from the plan's rank count,
@@ -178,11 +183,14 @@ class Executor:
     the last replay (freeing is collective, as MPI_Comm_free).
     """
 
-    def __init__(self, plan: Plan, comm=None, *, memory: str = "host", stream=None, transport: str = "auto"):
+    def __init__(self, plan: Plan, comm=None, *, memory: str = "host", stream=None, transport: str = "auto",
+                 deadline: float | None = None):
         global _atexit_registered
         handle = comm_handle(comm)
         stream_handle = _stream_handle(stream)
         self._h = _core.exec_create(plan._h, handle, memory, stream_handle, transport)
+        if deadline is not None:
+            self.set_deadline(deadline)
         self.kind = plan.kind
         self._memory_kind = memory
         dst, src, self.itemsize, self.dtype_name = _core.exec_slots(self._h)
@@ -212,7 +220,9 @@ class Executor:
         :class:`relay.BufferMismatch` naming what was expected.  A rank that
         refuses its arguments still takes part in the exchange, over NaN
         buffers of relay's own (as the C API's refused start), so that the
-        other ranks complete, with NaN where this rank's elements belong.
+        other ranks complete, with NaN where this rank's elements belong;
+        those that receive from it raise :class:`relay.PeerRefused` naming
+        it (transform plans).
         """
         _core.exec_run(self._h, dst, src, alpha, beta)
 
@@ -247,6 +257,11 @@ class Executor:
         tuning's choice; packed under p2p when every message is packed."""
         s, packed = _core.exec_schedule(self._h)
         return s, bool(packed)
+
+    def set_deadline(self, seconds: float) -> None:
+        """Seconds each replay from the next on may take (0: none); see the
+        ``deadline`` argument."""
+        _core.exec_set_deadline(self._h, float(seconds))
 
     def time(self, on: bool = True) -> None:
         """Starts timing replays (the sums restart from zero) or stops."""

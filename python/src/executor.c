@@ -371,6 +371,19 @@ static PyObject *exec_time(PyObject *self, PyObject *args)
     return st ? core_raise(st) : Py_NewRef(Py_None);
 }
 
+/* exec_set_deadline(h, seconds): relay_exec_set_deadline (0: none). */
+static PyObject *exec_set_deadline(PyObject *self, PyObject *args)
+{
+    PyObject *obj;
+    double seconds;
+    if (!PyArg_ParseTuple(args, "Od", &obj, &seconds)) return NULL;
+    core_exec *h = exec_of(obj);
+    if (!h) return NULL;
+    if (h->in_flight) return core_argument_error("a replay is in flight: wait() for it first");
+    relay_status st = relay_exec_set_deadline(h->exec, seconds);
+    return st ? core_raise(st) : Py_NewRef(Py_None);
+}
+
 static const char *const timing_words[] = {"send", "recv", "local", "completion", NULL};
 
 /* exec_timings(h) -> (replays, [(kind, peer, bytes, pack_s, wait_s, unpack_s)]) */
@@ -472,6 +485,7 @@ PyMethodDef core_exec_methods[] = {
     {"mpi_library", mpi_library, METH_NOARGS, NULL},
     {"check_buffers", check_buffers, METH_VARARGS, NULL},
     {"exec_time", exec_time, METH_VARARGS, NULL},
+    {"exec_set_deadline", exec_set_deadline, METH_VARARGS, NULL},
     {"exec_timings", exec_timings, METH_O, NULL},
     {"exec_hsumma_report", exec_hsumma_report, METH_O, NULL},
     {"exec_tune", exec_tune, METH_VARARGS, NULL},

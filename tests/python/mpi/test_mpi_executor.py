@@ -757,3 +757,36 @@ def test_nd_timings(comm, chk):
         total = comm.allreduce(mem.remote_bytes)
         chk.check(total == sent + got, f"N-D: memory's remote bytes {total} vs timings' {sent + got}")
     chk.agree()
+
+
+def test_deadline_names_the_rank_that_skips(comm, chk):
+    """The last rank skips a replay of an executor with a deadline: the
+    ranks that wait for it raise ReplayTimeout naming it, within the
+    deadline and a margin; every rank then closes without waiting, and a
+    new executor replays right."""
+    collective_skip(comm, comm.size < 2, "needs two ranks")
+    dst, src = fixed_pair(comm, 3, op="N")
+    plan = plan_t(comm, dst, src, op="N")
+    a, b, A, B = buffers(comm, dst, src, np.float64)
+    late = comm.size - 1
+    with relay.Executor(plan, comm, deadline=0.5) as ex:
+        ex.run(a, b)
+        told, took = None, 0.0
+        if comm.rank != late:
+            t0 = time.monotonic()
+            try:
+                ex.run(a, b)
+            except relay.ReplayTimeout as e:
+                told = str(e)
+            took = time.monotonic() - t0
+        with chk.local("timeout"):
+            chk.check(told is None or (f"rank {late} " in told and 0.5 <= took < 4.0),
+                      f"a timeout names rank {late}, in time: {told} after {took:.2f} s")
+            chk.raises(relay.ArgumentError, ex.set_deadline, -1.0, what="a negative deadline")
+        chk.agree("timeout")
+    a2 = a.copy()
+    with relay.Executor(plan, comm) as ex:
+        ex.run(a2, b)
+        with chk.local("afresh"):
+            check_2d(chk, dst, comm.rank, a2, B, "a new executor after the timeout")
+    chk.agree("afresh")
