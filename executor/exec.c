@@ -470,6 +470,9 @@ void relay_exec_free(relay_exec *e)
     if (e->active) relay_exec_wait(e);
     delist(e);
     e->kind->free(e->state);
-    if (e->owns_comm && e->comm != MPI_COMM_NULL) MPI_Comm_free(&e->comm);
+    /* A timed-out executor's communicator is left to MPI: a receive MPI
+     * could not cancel stays posted on it, and a later communicator that
+     * reused its context would see its messages taken by that receive. */
+    if (e->owns_comm && e->comm != MPI_COMM_NULL && !e->broken) MPI_Comm_free(&e->comm);
     free(e);
 }

@@ -166,10 +166,18 @@ static void refused_start(int direct, relay_schedule schedule, const char *name)
 
 /* ---- deadlines ------------------------------------------------------------ */
 
-/* A wait that timed out here: within the deadline and the margin. */
-static int timed_out_in_time(relay_status st, double took)
+/* A replay that times out here within the deadline and the margin, its
+ * message holding `says` (and `names` followed by rank r, where not NULL);
+ * what it did instead is printed. */
+static int times_out(relay_exec *e, fixture *f, const char *says, const char *names_what, int r)
 {
-    return st == RELAY_ERR_TIMEOUT && took >= deadline && took < deadline + margin;
+    double t0 = MPI_Wtime();
+    relay_status st = run(e, f);
+    double took = MPI_Wtime() - t0;
+    int ok = st == RELAY_ERR_TIMEOUT && took >= deadline && took < deadline + margin && strstr(relay_last_error(), says) &&
+             (!names_what || names(names_what, r));
+    if (!ok) printf("  rank %d: %s after %.2f s: %s\n", rank, relay_status_str(st), took, relay_last_error());
+    return ok;
 }
 
 /* The last rank skips the last of three replays. */
@@ -184,11 +192,7 @@ static void skipped_replay(void)
     for (int r = 0; r < 2; r++) ok &= run(e, &f) == RELAY_OK && a_right(&f);
     check(ok, "skip: replays within the deadline are right");
     if (rank != skipper) {
-        double t0 = MPI_Wtime();
-        relay_status st = run(e, &f);
-        double took = MPI_Wtime() - t0;
-        ok = timed_out_in_time(st, took) && names("rank %d (at replay 2", skipper) && strstr(relay_last_error(), "replay 3 ");
-        if (!ok) printf("  rank %d: %s after %.2f s: %s\n", rank, relay_status_str(st), took, relay_last_error());
+        ok = times_out(e, &f, "replay 3 ", "rank %d (at replay 2", skipper);
         void *dst[1] = {f.abuf};
         const void *src[1] = {f.bbuf};
         ok &= relay_exec_run(e, dst, src, NULL, NULL) == RELAY_ERR_TIMEOUT; /* only freeing is left */
@@ -212,12 +216,7 @@ static void opposite_orders(void)
     check(relay_exec_create(&x, f.plan, MPI_COMM_WORLD) == RELAY_OK && relay_exec_create(&y, f.plan, MPI_COMM_WORLD) == RELAY_OK,
           "orders: create two executors under RELAY_DEADLINE");
     unsetenv("RELAY_DEADLINE");
-    double t0 = MPI_Wtime();
-    relay_status st = run(rank == 1 ? y : x, &f);
-    double took = MPI_Wtime() - t0;
-    int ok = timed_out_in_time(st, took) && strstr(relay_last_error(), "different orders");
-    if (!ok) printf("  rank %d: %s after %.2f s: %s\n", rank, relay_status_str(st), took, relay_last_error());
-    check(ok, "orders: every rank times out in time, naming executors replayed in different orders");
+    check(times_out(rank == 1 ? y : x, &f, "different orders", NULL, 0), "orders: every rank times out in time, naming executors replayed in different orders");
     relay_exec_free(x);
     relay_exec_free(y);
     replays_afresh(&f, "orders: a new executor replays right");
@@ -239,13 +238,9 @@ static void sleeping_rank(void)
         usleep((useconds_t)(3 * deadline * 1e6));
         run(e, &f); /* its peers gave up: whatever it returns */
     } else {
-        double t0 = MPI_Wtime();
-        relay_status st = run(e, &f);
-        double took = MPI_Wtime() - t0;
         /* Under rounds a rank waits for one peer per step: the sleeper,
          * or a peer that waits for it. */
-        ok = timed_out_in_time(st, took) && strstr(relay_last_error(), "no message arrived from rank ");
-        if (!ok) printf("  rank %d: %s after %.2f s: %s\n", rank, relay_status_str(st), took, relay_last_error());
+        ok = times_out(e, &f, "no message arrived from rank ", NULL, 0);
     }
     check(ok, "sleep: the others time out in time, naming a peer");
     relay_exec_free(e);
