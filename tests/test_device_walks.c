@@ -261,9 +261,10 @@ static void deliver(emulation *em, int r, int k)
              (long long)sent->elems);
         return;
     }
+    /* the elements only: a message's control word, where it has one, is the transport's */
     size_t bytes = (size_t)sent->elems * eq->x->esz;
-    memcpy((char *)eq->recv.data + eq->x->set.recv.byte_off[m], (const char *)er->send.data + er->x->set.send.byte_off[k],
-           bytes);
+    memcpy((char *)eq->recv.data + eq->x->set.recv.byte_off[m] + eq->x->set.control,
+           (const char *)er->send.data + er->x->set.send.byte_off[k] + er->x->set.control, bytes);
 }
 
 static void emulate_replay(emulation *em)
@@ -303,13 +304,14 @@ static void check_never_written(const emu_buffer *eb, int r, const char *what)
         if (eb->writes[idx]) note("rank %d: %s written at %lld", r, what, (long long)idx);
 }
 
-/* Each element of each packed message written once, padding never. */
+/* Each element of each packed message written once; its control word and
+ * padding never. */
 static void check_packed(const emu_rank *er, int r)
 {
     const rl_msg_side *ms = &er->x->set.send;
     int64_t esz = (int64_t)er->x->esz, idx = 0;
     for (int k = 0; k < ms->n; k++) {
-        int64_t first = ms->byte_off[k] / esz, end = first + er->x->sec->send[k].elems;
+        int64_t first = (ms->byte_off[k] + er->x->set.control) / esz, end = first + er->x->sec->send[k].elems;
         for (; idx < ms->byte_off[k + 1] / esz; idx++)
             if (er->send.writes[idx] != (idx >= first && idx < end))
                 note("rank %d: message %d to rank %lld: element %lld of the pack buffer written %d times", r, k,
